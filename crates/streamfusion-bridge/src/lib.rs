@@ -1,0 +1,29 @@
+//! The boundary between Flink tasks and StreamFusion.
+//!
+//! This crate owns everything that crosses between the JVM and the native engine:
+//!
+//! - [`handoff`]: record batches and changelog batches across the Arrow C Data Interface:
+//!   full-schema and array-only (cached schema) export/import, imports from raw addresses,
+//!   and fan-out to several consumers. Imports are zero-copy and validate what they receive.
+//! - Shared transforms applied at the boundary: [`timestamps`] (unit conversion and Flink's
+//!   millisecond + nanosecond-of-millisecond components), [`float_order`] (FLOAT/DOUBLE order
+//!   keys that sort exactly as Flink sorts), and [`partition`] (splitting one batch across
+//!   destinations: contiguous runs stay shared slices, scattered rows are gathered).
+//!
+//! Still to come (see the project's DESIGN.md): BinaryRowData <-> Arrow transposes and the
+//! JNI library that Flink loads.
+//!
+//! With the `bench` feature, [`bench::CDataHandoff`] implements bench-support's `Handoff`
+//! adapter over these production entry points, and the `handoffs` suite measures them.
+
+#[cfg(feature = "bench")]
+pub mod bench;
+pub mod error;
+mod export_align;
+mod ffi_check;
+pub mod float_order;
+pub mod handoff;
+pub mod partition;
+pub mod timestamps;
+
+pub use error::{BridgeError, Result};

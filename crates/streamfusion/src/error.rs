@@ -1,0 +1,51 @@
+//! The engine's error type.
+
+use arrow::error::ArrowError;
+
+/// Errors raised by the engine. Invariant violations carry enough context to name the
+/// offending column and row.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A row-kind byte outside Flink's four kinds (`+I`=0, `-U`=1, `+U`=2, `-D`=3).
+    #[error("invalid row kind byte {byte} at row {row} of {context}")]
+    InvalidRowKind {
+        /// What carried the bytes (a batch, or a nested column path).
+        context: String,
+        /// The row (or nested element) index.
+        row: usize,
+        /// The offending byte.
+        byte: i8,
+    },
+    /// Two parts of a value disagree on their length.
+    #[error("{context}: {left_name} has {left} rows but {right_name} has {right}")]
+    LengthMismatch {
+        /// What was being built or checked.
+        context: String,
+        /// The first side's name.
+        left_name: &'static str,
+        /// The first side's length.
+        left: usize,
+        /// The second side's name.
+        right_name: &'static str,
+        /// The second side's length.
+        right: usize,
+    },
+    /// Row kinds may not be NULL.
+    #[error("row kinds of {context} contain {nulls} NULL(s); every row needs a kind")]
+    NullRowKind {
+        /// What carried the kinds.
+        context: String,
+        /// How many NULLs were found.
+        nulls: usize,
+    },
+    /// A column had a shape the operation does not accept.
+    #[error("{0}")]
+    InvalidShape(String),
+    /// An Arrow kernel failed.
+    #[error(transparent)]
+    Arrow(#[from] ArrowError),
+}
+
+/// The engine's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,17 @@
+//! StreamFusion: Apache Flink SQL operators executed natively over Apache Arrow.
+//!
+//! Flink stays the distributed engine; this crate owns the per-record work inside a task.
+//! What has landed so far:
+//!
+//! - [`changelog`]: batches of rows with Flink row kinds ([`changelog::ChangelogBatch`]), and
+//!   the Arrow representation of row kinds carried by nested ROW values.
+//!
+//! Keys, keyed state, Calc, aggregation and the other operator families build on these types
+//! (see `DESIGN.md` in the project's shared documents).
+
+#[cfg(feature = "bench")]
+pub mod bench;
+pub mod changelog;
+pub mod error;
+
+pub use error::{Error, Result};

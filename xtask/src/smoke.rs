@@ -1,0 +1,30 @@
+//! `cargo xtask smoke`: every selected suite once in Criterion test mode (`--test`), with each
+//! case's oracle check and allocation probe.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::prereqs;
+use crate::suite_binary::Mode;
+use crate::suite_build::Scope;
+use crate::suites::{self, SelectionArgs, Session};
+use crate::workspace::Workspace;
+
+#[derive(Debug, Args)]
+pub struct SmokeArgs {
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+}
+
+pub fn run(args: &SmokeArgs) -> Result<ExitCode> {
+    let workspace = Workspace::load()?;
+    let (selected, features) = suites::resolve(&workspace, &args.selection)?;
+    let mut session = Session::start(workspace, "smoke", args.selection.output.as_deref())?;
+    prereqs::ensure(&session.sh)?;
+    let built = session.build(&selected, &features, Scope::SelectedPackages)?;
+    let outcomes = session.run_suites(&built, &Mode::Smoke, args.selection.filter.as_deref())?;
+    let all_passed = session.finish(&outcomes)?;
+    Ok(suites::exit_code(all_passed, &outcomes))
+}
