@@ -12,6 +12,9 @@
 //!   imports once and lends it, repeated exports and imports once per consumer.
 //! - `nested_rows/{full_schema,cached_schema}/rows/width`: ARRAY of ROW values carrying
 //!   nested row kinds and length-delimited binary payloads.
+//! - `export_import/arrow_rs_peer/rows/width/nulls/sliced`: the same batch through plain
+//!   arrow-rs `to_ffi`/`from_ffi`, without the bridge's checks or bitmap alignment, so
+//!   their cost is visible beside the production path.
 //! - `changelog/full_schema/rows`: a changelog batch with row kinds.
 //! - `transform/...`: timestamp unit conversion, Flink timestamp components, FLOAT/DOUBLE
 //!   order keys, and partition splits (contiguous and scattered).
@@ -150,6 +153,15 @@ fn cached_round_trip(input: &Cached) -> RecordBatch {
         .expect("import array")
 }
 
+/// The peer: arrow-rs's own C Data round trip with no checks.
+fn arrow_rs_round_trip(batch: &RecordBatch) -> RecordBatch {
+    let data = StructArray::from(batch.clone()).into_data();
+    let (array, schema) = arrow::ffi::to_ffi(&data).expect("to_ffi");
+    // SAFETY: `array` and `schema` were just exported by arrow-rs from valid data.
+    let imported = unsafe { arrow::ffi::from_ffi(array, &schema) }.expect("from_ffi");
+    RecordBatch::from(StructArray::from(imported))
+}
+
 fn export_import(suite: &mut Suite) {
     for rows in ROW_COUNTS {
         for width in STRING_WIDTHS {
@@ -163,6 +175,22 @@ fn export_import(suite: &mut Suite) {
                         full_round_trip,
                         check_import,
                     );
+                    if nullable {
+                        suite.stateless(
+                            &format!("export_import/arrow_rs_peer/{shape}"),
+                            || source_batch(rows, width, nullable, sliced),
+                            arrow_rs_round_trip,
+                            |source, imported| {
+                                expect_eq("batch", imported, source)?;
+                                // The peer copies sliced bitmaps; only unsliced input is zero-copy.
+                                if sliced {
+                                    Ok(())
+                                } else {
+                                    zero_copy(source, imported)
+                                }
+                            },
+                        );
+                    }
                     suite.stateless(
                         &format!("export_import/cached_schema/{shape}"),
                         || cached(source_batch(rows, width, nullable, sliced)),
