@@ -7,6 +7,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use crate::estimates::{self, parse_baseline_name};
+use crate::jvm;
 use crate::prereqs;
 use crate::suite_binary::{CriterionFlags, Mode};
 use crate::suite_build::Scope;
@@ -68,6 +69,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     criterion.warm_up_time_secs = flags.warm_up_time;
     criterion.measurement_time_secs = flags.measurement_time;
     prereqs::ensure(&session.sh)?;
+    let jvm_ready = jvm::prepare_for_session(&mut session)?;
     let built = session.build(&selected, &features, Scope::SelectedPackages)?;
 
     if let Some(baseline) = &flags.baseline {
@@ -83,7 +85,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
 
     let outcomes = session.run_suites(&built, &Mode::Bench(flags), filter)?;
     let all_passed = session.finish(&outcomes)?;
-    Ok(suites::exit_code(all_passed, &outcomes))
+    Ok(suites::exit_code_with_jvm(all_passed, &outcomes, jvm_ready))
 }
 
 #[cfg(test)]

@@ -3,12 +3,14 @@
 //! `main` parses and dispatches; each task lives in its own file. Suites are the workspace's
 //! bench targets, discovered through cargo metadata. Every smoke/bench/test run writes one
 //! fresh directory (logs, `cases.csv`, `allocations.csv`, `estimates.csv`, `metadata.json`)
-//! under `<target dir>/native-benchmarks/` or `--output`.
+//! under `<target dir>/native-benchmarks/` or `--output`. `jvm` prepares the JVM classpath
+//! (released Flink jars plus `java/src`) that smoke, bench and test also prepare and pass on.
 
 mod bench;
 mod clock;
 mod compare;
 mod estimates;
+mod jvm;
 mod list;
 mod metadata;
 mod prereqs;
@@ -49,6 +51,9 @@ enum Command {
     Test(test::TestArgs),
     /// Judge a candidate against a baseline (time and allocations) by EVIDENCE.md.
     Compare(compare::CompareArgs),
+    /// Assemble the Flink 2.3.0 classpath (cached jars) and compile java/src into
+    /// <target>/jvm/classpath.txt.
+    Jvm(jvm::JvmArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +64,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::Test(args) => test::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Jvm(args) => jvm::run(args),
     };
     match result {
         Ok(code) => code,

@@ -41,6 +41,33 @@ pub struct RunMetadata {
     pub suites: Vec<SuiteRecord>,
     /// `cargo test` totals (only for `cargo xtask test`).
     pub tests: Option<TestTotals>,
+    /// The JVM classpath given to tests and suites (`cargo xtask jvm`), or why there is none.
+    pub jvm: Option<JvmRecord>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct JvmRecord {
+    pub prepared: bool,
+    /// `classpath.txt`, passed on as `SF_JVM_CLASSPATH_FILE`.
+    pub classpath_file: Option<PathBuf>,
+    /// `apache-flink-libraries 2.3.0 wheel` or `SF_NATIVE_BENCH_CLASSPATH`.
+    pub jars_from: Option<String>,
+    pub wheel_sha256: Option<String>,
+    /// Jars on the classpath (for `SF_NATIVE_BENCH_CLASSPATH`: its entries).
+    pub jar_count: Option<usize>,
+    pub java_sources_compiled: Option<usize>,
+    /// The first line of `java -version`.
+    pub java_version: Option<String>,
+    pub not_prepared_reason: Option<String>,
+}
+
+impl JvmRecord {
+    pub fn not_prepared(reason: String) -> JvmRecord {
+        JvmRecord {
+            not_prepared_reason: Some(reason),
+            ..JvmRecord::default()
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -106,6 +133,7 @@ impl RunMetadata {
             criterion: CriterionSettings::default(),
             suites: Vec::new(),
             tests: None,
+            jvm: None,
         }
     }
 

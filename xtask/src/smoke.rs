@@ -1,11 +1,12 @@
 //! `cargo xtask smoke`: every selected suite once in Criterion test mode (`--test`), with each
-//! case's oracle check and allocation probe.
+//! case's oracle check and allocation probe. The JVM classpath is prepared first (see `jvm`).
 
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
 
+use crate::jvm;
 use crate::prereqs;
 use crate::suite_binary::Mode;
 use crate::suite_build::Scope;
@@ -23,8 +24,9 @@ pub fn run(args: &SmokeArgs) -> Result<ExitCode> {
     let (selected, features) = suites::resolve(&workspace, &args.selection)?;
     let mut session = Session::start(workspace, "smoke", args.selection.output.as_deref())?;
     prereqs::ensure(&session.sh)?;
+    let jvm_ready = jvm::prepare_for_session(&mut session)?;
     let built = session.build(&selected, &features, Scope::SelectedPackages)?;
     let outcomes = session.run_suites(&built, &Mode::Smoke, args.selection.filter.as_deref())?;
     let all_passed = session.finish(&outcomes)?;
-    Ok(suites::exit_code(all_passed, &outcomes))
+    Ok(suites::exit_code_with_jvm(all_passed, &outcomes, jvm_ready))
 }

@@ -402,6 +402,24 @@ pub fn summary_table(outcomes: &[SuiteOutcome]) -> String {
     table.render()
 }
 
+/// [`exit_code`], and a failure when the JVM classpath could not be prepared although its
+/// prerequisites were there (its JVM-dependent cases then skipped).
+pub fn exit_code_with_jvm(
+    all_passed: bool,
+    outcomes: &[SuiteOutcome],
+    jvm_ready: bool,
+) -> ExitCode {
+    let code = exit_code(all_passed, outcomes);
+    if jvm_ready {
+        return code;
+    }
+    eprintln!(
+        "error: the JVM classpath could not be prepared (the error is above), so JVM-dependent \
+         cases were skipped; `cargo xtask jvm` repeats just that step"
+    );
+    ExitCode::FAILURE
+}
+
 /// Success when every suite passed; otherwise says which did not, after the table.
 pub fn exit_code(all_passed: bool, outcomes: &[SuiteOutcome]) -> ExitCode {
     if all_passed {

@@ -1,9 +1,11 @@
 //! `cargo xtask test`: the project's test command (what `.ci/run` calls).
 //!
 //! 1. build prerequisites;
-//! 2. `cargo test --release --workspace --features <every pkg/bench> --lib --bins --tests`;
-//! 3. the same with `--doc`;
-//! 4. every suite in smoke mode, built with the same profile and features (so DataFusion and
+//! 2. the JVM classpath (`cargo xtask jvm`), when a JDK and pip are there; its path goes to
+//!    the tests and suites as `SF_JVM_CLASSPATH_FILE`;
+//! 3. `cargo test --release --workspace --features <every pkg/bench> --lib --bins --tests`;
+//! 4. the same with `--doc`;
+//! 5. every suite in smoke mode, built with the same profile and features (so DataFusion and
 //!    RocksDB compile once) into a fresh run directory.
 //!
 //! The very last line is `summary: N passed, M failed`.
@@ -19,6 +21,7 @@ use clap::Args;
 use regex::Regex;
 use xshell::cmd;
 
+use crate::jvm;
 use crate::metadata::TestTotals;
 use crate::prereqs;
 use crate::suite_binary::Mode;
@@ -82,6 +85,9 @@ fn run_steps(args: &TestArgs, totals: &mut Totals) -> Result<()> {
     session.metadata.features = features.to_map();
     session.metadata.allocator = features.allocator().to_string();
     prereqs::ensure(&session.sh)?;
+    if !jvm::prepare_for_session(&mut session)? {
+        totals.failed += 1;
+    }
 
     let log_path = session.run_dir.join("cargo-test.log");
     let mut log = OpenOptions::new()

@@ -6,6 +6,7 @@
 //! - [`alloc`]: a counting global allocator and the allocation [`probe`](alloc::probe).
 //! - [`buffers`]: Arrow buffer diagnostics, shared versus new output bytes.
 //! - [`fixtures`]: deterministic fixture generators (no clock, no unseeded randomness).
+//! - [`jvm`]: locating the released Flink classpath for JVM-backed tests and suites.
 //! - [`runner`]: the probe-then-time case runner and its contract with `cargo xtask`.
 //!
 //! How results are judged is in the project's `EVIDENCE.md`: fixtures, oracle checks and
@@ -16,6 +17,7 @@ pub mod adapters;
 pub mod alloc;
 pub mod buffers;
 pub mod fixtures;
+pub mod jvm;
 pub mod runner;
 
 pub use alloc::{AllocationCounts, CountingAllocator, probe};

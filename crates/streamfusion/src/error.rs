@@ -39,6 +39,24 @@ pub enum Error {
         /// How many NULLs were found.
         nulls: usize,
     },
+    /// A type name that cannot be parsed or is not supported.
+    #[error("invalid type {0}")]
+    InvalidType(String),
+    /// A column whose Arrow type does not carry the declared Flink type.
+    #[error("column {column} is declared {logical} (Arrow {expected}) but holds {found}")]
+    ColumnType {
+        /// The column index.
+        column: usize,
+        /// The declared Flink type.
+        logical: String,
+        /// The Arrow type that carries it.
+        expected: String,
+        /// The Arrow type found.
+        found: String,
+    },
+    /// An argument outside its valid range (parallelism, key group, ...).
+    #[error("{0}")]
+    OutOfRange(String),
     /// A column had a shape the operation does not accept.
     #[error("{0}")]
     InvalidShape(String),

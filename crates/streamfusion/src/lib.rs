@@ -5,13 +5,18 @@
 //!
 //! - [`changelog`]: batches of rows with Flink row kinds ([`changelog::ChangelogBatch`]), and
 //!   the Arrow representation of row kinds carried by nested ROW values.
+//! - [`types`]: Flink logical types and the Arrow types that carry them.
+//! - [`keys`]: key rows in Flink's `BinaryRowData` layout, Flink's key hashing and key-group
+//!   assignment, and order-preserving state keys.
 //!
-//! Keys, keyed state, Calc, aggregation and the other operator families build on these types
+//! Keyed state, Calc, aggregation and the other operator families build on these types
 //! (see `DESIGN.md` in the project's shared documents).
 
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod changelog;
 pub mod error;
+pub mod keys;
+pub mod types;
 
 pub use error::{Error, Result};

@@ -1,0 +1,549 @@
+//! Writing key columns as Flink `BinaryRowData` rows, column at a time.
+//!
+//! Flink hashes and compares SQL keys as the `BinaryRowData` that its generated key
+//! projection writes, so the native side must produce the very same bytes. Layout of one row
+//! with `n` fields (all integers little-endian):
+//!
+//! ```text
+//! +--------+---------------+-----------+-----------+-----+----------------------------+
+//! | header | null bits ... | slot 0    | slot 1    | ... | variable part (8-aligned)  |
+//! | 1 byte | bit i+8: NULL | 8 bytes   | 8 bytes   |     | long strings, wide values  |
+//! +--------+---------------+-----------+-----------+-----+----------------------------+
+//! |<--- ((n + 63 + 8) / 64) * 8 bytes -->|
+//! ```
+//!
+//! - header: the row kind, `0` for key rows;
+//! - a NULL field sets its bit and leaves its slot zero;
+//! - BOOLEAN/TINYINT (1 byte), SMALLINT (2), INT/DATE/TIME/INTERVAL YEAR TO MONTH (4),
+//!   FLOAT (4 raw bits), BIGINT/DOUBLE/INTERVAL DAY TO SECOND (8) sit at the start of their
+//!   slot, the rest of which stays zero;
+//! - CHAR/VARCHAR/BINARY/VARBINARY of at most 7 bytes sit inline: bytes `0..len` of the slot
+//!   hold the data and byte 7 holds `0x80 | len`; longer values go to the variable part
+//!   (zero-padded to 8 bytes) and the slot holds `offset << 32 | len`;
+//! - DECIMAL with precision <= 18: the unscaled `long` in the slot; wider: 16 zeroed bytes
+//!   are always reserved in the variable part (NULL too), holding `BigInteger.toByteArray()`
+//!   (minimal big-endian two's complement), and the slot holds `offset << 32 | byte length`
+//!   (`offset << 32` for NULL);
+//! - TIMESTAMP/TIMESTAMP_LTZ with precision <= 3: epoch milliseconds in the slot; wider: 8
+//!   bytes of milliseconds are always reserved in the variable part (zero for NULL) and the
+//!   slot holds `offset << 32 | nanoOfMillisecond` (`offset << 32` for NULL).
+//!
+//! Offsets are relative to the row start; the variable part is filled in field order.
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, GenericByteArray, PrimitiveArray,
+};
+use arrow::buffer::ScalarBuffer;
+use arrow::datatypes::{
+    ArrowPrimitiveType, BinaryType, Date32Type, DurationMillisecondType, Float32Type, Float64Type,
+    Int8Type, Int16Type, Int32Type, Int64Type, IntervalYearMonthType, LargeBinaryType,
+    LargeUtf8Type, Time32MillisecondType, TimeUnit, TimestampMicrosecondType,
+    TimestampMillisecondType, TimestampNanosecondType, Utf8Type,
+};
+
+use crate::error::{Error, Result};
+use crate::types::LogicalType;
+
+/// Bytes stored inline in a slot at most (`BinarySegmentUtils.MAX_FIX_PART_DATA_SIZE`).
+pub const MAX_INLINE_BYTES: usize = 7;
+
+/// `BinaryRowData.calculateBitSetWidthInBytes(arity)`.
+pub fn null_bits_width(arity: usize) -> usize {
+    (arity + 63 + 8) / 64 * 8
+}
+
+/// Many `BinaryRowData` rows in one buffer: row `i` is `data[offsets[i]..offsets[i + 1]]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinaryRows {
+    data: Vec<u8>,
+    offsets: Vec<usize>,
+}
+
+impl BinaryRows {
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Whether there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Row `i`'s bytes.
+    pub fn row(&self, i: usize) -> &[u8] {
+        &self.data[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// Iterates over the rows' bytes.
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.offsets.windows(2).map(|w| &self.data[w[0]..w[1]])
+    }
+
+    /// All rows, back to back.
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// Row boundaries (`len() + 1` entries).
+    pub fn offsets(&self) -> &[usize] {
+        &self.offsets
+    }
+}
+
+/// Writes key columns of declared Flink types as `BinaryRowData` rows.
+#[derive(Debug, Clone)]
+pub struct KeyRowWriter {
+    types: Vec<LogicalType>,
+    null_bits: usize,
+}
+
+impl KeyRowWriter {
+    /// A writer for keys with these field types.
+    pub fn new(types: Vec<LogicalType>) -> Self {
+        let null_bits = null_bits_width(types.len());
+        Self { types, null_bits }
+    }
+
+    /// The field types.
+    pub fn types(&self) -> &[LogicalType] {
+        &self.types
+    }
+
+    /// Bytes of a row before its variable part.
+    pub fn fixed_len(&self) -> usize {
+        self.null_bits + 8 * self.types.len()
+    }
+
+    /// Writes one row per input row. Each column must carry its field's type
+    /// ([`LogicalType::to_arrow`]; strings and binaries may also be `Large*`).
+    pub fn write(&self, columns: &[ArrayRef]) -> Result<BinaryRows> {
+        if columns.len() != self.types.len() {
+            return Err(Error::InvalidShape(format!(
+                "a key of {} fields got {} columns",
+                self.types.len(),
+                columns.len()
+            )));
+        }
+        let rows = columns.first().map_or(0, |c| c.len());
+        if let Some((i, c)) = columns.iter().enumerate().find(|(_, c)| c.len() != rows) {
+            return Err(Error::InvalidShape(format!(
+                "key column {i} has {} rows but column 0 has {rows}",
+                c.len()
+            )));
+        }
+        let fields: Vec<Field<'_>> = columns
+            .iter()
+            .zip(&self.types)
+            .enumerate()
+            .map(|(i, (c, t))| Field::try_new(i, c.as_ref(), *t))
+            .collect::<Result<_>>()?;
+
+        // Pass 1: each row's length, so the buffer is allocated once.
+        let fixed = self.fixed_len();
+        let mut offsets = vec![fixed; rows + 1];
+        offsets[rows] = 0;
+        for field in &fields {
+            field.add_variable_lengths(&mut offsets[..rows]);
+        }
+        let mut total = 0usize;
+        for len in offsets.iter_mut() {
+            let row_len = *len;
+            *len = total;
+            total += row_len;
+        }
+        let mut data = vec![0u8; total];
+
+        // Pass 2: fill column by column; `cursor[r]` is row r's next variable-part offset.
+        let mut cursor = vec![fixed; rows];
+        for (index, field) in fields.iter().enumerate() {
+            let writer = SlotWriter {
+                data: &mut data,
+                offsets: &offsets,
+                null_byte: (index + 8) / 8,
+                null_mask: 1 << ((index + 8) % 8),
+                slot: self.null_bits + 8 * index,
+            };
+            field.write(writer, &mut cursor);
+        }
+        Ok(BinaryRows { data, offsets })
+    }
+}
+
+/// Where one field's slot and null bit are in every row.
+struct SlotWriter<'a> {
+    data: &'a mut [u8],
+    offsets: &'a [usize],
+    null_byte: usize,
+    null_mask: u8,
+    slot: usize,
+}
+
+impl SlotWriter<'_> {
+    #[inline]
+    fn set_null(&mut self, row: usize) {
+        self.data[self.offsets[row] + self.null_byte] |= self.null_mask;
+    }
+
+    #[inline]
+    fn put_slot(&mut self, row: usize, bytes: &[u8]) {
+        let at = self.offsets[row] + self.slot;
+        self.data[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+
+    #[inline]
+    fn put_var(&mut self, row: usize, offset: usize, bytes: &[u8]) {
+        let at = self.offsets[row] + offset;
+        self.data[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+
+    #[inline]
+    fn offset_and_size(&mut self, row: usize, offset: usize, size: u32) {
+        let slot = ((offset as u64) << 32) | u64::from(size);
+        self.put_slot(row, &slot.to_le_bytes());
+    }
+}
+
+/// One key column, typed.
+enum Field<'a> {
+    Bool(&'a BooleanArray),
+    I8(&'a PrimitiveArray<Int8Type>),
+    I16(&'a PrimitiveArray<Int16Type>),
+    I32(&'a dyn Array, ScalarBuffer<i32>),
+    I64(&'a dyn Array, ScalarBuffer<i64>),
+    F32(&'a PrimitiveArray<Float32Type>),
+    F64(&'a PrimitiveArray<Float64Type>),
+    CompactDecimal(&'a Decimal128Array),
+    WideDecimal(&'a Decimal128Array),
+    Bytes(&'a dyn Array, BytesAccess<'a>),
+    CompactTimestamp(&'a dyn Array, Vec<i64>),
+    WideTimestamp(&'a dyn Array, Vec<(i64, u32)>),
+}
+
+/// Byte-string columns of any offset width.
+enum BytesAccess<'a> {
+    Utf8(&'a GenericByteArray<Utf8Type>),
+    LargeUtf8(&'a GenericByteArray<LargeUtf8Type>),
+    Binary(&'a GenericByteArray<BinaryType>),
+    LargeBinary(&'a GenericByteArray<LargeBinaryType>),
+}
+
+impl BytesAccess<'_> {
+    #[inline]
+    fn value(&self, row: usize) -> &[u8] {
+        match self {
+            BytesAccess::Utf8(a) => a.value(row).as_bytes(),
+            BytesAccess::LargeUtf8(a) => a.value(row).as_bytes(),
+            BytesAccess::Binary(a) => a.value(row),
+            BytesAccess::LargeBinary(a) => a.value(row),
+        }
+    }
+}
+
+/// The values buffer, shared (no copy), under its native type.
+fn values_of<T: ArrowPrimitiveType>(array: &dyn Array) -> ScalarBuffer<T::Native> {
+    array.as_primitive::<T>().values().clone()
+}
+
+/// Splits epoch ticks of `unit` into Flink's milliseconds and nanoseconds of millisecond.
+fn timestamp_parts(array: &dyn Array, unit: TimeUnit) -> Vec<(i64, u32)> {
+    fn split<T: ArrowPrimitiveType<Native = i64>>(a: &dyn Array, per_ms: i64) -> Vec<(i64, u32)> {
+        let nanos_per_tick = 1_000_000 / per_ms;
+        a.as_primitive::<T>()
+            .values()
+            .iter()
+            .map(|&v| {
+                (
+                    v.div_euclid(per_ms),
+                    (v.rem_euclid(per_ms) * nanos_per_tick) as u32,
+                )
+            })
+            .collect()
+    }
+    match unit {
+        TimeUnit::Millisecond => split::<TimestampMillisecondType>(array, 1),
+        TimeUnit::Microsecond => split::<TimestampMicrosecondType>(array, 1_000),
+        TimeUnit::Nanosecond => split::<TimestampNanosecondType>(array, 1_000_000),
+        TimeUnit::Second => unreachable!("TIMESTAMP(p) never maps to seconds"),
+    }
+}
+
+impl<'a> Field<'a> {
+    fn try_new(index: usize, array: &'a dyn Array, logical: LogicalType) -> Result<Self> {
+        let expected = logical.to_arrow();
+        let found = array.data_type();
+        let mismatch = || Error::ColumnType {
+            column: index,
+            logical: logical.to_string(),
+            expected: expected.to_string(),
+            found: found.to_string(),
+        };
+        use arrow::datatypes::DataType as D;
+        let is_string = matches!(logical, LogicalType::Char(_) | LogicalType::VarChar(_));
+        let is_binary = matches!(logical, LogicalType::Binary(_) | LogicalType::VarBinary(_));
+        if is_string || is_binary {
+            let access = match (found, is_string) {
+                (D::Utf8, true) => BytesAccess::Utf8(array.as_string::<i32>()),
+                (D::LargeUtf8, true) => BytesAccess::LargeUtf8(array.as_string::<i64>()),
+                (D::Binary, false) => BytesAccess::Binary(array.as_binary::<i32>()),
+                (D::LargeBinary, false) => BytesAccess::LargeBinary(array.as_binary::<i64>()),
+                _ => return Err(mismatch()),
+            };
+            return Ok(Field::Bytes(array, access));
+        }
+        if found != &expected {
+            return Err(mismatch());
+        }
+        Ok(match logical {
+            LogicalType::Boolean => Field::Bool(array.as_boolean()),
+            LogicalType::TinyInt => Field::I8(array.as_primitive()),
+            LogicalType::SmallInt => Field::I16(array.as_primitive()),
+            LogicalType::Int => Field::I32(array, values_of::<Int32Type>(array)),
+            LogicalType::Date => Field::I32(array, values_of::<Date32Type>(array)),
+            LogicalType::Time(_) => Field::I32(array, values_of::<Time32MillisecondType>(array)),
+            LogicalType::IntervalYearMonth => {
+                Field::I32(array, values_of::<IntervalYearMonthType>(array))
+            }
+            LogicalType::BigInt => Field::I64(array, values_of::<Int64Type>(array)),
+            LogicalType::IntervalDayTime => {
+                Field::I64(array, values_of::<DurationMillisecondType>(array))
+            }
+            LogicalType::Float => Field::F32(array.as_primitive()),
+            LogicalType::Double => Field::F64(array.as_primitive()),
+            LogicalType::Decimal { .. } if logical.is_compact() => {
+                Field::CompactDecimal(array.as_primitive())
+            }
+            LogicalType::Decimal { .. } => Field::WideDecimal(array.as_primitive()),
+            LogicalType::Timestamp(_) | LogicalType::TimestampLtz(_) => {
+                let D::Timestamp(unit, _) = found else {
+                    return Err(mismatch());
+                };
+                if logical.is_compact() {
+                    let millis = timestamp_parts(array, *unit)
+                        .into_iter()
+                        .map(|(ms, _)| ms)
+                        .collect();
+                    Field::CompactTimestamp(array, millis)
+                } else {
+                    Field::WideTimestamp(array, timestamp_parts(array, *unit))
+                }
+            }
+            LogicalType::Char(_)
+            | LogicalType::VarChar(_)
+            | LogicalType::Binary(_)
+            | LogicalType::VarBinary(_) => unreachable!("handled above"),
+        })
+    }
+
+    fn array(&self) -> &dyn Array {
+        match self {
+            Field::Bool(a) => *a,
+            Field::I8(a) => *a,
+            Field::I16(a) => *a,
+            Field::F32(a) => *a,
+            Field::F64(a) => *a,
+            Field::CompactDecimal(a) | Field::WideDecimal(a) => *a,
+            Field::I32(a, _)
+            | Field::I64(a, _)
+            | Field::Bytes(a, _)
+            | Field::CompactTimestamp(a, _)
+            | Field::WideTimestamp(a, _) => *a,
+        }
+    }
+
+    /// Adds this field's variable-part bytes to each row's length.
+    fn add_variable_lengths(&self, lens: &mut [usize]) {
+        let array = self.array();
+        match self {
+            Field::Bytes(_, access) => {
+                for (row, len) in lens.iter_mut().enumerate() {
+                    if array.is_valid(row) {
+                        let n = access.value(row).len();
+                        if n > MAX_INLINE_BYTES {
+                            *len += n.next_multiple_of(8);
+                        }
+                    }
+                }
+            }
+            // Reserved whether or not the value is NULL.
+            Field::WideDecimal(_) => lens.iter_mut().for_each(|len| *len += 16),
+            Field::WideTimestamp(..) => lens.iter_mut().for_each(|len| *len += 8),
+            _ => {}
+        }
+    }
+
+    /// Fills this field's slot (and variable part) in every row. Each type has its own
+    /// loop so the per-row work is branch-light.
+    fn write(&self, mut w: SlotWriter<'_>, cursor: &mut [usize]) {
+        let array = self.array();
+        let rows = array.len();
+        let nulls = array.logical_nulls();
+        let valid = |row: usize| nulls.as_ref().is_none_or(|n| n.is_valid(row));
+        // Fixed-slot types: the bytes go to the slot; a NULL only sets its bit.
+        macro_rules! fixed {
+            ($bytes:expr) => {
+                for row in 0..rows {
+                    if valid(row) {
+                        w.put_slot(row, &$bytes(row));
+                    } else {
+                        w.set_null(row);
+                    }
+                }
+            };
+        }
+        match self {
+            Field::Bool(a) => fixed!(|r| [u8::from(a.value(r))]),
+            Field::I8(a) => fixed!(|r| a.value(r).to_le_bytes()),
+            Field::I16(a) => fixed!(|r| a.value(r).to_le_bytes()),
+            Field::I32(_, v) => fixed!(|r: usize| v[r].to_le_bytes()),
+            Field::I64(_, v) => fixed!(|r: usize| v[r].to_le_bytes()),
+            Field::F32(a) => fixed!(|r| a.value(r).to_bits().to_le_bytes()),
+            Field::F64(a) => fixed!(|r| a.value(r).to_bits().to_le_bytes()),
+            // Precision <= 18 guarantees the unscaled value fits a long.
+            Field::CompactDecimal(a) => fixed!(|r| (a.value(r) as i64).to_le_bytes()),
+            Field::CompactTimestamp(_, millis) => fixed!(|r: usize| millis[r].to_le_bytes()),
+            Field::Bytes(_, access) => {
+                for (row, cursor) in cursor.iter_mut().enumerate() {
+                    if !valid(row) {
+                        w.set_null(row);
+                        continue;
+                    }
+                    let bytes = access.value(row);
+                    if bytes.len() <= MAX_INLINE_BYTES {
+                        let mut slot = [0u8; 8];
+                        slot[..bytes.len()].copy_from_slice(bytes);
+                        slot[7] = 0x80 | bytes.len() as u8;
+                        w.put_slot(row, &slot);
+                    } else {
+                        w.put_var(row, *cursor, bytes);
+                        w.offset_and_size(row, *cursor, bytes.len() as u32);
+                        *cursor += bytes.len().next_multiple_of(8);
+                    }
+                }
+            }
+            // Wide values reserve their variable-part bytes even when NULL.
+            Field::WideDecimal(a) => {
+                for (row, cursor) in cursor.iter_mut().enumerate() {
+                    if valid(row) {
+                        let bytes = big_integer_bytes(a.value(row));
+                        w.put_var(row, *cursor, &bytes);
+                        w.offset_and_size(row, *cursor, bytes.len() as u32);
+                    } else {
+                        w.set_null(row);
+                        w.offset_and_size(row, *cursor, 0);
+                    }
+                    *cursor += 16;
+                }
+            }
+            Field::WideTimestamp(_, parts) => {
+                for (row, cursor) in cursor.iter_mut().enumerate() {
+                    if valid(row) {
+                        let (millis, nanos) = parts[row];
+                        w.put_var(row, *cursor, &millis.to_le_bytes());
+                        w.offset_and_size(row, *cursor, nanos);
+                    } else {
+                        w.set_null(row);
+                        w.offset_and_size(row, *cursor, 0);
+                    }
+                    *cursor += 8;
+                }
+            }
+        }
+    }
+}
+
+/// `BigInteger.toByteArray()`: the minimal big-endian two's complement, at least one byte.
+fn big_integer_bytes(value: i128) -> Vec<u8> {
+    let bytes = value.to_be_bytes();
+    let sign = if value < 0 { 0xff } else { 0x00 };
+    // Drop leading sign bytes while the next byte still carries the sign bit.
+    let mut start = 0;
+    while start < 15 && bytes[start] == sign && (bytes[start + 1] & 0x80) == (sign & 0x80) {
+        start += 1;
+    }
+    bytes[start..].to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    use arrow::array::{Int64Array, StringArray};
+
+    #[test]
+    fn null_bit_width_follows_flink() {
+        assert_eq!(null_bits_width(1), 8);
+        assert_eq!(null_bits_width(56), 8);
+        assert_eq!(null_bits_width(57), 16);
+        assert_eq!(null_bits_width(120), 16);
+        assert_eq!(null_bits_width(121), 24);
+    }
+
+    #[test]
+    fn big_integer_bytes_are_minimal_twos_complement() {
+        assert_eq!(big_integer_bytes(0), vec![0]);
+        assert_eq!(big_integer_bytes(127), vec![0x7f]);
+        assert_eq!(big_integer_bytes(128), vec![0x00, 0x80]);
+        assert_eq!(big_integer_bytes(-1), vec![0xff]);
+        assert_eq!(big_integer_bytes(-128), vec![0x80]);
+        assert_eq!(big_integer_bytes(-129), vec![0xff, 0x7f]);
+        assert_eq!(big_integer_bytes(i128::MIN).len(), 16);
+    }
+
+    #[test]
+    fn a_bigint_key_is_sixteen_bytes_with_the_value_after_the_header_word() {
+        let rows = KeyRowWriter::new(vec![LogicalType::BigInt])
+            .write(&[Arc::new(Int64Array::from(vec![Some(0x0102), None]))])
+            .unwrap();
+        let mut expected = vec![0u8; 16];
+        expected[8] = 0x02;
+        expected[9] = 0x01;
+        assert_eq!(rows.row(0), expected.as_slice());
+        let mut null = vec![0u8; 16];
+        null[1] = 1; // bit 8: field 0 is NULL
+        assert_eq!(rows.row(1), null.as_slice());
+    }
+
+    #[test]
+    fn short_strings_are_inline_and_long_ones_go_to_the_variable_part() {
+        let rows = KeyRowWriter::new(vec![LogicalType::VarChar(100)])
+            .write(&[Arc::new(StringArray::from(vec!["abcdefg", "abcdefgh"]))])
+            .unwrap();
+        assert_eq!(rows.row(0).len(), 16);
+        assert_eq!(&rows.row(0)[8..16], b"abcdefg\x87");
+        let long = rows.row(1);
+        assert_eq!(long.len(), 24);
+        assert_eq!(
+            u64::from_le_bytes(long[8..16].try_into().unwrap()),
+            (16 << 32) | 8
+        );
+        assert_eq!(&long[16..24], b"abcdefgh");
+    }
+
+    #[test]
+    fn columns_of_the_wrong_type_or_length_are_rejected() {
+        let writer = KeyRowWriter::new(vec![LogicalType::Int, LogicalType::BigInt]);
+        let ints: ArrayRef = Arc::new(arrow::array::Int32Array::from(vec![1]));
+        let longs: ArrayRef = Arc::new(Int64Array::from(vec![1, 2]));
+        let err = writer.write(&[ints.clone(), ints.clone()]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "column 1 is declared BIGINT (Arrow Int64) but holds Int32"
+        );
+        assert!(
+            writer
+                .write(&[ints.clone(), longs])
+                .unwrap_err()
+                .to_string()
+                .contains("has 2 rows")
+        );
+        assert!(
+            writer
+                .write(&[ints])
+                .unwrap_err()
+                .to_string()
+                .contains("got 1 columns")
+        );
+    }
+}

@@ -1,0 +1,57 @@
+//! Keys: Flink-compatible key rows, hashing and key groups, and state-key encoding.
+//!
+//! - [`binary_row`]: key columns written as Flink `BinaryRowData` rows, byte for byte.
+//! - [`murmur`]: `MurmurHashUtils` (row hash) and `MathUtils.murmurHash` (scrambler).
+//! - [`key_groups`]: `KeyGroupRangeAssignment`: key group, operator index, ranges, default
+//!   max parallelism.
+//! - [`state_key`]: order-preserving composite keys (arrow-row) for keyed state.
+//!
+//! [`KeyHasher`] puts the first three together: a batch of key columns in, Flink's
+//! `BinaryRowData.hashCode()` and key group per row out.
+
+pub mod binary_row;
+pub mod key_groups;
+pub mod murmur;
+pub mod state_key;
+
+use arrow::array::ArrayRef;
+
+use crate::error::Result;
+use crate::types::LogicalType;
+use binary_row::{BinaryRows, KeyRowWriter};
+use key_groups::key_groups_for_hashes;
+use murmur::hash_bytes_by_words;
+
+/// Hashes key columns as Flink hashes its SQL keys.
+#[derive(Debug, Clone)]
+pub struct KeyHasher {
+    writer: KeyRowWriter,
+}
+
+impl KeyHasher {
+    /// A hasher for keys with these field types.
+    pub fn new(types: Vec<LogicalType>) -> Self {
+        Self {
+            writer: KeyRowWriter::new(types),
+        }
+    }
+
+    /// The key rows Flink's key selector would produce.
+    pub fn key_rows(&self, columns: &[ArrayRef]) -> Result<BinaryRows> {
+        self.writer.write(columns)
+    }
+
+    /// `BinaryRowData.hashCode()` of each key row.
+    pub fn hashes(&self, columns: &[ArrayRef]) -> Result<Vec<i32>> {
+        Ok(self
+            .key_rows(columns)?
+            .iter()
+            .map(hash_bytes_by_words)
+            .collect())
+    }
+
+    /// `KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism)` of each row.
+    pub fn key_groups(&self, columns: &[ArrayRef], max_parallelism: u32) -> Result<Vec<u32>> {
+        key_groups_for_hashes(&self.hashes(columns)?, max_parallelism)
+    }
+}

@@ -1,0 +1,419 @@
+//! `cargo xtask jvm`: the JVM classpath of released Apache Flink 2.3.0 plus the project's own
+//! Java classes, for the parity oracles and the JVM-boundary suites.
+//!
+//! 1. The jars: Flink's `lib/`, from the PyPI wheel cached outside the checkout (see
+//!    [`flink`]); or `SF_NATIVE_BENCH_CLASSPATH` as given, without downloading anything.
+//! 2. Every `java/src/**/*.java`, compiled with `javac --release 17` against those jars into
+//!    `<target>/jvm/classes` (cleared first).
+//! 3. `<target>/jvm/classpath.txt`: one line, the classes directory first, then the jars.
+//!
+//! `smoke`, `bench` and `test` prepare the classpath too when the prerequisites are there, and
+//! give tests and suites its path as `SF_JVM_CLASSPATH_FILE`. Tests and suites read
+//! `SF_NATIVE_BENCH_CLASSPATH` if set, else that file, else they report themselves skipped.
+
+mod files;
+mod flink;
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use xshell::{Shell, cmd};
+
+use crate::metadata::JvmRecord;
+use crate::prereqs::{self, Missing};
+use crate::suites::Session;
+use crate::workspace::Workspace;
+
+use flink::{FLINK_VERSION, FlinkCache, WHEEL_SHA256};
+
+/// A prepared classpath to use instead of the cached Flink jars.
+pub const NATIVE_CLASSPATH_VAR: &str = "SF_NATIVE_BENCH_CLASSPATH";
+
+/// Where tests and suites find `classpath.txt`.
+pub const CLASSPATH_FILE_VAR: &str = "SF_JVM_CLASSPATH_FILE";
+
+#[derive(Debug, Args)]
+pub struct JvmArgs {}
+
+pub fn run(_args: &JvmArgs) -> Result<ExitCode> {
+    let workspace = Workspace::load()?;
+    let sh = Shell::new().context("creating a shell")?;
+    sh.change_dir(&workspace.root);
+    match prepare(&sh, &workspace)? {
+        Outcome::Prepared(prepared) => {
+            prepared.print();
+            Ok(ExitCode::SUCCESS)
+        }
+        Outcome::Missing(missing) => bail!("{missing}"),
+    }
+}
+
+/// For `smoke`, `bench` and `test`: prepares the classpath, exports `SF_JVM_CLASSPATH_FILE`
+/// into the environment of everything the session runs, and records the result in
+/// `metadata.json`. Missing prerequisites are one line and not a failure; returns false when
+/// preparing failed otherwise (a download or compile error, already printed).
+pub fn prepare_for_session(session: &mut Session) -> Result<bool> {
+    let (record, ok) = match prepare(&session.sh, &session.workspace) {
+        Ok(Outcome::Prepared(prepared)) => {
+            prepared.print();
+            session
+                .sh
+                .set_var(CLASSPATH_FILE_VAR, &prepared.classpath_file);
+            (prepared.record(), true)
+        }
+        Ok(Outcome::Missing(missing)) => {
+            let reason = missing.summary();
+            println!("{}", not_prepared_line(&reason));
+            (JvmRecord::not_prepared(reason), true)
+        }
+        Err(err) => {
+            let reason = format!("preparing the JVM classpath failed: {err:#}");
+            eprintln!("error: {}", not_prepared_line(&reason));
+            (JvmRecord::not_prepared(reason), false)
+        }
+    };
+    session.metadata.jvm = Some(record);
+    session.metadata.write()?;
+    Ok(ok)
+}
+
+fn noun<'a>(count: usize, one: &'a str, many: &'a str) -> &'a str {
+    if count == 1 { one } else { many }
+}
+
+/// `1 class`, `11 classes`.
+fn counted(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", noun(count, one, many))
+}
+
+fn not_prepared_line(reason: &str) -> String {
+    format!(
+        "JVM classpath not prepared: {reason}; JVM-dependent tests and suites will report \
+         themselves skipped"
+    )
+}
+
+/// What [`prepare`] found.
+#[derive(Debug)]
+pub enum Outcome {
+    Prepared(Prepared),
+    Missing(Missing),
+}
+
+/// Where the jars are to come from.
+#[derive(Debug)]
+enum Source {
+    Flink(FlinkCache),
+    External(String),
+}
+
+/// Where the jars came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Jars {
+    /// Flink's `lib/` unpacked from the pinned wheel.
+    Flink {
+        lib_dir: PathBuf,
+        jars: Vec<PathBuf>,
+    },
+    /// `SF_NATIVE_BENCH_CLASSPATH`, verbatim.
+    External(String),
+}
+
+impl Jars {
+    /// Jars, or for an external classpath its entries.
+    fn count(&self) -> usize {
+        match self {
+            Jars::Flink { jars, .. } => jars.len(),
+            Jars::External(classpath) => classpath.split(':').filter(|e| !e.is_empty()).count(),
+        }
+    }
+
+    /// The classpath javac compiles against: the jars sorted, or the external one as given.
+    fn classpath(&self) -> Result<String> {
+        match self {
+            Jars::Flink { jars, .. } => {
+                let mut entries = jars
+                    .iter()
+                    .map(|jar| classpath_entry(jar))
+                    .collect::<Result<Vec<String>>>()?;
+                entries.sort();
+                Ok(entries.join(":"))
+            }
+            Jars::External(classpath) => Ok(classpath.clone()),
+        }
+    }
+}
+
+/// A prepared classpath.
+#[derive(Debug)]
+pub struct Prepared {
+    pub classpath_file: PathBuf,
+    jars: Jars,
+    sources_dir: PathBuf,
+    sources_compiled: usize,
+    classes_written: usize,
+    java_version: Option<String>,
+}
+
+impl Prepared {
+    fn print(&self) {
+        println!("classpath: {}", self.classpath_file.display());
+        println!("jvm: {}", self.summary());
+    }
+
+    fn summary(&self) -> String {
+        let jars = match &self.jars {
+            Jars::Flink { lib_dir, jars } => format!(
+                "{} Flink {FLINK_VERSION} {} from {}",
+                jars.len(),
+                noun(jars.len(), "jar", "jars"),
+                lib_dir.display()
+            ),
+            Jars::External(_) => format!(
+                "{} from {NATIVE_CLASSPATH_VAR}",
+                counted(self.jars.count(), "classpath entry", "classpath entries")
+            ),
+        };
+        let classes = if self.sources_compiled == 0 {
+            format!(
+                "no Java sources under {}, nothing compiled",
+                self.sources_dir.display()
+            )
+        } else {
+            format!(
+                "{} compiled into {}",
+                counted(self.sources_compiled, "Java source", "Java sources"),
+                counted(self.classes_written, "class", "classes")
+            )
+        };
+        format!("{jars}; {classes}")
+    }
+
+    fn record(&self) -> JvmRecord {
+        JvmRecord {
+            prepared: true,
+            classpath_file: Some(self.classpath_file.clone()),
+            jars_from: Some(match &self.jars {
+                Jars::Flink { .. } => format!("apache-flink-libraries {FLINK_VERSION} wheel"),
+                Jars::External(_) => NATIVE_CLASSPATH_VAR.to_string(),
+            }),
+            wheel_sha256: matches!(self.jars, Jars::Flink { .. }).then(|| WHEEL_SHA256.into()),
+            jar_count: Some(self.jars.count()),
+            java_sources_compiled: Some(self.sources_compiled),
+            java_version: self.java_version.clone(),
+            not_prepared_reason: None,
+        }
+    }
+}
+
+/// Checks the prerequisites, gets the jars, compiles `java/src` and writes `classpath.txt`.
+pub fn prepare(sh: &Shell, workspace: &Workspace) -> Result<Outcome> {
+    let source = match external_classpath()? {
+        Some(classpath) => Source::External(classpath),
+        None => Source::Flink(FlinkCache::locate()?),
+    };
+    let jvm_dir = workspace.target_dir.join("jvm");
+    fs::create_dir_all(&jvm_dir).with_context(|| format!("creating {}", jvm_dir.display()))?;
+    let _lock = files::lock_exclusive(&jvm_dir.join(".lock"), "preparing the JVM classpath")?;
+    let classpath_file = jvm_dir.join("classpath.txt");
+    // A failed preparation must not leave the previous classpath looking current.
+    files::remove(&classpath_file)?;
+
+    let need_pip = matches!(&source, Source::Flink(cache) if cache.needs_download());
+    if let Err(missing) = prereqs::check_jvm(need_pip) {
+        return Ok(Outcome::Missing(missing));
+    }
+
+    let jars = match source {
+        Source::External(classpath) => Jars::External(classpath),
+        Source::Flink(cache) => Jars::Flink {
+            jars: cache.ensure(sh)?,
+            lib_dir: cache.lib_dir(),
+        },
+    };
+    let sources_dir = workspace.root.join("java").join("src");
+    let classes_dir = jvm_dir.join("classes");
+    let (sources_compiled, classes_written) =
+        compile(sh, &sources_dir, &classes_dir, &jars.classpath()?)?;
+    let classpath = classpath_line(&classes_dir, &jars)?;
+    files::write_atomically(&classpath_file, &format!("{classpath}\n"))?;
+    Ok(Outcome::Prepared(Prepared {
+        classpath_file,
+        jars,
+        sources_dir,
+        sources_compiled,
+        classes_written,
+        java_version: java_version(),
+    }))
+}
+
+/// `SF_NATIVE_BENCH_CLASSPATH` when set to something other than blanks.
+fn external_classpath() -> Result<Option<String>> {
+    match env::var(NATIVE_CLASSPATH_VAR) {
+        Ok(value) if !value.trim().is_empty() => Ok(Some(value.trim().to_string())),
+        Ok(_) | Err(env::VarError::NotPresent) => Ok(None),
+        Err(env::VarError::NotUnicode(_)) => {
+            bail!("{NATIVE_CLASSPATH_VAR} is not valid UTF-8; set it to a ':'-separated classpath")
+        }
+    }
+}
+
+/// Compiles every `*.java` under `sources_dir` into a cleared `classes_dir`; returns the
+/// number of sources compiled and of class files written.
+fn compile(
+    sh: &Shell,
+    sources_dir: &Path,
+    classes_dir: &Path,
+    classpath: &str,
+) -> Result<(usize, usize)> {
+    files::remove(classes_dir)?;
+    fs::create_dir_all(classes_dir)
+        .with_context(|| format!("creating {}", classes_dir.display()))?;
+    let sources = files::find_recursive(sources_dir, "java")?;
+    let compiled = sources.len();
+    if compiled == 0 {
+        return Ok((0, 0));
+    }
+    eprintln!(
+        "$ javac --release 17 -encoding UTF-8 -d {} -cp <{}> <{} under {}>",
+        classes_dir.display(),
+        counted(classpath.split(':').count(), "entry", "entries"),
+        counted(compiled, "source", "sources"),
+        sources_dir.display()
+    );
+    cmd!(
+        sh,
+        "javac --release 17 -encoding UTF-8 -d {classes_dir} -cp {classpath} {sources...}"
+    )
+    .quiet()
+    .run()
+    .with_context(|| {
+        format!(
+            "javac could not compile the Java sources under {} (its messages are above); they \
+             are compiled with --release 17 against the Flink {FLINK_VERSION} jars",
+            sources_dir.display()
+        )
+    })?;
+    let classes = files::find_recursive(classes_dir, "class")?.len();
+    Ok((compiled, classes))
+}
+
+/// The classpath line: the classes directory, then the jars.
+fn classpath_line(classes_dir: &Path, jars: &Jars) -> Result<String> {
+    Ok(format!(
+        "{}:{}",
+        classpath_entry(classes_dir)?,
+        jars.classpath()?
+    ))
+}
+
+/// A path as a classpath entry: UTF-8 and free of the separator.
+fn classpath_entry(path: &Path) -> Result<String> {
+    let Some(entry) = path.to_str() else {
+        bail!(
+            "{} cannot go on the JVM classpath: it is not valid UTF-8; move the cache \
+             (SF_CACHE_DIR) or cargo's target directory to a plain path",
+            path.display()
+        );
+    };
+    if entry.contains(':') {
+        bail!(
+            "{entry} cannot go on the JVM classpath: it contains ':', the classpath separator; \
+             move the cache (SF_CACHE_DIR) or cargo's target directory to a path without ':'"
+        );
+    }
+    Ok(entry.to_string())
+}
+
+/// The first line of `java -version` (printed on stderr), e.g.
+/// `openjdk version "17.0.15" 2025-04-15`.
+fn java_version() -> Option<String> {
+    let output = Command::new("java")
+        .arg("-version")
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    stderr
+        .lines()
+        .chain(stdout.lines())
+        .map(str::trim)
+        .find(|line| !line.is_empty() && !line.starts_with("Picked up "))
+        .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flink_jars(names: &[&str]) -> Jars {
+        Jars::Flink {
+            lib_dir: PathBuf::from("/cache/flink-2.3.0/lib"),
+            jars: names
+                .iter()
+                .map(|n| PathBuf::from("/cache/flink-2.3.0/lib").join(n))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_classpath_is_the_classes_directory_then_the_jars_sorted() {
+        let jars = flink_jars(&["log4j-api-2.25.3.jar", "flink-dist-2.3.0.jar"]);
+        assert_eq!(
+            classpath_line(Path::new("/t/jvm/classes"), &jars).unwrap(),
+            "/t/jvm/classes:/cache/flink-2.3.0/lib/flink-dist-2.3.0.jar:\
+             /cache/flink-2.3.0/lib/log4j-api-2.25.3.jar"
+        );
+        assert_eq!(jars.count(), 2);
+    }
+
+    #[test]
+    fn an_external_classpath_follows_the_classes_directory_verbatim() {
+        let jars = Jars::External("/opt/flink/lib/*:/x/a.jar".into());
+        assert_eq!(
+            classpath_line(Path::new("/t/jvm/classes"), &jars).unwrap(),
+            "/t/jvm/classes:/opt/flink/lib/*:/x/a.jar"
+        );
+        assert_eq!(jars.count(), 2);
+    }
+
+    #[test]
+    fn a_path_containing_the_classpath_separator_is_refused() {
+        let err = classpath_line(Path::new("/t/a:b/classes"), &flink_jars(&[])).unwrap_err();
+        assert!(err.to_string().contains("contains ':'"), "{err}");
+    }
+
+    #[test]
+    fn the_not_prepared_line_says_what_is_missing_and_that_jvm_cases_skip() {
+        assert_eq!(
+            not_prepared_line("a JDK 17 or newer not found"),
+            "JVM classpath not prepared: a JDK 17 or newer not found; JVM-dependent tests and \
+             suites will report themselves skipped"
+        );
+    }
+
+    #[test]
+    fn the_summary_says_when_there_was_nothing_to_compile() {
+        let prepared = Prepared {
+            classpath_file: PathBuf::from("/t/jvm/classpath.txt"),
+            jars: flink_jars(&["a.jar", "b.jar"]),
+            sources_dir: PathBuf::from("/ws/java/src"),
+            sources_compiled: 0,
+            classes_written: 0,
+            java_version: None,
+        };
+        assert_eq!(
+            prepared.summary(),
+            "2 Flink 2.3.0 jars from /cache/flink-2.3.0/lib; no Java sources under \
+             /ws/java/src, nothing compiled"
+        );
+        let record = prepared.record();
+        assert_eq!(record.wheel_sha256.as_deref(), Some(WHEEL_SHA256));
+        assert_eq!(record.jar_count, Some(2));
+    }
+}
