@@ -9,15 +9,19 @@ use clap::Args;
 use crate::estimates::{self, parse_baseline_name};
 use crate::jvm;
 use crate::prereqs;
+use crate::rundir::RunDirArgs;
+use crate::selection::Selection;
 use crate::suite_binary::{CriterionFlags, Mode};
 use crate::suite_build::Scope;
-use crate::suites::{self, SelectionArgs, Session};
+use crate::suites::{self, Session};
 use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     #[command(flatten)]
-    pub selection: SelectionArgs,
+    pub selection: Selection,
+    #[command(flatten)]
+    pub run_dir: RunDirArgs,
     /// Save this run as Criterion baseline NAME.
     #[arg(long, value_name = "NAME", value_parser = parse_baseline_name, conflicts_with = "baseline")]
     pub save_baseline: Option<String>,
@@ -58,16 +62,11 @@ pub fn parse_seconds(value: &str) -> Result<f64, String> {
 
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     let workspace = Workspace::load()?;
-    let (selected, features) = suites::resolve(&workspace, &args.selection)?;
+    let (selected, features) = args.selection.resolve(&workspace)?;
     let filter = args.selection.filter.as_deref();
-    let mut session = Session::start(workspace, "bench", args.selection.output.as_deref())?;
+    let mut session = Session::start(workspace, "bench", args.run_dir.output.as_deref())?;
     let flags = args.criterion_flags();
-    let criterion = &mut session.metadata.criterion;
-    criterion.save_baseline = flags.save_baseline.clone();
-    criterion.baseline = flags.baseline.clone();
-    criterion.sample_size = flags.sample_size;
-    criterion.warm_up_time_secs = flags.warm_up_time;
-    criterion.measurement_time_secs = flags.measurement_time;
+    session.metadata.criterion.flags = flags.clone();
     prereqs::ensure(&session.sh)?;
     let jvm_ready = jvm::prepare_for_session(&mut session)?;
     let built = session.build(&selected, &features, Scope::SelectedPackages)?;

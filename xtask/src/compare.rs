@@ -22,13 +22,10 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use regex::Regex;
 use serde::Deserialize;
-use xshell::Shell;
 
 use crate::estimates::{self, Estimate, parse_baseline_name};
-use crate::prereqs;
-use crate::suite_binary;
-use crate::suite_build::{self, Scope};
-use crate::suites::parse_filter;
+use crate::selection::parse_filter;
+use crate::suite_build;
 use crate::table::Table;
 use crate::workspace::{self, Workspace};
 
@@ -309,26 +306,8 @@ fn suite_cases(workspace: &Workspace, names: &[String]) -> Result<Option<BTreeSe
     }
     let selected = workspace::select_suites(&workspace.suites, &[], names)?;
     let features = workspace::resolve_features(&workspace.packages, &selected, &[])?;
-    let sh = Shell::new().context("creating a shell")?;
-    sh.change_dir(&workspace.root);
-    prereqs::ensure(&sh)?;
-    let plan = suite_build::plan(
-        &workspace.suites,
-        &selected,
-        &features,
-        Scope::SelectedPackages,
-    );
-    let built = suite_build::build(&sh, workspace, &selected, &plan, &mut Vec::new())?;
-    let mut cases = BTreeSet::new();
-    for suite in &built {
-        cases.extend(suite_binary::list_cases(
-            &sh,
-            suite,
-            None,
-            &workspace.criterion_home(),
-        )?);
-    }
-    Ok(Some(cases))
+    let cases = suite_build::list_cases(workspace, &selected, &features, None)?;
+    Ok(Some(cases.into_iter().flatten().collect()))
 }
 
 fn compare_baselines(

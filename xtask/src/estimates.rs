@@ -16,6 +16,8 @@ use std::time::SystemTime;
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
+use crate::walk;
+
 /// The directory Criterion writes the current measurement to.
 pub const NEW: &str = "new";
 
@@ -64,34 +66,24 @@ pub fn index(criterion_home: &Path, baseline: &str) -> Result<Index> {
     if !criterion_home.exists() {
         return Ok(index);
     }
-    let mut pending = vec![criterion_home.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let entries = fs::read_dir(&dir).with_context(|| format!("listing {}", dir.display()))?;
-        for entry in entries {
-            let entry = entry.with_context(|| format!("listing {}", dir.display()))?;
-            // `file_type` does not follow symlinks, so a link cannot make the walk loop.
-            let file_type = entry
-                .file_type()
-                .with_context(|| format!("inspecting {}", entry.path().display()))?;
-            let path = entry.path();
-            if file_type.is_dir() {
-                pending.push(path);
-            } else if file_type.is_file()
-                && entry.file_name() == "benchmark.json"
-                && dir.file_name().is_some_and(|name| name == baseline)
-            {
-                let parsed = fs::read(&path)
-                    .ok()
-                    .and_then(|bytes| serde_json::from_slice::<BenchmarkJson>(&bytes).ok());
-                match parsed {
-                    Some(benchmark) => {
-                        index.cases.insert(benchmark.full_id, dir.clone());
-                    }
-                    None => index.unreadable.push(path),
+    walk::files(criterion_home, |dir, path, file_type| {
+        if file_type.is_file()
+            && path
+                .file_name()
+                .is_some_and(|name| name == "benchmark.json")
+            && dir.file_name().is_some_and(|name| name == baseline)
+        {
+            let parsed = fs::read(&path)
+                .ok()
+                .and_then(|bytes| serde_json::from_slice::<BenchmarkJson>(&bytes).ok());
+            match parsed {
+                Some(benchmark) => {
+                    index.cases.insert(benchmark.full_id, dir.to_path_buf());
                 }
+                None => index.unreadable.push(path),
             }
         }
-    }
+    })?;
     Ok(index)
 }
 

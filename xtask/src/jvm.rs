@@ -41,8 +41,7 @@ pub struct JvmArgs {}
 
 pub fn run(_args: &JvmArgs) -> Result<ExitCode> {
     let workspace = Workspace::load()?;
-    let sh = Shell::new().context("creating a shell")?;
-    sh.change_dir(&workspace.root);
+    let sh = workspace.shell()?;
     match prepare(&sh, &workspace)? {
         Outcome::Prepared(prepared) => {
             prepared.print();

@@ -2,31 +2,26 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
-use xshell::Shell;
 
-use crate::prereqs;
-use crate::suite_binary;
-use crate::suite_build::{self, Scope};
-use crate::suites::parse_filter;
+use crate::selection::Selection;
+use crate::suite_build;
 use crate::table::Table;
-use crate::workspace::{self, Workspace};
+use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
+// The shared selection flags, with `list`'s own help wording (it counts cases).
+#[command(
+    mut_arg("suites", |arg| arg.help("Only this suite (repeatable)")),
+    mut_arg("filter", |arg| arg.help("Count only cases whose id matches this regex")),
+    mut_arg("features", |arg| {
+        arg.help("Enable feature F of every selected package (or `pkg/F`); repeatable")
+    })
+)]
 pub struct ListArgs {
-    /// Only suites of this package (repeatable).
-    #[arg(long = "package", short = 'p', value_name = "PACKAGE")]
-    pub packages: Vec<String>,
-    /// Only this suite (repeatable).
-    #[arg(long = "suite", value_name = "SUITE")]
-    pub suites: Vec<String>,
-    /// Count only cases whose id matches this regex.
-    #[arg(long, value_name = "REGEX", value_parser = parse_filter)]
-    pub filter: Option<String>,
-    /// Enable feature F of every selected package (or `pkg/F`); repeatable.
-    #[arg(long = "features", short = 'F', value_name = "F")]
-    pub features: Vec<String>,
+    #[command(flatten)]
+    pub selection: Selection,
     /// Do not build the suites; case counts are then unknown.
     #[arg(long)]
     pub no_build: bool,
@@ -34,31 +29,17 @@ pub struct ListArgs {
 
 pub fn run(args: &ListArgs) -> Result<ExitCode> {
     let workspace = Workspace::load()?;
-    let selected = workspace::select_suites(&workspace.suites, &args.packages, &args.suites)?;
-    let features = workspace::resolve_features(&workspace.packages, &selected, &args.features)?;
+    let (selected, features) = args.selection.resolve(&workspace)?;
 
-    let mut counts = vec![None; selected.len()];
-    if !args.no_build {
-        let sh = Shell::new().context("creating a shell")?;
-        sh.change_dir(&workspace.root);
-        prereqs::ensure(&sh)?;
-        let plan = suite_build::plan(
-            &workspace.suites,
-            &selected,
-            &features,
-            Scope::SelectedPackages,
-        );
-        let built = suite_build::build(&sh, &workspace, &selected, &plan, &mut Vec::new())?;
-        for (count, suite) in counts.iter_mut().zip(&built) {
-            let cases = suite_binary::list_cases(
-                &sh,
-                suite,
-                args.filter.as_deref(),
-                &workspace.criterion_home(),
-            )?;
-            *count = Some(cases.len());
-        }
-    }
+    let counts: Vec<Option<usize>> = if args.no_build {
+        vec![None; selected.len()]
+    } else {
+        let filter = args.selection.filter.as_deref();
+        suite_build::list_cases(&workspace, &selected, &features, filter)?
+            .iter()
+            .map(|cases| Some(cases.len()))
+            .collect()
+    };
 
     let mut table = Table::new(&["package", "suite", "required features", ">cases"]);
     for (suite, count) in selected.iter().zip(&counts) {

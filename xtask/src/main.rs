@@ -15,12 +15,14 @@ mod list;
 mod metadata;
 mod prereqs;
 mod rundir;
+mod selection;
 mod smoke;
 mod suite_binary;
 mod suite_build;
 mod suites;
 mod table;
 mod test;
+mod walk;
 mod workspace;
 
 use std::process::ExitCode;

@@ -12,6 +12,7 @@ use serde::Serialize;
 use xshell::{Shell, cmd};
 
 use crate::clock::Utc;
+use crate::suite_binary::CriterionFlags;
 use crate::workspace::cargo;
 
 #[derive(Debug, Clone, Serialize)]
@@ -73,11 +74,8 @@ impl JvmRecord {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct CriterionSettings {
     pub criterion_home: Option<PathBuf>,
-    pub save_baseline: Option<String>,
-    pub baseline: Option<String>,
-    pub sample_size: Option<u64>,
-    pub warm_up_time_secs: Option<f64>,
-    pub measurement_time_secs: Option<f64>,
+    #[serde(flatten)]
+    pub flags: CriterionFlags,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -185,5 +183,25 @@ mod tests {
             (Some("AMD EPYC 7B13".to_string()), 2)
         );
         assert_eq!(parse_cpuinfo(""), (None, 0));
+    }
+
+    #[test]
+    fn criterion_settings_keep_their_metadata_json_keys() {
+        let settings = CriterionSettings {
+            criterion_home: Some(PathBuf::from("/t/criterion")),
+            flags: CriterionFlags {
+                baseline: Some("main".into()),
+                sample_size: Some(20),
+                warm_up_time: Some(0.5),
+                ..CriterionFlags::default()
+            },
+        };
+        assert_eq!(
+            serde_json::to_string(&settings).unwrap(),
+            concat!(
+                r#"{"criterion_home":"/t/criterion","save_baseline":null,"baseline":"main","#,
+                r#""sample_size":20,"warm_up_time_secs":0.5,"measurement_time_secs":null}"#
+            )
+        );
     }
 }

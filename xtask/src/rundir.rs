@@ -6,8 +6,17 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use clap::Args;
 
 use crate::clock::Utc;
+
+/// `--output`, for the commands that write a run (`smoke`, `bench`, `test`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct RunDirArgs {
+    /// Write the run here (new or empty) instead of <target>/native-benchmarks/<timestamp>.
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+}
 
 /// Creates the run directory: `--output DIR` (new or empty), or
 /// `<target dir>/native-benchmarks/<UTC timestamp>/`.

@@ -8,21 +8,25 @@ use clap::Args;
 
 use crate::jvm;
 use crate::prereqs;
+use crate::rundir::RunDirArgs;
+use crate::selection::Selection;
 use crate::suite_binary::Mode;
 use crate::suite_build::Scope;
-use crate::suites::{self, SelectionArgs, Session};
+use crate::suites::{self, Session};
 use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
 pub struct SmokeArgs {
     #[command(flatten)]
-    pub selection: SelectionArgs,
+    pub selection: Selection,
+    #[command(flatten)]
+    pub run_dir: RunDirArgs,
 }
 
 pub fn run(args: &SmokeArgs) -> Result<ExitCode> {
     let workspace = Workspace::load()?;
-    let (selected, features) = suites::resolve(&workspace, &args.selection)?;
-    let mut session = Session::start(workspace, "smoke", args.selection.output.as_deref())?;
+    let (selected, features) = args.selection.resolve(&workspace)?;
+    let mut session = Session::start(workspace, "smoke", args.run_dir.output.as_deref())?;
     prereqs::ensure(&session.sh)?;
     let jvm_ready = jvm::prepare_for_session(&mut session)?;
     let built = session.build(&selected, &features, Scope::SelectedPackages)?;

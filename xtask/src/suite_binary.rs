@@ -18,7 +18,7 @@ use std::process::{Command, ExitStatus, Stdio};
 
 use anyhow::{Context, Result, bail};
 use regex::Regex;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use xshell::{Shell, cmd};
 
 use crate::suite_build::BuiltSuite;
@@ -41,12 +41,15 @@ pub enum Mode {
     Bench(CriterionFlags),
 }
 
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Criterion's flags for a measurement, also recorded in `metadata.json`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CriterionFlags {
     pub save_baseline: Option<String>,
     pub baseline: Option<String>,
     pub sample_size: Option<u64>,
+    #[serde(rename = "warm_up_time_secs")]
     pub warm_up_time: Option<f64>,
+    #[serde(rename = "measurement_time_secs")]
     pub measurement_time: Option<f64>,
 }
 

@@ -7,13 +7,15 @@
 use std::collections::BTreeSet;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 use cargo_metadata::Message;
 use xshell::{Shell, cmd};
 
-use crate::workspace::{Features, Suite, Workspace, cargo};
+use crate::prereqs;
+use crate::suite_binary;
+use crate::workspace::{self, Features, Suite, Workspace, cargo};
 
 /// Which packages cargo resolves features for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,47 +195,60 @@ pub fn build(
     Ok(built)
 }
 
+/// For `list` and `compare`, outside any run: builds the selected suites (prerequisites
+/// first, commands not recorded) and returns each one's cases matching `filter`, in order.
+pub fn list_cases(
+    workspace: &Workspace,
+    selected: &[Suite],
+    features: &Features,
+    filter: Option<&str>,
+) -> Result<Vec<Vec<String>>> {
+    let sh = workspace.shell()?;
+    prereqs::ensure(&sh)?;
+    let plan = plan(
+        &workspace.suites,
+        selected,
+        features,
+        Scope::SelectedPackages,
+    );
+    let built = build(&sh, workspace, selected, &plan, &mut Vec::new())?;
+    built
+        .iter()
+        .map(|suite| suite_binary::list_cases(&sh, suite, filter, &workspace.criterion_home()))
+        .collect()
+}
+
 /// Runs one cargo invocation, streaming its JSON messages; diagnostics go to stderr as usual.
-fn run_build(mut command: Command, line: &str, workspace: &Workspace) -> Result<BuildOutput> {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .with_context(|| format!("could not start `{line}`; is cargo on PATH?"))?;
-    let stdout = child
-        .stdout
-        .take()
-        .context("cargo's stdout was not captured")?;
-    let mut found = BuildOutput::default();
-    for message in Message::parse_stream(BufReader::new(stdout)) {
-        match message.context("reading cargo's JSON messages")? {
-            Message::CompilerArtifact(artifact) if artifact.target.is_bench() => {
-                if let Some(executable) = artifact.executable {
-                    let package = package_of(workspace, artifact.manifest_path.as_std_path())
-                        .unwrap_or_else(|| artifact.package_id.repr.clone());
-                    found.executables.push((
-                        package,
-                        artifact.target.name,
-                        executable.into_std_path_buf(),
-                    ));
+fn run_build(command: Command, line: &str, workspace: &Workspace) -> Result<BuildOutput> {
+    let (found, status) = workspace::run_cargo(command, line, |stdout| {
+        let mut found = BuildOutput::default();
+        for message in Message::parse_stream(BufReader::new(stdout)) {
+            match message.context("reading cargo's JSON messages")? {
+                Message::CompilerArtifact(artifact) if artifact.target.is_bench() => {
+                    if let Some(executable) = artifact.executable {
+                        let package = package_of(workspace, artifact.manifest_path.as_std_path())
+                            .unwrap_or_else(|| artifact.package_id.repr.clone());
+                        found.executables.push((
+                            package,
+                            artifact.target.name,
+                            executable.into_std_path_buf(),
+                        ));
+                    }
                 }
+                Message::BuildScriptExecuted(script) => {
+                    found.native_dirs.extend(
+                        script
+                            .linked_paths
+                            .iter()
+                            .filter_map(|p| native_dir(p.as_str(), &workspace.target_dir)),
+                    );
+                }
+                Message::TextLine(text) => eprintln!("{text}"),
+                _ => {}
             }
-            Message::BuildScriptExecuted(script) => {
-                found.native_dirs.extend(
-                    script
-                        .linked_paths
-                        .iter()
-                        .filter_map(|p| native_dir(p.as_str(), &workspace.target_dir)),
-                );
-            }
-            Message::TextLine(text) => eprintln!("{text}"),
-            _ => {}
         }
-    }
-    let status = child
-        .wait()
-        .with_context(|| format!("waiting for `{line}`"))?;
+        Ok(found)
+    })?;
     if !status.success() {
         bail!(
             "building the suites failed ({status}); the compiler's messages are above. Command: {line}"

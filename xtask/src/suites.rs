@@ -11,8 +11,6 @@ use std::process::{ExitCode, ExitStatus};
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result};
-use clap::Args;
-use regex::Regex;
 use xshell::Shell;
 
 use crate::clock::Utc;
@@ -22,7 +20,7 @@ use crate::rundir;
 use crate::suite_binary::{self, CaseRow, Mode, SuiteSummary};
 use crate::suite_build::{self, BuiltSuite, Scope};
 use crate::table::Table;
-use crate::workspace::{self, Features, Suite, Workspace};
+use crate::workspace::{Features, Suite, Workspace};
 
 /// Lines of a failing suite's log shown in the terminal.
 const LOG_TAIL_LINES: usize = 40;
@@ -34,42 +32,6 @@ const FAILED_CASES_SHOWN: usize = 20;
 /// than `SystemTime::now()` taken before the file was written; estimates this much older than
 /// the suite's start still count as this run's.
 const FILE_TIME_SLACK: Duration = Duration::from_secs(1);
-
-/// Which suites to run and how to build them (shared by `smoke` and `bench`).
-#[derive(Debug, Clone, Default, Args)]
-pub struct SelectionArgs {
-    /// Only suites of this package (repeatable).
-    #[arg(long = "package", short = 'p', value_name = "PACKAGE")]
-    pub packages: Vec<String>,
-    /// Only this suite, i.e. bench target (repeatable).
-    #[arg(long = "suite", value_name = "SUITE")]
-    pub suites: Vec<String>,
-    /// Only cases whose id matches this regex (searched, not anchored).
-    #[arg(long, value_name = "REGEX", value_parser = parse_filter)]
-    pub filter: Option<String>,
-    /// Enable feature F of every selected package (or `pkg/F` for one package); repeatable.
-    #[arg(long = "features", short = 'F', value_name = "F")]
-    pub features: Vec<String>,
-    /// Write the run here (new or empty) instead of <target>/native-benchmarks/<timestamp>.
-    #[arg(long, value_name = "DIR")]
-    pub output: Option<PathBuf>,
-}
-
-/// Validates `--filter` with the same regex engine the runner uses.
-pub fn parse_filter(filter: &str) -> Result<String, String> {
-    Regex::new(filter)
-        .map(|_| filter.to_string())
-        .map_err(|err| format!("not a valid regex:\n{err}"))
-}
-
-/// Resolves `--package`/`--suite`/`--features` against the workspace.
-pub fn resolve(workspace: &Workspace, selection: &SelectionArgs) -> Result<(Vec<Suite>, Features)> {
-    let selected =
-        workspace::select_suites(&workspace.suites, &selection.packages, &selection.suites)?;
-    let features =
-        workspace::resolve_features(&workspace.packages, &selected, &selection.features)?;
-    Ok((selected, features))
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SuiteStatus {
@@ -133,8 +95,7 @@ pub struct Session {
 impl Session {
     /// Creates the run directory and writes the first `metadata.json`.
     pub fn start(workspace: Workspace, mode: &str, output: Option<&Path>) -> Result<Session> {
-        let sh = Shell::new().context("creating a shell")?;
-        sh.change_dir(&workspace.root);
+        let sh = workspace.shell()?;
         let now = Utc::now();
         let run_dir = rundir::create(output, &workspace.target_dir, now)?;
         let mut metadata = RunMetadata::start(&sh, mode, &run_dir, now);
@@ -470,13 +431,6 @@ mod tests {
             SuiteStatus::judge(Some(failing), false),
             SuiteStatus::Failed
         );
-    }
-
-    #[test]
-    fn a_bad_filter_is_reported_as_a_bad_regex() {
-        assert!(parse_filter("rows=(16|1024)").is_ok());
-        let err = parse_filter("rows=(16").unwrap_err();
-        assert!(err.starts_with("not a valid regex"), "{err}");
     }
 
     #[test]

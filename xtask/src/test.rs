@@ -12,8 +12,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
 use std::sync::LazyLock;
 
 use anyhow::{Context, Result};
@@ -24,6 +23,7 @@ use xshell::cmd;
 use crate::jvm;
 use crate::metadata::TestTotals;
 use crate::prereqs;
+use crate::rundir::RunDirArgs;
 use crate::suite_binary::Mode;
 use crate::suite_build::Scope;
 use crate::suites::Session;
@@ -31,9 +31,8 @@ use crate::workspace::{self, Workspace, cargo};
 
 #[derive(Debug, Args)]
 pub struct TestArgs {
-    /// Write the run here (new or empty) instead of <target>/native-benchmarks/<timestamp>.
-    #[arg(long, value_name = "DIR")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub run_dir: RunDirArgs,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -81,7 +80,7 @@ fn run_steps(args: &TestArgs, totals: &mut Totals) -> Result<()> {
         &[],
     )?);
 
-    let mut session = Session::start(workspace, "test", args.output.as_deref())?;
+    let mut session = Session::start(workspace, "test", args.run_dir.output.as_deref())?;
     session.metadata.features = features.to_map();
     session.metadata.allocator = features.allocator().to_string();
     prereqs::ensure(&session.sh)?;
@@ -140,31 +139,21 @@ fn run_steps(args: &TestArgs, totals: &mut Totals) -> Result<()> {
 
 /// Runs one `cargo test`, echoing and logging its stdout, and returns (passed, failed).
 /// A failing command that reports no failing test (a compile error) counts as one failure.
-fn cargo_test(mut command: Command, line: &str, log: &mut File) -> Result<(u64, u64)> {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .with_context(|| format!("could not start `{line}`"))?;
-    let stdout = child
-        .stdout
-        .take()
-        .context("cargo's stdout was not captured")?;
-    writeln!(log, "$ {line}").context("writing cargo-test.log")?;
-    let mut counts = (0, 0);
-    for output_line in BufReader::new(stdout).lines() {
-        let output_line = output_line.context("reading cargo test's output")?;
-        println!("{output_line}");
-        writeln!(log, "{output_line}").context("writing cargo-test.log")?;
-        if let Some((passed, failed)) = parse_test_result(&output_line) {
-            counts.0 += passed;
-            counts.1 += failed;
+fn cargo_test(command: Command, line: &str, log: &mut File) -> Result<(u64, u64)> {
+    let (mut counts, status) = workspace::run_cargo(command, line, |stdout| {
+        writeln!(log, "$ {line}").context("writing cargo-test.log")?;
+        let mut counts = (0, 0);
+        for output_line in BufReader::new(stdout).lines() {
+            let output_line = output_line.context("reading cargo test's output")?;
+            println!("{output_line}");
+            writeln!(log, "{output_line}").context("writing cargo-test.log")?;
+            if let Some((passed, failed)) = parse_test_result(&output_line) {
+                counts.0 += passed;
+                counts.1 += failed;
+            }
         }
-    }
-    let status = child
-        .wait()
-        .with_context(|| format!("waiting for `{line}`"))?;
+        Ok(counts)
+    })?;
     if !status.success() && counts.1 == 0 {
         eprintln!("error: `{line}` failed ({status}) without reporting a failing test; see above");
         counts.1 = 1;

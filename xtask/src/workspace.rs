@@ -5,9 +5,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::process::{ChildStdout, Command, ExitStatus, Stdio};
 
 use anyhow::{Context, Result, bail};
 use cargo_metadata::MetadataCommand;
+use xshell::Shell;
 
 /// One workspace member.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +46,30 @@ pub struct Workspace {
 /// The cargo binary that started us (`cargo xtask` sets `CARGO`), or `cargo` from `PATH`.
 pub fn cargo() -> OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+/// Runs a cargo `command` (shown as `line`) with stdin closed, stderr inherited and stdout
+/// handed to `read`; returns what `read` returned and cargo's exit status.
+pub fn run_cargo<T>(
+    mut command: Command,
+    line: &str,
+    read: impl FnOnce(ChildStdout) -> Result<T>,
+) -> Result<(T, ExitStatus)> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .with_context(|| format!("could not start `{line}`; is cargo on PATH?"))?;
+    let stdout = child
+        .stdout
+        .take()
+        .context("cargo's stdout was not captured")?;
+    let read = read(stdout)?;
+    let status = child
+        .wait()
+        .with_context(|| format!("waiting for `{line}`"))?;
+    Ok((read, status))
 }
 
 /// The workspace root, known at compile time from this crate's location.
@@ -91,6 +117,13 @@ impl Workspace {
             packages,
             suites,
         })
+    }
+
+    /// A shell working in the workspace root.
+    pub fn shell(&self) -> Result<Shell> {
+        let sh = Shell::new().context("creating a shell")?;
+        sh.change_dir(&self.root);
+        Ok(sh)
     }
 
     /// Where suites keep Criterion's files (`CRITERION_HOME`).

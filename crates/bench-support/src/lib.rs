@@ -7,6 +7,7 @@
 //! - [`buffers`]: Arrow buffer diagnostics, shared versus new output bytes.
 //! - [`fixtures`]: deterministic fixture generators (no clock, no unseeded randomness).
 //! - [`jvm`]: locating the released Flink classpath for JVM-backed tests and suites.
+//! - [`oracles`]: independent models (Java's comparisons, textbook Murmur3) for checks.
 //! - [`runner`]: the probe-then-time case runner and its contract with `cargo xtask`.
 //!
 //! How results are judged is in the project's `EVIDENCE.md`: fixtures, oracle checks and
@@ -18,6 +19,7 @@ pub mod alloc;
 pub mod buffers;
 pub mod fixtures;
 pub mod jvm;
+pub mod oracles;
 pub mod runner;
 
 pub use alloc::{AllocationCounts, CountingAllocator, probe};

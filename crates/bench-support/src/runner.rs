@@ -155,28 +155,20 @@ impl Suite {
         I: ArrowBuffers,
         O: ArrowBuffers,
     {
-        if !self.select(id) {
-            return;
-        }
-        let prepared = catch(|| {
-            let input = setup();
-            let output = run(&input);
-            check(&input, &output)?;
-            let buffers = buffer_report(&input, &output);
-            drop(output);
-            let ((), counts) = probe(|| drop(run(&input))).map_err(|e| e.to_string())?;
-            Ok((input, counts, buffers))
-        });
-        let Some((input, counts, buffers)) = self.settle(id, prepared) else {
-            return;
+        let checked = |input: &I| {
+            let output = run(input);
+            check(input, &output)?;
+            Ok(buffer_report(input, &output))
         };
-        self.record_allocations(id, &counts, &buffers);
-        self.time(id, |b| b.iter(|| run(&input)));
+        let probe_run = |input: &I| probe(|| drop(run(input))).map(|((), counts)| counts);
+        if let Some(input) = self.prepare(id, setup, checked, probe_run) {
+            self.time(id, |b| b.iter(|| run(&input)));
+        }
     }
 
     /// A stateful case: `fresh` prepares an operator or store outside timing for every
     /// iteration (`iter_batched_ref`); `run` is timed, its output disposal included, and the
-    /// operator's destruction excluded.
+    /// operator's creation and destruction excluded (from the probe as well).
     pub fn stateful<I, S, O>(
         &mut self,
         id: &str,
@@ -188,30 +180,53 @@ impl Suite {
         I: ArrowBuffers,
         O: ArrowBuffers,
     {
+        // The state outlives the oracle's look at the output (it may point into the state).
+        let checked = |input: &I| {
+            let mut state = fresh(input);
+            let output = run(&mut state, input);
+            check(input, &output)?;
+            let report = buffer_report(input, &output);
+            drop(output);
+            drop(state);
+            Ok(report)
+        };
+        let probe_run = |input: &I| {
+            let mut state = fresh(input);
+            let counts = probe(|| drop(run(&mut state, input))).map(|((), counts)| counts);
+            drop(state);
+            counts
+        };
+        if let Some(input) = self.prepare(id, setup, checked, probe_run) {
+            self.time(id, |b| {
+                b.iter_batched_ref(|| fresh(&input), |s| run(s, &input), BatchSize::LargeInput)
+            });
+        }
+    }
+
+    /// Steps 1-3 of a case: fixture, oracle, probe and CSV row. Returns the fixture to time,
+    /// or `None` when the case is not selected or failed (it is then never timed).
+    ///
+    /// `checked` runs the production call once, applies the oracle and walks the output
+    /// buffers; `probe_run` runs it once more under the allocation probe.
+    fn prepare<I>(
+        &mut self,
+        id: &str,
+        setup: impl FnOnce() -> I,
+        checked: impl FnOnce(&I) -> Result<BufferReport, String>,
+        probe_run: impl Fn(&I) -> Result<AllocationCounts, crate::alloc::ProbeError>,
+    ) -> Option<I> {
         if !self.select(id) {
-            return;
+            return None;
         }
         let prepared = catch(|| {
             let input = setup();
-            let mut state = fresh(&input);
-            let output = run(&mut state, &input);
-            check(&input, &output)?;
-            let buffers = buffer_report(&input, &output);
-            drop(output);
-            drop(state);
-            let mut state = fresh(&input);
-            let ((), counts) =
-                probe(|| drop(run(&mut state, &input))).map_err(|e| e.to_string())?;
-            drop(state);
+            let buffers = checked(&input)?;
+            let counts = probe_run(&input).map_err(|e| e.to_string())?;
             Ok((input, counts, buffers))
         });
-        let Some((input, counts, buffers)) = self.settle(id, prepared) else {
-            return;
-        };
+        let (input, counts, buffers) = self.settle(id, prepared)?;
         self.record_allocations(id, &counts, &buffers);
-        self.time(id, |b| {
-            b.iter_batched_ref(|| fresh(&input), |s| run(s, &input), BatchSize::LargeInput)
-        });
+        Some(input)
     }
 
     /// Records a case that cannot run here (for example, no JVM), with the reason. A skipped

@@ -22,7 +22,6 @@
 //! Every import is checked against its source (schema, values, NULLs) and for buffer
 //! identity: the imported buffers must be the exported ones (zero new bytes).
 
-use std::cmp::Ordering;
 use std::sync::Arc;
 
 use arrow::array::{
@@ -38,6 +37,7 @@ use arrow::datatypes::{
 use bench_support::adapters::Handoff;
 use bench_support::buffers::{ArrowBuffers, buffer_report};
 use bench_support::fixtures::{self, NullPattern, ROW_COUNTS, SLICE_OFFSET, STRING_WIDTHS};
+use bench_support::oracles::java_double_compare;
 use bench_support::{Suite, Verdict, expect_eq};
 use streamfusion::changelog::{ChangelogBatch, RowKind, nested_row_kinds, with_nested_row_kinds};
 use streamfusion_bridge::bench::CDataHandoff;
@@ -446,24 +446,12 @@ fn timestamp_transforms(suite: &mut Suite) {
     }
 }
 
-/// `java.lang.Double.compare`, from its specification.
-fn java_compare(a: f64, b: f64) -> Ordering {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Greater,
-        (false, true) => Ordering::Less,
-        _ if a < b => Ordering::Less,
-        _ if a > b => Ordering::Greater,
-        _ => a.is_sign_positive().cmp(&b.is_sign_positive()),
-    }
-}
-
 fn check_order<K: Ord>(values: &[Option<f64>], keys: &[Option<K>]) -> Verdict {
     for i in 1..values.len() {
         if let ((Some(a), Some(ka)), (Some(b), Some(kb))) =
             ((values[i - 1], &keys[i - 1]), (values[i], &keys[i]))
         {
-            let (got, want) = (ka.cmp(kb), java_compare(a, b));
+            let (got, want) = (ka.cmp(kb), java_double_compare(a, b));
             if got != want {
                 return Err(format!(
                     "rows {} and {i}: {a:?} vs {b:?} keyed {got:?}, Java says {want:?}",

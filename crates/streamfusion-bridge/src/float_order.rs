@@ -54,20 +54,7 @@ pub fn f32_order_keys(values: &Float32Array) -> UInt32Array {
 mod tests {
     use super::*;
     use arrow::array::Array;
-    use std::cmp::Ordering;
-
-    /// `java.lang.Double.compare`, written from its specification as the oracle.
-    fn java_double_compare(a: f64, b: f64) -> Ordering {
-        match (a.is_nan(), b.is_nan()) {
-            (true, true) => Ordering::Equal,
-            (true, false) => Ordering::Greater,
-            (false, true) => Ordering::Less,
-            _ if a < b => Ordering::Less,
-            _ if a > b => Ordering::Greater,
-            // Equal by `==`: only the zeros can still differ; -0.0 < 0.0.
-            _ => a.is_sign_positive().cmp(&b.is_sign_positive()),
-        }
-    }
+    use bench_support::oracles::java_double_compare;
 
     fn interesting_doubles() -> Vec<f64> {
         vec![

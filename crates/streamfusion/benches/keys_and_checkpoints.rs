@@ -1,11 +1,21 @@
 //! The `keys_and_checkpoints` suite: key materialization (Flink key hashing and key groups,
-//! arrow-row state keys). Checkpoint and restore cases join when keyed state lands.
+//! arrow-row state keys) and keyed-state checkpoints with aligned and rebuilt restore.
 //!
 //! Measured boundaries:
 //! - `keys/flink_hash/...`: writing the key columns as `BinaryRowData` rows, hashing them
 //!   and assigning key groups (max parallelism 128), output vector allocation included;
 //! - `keys/state_encode/...` and `keys/state_decode/...`: arrow-row encode of key columns,
-//!   and decode of encoded rows back to columns.
+//!   and decode of encoded rows back to columns;
+//! - `checkpoint/{memory,rocksdb}/keys=N`: publishing a checkpoint of a store holding N keys
+//!   (backend snapshot, checksums, syncs, rename); the store is filled outside timing;
+//! - `restore/{memory,rocksdb}/{aligned,rebuilt}/keys=N`: restoring from a published
+//!   checkpoint (aligned: adopt the files and open; rebuilt: scan the subtask's key groups
+//!   into a fresh store) into a working directory prepared outside timing. Closing the
+//!   restored store and removing directories stay outside timing. Each check compares the
+//!   complete restored contents with the source's, then keeps writing to the restored store.
+//!
+//! Key domains: 16, 1,024 and 16,384 distinct keys of ~280 bytes (264-byte UTF-8 keys
+//! encoded with arrow-row), spread over 128 key groups.
 //!
 //! Fixtures (built outside timing): BIGINT keys, and composite (BIGINT, VARCHAR) keys with
 //! 8- or 264-byte UTF-8 (Unicode and NUL) at 16/1,024/16,384 rows, nullable or not, sliced
@@ -13,6 +23,7 @@
 //! with a textbook Murmur3 for hashes, and for state keys the round trip plus an order check
 //! against a direct comparison of the values.
 
+use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -21,9 +32,16 @@ use arrow::datatypes::Int64Type;
 use arrow::row::Rows;
 use bench_support::buffers::ArrowBuffers;
 use bench_support::fixtures::{self, NullPattern, ROW_COUNTS, SLICE_OFFSET};
-use bench_support::{Suite, Verdict};
+use bench_support::oracles::flink_key_group;
+use bench_support::{Suite, Verdict, expect_eq};
+use std::collections::BTreeMap;
 use streamfusion::keys::KeyHasher;
 use streamfusion::keys::state_key::StateKeyCodec;
+use streamfusion::state::checkpoint::{self, Checkpoint};
+use streamfusion::state::layout::state_key;
+use streamfusion::state::memory::MemoryBackend;
+use streamfusion::state::rocks::{RocksBackend, RocksOptions};
+use streamfusion::state::{ScanRange, StateBackend, TableId, WriteBatch};
 use streamfusion::types::LogicalType;
 
 bench_support::counting_allocator!();
@@ -35,6 +53,7 @@ fn main() {
     let mut suite = Suite::new("keys_and_checkpoints");
     flink_hash(&mut suite);
     state_keys(&mut suite);
+    checkpoints(&mut suite);
     suite.finish();
 }
 
@@ -81,34 +100,7 @@ fn composite_keys(rows: usize, width: usize, nullable: bool) -> Keys {
     Keys(vec![Arc::new(ids), Arc::new(names)])
 }
 
-// ---- The oracle: Flink's key row and hashes, one row at a time, from the documented rules.
-
-fn murmur3_32(data: &[u8], seed: u32) -> u32 {
-    let (c1, c2) = (0xcc9e_2d51_u32, 0x1b87_3593_u32);
-    let mut h = seed;
-    for chunk in data.chunks_exact(4) {
-        let k = u32::from_le_bytes(chunk.try_into().unwrap());
-        h ^= k.wrapping_mul(c1).rotate_left(15).wrapping_mul(c2);
-        h = h.rotate_left(13).wrapping_mul(5).wrapping_add(0xe654_6b64);
-    }
-    h ^= data.len() as u32;
-    h ^= h >> 16;
-    h = h.wrapping_mul(0x85eb_ca6b);
-    h ^= h >> 13;
-    h = h.wrapping_mul(0xc2b2_ae35);
-    h ^ (h >> 16)
-}
-
-fn model_key_group(row: &[u8]) -> u32 {
-    let hash = murmur3_32(row, 42) as i32;
-    let scrambled = murmur3_32(&hash.to_le_bytes(), 0) as i32;
-    let non_negative = if scrambled == i32::MIN {
-        0
-    } else {
-        scrambled.wrapping_abs()
-    };
-    non_negative as u32 % MAX_PARALLELISM
-}
+// ---- The oracle: Flink's key row, one row at a time, from the documented layout.
 
 /// One key row: header word, then an 8-byte slot per field, then long strings.
 fn model_row(ids: &Int64Array, names: Option<&StringArray>, r: usize) -> Vec<u8> {
@@ -149,7 +141,7 @@ fn check_groups(keys: &Keys, groups: &Groups) -> Verdict {
         ));
     }
     for r in 0..ids.len() {
-        let expected = model_key_group(&model_row(ids, names, r));
+        let expected = flink_key_group(&model_row(ids, names, r), MAX_PARALLELISM);
         if groups.0[r] != expected {
             return Err(format!(
                 "row {r}: key group {} but the model says {expected}",
@@ -225,6 +217,15 @@ fn check_order(keys: &Keys, rows: &Rows) -> Verdict {
     Ok(())
 }
 
+fn check_decoded(keys: &Keys, decoded: &[ArrayRef]) -> Verdict {
+    for (i, (d, k)) in decoded.iter().zip(&keys.0).enumerate() {
+        if d.to_data() != k.to_data() {
+            return Err(format!("column {i} does not decode back to the input"));
+        }
+    }
+    Ok(())
+}
+
 fn state_keys(suite: &mut Suite) {
     let types = vec![LogicalType::BigInt, LogicalType::VarChar(i32::MAX as u32)];
     for rows in ROW_COUNTS {
@@ -239,12 +240,7 @@ fn state_keys(suite: &mut Suite) {
                     |keys, encoded| {
                         check_order(keys, &encoded.0)?;
                         let decoded = codec.decode(encoded.0.iter()).map_err(|e| e.to_string())?;
-                        for (i, (d, k)) in decoded.iter().zip(&keys.0).enumerate() {
-                            if d.to_data() != k.to_data() {
-                                return Err(format!("column {i} does not decode back"));
-                            }
-                        }
-                        Ok(())
+                        check_decoded(keys, &decoded)
                     },
                 );
                 let codec = StateKeyCodec::try_new(types.clone()).expect("codec");
@@ -256,14 +252,207 @@ fn state_keys(suite: &mut Suite) {
                         (keys, Encoded(encoded))
                     },
                     |(_, encoded)| Keys(codec.decode(encoded.0.iter()).expect("decode")),
-                    |(keys, _), decoded| {
-                        for (i, (d, k)) in decoded.0.iter().zip(&keys.0).enumerate() {
-                            if d.to_data() != k.to_data() {
-                                return Err(format!("column {i} differs after decoding"));
+                    |(keys, _), decoded| check_decoded(keys, &decoded.0),
+                );
+            }
+        }
+    }
+}
+
+// ---- Checkpoints.
+
+/// A store's complete contents: (table, key) -> value.
+type Contents = BTreeMap<(String, Vec<u8>), Vec<u8>>;
+
+fn contents(store: &dyn StateBackend) -> Contents {
+    let mut out = Contents::new();
+    for (i, name) in store.table_names().iter().enumerate() {
+        store
+            .scan(TableId::from_index(i), ScanRange::All, &mut |k, v| {
+                out.insert((name.clone(), k.to_vec()), v.to_vec());
+                true
+            })
+            .expect("scan");
+    }
+    out
+}
+
+/// Fills `store` with `keys` distinct keys (264-byte UTF-8, arrow-row encoded) across 128
+/// key groups, one 16-byte value each.
+fn fill(store: &mut dyn StateBackend, keys: usize) {
+    let codec = StateKeyCodec::try_new(vec![LogicalType::VarChar(i32::MAX as u32)]).expect("codec");
+    let names: ArrayRef = Arc::new(fixtures::utf8(keys, 264, NullPattern::None));
+    let groups = KeyHasher::new(vec![LogicalType::VarChar(i32::MAX as u32)])
+        .key_groups(std::slice::from_ref(&names), 128)
+        .expect("key groups");
+    let encoded = codec.encode(&[names]).expect("encode");
+    let table = store.open_table("values").expect("table");
+    let mut batch = WriteBatch::with_capacity(keys);
+    for (row, kg) in groups.iter().enumerate() {
+        let key = state_key(*kg as u16, encoded.row(row).as_ref(), &[], &[]);
+        batch.put(table, key, (row as u128).to_le_bytes().to_vec());
+    }
+    store.write(&batch).expect("write");
+}
+
+/// A store of either backend, with the directory that holds it. The cell lets an oracle
+/// keep writing to a restored store it only borrows.
+struct Store {
+    backend: RefCell<Box<dyn StateBackend>>,
+    _dir: tempfile::TempDir,
+}
+
+impl ArrowBuffers for Store {
+    fn collect_arrays(&self, _: &mut Vec<ArrayData>) {}
+}
+
+/// A published checkpoint and the contents it must restore.
+struct Published {
+    checkpoint: Checkpoint,
+    expected: Contents,
+    _dir: tempfile::TempDir,
+}
+
+impl ArrowBuffers for Published {
+    fn collect_arrays(&self, _: &mut Vec<ArrayData>) {}
+}
+
+fn new_store(rocks: bool) -> Store {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let backend: Box<dyn StateBackend> = if rocks {
+        Box::new(
+            RocksBackend::open(&dir.path().join("db"), &RocksOptions::checked_in()).expect("open"),
+        )
+    } else {
+        Box::new(MemoryBackend::new())
+    };
+    Store {
+        backend: RefCell::new(backend),
+        _dir: dir,
+    }
+}
+
+fn published(rocks: bool, keys: usize) -> Published {
+    let store = new_store(rocks);
+    let mut backend = store.backend.borrow_mut();
+    fill(backend.as_mut(), keys);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let checkpoint =
+        checkpoint::publish(backend.as_mut(), &dir.path().join("ckpt"), b"").expect("publish");
+    Published {
+        checkpoint,
+        expected: contents(backend.as_ref()),
+        _dir: dir,
+    }
+}
+
+/// The restored store holds exactly the checkpoint's contents and keeps accepting writes.
+fn check_restored(input: &Published, restored: &Store) -> Verdict {
+    let mut backend = restored.backend.borrow_mut();
+    let got = contents(backend.as_ref());
+    if got != input.expected {
+        return Err(format!(
+            "restored {} entries, the checkpoint holds {}",
+            got.len(),
+            input.expected.len()
+        ));
+    }
+    // Keep processing: overwrite one restored entry, add a new one, read both back.
+    let table = backend.open_table("values").map_err(|e| e.to_string())?;
+    let ((_, first), _) = input
+        .expected
+        .first_key_value()
+        .ok_or("an empty checkpoint")?;
+    let fresh = state_key(5, b"after-restore", &[], &[]);
+    let mut batch = WriteBatch::new();
+    batch.put(table, first.clone(), b"updated".to_vec());
+    batch.put(table, fresh.clone(), b"new".to_vec());
+    backend.write(&batch).map_err(|e| e.to_string())?;
+    let read = backend
+        .multi_get(table, &[first, &fresh])
+        .map_err(|e| e.to_string())?;
+    expect_eq(
+        "values written after restore",
+        &read,
+        &vec![Some(b"updated".to_vec()), Some(b"new".to_vec())],
+    )
+}
+
+fn checkpoints(suite: &mut Suite) {
+    for (rocks, backend) in [(false, "memory"), (true, "rocksdb")] {
+        for keys in ROW_COUNTS {
+            suite.stateful(
+                &format!("checkpoint/{backend}/keys={keys}"),
+                || (),
+                |()| {
+                    let store = new_store(rocks);
+                    fill(store.backend.borrow_mut().as_mut(), keys);
+                    (store, tempfile::tempdir().expect("temp dir"))
+                },
+                |(store, target), ()| Published {
+                    checkpoint: checkpoint::publish(
+                        store.backend.get_mut().as_mut(),
+                        &target.path().join("ckpt"),
+                        b"",
+                    )
+                    .expect("publish"),
+                    expected: Contents::new(),
+                    _dir: tempfile::tempdir().expect("temp dir"),
+                },
+                |(), out| {
+                    let opened =
+                        Checkpoint::open(out.checkpoint.path()).map_err(|e| e.to_string())?;
+                    expect_eq("files", &opened.manifest().files.is_empty(), &false)
+                },
+            );
+            for mode in ["aligned", "rebuilt"] {
+                suite.stateful(
+                    &format!("restore/{backend}/{mode}/keys={keys}"),
+                    || published(rocks, keys),
+                    |_| tempfile::tempdir().expect("scratch"),
+                    |scratch, input| {
+                        let options = RocksOptions::checked_in();
+                        let working = scratch.path().join("restored");
+                        let backend: Box<dyn StateBackend> = match (mode, rocks) {
+                            ("aligned", false) => Box::new(
+                                checkpoint::restore_memory(&input.checkpoint).expect("restore"),
+                            ),
+                            ("aligned", true) => Box::new(
+                                checkpoint::restore_rocks(&input.checkpoint, &working, &options)
+                                    .expect("restore"),
+                            ),
+                            (_, false) => {
+                                let mut target = MemoryBackend::new();
+                                checkpoint::rebuild(
+                                    std::slice::from_ref(&input.checkpoint),
+                                    &(0..=127),
+                                    &mut target,
+                                    &options,
+                                    &scratch.path().join("scratch"),
+                                )
+                                .expect("rebuild");
+                                Box::new(target)
                             }
+                            (_, true) => {
+                                let mut target =
+                                    RocksBackend::open(&working, &options).expect("open");
+                                checkpoint::rebuild(
+                                    std::slice::from_ref(&input.checkpoint),
+                                    &(0..=127),
+                                    &mut target,
+                                    &options,
+                                    &scratch.path().join("scratch"),
+                                )
+                                .expect("rebuild");
+                                Box::new(target)
+                            }
+                        };
+                        Store {
+                            backend: RefCell::new(backend),
+                            _dir: tempfile::tempdir().expect("temp dir"),
                         }
-                        Ok(())
                     },
+                    check_restored,
                 );
             }
         }

@@ -57,6 +57,44 @@ pub enum Error {
     /// An argument outside its valid range (parallelism, key group, ...).
     #[error("{0}")]
     OutOfRange(String),
+    /// A checkpoint that cannot be used: missing, truncated, corrupted or from elsewhere.
+    #[error("checkpoint {path}: {problem}")]
+    Checkpoint {
+        /// The checkpoint directory (or file) at fault.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A file-system operation failed.
+    #[error("{operation} {path}: {source}")]
+    Io {
+        /// What was being done.
+        operation: &'static str,
+        /// The file or directory.
+        path: std::path::PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// RocksDB reported an error.
+    #[error("RocksDB: {0}")]
+    RocksDb(#[from] rocksdb::Error),
+    /// A reservation that would exceed the task's memory budget.
+    #[error(
+        "memory budget exceeded: {holder} asked for {requested} bytes with {reserved} of {limit} reserved"
+    )]
+    BudgetExceeded {
+        /// Who asked.
+        holder: String,
+        /// How much.
+        requested: u64,
+        /// Reserved by everyone before the request.
+        reserved: u64,
+        /// The budget.
+        limit: u64,
+    },
+    /// State used against its contract (unknown table, malformed key, bad options).
+    #[error("state: {0}")]
+    State(String),
     /// A column had a shape the operation does not accept.
     #[error("{0}")]
     InvalidShape(String),
@@ -67,3 +105,18 @@ pub enum Error {
 
 /// The engine's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// An [`Error::Io`] for `operation` on `path`.
+    pub(crate) fn io(
+        operation: &'static str,
+        path: impl Into<std::path::PathBuf>,
+    ) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::Io {
+            operation,
+            path,
+            source,
+        }
+    }
+}

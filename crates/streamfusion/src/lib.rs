@@ -8,8 +8,10 @@
 //! - [`types`]: Flink logical types and the Arrow types that carry them.
 //! - [`keys`]: key rows in Flink's `BinaryRowData` layout, Flink's key hashing and key-group
 //!   assignment, and order-preserving state keys.
+//! - [`state`]: keyed state on memory and RocksDB behind one interface, with atomic,
+//!   verified checkpoints and aligned or rebuilt (rescaling) restore.
 //!
-//! Keyed state, Calc, aggregation and the other operator families build on these types
+//! Calc, aggregation and the other operator families build on these types
 //! (see `DESIGN.md` in the project's shared documents).
 
 #[cfg(feature = "bench")]
@@ -17,6 +19,7 @@ pub mod bench;
 pub mod changelog;
 pub mod error;
 pub mod keys;
+pub mod state;
 pub mod types;
 
 pub use error::{Error, Result};

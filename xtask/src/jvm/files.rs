@@ -6,30 +6,17 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use crate::walk;
+
 /// Files named `*.<extension>` under `dir` and its subdirectories, sorted; none when `dir`
 /// does not exist. Symbolic links to directories are not followed.
 pub fn find_recursive(dir: &Path, extension: &str) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let entries = match fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(err) if err.kind() == ErrorKind::NotFound => continue,
-            Err(err) => return Err(err).with_context(|| format!("listing {}", dir.display())),
-        };
-        for entry in entries {
-            let entry = entry.with_context(|| format!("listing {}", dir.display()))?;
-            let file_type = entry
-                .file_type()
-                .with_context(|| format!("inspecting {}", entry.path().display()))?;
-            let path = entry.path();
-            if file_type.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == extension) {
-                found.push(path);
-            }
+    walk::files(dir, |_, path, _| {
+        if path.extension().is_some_and(|e| e == extension) {
+            found.push(path);
         }
-    }
+    })?;
     found.sort();
     Ok(found)
 }

@@ -89,25 +89,7 @@ pub fn murmur_hash(code: i32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Standard Murmur3 x86_32, written from the reference algorithm as an oracle for the
-    /// word-aligned case (where Flink's variant is standard Murmur3 with seed 42).
-    fn murmur3_32(data: &[u8], seed: u32) -> u32 {
-        let (c1, c2) = (0xcc9e_2d51_u32, 0x1b87_3593_u32);
-        let mut h = seed;
-        for chunk in data.chunks_exact(4) {
-            let mut k = u32::from_le_bytes(chunk.try_into().unwrap());
-            k = k.wrapping_mul(c1).rotate_left(15).wrapping_mul(c2);
-            h ^= k;
-            h = h.rotate_left(13).wrapping_mul(5).wrapping_add(0xe654_6b64);
-        }
-        h ^= data.len() as u32;
-        h ^= h >> 16;
-        h = h.wrapping_mul(0x85eb_ca6b);
-        h ^= h >> 13;
-        h = h.wrapping_mul(0xc2b2_ae35);
-        h ^ (h >> 16)
-    }
+    use bench_support::oracles::murmur3_32;
 
     #[test]
     fn word_hashing_is_standard_murmur3_with_seed_42() {

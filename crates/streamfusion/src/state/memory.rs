@@ -1,0 +1,305 @@
+//! The memory (heap) backend: one ordered map per table.
+//!
+//! Checkpoint file `memory.state` (all integers little-endian):
+//!
+//! ```text
+//! "SFMEM001" | tables: u32 | per table: name_len: u32, name, entries: u64,
+//!                              per entry: key_len: u32, key, value_len: u32, value
+//! ```
+//!
+//! Integrity (sizes and CRC32 of every file) is the checkpoint manifest's job; parsing
+//! still checks every length so a damaged file is an error, never a partial restore.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::ops::Bound;
+use std::path::Path;
+
+use super::budget::MemoryBudget;
+use super::{BackendKind, ScanRange, StateBackend, TableId, WriteBatch};
+use crate::error::{Error, Result};
+
+const MAGIC: &[u8; 8] = b"SFMEM001";
+/// The checkpoint file's name inside the data directory.
+pub const SNAPSHOT_FILE: &str = "memory.state";
+
+type Table = BTreeMap<Vec<u8>, Vec<u8>>;
+
+/// Estimated heap bytes of one entry beyond its key and value (map node and vectors).
+pub const ENTRY_OVERHEAD: u64 = 64;
+
+/// Keyed state on the heap.
+#[derive(Debug, Default)]
+pub struct MemoryBackend {
+    names: Vec<String>,
+    tables: Vec<Table>,
+    accounting: Option<Accounting>,
+}
+
+/// What a budgeted store holds in its budget; released when the store is dropped.
+#[derive(Debug)]
+struct Accounting {
+    budget: MemoryBudget,
+    holder: String,
+    held: u64,
+}
+
+impl Drop for Accounting {
+    fn drop(&mut self) {
+        // Releasing exactly what was reserved cannot fail.
+        let _ = self.budget.release(&self.holder, self.held);
+    }
+}
+
+fn entry_bytes(key: &[u8], value: &[u8]) -> u64 {
+    (key.len() + value.len()) as u64 + ENTRY_OVERHEAD
+}
+
+impl MemoryBackend {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty store that reserves its entries' estimated bytes
+    /// (`key + value + ENTRY_OVERHEAD`) from `budget` as `holder`: a write that would
+    /// exceed the budget fails with [`Error::BudgetExceeded`] and changes nothing.
+    pub fn with_budget(budget: &MemoryBudget, holder: &str) -> Self {
+        Self {
+            accounting: Some(Accounting {
+                budget: budget.clone(),
+                holder: holder.to_string(),
+                held: 0,
+            }),
+            ..Self::default()
+        }
+    }
+
+    /// Restores a store from the data directory of a memory checkpoint.
+    pub fn restore(data_dir: &Path) -> Result<Self> {
+        let (names, tables) = read_snapshot(&data_dir.join(SNAPSHOT_FILE))?
+            .into_iter()
+            .unzip();
+        Ok(Self {
+            names,
+            tables,
+            ..Self::default()
+        })
+    }
+
+    /// Estimated bytes of all entries (what a budgeted store holds in its budget).
+    pub fn estimated_bytes(&self) -> u64 {
+        self.tables
+            .iter()
+            .flat_map(|t| t.iter())
+            .map(|(k, v)| entry_bytes(k, v))
+            .sum()
+    }
+
+    /// The change in estimated bytes `batch` would make.
+    fn delta(&self, batch: &WriteBatch) -> i128 {
+        let mut overlay: std::collections::HashMap<(usize, &[u8]), u64> = Default::default();
+        let mut delta = 0i128;
+        for (table, key, value) in batch.ops() {
+            let before = match overlay.get(&(table.0, key)) {
+                Some(&bytes) => bytes,
+                None => self.tables[table.0]
+                    .get(key)
+                    .map_or(0, |v| entry_bytes(key, v)),
+            };
+            let after = value.map_or(0, |v| entry_bytes(key, v));
+            overlay.insert((table.0, key), after);
+            delta += i128::from(after) - i128::from(before);
+        }
+        delta
+    }
+
+    /// The number of entries in `table`.
+    pub fn len(&self, table: TableId) -> usize {
+        self.tables.get(table.0).map_or(0, BTreeMap::len)
+    }
+
+    fn table(&self, table: TableId) -> Result<&Table> {
+        self.tables
+            .get(table.0)
+            .ok_or_else(|| Error::State(format!("unknown table id {}", table.0)))
+    }
+}
+
+impl StateBackend for MemoryBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Memory
+    }
+
+    fn open_table(&mut self, name: &str) -> Result<TableId> {
+        if let Some(i) = self.names.iter().position(|n| n == name) {
+            return Ok(TableId(i));
+        }
+        self.names.push(name.to_string());
+        self.tables.push(Table::new());
+        Ok(TableId(self.tables.len() - 1))
+    }
+
+    fn table_names(&self) -> Vec<String> {
+        self.names.clone()
+    }
+
+    fn multi_get(&self, table: TableId, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+        let table = self.table(table)?;
+        Ok(keys.iter().map(|k| table.get(*k).cloned()).collect())
+    }
+
+    fn write(&mut self, batch: &WriteBatch) -> Result<()> {
+        // Validate every table first so a bad batch changes nothing.
+        if let Some((t, ..)) = batch.ops().find(|(t, ..)| t.0 >= self.tables.len()) {
+            return Err(Error::State(format!("unknown table id {}", t.0)));
+        }
+        let delta = if self.accounting.is_some() {
+            self.delta(batch)
+        } else {
+            0
+        };
+        if let Some(a) = &mut self.accounting {
+            if delta > 0 {
+                a.budget.reserve(&a.holder, delta as u64)?;
+            } else if delta < 0 {
+                a.budget.release(&a.holder, delta.unsigned_abs() as u64)?;
+            }
+            a.held = (i128::from(a.held) + delta) as u64;
+        }
+        for (table, key, value) in batch.ops() {
+            let table = &mut self.tables[table.0];
+            match value {
+                Some(v) => {
+                    table.insert(key.to_vec(), v.to_vec());
+                }
+                None => {
+                    table.remove(key);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn scan(
+        &self,
+        table: TableId,
+        range: ScanRange<'_>,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<()> {
+        let table = self.table(table)?;
+        let (start, end) = range.bounds();
+        let upper = end.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+        for (k, v) in table.range::<[u8], _>((Bound::Included(start.as_slice()), upper)) {
+            if !visit(k, v) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn write_checkpoint(&mut self, dir: &Path) -> Result<()> {
+        std::fs::create_dir(dir).map_err(Error::io("create", dir))?;
+        let path = dir.join(SNAPSHOT_FILE);
+        let file = std::fs::File::create(&path).map_err(Error::io("create", &path))?;
+        let mut out = std::io::BufWriter::new(file);
+        let io = Error::io("write", &path);
+        let mut write = || -> std::io::Result<()> {
+            out.write_all(MAGIC)?;
+            out.write_all(&(self.tables.len() as u32).to_le_bytes())?;
+            for (name, table) in self.names.iter().zip(&self.tables) {
+                out.write_all(&(name.len() as u32).to_le_bytes())?;
+                out.write_all(name.as_bytes())?;
+                out.write_all(&(table.len() as u64).to_le_bytes())?;
+                for (k, v) in table {
+                    out.write_all(&(k.len() as u32).to_le_bytes())?;
+                    out.write_all(k)?;
+                    out.write_all(&(v.len() as u32).to_le_bytes())?;
+                    out.write_all(v)?;
+                }
+            }
+            out.flush()
+        };
+        write().map_err(io)
+    }
+}
+
+/// Reads a memory snapshot: every table's name and entries.
+fn read_snapshot(path: &Path) -> Result<Vec<(String, Table)>> {
+    let bytes = std::fs::read(path).map_err(Error::io("read", path))?;
+    let bad = |problem: String| Error::Checkpoint {
+        path: path.to_path_buf(),
+        problem,
+    };
+    let mut r = Reader {
+        bytes: &bytes,
+        at: 0,
+    };
+    if r.take(MAGIC.len()).map_err(&bad)? != MAGIC {
+        return Err(bad("not a StreamFusion memory snapshot (bad magic)".into()));
+    }
+    let count = r.u32().map_err(&bad)?;
+    let mut tables = Vec::new();
+    for _ in 0..count {
+        let name_len = r.u32().map_err(&bad)? as usize;
+        let name = std::str::from_utf8(r.take(name_len).map_err(&bad)?)
+            .map_err(|_| bad("a table name is not UTF-8".into()))?
+            .to_string();
+        let entries = r.u64().map_err(&bad)?;
+        let mut table = Table::new();
+        for _ in 0..entries {
+            let k = r.take_prefixed().map_err(&bad)?.to_vec();
+            let v = r.take_prefixed().map_err(&bad)?.to_vec();
+            table.insert(k, v);
+        }
+        tables.push((name, table));
+    }
+    if r.at != bytes.len() {
+        return Err(bad(format!(
+            "{} unexpected bytes after the last table",
+            bytes.len() - r.at
+        )));
+    }
+    Ok(tables)
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or_else(|| {
+                format!(
+                    "truncated: needs {n} bytes at offset {} of {}",
+                    self.at,
+                    self.bytes.len()
+                )
+            })?;
+        let out = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(out)
+    }
+
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+
+    fn u64(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
+    }
+
+    fn take_prefixed(&mut self) -> Result<&'a [u8], String> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+}

@@ -1,0 +1,168 @@
+//! Keyed state: one abstraction, two backends (memory and RocksDB), checkpoints.
+//!
+//! Operators are written once against [`StateBackend`]; the memory and RocksDB backends
+//! differ only behind it. Work is batched: [`StateBackend::multi_get`] reads the keys of a
+//! whole batch and [`StateBackend::write`] applies one [`WriteBatch`].
+//!
+//! # Key layout
+//!
+//! Every state key is
+//!
+//! ```text
+//! +------------------+-----------+----------------+------------------+
+//! | key group (u16,  | key       | namespace      | user key         |
+//! | big-endian)      | (encoded) | (encoded)      | (map/list state) |
+//! +------------------+-----------+----------------+------------------+
+//! ```
+//!
+//! so all state of a key group, and of a key within it, is one contiguous range in byte
+//! order: rescaling scans a key-group range, and map/list state scans a key's prefix. The
+//! key, namespace and user key encodings must be prefix-free (no encoding is a proper
+//! prefix of another of the same kind), which arrow-row encodings and fixed-width encodings
+//! are; see [`layout`].
+//!
+//! A table is a named key space (a RocksDB column family). Value state is one entry per
+//! (key, namespace); map and list state use the user key. Timers live in a table too
+//! ([`timers`]), so they are checkpointed and rescaled with everything else; operator-wide metadata such as
+//! the watermark travels in the checkpoint's metadata bytes ([`checkpoint`]).
+//!
+//! [`ttl`] gives tables Flink SQL's state time-to-live, and [`budget`] the memory budget
+//! that a task's holders (operators, the memory backend, RocksDB) reserve against.
+
+pub mod budget;
+pub mod checkpoint;
+pub mod layout;
+pub mod memory;
+pub mod rocks;
+pub mod timers;
+pub mod ttl;
+
+use std::ops::RangeInclusive;
+use std::path::Path;
+
+use crate::error::Result;
+
+/// A table of a store, as returned by [`StateBackend::open_table`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TableId(pub(crate) usize);
+
+impl TableId {
+    /// The table at position `index` of [`StateBackend::table_names`].
+    pub fn from_index(index: usize) -> Self {
+        Self(index)
+    }
+
+    /// This table's position in [`StateBackend::table_names`].
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
+/// Puts and deletes applied together by [`StateBackend::write`], in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriteBatch {
+    ops: Vec<(TableId, Vec<u8>, Option<Vec<u8>>)>,
+}
+
+impl WriteBatch {
+    /// An empty batch.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty batch with room for `ops` operations.
+    pub fn with_capacity(ops: usize) -> Self {
+        Self {
+            ops: Vec::with_capacity(ops),
+        }
+    }
+
+    /// Sets `key` to `value` in `table`.
+    pub fn put(&mut self, table: TableId, key: impl Into<Vec<u8>>, value: impl Into<Vec<u8>>) {
+        self.ops.push((table, key.into(), Some(value.into())));
+    }
+
+    /// Removes `key` from `table`.
+    pub fn delete(&mut self, table: TableId, key: impl Into<Vec<u8>>) {
+        self.ops.push((table, key.into(), None));
+    }
+
+    /// The number of operations.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// Whether the batch is empty.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// The operations in order: `None` deletes.
+    pub fn ops(&self) -> impl Iterator<Item = (TableId, &[u8], Option<&[u8]>)> {
+        self.ops
+            .iter()
+            .map(|(t, k, v)| (*t, k.as_slice(), v.as_deref()))
+    }
+}
+
+/// Which keys of a table a scan visits, in ascending byte order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanRange<'a> {
+    /// Every key.
+    All,
+    /// Keys starting with these bytes.
+    Prefix(&'a [u8]),
+    /// Keys of these key groups.
+    KeyGroups(&'a RangeInclusive<u16>),
+}
+
+impl ScanRange<'_> {
+    /// The byte bounds `[start, end)` of the range; `end` is `None` when unbounded.
+    pub fn bounds(&self) -> (Vec<u8>, Option<Vec<u8>>) {
+        match self {
+            ScanRange::All => (Vec::new(), None),
+            ScanRange::Prefix(p) => (p.to_vec(), layout::prefix_successor(p)),
+            ScanRange::KeyGroups(r) => layout::key_group_bounds(r),
+        }
+    }
+}
+
+/// What a backend kind is called in checkpoint manifests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// [`memory::MemoryBackend`].
+    Memory,
+    /// [`rocks::RocksBackend`].
+    Rocksdb,
+}
+
+/// A keyed-state store.
+pub trait StateBackend {
+    /// Which kind of backend this is.
+    fn kind(&self) -> BackendKind;
+
+    /// Opens (creating if needed) the table called `name`.
+    fn open_table(&mut self, name: &str) -> Result<TableId>;
+
+    /// The names of all tables, in [`TableId`] order.
+    fn table_names(&self) -> Vec<String>;
+
+    /// The value of each key (`None` where absent), in the order of `keys`.
+    fn multi_get(&self, table: TableId, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>>;
+
+    /// Applies a batch of puts and deletes.
+    fn write(&mut self, batch: &WriteBatch) -> Result<()>;
+
+    /// Visits the keys of `range` in ascending order until `visit` returns `false`.
+    fn scan(
+        &self,
+        table: TableId,
+        range: ScanRange<'_>,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<()>;
+
+    /// Writes this store's complete contents as files under `dir`, which does not exist
+    /// yet. Called by [`checkpoint::publish`], which makes the result atomic and verifiable.
+    fn write_checkpoint(&mut self, dir: &Path) -> Result<()>;
+}

@@ -1,0 +1,379 @@
+//! The RocksDB backend: one column family per table.
+//!
+//! Options come from one checked-in JSON file, `config/rocksdb.json` ([`RocksOptions`]),
+//! which benchmarks use too. The write-ahead log is off: like Flink's RocksDB backend, a
+//! store is made durable by checkpoints, never by the log. Whole-key bloom filters in SST
+//! files and in the memtable keep the point lookups of `multi_get` cheap.
+//!
+//! Checkpoints are RocksDB checkpoints (hard links to the immutable SST files plus copies of
+//! the small metadata files). An aligned restore links the SST files into a fresh working
+//! directory and copies the rest, so the published checkpoint is never modified.
+
+use std::path::{Path, PathBuf};
+
+use rocksdb::{
+    BlockBasedOptions, Cache, ColumnFamilyDescriptor, DB, DBCompressionType, Options, ReadOptions,
+    WriteBufferManager, WriteOptions,
+};
+use serde::Deserialize;
+
+use super::budget::MemoryBudget;
+use super::ttl::{Clock, SystemClock, TTL_TABLE_PREFIX, is_expired};
+use super::{BackendKind, ScanRange, StateBackend, TableId, WriteBatch};
+use crate::error::{Error, Result};
+use std::sync::Arc;
+
+/// The checked-in options every store and benchmark uses by default.
+pub const DEFAULT_OPTIONS_JSON: &str = include_str!("../../config/rocksdb.json");
+
+/// Block compression of SST files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compression {
+    /// No compression.
+    None,
+    /// LZ4.
+    Lz4,
+    /// Zstandard.
+    Zstd,
+}
+
+/// RocksDB settings, read from JSON.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RocksOptions {
+    /// Shared LRU block cache.
+    pub block_cache_bytes: usize,
+    /// Size of one memtable.
+    pub write_buffer_bytes: usize,
+    /// Memtables per column family.
+    pub max_write_buffer_number: i32,
+    /// SST block compression.
+    pub compression: Compression,
+    /// Bloom filter bits per key in SST files (whole-key).
+    pub bloom_bits_per_key: f64,
+    /// Memtable bloom filter size as a fraction of the write buffer.
+    pub memtable_prefix_bloom_ratio: f64,
+    /// Whether the memtable bloom filter covers whole keys.
+    pub memtable_whole_key_filtering: bool,
+}
+
+impl RocksOptions {
+    /// Parses options from JSON, naming what is wrong.
+    pub fn from_json(json: &str) -> Result<Self> {
+        let options: Self = serde_json::from_str(json)
+            .map_err(|e| Error::State(format!("RocksDB options: {e}")))?;
+        if options.max_write_buffer_number < 1 || options.write_buffer_bytes == 0 {
+            return Err(Error::State(
+                "RocksDB options: write_buffer_bytes and max_write_buffer_number must be positive"
+                    .into(),
+            ));
+        }
+        Ok(options)
+    }
+
+    /// The checked-in defaults (`config/rocksdb.json`).
+    pub fn checked_in() -> Self {
+        Self::from_json(DEFAULT_OPTIONS_JSON).expect("config/rocksdb.json is valid")
+    }
+
+    /// Share of a budgeted store's memory that memtables may use; the rest is block cache.
+    /// Flink's `state.backend.rocksdb.memory.write-buffer-ratio` default.
+    pub const WRITE_BUFFER_RATIO: f64 = 0.5;
+
+    fn to_rocksdb(&self, cache: &Cache) -> Options {
+        let mut table = BlockBasedOptions::default();
+        table.set_block_cache(cache);
+        table.set_bloom_filter(self.bloom_bits_per_key, false);
+        table.set_whole_key_filtering(true);
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        opts.create_missing_column_families(true);
+        opts.set_block_based_table_factory(&table);
+        opts.set_write_buffer_size(self.write_buffer_bytes);
+        opts.set_max_write_buffer_number(self.max_write_buffer_number);
+        opts.set_compression_type(match self.compression {
+            Compression::None => DBCompressionType::None,
+            Compression::Lz4 => DBCompressionType::Lz4,
+            Compression::Zstd => DBCompressionType::Zstd,
+        });
+        opts.set_memtable_prefix_bloom_ratio(self.memtable_prefix_bloom_ratio);
+        opts.set_memtable_whole_key_filtering(self.memtable_whole_key_filtering);
+        opts
+    }
+}
+
+/// Keyed state in RocksDB.
+pub struct RocksBackend {
+    db: DB,
+    path: PathBuf,
+    names: Vec<String>,
+    options: Options,
+    write_options: WriteOptions,
+    clock: Arc<dyn Clock>,
+    /// Options of tables created after opening. RocksDB keeps only a raw pointer to their
+    /// compaction filter, so they must outlive `db` (fields drop in declaration order).
+    created_table_options: Vec<Options>,
+    lease: Option<Lease>,
+}
+
+/// Bytes a store reserved from a [`MemoryBudget`], released when the store closes.
+#[derive(Debug)]
+struct Lease {
+    budget: MemoryBudget,
+    holder: String,
+    bytes: u64,
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        // Releasing what was reserved cannot fail; if it did, the ledger is already wrong
+        // and there is nothing better to do while closing.
+        let _ = self.budget.release(&self.holder, self.bytes);
+    }
+}
+
+impl std::fmt::Debug for RocksBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RocksBackend")
+            .field("path", &self.path)
+            .field("tables", &self.names)
+            .finish_non_exhaustive()
+    }
+}
+
+const DEFAULT_CF: &str = "default";
+
+impl RocksBackend {
+    /// Opens the store in `path`, creating it if needed, with its existing tables; TTL
+    /// tables expire on the system clock.
+    pub fn open(path: &Path, options: &RocksOptions) -> Result<Self> {
+        Self::open_with_clock(path, options, Arc::new(SystemClock))
+    }
+
+    /// [`RocksBackend::open`] with the clock that TTL compaction reads.
+    pub fn open_with_clock(
+        path: &Path,
+        options: &RocksOptions,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self> {
+        let cache = Cache::new_lru_cache(options.block_cache_bytes);
+        Self::open_inner(path, options.to_rocksdb(&cache), clock, None)
+    }
+
+    /// Opens the store with its memory taken from `budget`: `bytes` are reserved for
+    /// `holder` (or the open fails with [`Error::BudgetExceeded`]), and RocksDB's block
+    /// cache and memtables together are capped at them, memtables charged to the cache up
+    /// to [`RocksOptions::WRITE_BUFFER_RATIO`] (as Flink's managed memory does). The
+    /// reservation is released when the store is dropped.
+    pub fn open_in_budget(
+        path: &Path,
+        options: &RocksOptions,
+        budget: &MemoryBudget,
+        holder: &str,
+        bytes: u64,
+    ) -> Result<Self> {
+        budget.reserve(holder, bytes)?;
+        let lease = Lease {
+            budget: budget.clone(),
+            holder: holder.to_string(),
+            bytes,
+        };
+        let cache = Cache::new_lru_cache(bytes as usize);
+        let memtables = (bytes as f64 * RocksOptions::WRITE_BUFFER_RATIO) as usize;
+        let manager = WriteBufferManager::new_write_buffer_manager_with_cache(
+            memtables,
+            false,
+            cache.clone(),
+        );
+        let mut opts = options.to_rocksdb(&cache);
+        opts.set_write_buffer_manager(&manager);
+        Self::open_inner(path, opts, Arc::new(SystemClock), Some(lease))
+    }
+
+    fn open_inner(
+        path: &Path,
+        opts: Options,
+        clock: Arc<dyn Clock>,
+        lease: Option<Lease>,
+    ) -> Result<Self> {
+        let names: Vec<String> = if path.join("CURRENT").exists() {
+            DB::list_cf(&opts, path)?
+                .into_iter()
+                .filter(|n| n != DEFAULT_CF)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let descriptors = names
+            .iter()
+            .map(|n| ColumnFamilyDescriptor::new(n, table_options(&opts, n, &clock)));
+        let db = DB::open_cf_descriptors(&opts, path, descriptors)?;
+        let mut write_options = WriteOptions::default();
+        write_options.disable_wal(true);
+        Ok(Self {
+            db,
+            path: path.to_path_buf(),
+            names,
+            options: opts,
+            write_options,
+            clock,
+            created_table_options: Vec::new(),
+            lease,
+        })
+    }
+
+    /// Bytes this store holds in its memory budget, if it was opened in one.
+    pub fn budgeted_bytes(&self) -> Option<u64> {
+        self.lease.as_ref().map(|l| l.bytes)
+    }
+
+    /// Compacts `table` fully (dropping expired TTL entries on the way).
+    pub fn compact(&self, table: TableId) -> Result<()> {
+        self.db
+            .compact_range_cf(self.cf(table)?, None::<&[u8]>, None::<&[u8]>);
+        Ok(())
+    }
+
+    /// Restores a checkpoint's data directory into `working` (which must not exist yet) by
+    /// linking its SST files and copying the rest, then opens it.
+    pub fn restore_aligned(
+        data_dir: &Path,
+        working: &Path,
+        options: &RocksOptions,
+    ) -> Result<Self> {
+        std::fs::create_dir(working).map_err(Error::io("create", working))?;
+        let entries = std::fs::read_dir(data_dir).map_err(Error::io("list", data_dir))?;
+        for entry in entries {
+            let entry = entry.map_err(Error::io("list", data_dir))?;
+            let (from, to) = (entry.path(), working.join(entry.file_name()));
+            let is_sst = from.extension().is_some_and(|e| e == "sst");
+            // SST files are immutable: share them. MANIFEST and the others are appended to
+            // by an open DB: copy them so the checkpoint never changes.
+            if !(is_sst && std::fs::hard_link(&from, &to).is_ok()) {
+                std::fs::copy(&from, &to).map_err(Error::io("copy", &from))?;
+            }
+        }
+        Self::open(working, options)
+    }
+
+    /// The store's directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn cf(&self, table: TableId) -> Result<&rocksdb::ColumnFamily> {
+        let name = self
+            .names
+            .get(table.0)
+            .ok_or_else(|| Error::State(format!("unknown table id {}", table.0)))?;
+        self.db
+            .cf_handle(name)
+            .ok_or_else(|| Error::State(format!("column family {name} is missing")))
+    }
+}
+
+/// Column-family options: TTL tables drop expired entries when compacted.
+fn table_options(base: &Options, name: &str, clock: &Arc<dyn Clock>) -> Options {
+    let mut opts = base.clone();
+    if name.starts_with(TTL_TABLE_PREFIX) {
+        let clock = clock.clone();
+        opts.set_compaction_filter(
+            "streamfusion-ttl",
+            move |_level: u32, _key: &[u8], value: &[u8]| {
+                if is_expired(value, clock.now_millis()) {
+                    rocksdb::CompactionDecision::Remove
+                } else {
+                    rocksdb::CompactionDecision::Keep
+                }
+            },
+        );
+    }
+    opts
+}
+
+/// Visits `range` of one column family through a raw iterator.
+fn scan_cf(
+    db: &DB,
+    cf: &rocksdb::ColumnFamily,
+    range: ScanRange<'_>,
+    visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+) -> Result<()> {
+    let (start, end) = range.bounds();
+    let mut read = ReadOptions::default();
+    if let Some(end) = end {
+        read.set_iterate_upper_bound(end);
+    }
+    let mut it = db.raw_iterator_cf_opt(cf, read);
+    it.seek(&start);
+    while it.valid() {
+        let (Some(k), Some(v)) = (it.key(), it.value()) else {
+            break;
+        };
+        if !visit(k, v) {
+            return Ok(());
+        }
+        it.next();
+    }
+    Ok(it.status()?)
+}
+
+impl StateBackend for RocksBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Rocksdb
+    }
+
+    fn open_table(&mut self, name: &str) -> Result<TableId> {
+        if name == DEFAULT_CF {
+            return Err(Error::State("`default` is reserved by RocksDB".into()));
+        }
+        if let Some(i) = self.names.iter().position(|n| n == name) {
+            return Ok(TableId(i));
+        }
+        let options = table_options(&self.options, name, &self.clock);
+        self.db.create_cf(name, &options)?;
+        self.created_table_options.push(options);
+        self.names.push(name.to_string());
+        Ok(TableId(self.names.len() - 1))
+    }
+
+    fn table_names(&self) -> Vec<String> {
+        self.names.clone()
+    }
+
+    fn multi_get(&self, table: TableId, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+        let cf = self.cf(table)?;
+        self.db
+            .batched_multi_get_cf(cf, keys.iter().copied(), false)
+            .into_iter()
+            .map(|r| Ok(r?.map(|v| v.to_vec())))
+            .collect()
+    }
+
+    fn write(&mut self, batch: &WriteBatch) -> Result<()> {
+        let mut rocks = rocksdb::WriteBatch::default();
+        for (table, key, value) in batch.ops() {
+            let cf = self.cf(table)?;
+            match value {
+                Some(v) => rocks.put_cf(cf, key, v),
+                None => rocks.delete_cf(cf, key),
+            }
+        }
+        Ok(self.db.write_opt(rocks, &self.write_options)?)
+    }
+
+    fn scan(
+        &self,
+        table: TableId,
+        range: ScanRange<'_>,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<()> {
+        scan_cf(&self.db, self.cf(table)?, range, visit)
+    }
+
+    fn write_checkpoint(&mut self, dir: &Path) -> Result<()> {
+        // With the WAL off, RocksDB flushes the memtables into the checkpoint.
+        rocksdb::checkpoint::Checkpoint::new(&self.db)?.create_checkpoint(dir)?;
+        Ok(())
+    }
+}
