@@ -257,6 +257,17 @@ fn overlapping_sources_are_refused_instead_of_merged_silently() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("disjoint key groups"), "{err}");
+    let mut full = MemoryBackend::new();
+    churn(&mut full, &mut Model::new(), &mut Rng(SEED), 1);
+    let err = checkpoint::rebuild(
+        &[],
+        &(0..=127),
+        &mut full,
+        &RocksOptions::checked_in(),
+        &dir.path().join("s2"),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("empty target"), "{err}");
 }
 
 fn damaged(setup: impl Fn(&Path), expected: &str) {
@@ -365,6 +376,12 @@ impl StateBackend for FailingCheckpoint {
         visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> streamfusion::Result<()> {
         self.0.scan(table, range, visit)
+    }
+    fn bulk_loader(
+        &mut self,
+        table: TableId,
+    ) -> streamfusion::Result<Box<dyn streamfusion::state::BulkLoader + '_>> {
+        self.0.bulk_loader(table)
     }
     fn write_checkpoint(&mut self, dir: &Path) -> streamfusion::Result<()> {
         self.0.write_checkpoint(dir)?;

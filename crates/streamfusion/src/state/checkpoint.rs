@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use super::memory::MemoryBackend;
 use super::rocks::{RocksBackend, RocksOptions};
-use super::{BackendKind, ScanRange, StateBackend, WriteBatch};
+use super::{BackendKind, ScanRange, StateBackend};
 use crate::error::{Error, Result};
 
 /// The manifest's file name.
@@ -40,8 +40,6 @@ pub const METADATA_FILE: &str = "metadata.bin";
 pub const DATA_DIR: &str = "data";
 const FORMAT: u32 = 1;
 const TEMP_PREFIX: &str = ".sf-checkpoint-";
-/// Rows per write batch while rebuilding.
-const REBUILD_BATCH: usize = 4096;
 
 /// One file of a checkpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -299,13 +297,12 @@ pub struct RebuildStats {
     pub entries: u64,
 }
 
-/// Rebuilds `target` from the `key_groups` of every source checkpoint (of either backend):
-/// every table of every source is scanned over the range and written in batches. Sources
-/// must own disjoint key groups, as Flink's subtasks do: when more than one source (or a
-/// non-empty target) could collide, every batch is first checked against the target and a
-/// key that is already there is an error rather than a silent overwrite.
-/// RocksDB sources are opened on an aligned scratch copy under `scratch`, so checkpoints
-/// are only ever read.
+/// Rebuilds `target`, which must be empty, from the `key_groups` of every source
+/// checkpoint (of either backend): every table of every source is scanned over the range and
+/// bulk-loaded ([`StateBackend::bulk_loader`]). Sources must own disjoint key groups, as
+/// Flink's subtasks do; a key group found in two sources is an error (the partly built
+/// target is then to be discarded). RocksDB sources are opened on an aligned scratch copy
+/// under `scratch`, so checkpoints are only ever read.
 pub fn rebuild(
     sources: &[Checkpoint],
     key_groups: &RangeInclusive<u16>,
@@ -313,12 +310,15 @@ pub fn rebuild(
     options: &RocksOptions,
     scratch: &Path,
 ) -> Result<RebuildStats> {
-    let mut stats = RebuildStats::default();
+    if !is_empty(target)? {
+        return Err(Error::State("a rebuild needs an empty target store".into()));
+    }
     std::fs::create_dir_all(scratch).map_err(Error::io("create", scratch))?;
     // Restored copies of RocksDB sources live here until the rebuild ends.
     let scratch = tempfile::tempdir_in(scratch)
         .map_err(Error::io("create a temporary directory in", scratch))?;
-    let check_overlap = sources.len() > 1 || !is_empty(target)?;
+    let mut owner: Vec<Option<usize>> = vec![None; usize::from(u16::MAX) + 1];
+    let mut stats = RebuildStats::default();
     for (i, source) in sources.iter().enumerate() {
         let reader: Box<dyn StateBackend> = match source.manifest.backend {
             BackendKind::Memory => Box::new(restore_memory(source)?),
@@ -329,41 +329,48 @@ pub fn rebuild(
             )?),
         };
         for (index, name) in reader.table_names().iter().enumerate() {
-            let from = super::TableId(index);
             let to = target.open_table(name)?;
-            let mut batch = WriteBatch::with_capacity(REBUILD_BATCH);
+            let mut loader = target.bulk_loader(to)?;
             let mut failed = None;
-            reader.scan(from, ScanRange::KeyGroups(key_groups), &mut |k, v| {
-                batch.put(to, k, v);
-                if batch.len() == REBUILD_BATCH
-                    && let Err(e) = flush(
-                        target,
-                        to,
-                        &mut batch,
-                        check_overlap,
-                        source.path(),
-                        &mut stats,
-                    )
-                {
-                    failed = Some(e);
-                    return false;
-                }
-                true
-            })?;
+            reader.scan(
+                super::TableId(index),
+                ScanRange::KeyGroups(key_groups),
+                &mut |k, v| {
+                    let step = claim(&mut owner, k, i, sources).and_then(|()| loader.add(k, v));
+                    match step {
+                        Ok(()) => true,
+                        Err(e) => {
+                            failed = Some(e);
+                            false
+                        }
+                    }
+                },
+            )?;
             if let Some(e) = failed {
                 return Err(e);
             }
-            flush(
-                target,
-                to,
-                &mut batch,
-                check_overlap,
-                source.path(),
-                &mut stats,
-            )?;
+            stats.entries += loader.finish()?;
         }
     }
     Ok(stats)
+}
+
+/// Records that source `i` owns the key group of `key`; another source owning it is an error.
+fn claim(owner: &mut [Option<usize>], key: &[u8], i: usize, sources: &[Checkpoint]) -> Result<()> {
+    let kg = super::layout::key_group_of(key)?;
+    match owner[usize::from(kg)] {
+        Some(other) if other != i => Err(Error::Checkpoint {
+            path: sources[i].path.clone(),
+            problem: format!(
+                "key group {kg} is also in {}: sources must own disjoint key groups",
+                sources[other].path.display()
+            ),
+        }),
+        _ => {
+            owner[usize::from(kg)] = Some(i);
+            Ok(())
+        }
+    }
 }
 
 fn is_empty(store: &dyn StateBackend) -> Result<bool> {
@@ -375,37 +382,4 @@ fn is_empty(store: &dyn StateBackend) -> Result<bool> {
         })?;
     }
     Ok(empty)
-}
-
-/// Writes one rebuild batch, first checking (if asked) that none of its keys exists yet.
-fn flush(
-    target: &mut dyn StateBackend,
-    table: super::TableId,
-    batch: &mut WriteBatch,
-    check_overlap: bool,
-    source: &Path,
-    stats: &mut RebuildStats,
-) -> Result<()> {
-    if batch.is_empty() {
-        return Ok(());
-    }
-    let existing = if check_overlap {
-        let keys: Vec<&[u8]> = batch.ops().map(|(_, k, _)| k).collect();
-        target.multi_get(table, &keys)?
-    } else {
-        Vec::new()
-    };
-    if let Some(i) = existing.iter().position(Option::is_some) {
-        return Err(Error::Checkpoint {
-            path: source.to_path_buf(),
-            problem: format!(
-                "key {:02x?} is also in another source: sources must own disjoint key groups",
-                batch.ops().nth(i).map(|(_, k, _)| k).unwrap_or_default()
-            ),
-        });
-    }
-    target.write(batch)?;
-    stats.entries += batch.len() as u64;
-    *batch = WriteBatch::with_capacity(REBUILD_BATCH);
-    Ok(())
 }

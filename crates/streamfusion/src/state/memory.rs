@@ -16,7 +16,7 @@ use std::ops::Bound;
 use std::path::Path;
 
 use super::budget::MemoryBudget;
-use super::{BackendKind, ScanRange, StateBackend, TableId, WriteBatch};
+use super::{BackendKind, BulkLoader, ScanRange, StateBackend, TableId, WriteBatch};
 use crate::error::{Error, Result};
 
 const MAGIC: &[u8; 8] = b"SFMEM001";
@@ -198,6 +198,16 @@ impl StateBackend for MemoryBackend {
         Ok(())
     }
 
+    fn bulk_loader(&mut self, table: TableId) -> Result<Box<dyn BulkLoader + '_>> {
+        self.table(table)?;
+        Ok(Box::new(MemoryLoader {
+            store: self,
+            table,
+            batch: WriteBatch::with_capacity(LOAD_BATCH),
+            added: 0,
+        }))
+    }
+
     fn write_checkpoint(&mut self, dir: &Path) -> Result<()> {
         std::fs::create_dir(dir).map_err(Error::io("create", dir))?;
         let path = dir.join(SNAPSHOT_FILE);
@@ -221,6 +231,34 @@ impl StateBackend for MemoryBackend {
             out.flush()
         };
         write().map_err(io)
+    }
+}
+
+/// Entries per write while bulk loading (so budget checks stay per chunk).
+const LOAD_BATCH: usize = 4096;
+
+/// Bulk loading into memory: ordinary writes in chunks, so the budget still applies.
+struct MemoryLoader<'a> {
+    store: &'a mut MemoryBackend,
+    table: TableId,
+    batch: WriteBatch,
+    added: u64,
+}
+
+impl BulkLoader for MemoryLoader<'_> {
+    fn add(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.batch.put(self.table, key, value);
+        self.added += 1;
+        if self.batch.len() == LOAD_BATCH {
+            self.store.write(&self.batch)?;
+            self.batch = WriteBatch::with_capacity(LOAD_BATCH);
+        }
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>) -> Result<u64> {
+        self.store.write(&self.batch)?;
+        Ok(self.added)
     }
 }
 

@@ -165,4 +165,18 @@ pub trait StateBackend {
     /// Writes this store's complete contents as files under `dir`, which does not exist
     /// yet. Called by [`checkpoint::publish`], which makes the result atomic and verifiable.
     fn write_checkpoint(&mut self, dir: &Path) -> Result<()>;
+
+    /// A loader for entries in strictly ascending key order into `table`, none of which
+    /// exists yet: how a rebuild fills a fresh store. Backends load in bulk where they can
+    /// (RocksDB writes an SST file and ingests it instead of filling memtables).
+    fn bulk_loader(&mut self, table: TableId) -> Result<Box<dyn BulkLoader + '_>>;
+}
+
+/// Receives sorted entries for [`StateBackend::bulk_loader`].
+pub trait BulkLoader {
+    /// Adds one entry; keys must be strictly ascending.
+    fn add(&mut self, key: &[u8], value: &[u8]) -> Result<()>;
+
+    /// Makes every added entry visible and returns how many there were.
+    fn finish(self: Box<Self>) -> Result<u64>;
 }

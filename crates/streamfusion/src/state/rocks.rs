@@ -19,7 +19,7 @@ use serde::Deserialize;
 
 use super::budget::MemoryBudget;
 use super::ttl::{Clock, SystemClock, TTL_TABLE_PREFIX, is_expired};
-use super::{BackendKind, ScanRange, StateBackend, TableId, WriteBatch};
+use super::{BackendKind, BulkLoader, ScanRange, StateBackend, TableId, WriteBatch};
 use crate::error::{Error, Result};
 use std::sync::Arc;
 
@@ -371,9 +371,63 @@ impl StateBackend for RocksBackend {
         scan_cf(&self.db, self.cf(table)?, range, visit)
     }
 
+    fn bulk_loader(&mut self, table: TableId) -> Result<Box<dyn BulkLoader + '_>> {
+        self.cf(table)?;
+        // Next to the store, on the same file system, so ingestion moves the file.
+        let parent = self.path.parent().unwrap_or(Path::new("."));
+        let dir = tempfile::Builder::new()
+            .prefix(".sf-ingest-")
+            .tempdir_in(parent)
+            .map_err(Error::io("create a temporary directory in", parent))?;
+        let file = dir.path().join("load.sst");
+        let writer = rocksdb::SstFileWriter::create(&self.options);
+        writer.open(&file)?;
+        Ok(Box::new(RocksLoader {
+            store: self,
+            table,
+            writer,
+            file,
+            _dir: dir,
+            added: 0,
+        }))
+    }
+
     fn write_checkpoint(&mut self, dir: &Path) -> Result<()> {
         // With the WAL off, RocksDB flushes the memtables into the checkpoint.
         rocksdb::checkpoint::Checkpoint::new(&self.db)?.create_checkpoint(dir)?;
         Ok(())
+    }
+}
+
+/// Bulk loading into RocksDB: one SST file, ingested when finished.
+struct RocksLoader<'a> {
+    store: &'a RocksBackend,
+    table: TableId,
+    writer: rocksdb::SstFileWriter<'a>,
+    file: PathBuf,
+    _dir: tempfile::TempDir,
+    added: u64,
+}
+
+impl BulkLoader for RocksLoader<'_> {
+    fn add(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        // The SST writer itself refuses keys out of order.
+        self.writer.put(key, value)?;
+        self.added += 1;
+        Ok(())
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<u64> {
+        if self.added == 0 {
+            return Ok(0);
+        }
+        self.writer.finish()?;
+        let mut ingest = rocksdb::IngestExternalFileOptions::default();
+        ingest.set_move_files(true);
+        let cf = self.store.cf(self.table)?;
+        self.store
+            .db
+            .ingest_external_file_cf_opts(cf, &ingest, vec![&self.file])?;
+        Ok(self.added)
     }
 }
