@@ -421,30 +421,21 @@ fn checkpoints(suite: &mut Suite) {
                                 checkpoint::restore_rocks(&input.checkpoint, &working, &options)
                                     .expect("restore"),
                             ),
-                            (_, false) => {
-                                let mut target = MemoryBackend::new();
+                            (_, rocks) => {
+                                let mut target: Box<dyn StateBackend> = if rocks {
+                                    Box::new(RocksBackend::open(&working, &options).expect("open"))
+                                } else {
+                                    Box::new(MemoryBackend::new())
+                                };
                                 checkpoint::rebuild(
                                     std::slice::from_ref(&input.checkpoint),
                                     &(0..=127),
-                                    &mut target,
+                                    target.as_mut(),
                                     &options,
                                     &scratch.path().join("scratch"),
                                 )
                                 .expect("rebuild");
-                                Box::new(target)
-                            }
-                            (_, true) => {
-                                let mut target =
-                                    RocksBackend::open(&working, &options).expect("open");
-                                checkpoint::rebuild(
-                                    std::slice::from_ref(&input.checkpoint),
-                                    &(0..=127),
-                                    &mut target,
-                                    &options,
-                                    &scratch.path().join("scratch"),
-                                )
-                                .expect("rebuild");
-                                Box::new(target)
+                                target
                             }
                         };
                         Store {

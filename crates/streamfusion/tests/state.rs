@@ -554,7 +554,7 @@ fn stores_reserve_against_the_task_budget_and_release_on_delete_and_close() {
     use streamfusion::state::budget::MemoryBudget;
 
     let budget = MemoryBudget::new(64 << 20);
-    let mut store = MemoryBackend::with_budget(&budget, "group-agg");
+    let mut store = MemoryBackend::with_budget(&budget, "group-agg").unwrap();
     let mut model = Model::new();
     churn(&mut store, &mut model, &mut Rng(SEED ^ 7), 10);
     assert_eq!(

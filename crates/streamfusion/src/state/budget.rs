@@ -107,6 +107,54 @@ impl MemoryBudget {
     }
 }
 
+/// Bytes one holder has reserved, released when dropped. Grows and shrinks with its holder.
+#[derive(Debug)]
+pub struct Reservation {
+    budget: MemoryBudget,
+    holder: String,
+    bytes: u64,
+}
+
+impl MemoryBudget {
+    /// Reserves `bytes` for `holder` as a [`Reservation`] that releases them when dropped.
+    pub fn reservation(&self, holder: &str, bytes: u64) -> Result<Reservation> {
+        self.reserve(holder, bytes)?;
+        Ok(Reservation {
+            budget: self.clone(),
+            holder: holder.to_string(),
+            bytes,
+        })
+    }
+}
+
+impl Reservation {
+    /// The bytes held.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Reserves `bytes` more, or fails without reserving anything.
+    pub fn grow(&mut self, bytes: u64) -> Result<()> {
+        self.budget.reserve(&self.holder, bytes)?;
+        self.bytes += bytes;
+        Ok(())
+    }
+
+    /// Releases `bytes` (at most what is held).
+    pub fn shrink(&mut self, bytes: u64) -> Result<()> {
+        self.budget.release(&self.holder, bytes)?;
+        self.bytes -= bytes;
+        Ok(())
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        // Releasing exactly what this reservation holds cannot fail.
+        let _ = self.budget.release(&self.holder, self.bytes);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

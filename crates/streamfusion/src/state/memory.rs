@@ -15,7 +15,7 @@ use std::io::Write;
 use std::ops::Bound;
 use std::path::Path;
 
-use super::budget::MemoryBudget;
+use super::budget::{MemoryBudget, Reservation};
 use super::{BackendKind, BulkLoader, ScanRange, StateBackend, TableId, WriteBatch};
 use crate::error::{Error, Result};
 
@@ -33,22 +33,7 @@ pub const ENTRY_OVERHEAD: u64 = 64;
 pub struct MemoryBackend {
     names: Vec<String>,
     tables: Vec<Table>,
-    accounting: Option<Accounting>,
-}
-
-/// What a budgeted store holds in its budget; released when the store is dropped.
-#[derive(Debug)]
-struct Accounting {
-    budget: MemoryBudget,
-    holder: String,
-    held: u64,
-}
-
-impl Drop for Accounting {
-    fn drop(&mut self) {
-        // Releasing exactly what was reserved cannot fail.
-        let _ = self.budget.release(&self.holder, self.held);
-    }
+    reservation: Option<Reservation>,
 }
 
 fn entry_bytes(key: &[u8], value: &[u8]) -> u64 {
@@ -64,15 +49,11 @@ impl MemoryBackend {
     /// An empty store that reserves its entries' estimated bytes
     /// (`key + value + ENTRY_OVERHEAD`) from `budget` as `holder`: a write that would
     /// exceed the budget fails with [`Error::BudgetExceeded`] and changes nothing.
-    pub fn with_budget(budget: &MemoryBudget, holder: &str) -> Self {
-        Self {
-            accounting: Some(Accounting {
-                budget: budget.clone(),
-                holder: holder.to_string(),
-                held: 0,
-            }),
+    pub fn with_budget(budget: &MemoryBudget, holder: &str) -> Result<Self> {
+        Ok(Self {
+            reservation: Some(budget.reservation(holder, 0)?),
             ..Self::default()
-        }
+        })
     }
 
     /// Restores a store from the data directory of a memory checkpoint.
@@ -154,18 +135,17 @@ impl StateBackend for MemoryBackend {
         if let Some((t, ..)) = batch.ops().find(|(t, ..)| t.0 >= self.tables.len()) {
             return Err(Error::State(format!("unknown table id {}", t.0)));
         }
-        let delta = if self.accounting.is_some() {
+        let delta = if self.reservation.is_some() {
             self.delta(batch)
         } else {
             0
         };
-        if let Some(a) = &mut self.accounting {
+        if let Some(reservation) = &mut self.reservation {
             if delta > 0 {
-                a.budget.reserve(&a.holder, delta as u64)?;
+                reservation.grow(delta as u64)?;
             } else if delta < 0 {
-                a.budget.release(&a.holder, delta.unsigned_abs() as u64)?;
+                reservation.shrink(delta.unsigned_abs() as u64)?;
             }
-            a.held = (i128::from(a.held) + delta) as u64;
         }
         for (table, key, value) in batch.ops() {
             let table = &mut self.tables[table.0];

@@ -17,7 +17,7 @@ use rocksdb::{
 };
 use serde::Deserialize;
 
-use super::budget::MemoryBudget;
+use super::budget::{MemoryBudget, Reservation};
 use super::ttl::{Clock, SystemClock, TTL_TABLE_PREFIX, is_expired};
 use super::{BackendKind, BulkLoader, ScanRange, StateBackend, TableId, WriteBatch};
 use crate::error::{Error, Result};
@@ -114,23 +114,8 @@ pub struct RocksBackend {
     /// Options of tables created after opening. RocksDB keeps only a raw pointer to their
     /// compaction filter, so they must outlive `db` (fields drop in declaration order).
     created_table_options: Vec<Options>,
-    lease: Option<Lease>,
-}
-
-/// Bytes a store reserved from a [`MemoryBudget`], released when the store closes.
-#[derive(Debug)]
-struct Lease {
-    budget: MemoryBudget,
-    holder: String,
-    bytes: u64,
-}
-
-impl Drop for Lease {
-    fn drop(&mut self) {
-        // Releasing what was reserved cannot fail; if it did, the ledger is already wrong
-        // and there is nothing better to do while closing.
-        let _ = self.budget.release(&self.holder, self.bytes);
-    }
+    /// Released after `db` closes (fields drop in declaration order).
+    reservation: Option<Reservation>,
 }
 
 impl std::fmt::Debug for RocksBackend {
@@ -173,12 +158,7 @@ impl RocksBackend {
         holder: &str,
         bytes: u64,
     ) -> Result<Self> {
-        budget.reserve(holder, bytes)?;
-        let lease = Lease {
-            budget: budget.clone(),
-            holder: holder.to_string(),
-            bytes,
-        };
+        let reservation = budget.reservation(holder, bytes)?;
         let cache = Cache::new_lru_cache(bytes as usize);
         let memtables = (bytes as f64 * RocksOptions::WRITE_BUFFER_RATIO) as usize;
         let manager = WriteBufferManager::new_write_buffer_manager_with_cache(
@@ -188,14 +168,14 @@ impl RocksBackend {
         );
         let mut opts = options.to_rocksdb(&cache);
         opts.set_write_buffer_manager(&manager);
-        Self::open_inner(path, opts, Arc::new(SystemClock), Some(lease))
+        Self::open_inner(path, opts, Arc::new(SystemClock), Some(reservation))
     }
 
     fn open_inner(
         path: &Path,
         opts: Options,
         clock: Arc<dyn Clock>,
-        lease: Option<Lease>,
+        reservation: Option<Reservation>,
     ) -> Result<Self> {
         let names: Vec<String> = if path.join("CURRENT").exists() {
             DB::list_cf(&opts, path)?
@@ -219,13 +199,13 @@ impl RocksBackend {
             write_options,
             clock,
             created_table_options: Vec::new(),
-            lease,
+            reservation,
         })
     }
 
     /// Bytes this store holds in its memory budget, if it was opened in one.
     pub fn budgeted_bytes(&self) -> Option<u64> {
-        self.lease.as_ref().map(|l| l.bytes)
+        self.reservation.as_ref().map(Reservation::bytes)
     }
 
     /// Compacts `table` fully (dropping expired TTL entries on the way).
