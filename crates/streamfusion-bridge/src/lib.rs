@@ -10,8 +10,10 @@
 //!   keys that sort exactly as Flink sorts), and [`partition`] (splitting one batch across
 //!   destinations: contiguous runs stay shared slices, scattered rows are gathered).
 //!
-//! Still to come (see the project's DESIGN.md): BinaryRowData <-> Arrow transposes and the
-//! JNI library that Flink loads.
+//! - [`transpose`]: Flink `BinaryRowData` rows (with row kinds) to and from changelog
+//!   batches, over the engine's encoder and decoder.
+//!
+//! Still to come (see the project's DESIGN.md): the JNI library that Flink loads.
 //!
 //! With the `bench` feature, [`bench::CDataHandoff`] implements bench-support's `Handoff`
 //! adapter over these production entry points, and the `handoffs` suite measures them.
@@ -25,5 +27,6 @@ pub mod float_order;
 pub mod handoff;
 pub mod partition;
 pub mod timestamps;
+pub mod transpose;
 
 pub use error::{BridgeError, Result};

@@ -98,9 +98,97 @@ pub enum Error {
     /// A column had a shape the operation does not accept.
     #[error("{0}")]
     InvalidShape(String),
+    /// A `BinaryRowData` row that cannot be read.
+    #[error("BinaryRowData row {row}{}: {problem}", .field.map(|f| format!(" field {f}")).unwrap_or_default())]
+    MalformedRow {
+        /// The row index within the input.
+        row: usize,
+        /// The field at fault, or `None` for a problem of the whole row.
+        field: Option<usize>,
+        /// What is wrong.
+        problem: RowProblem,
+    },
     /// An Arrow kernel failed.
     #[error(transparent)]
     Arrow(#[from] ArrowError),
+}
+
+/// What is wrong with a malformed `BinaryRowData` row (see [`Error::MalformedRow`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RowProblem {
+    /// The row ends inside its null bits or fixed-length slots.
+    #[error("{len} bytes is shorter than the fixed part of {fixed} bytes")]
+    ShorterThanFixedPart {
+        /// The row's length.
+        len: usize,
+        /// The fixed part's length.
+        fixed: usize,
+    },
+    /// Flink rows are whole 8-byte words.
+    #[error("length {len} is not a multiple of 8")]
+    UnalignedLength {
+        /// The row's length.
+        len: usize,
+    },
+    /// A header byte outside Flink's four row kinds.
+    #[error("unknown row kind byte {byte}")]
+    UnknownRowKind {
+        /// The header byte.
+        byte: i8,
+    },
+    /// A variable-part offset and length that reach outside the row.
+    #[error("variable part of {len} bytes at offset {offset} ends past the row's {row_len} bytes")]
+    OutsideRow {
+        /// The offset from the slot.
+        offset: u64,
+        /// The length read there.
+        len: u64,
+        /// The row's length.
+        row_len: usize,
+    },
+    /// An inline string or binary longer than a slot holds.
+    #[error("inline length {len} is larger than 7")]
+    InlineTooLong {
+        /// The length in the slot's top byte.
+        len: u8,
+    },
+    /// A non-compact DECIMAL of no bytes or more than 16.
+    #[error("decimal byte length {len} is not in 1..=16")]
+    DecimalLength {
+        /// The byte length in the slot.
+        len: u64,
+    },
+    /// An unscaled DECIMAL value with more digits than its precision.
+    #[error("unscaled decimal {value} does not fit precision {precision}")]
+    DecimalOverflow {
+        /// The unscaled value.
+        value: i128,
+        /// The declared precision.
+        precision: u8,
+    },
+    /// A CHAR/VARCHAR that is not UTF-8.
+    #[error("invalid UTF-8 after {valid_up_to} valid bytes")]
+    InvalidUtf8 {
+        /// Bytes of the value that are valid UTF-8.
+        valid_up_to: usize,
+    },
+    /// A `TimestampData` with `nanoOfMillisecond` outside `0..=999_999`.
+    #[error("nanoOfMillisecond {nanos} is larger than 999999")]
+    NanosOutOfRange {
+        /// The slot's low 32 bits, unsigned.
+        nanos: u32,
+    },
+    /// A timestamp that the Arrow unit cannot hold exactly.
+    #[error("timestamp {millis} ms + {nanos} ns is not representable in {unit}")]
+    TimestampUnrepresentable {
+        /// Epoch milliseconds.
+        millis: i64,
+        /// Nanoseconds of the millisecond.
+        nanos: u32,
+        /// The Arrow unit (`Millisecond`, `Microsecond`, `Nanosecond`).
+        unit: String,
+    },
 }
 
 /// The engine's result type.

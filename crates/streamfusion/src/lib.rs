@@ -5,6 +5,8 @@
 //!
 //! - [`changelog`]: batches of rows with Flink row kinds ([`changelog::ChangelogBatch`]), and
 //!   the Arrow representation of row kinds carried by nested ROW values.
+//! - [`binary_row`]: Flink `BinaryRowData` rows written from and read into Arrow columns,
+//!   byte-exact with Flink, row kinds in the header byte.
 //! - [`types`]: Flink logical types and the Arrow types that carry them.
 //! - [`keys`]: key rows in Flink's `BinaryRowData` layout, Flink's key hashing and key-group
 //!   assignment, and order-preserving state keys.
@@ -16,6 +18,7 @@
 
 #[cfg(feature = "bench")]
 pub mod bench;
+pub mod binary_row;
 pub mod changelog;
 pub mod error;
 pub mod keys;

@@ -1,38 +1,37 @@
 //! Keys: Flink-compatible key rows, hashing and key groups, and state-key encoding.
 //!
-//! - [`binary_row`]: key columns written as Flink `BinaryRowData` rows, byte for byte.
+//! - [`crate::binary_row`] writes key columns as Flink `BinaryRowData` rows, byte for byte.
 //! - [`murmur`]: `MurmurHashUtils` (row hash) and `MathUtils.murmurHash` (scrambler).
 //! - [`key_groups`]: `KeyGroupRangeAssignment`: key group, operator index, ranges, default
 //!   max parallelism.
 //! - [`state_key`]: order-preserving composite keys (arrow-row) for keyed state.
 //!
-//! [`KeyHasher`] puts the first three together: a batch of key columns in, Flink's
+//! [`KeyHasher`] puts the row writer, hashing and key groups together: a batch of key columns in, Flink's
 //! `BinaryRowData.hashCode()` and key group per row out.
 
-pub mod binary_row;
 pub mod key_groups;
 pub mod murmur;
 pub mod state_key;
 
 use arrow::array::ArrayRef;
 
+use crate::binary_row::{BinaryRows, RowWriter};
 use crate::error::Result;
 use crate::types::LogicalType;
-use binary_row::{BinaryRows, KeyRowWriter};
 use key_groups::key_groups_for_hashes;
 use murmur::hash_bytes_by_words;
 
 /// Hashes key columns as Flink hashes its SQL keys.
 #[derive(Debug, Clone)]
 pub struct KeyHasher {
-    writer: KeyRowWriter,
+    writer: RowWriter,
 }
 
 impl KeyHasher {
     /// A hasher for keys with these field types.
     pub fn new(types: Vec<LogicalType>) -> Self {
         Self {
-            writer: KeyRowWriter::new(types),
+            writer: RowWriter::new(types),
         }
     }
 

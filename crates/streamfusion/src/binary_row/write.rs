@@ -1,34 +1,9 @@
-//! Writing key columns as Flink `BinaryRowData` rows, column at a time.
+//! Writing Arrow columns as Flink `BinaryRowData` rows, column at a time.
 //!
-//! Flink hashes and compares SQL keys as the `BinaryRowData` that its generated key
-//! projection writes, so the native side must produce the very same bytes. Layout of one row
-//! with `n` fields (all integers little-endian):
-//!
-//! ```text
-//! +--------+---------------+-----------+-----------+-----+----------------------------+
-//! | header | null bits ... | slot 0    | slot 1    | ... | variable part (8-aligned)  |
-//! | 1 byte | bit i+8: NULL | 8 bytes   | 8 bytes   |     | long strings, wide values  |
-//! +--------+---------------+-----------+-----------+-----+----------------------------+
-//! |<--- ((n + 63 + 8) / 64) * 8 bytes -->|
-//! ```
-//!
-//! - header: the row kind, `0` for key rows;
-//! - a NULL field sets its bit and leaves its slot zero;
-//! - BOOLEAN/TINYINT (1 byte), SMALLINT (2), INT/DATE/TIME/INTERVAL YEAR TO MONTH (4),
-//!   FLOAT (4 raw bits), BIGINT/DOUBLE/INTERVAL DAY TO SECOND (8) sit at the start of their
-//!   slot, the rest of which stays zero;
-//! - CHAR/VARCHAR/BINARY/VARBINARY of at most 7 bytes sit inline: bytes `0..len` of the slot
-//!   hold the data and byte 7 holds `0x80 | len`; longer values go to the variable part
-//!   (zero-padded to 8 bytes) and the slot holds `offset << 32 | len`;
-//! - DECIMAL with precision <= 18: the unscaled `long` in the slot; wider: 16 zeroed bytes
-//!   are always reserved in the variable part (NULL too), holding `BigInteger.toByteArray()`
-//!   (minimal big-endian two's complement), and the slot holds `offset << 32 | byte length`
-//!   (`offset << 32` for NULL);
-//! - TIMESTAMP/TIMESTAMP_LTZ with precision <= 3: epoch milliseconds in the slot; wider: 8
-//!   bytes of milliseconds are always reserved in the variable part (zero for NULL) and the
-//!   slot holds `offset << 32 | nanoOfMillisecond` (`offset << 32` for NULL).
-//!
-//! Offsets are relative to the row start; the variable part is filled in field order.
+//! The layout is documented in [`super`]. Rows are written column by column: one pass adds
+//! each row's variable-part bytes to its length so the buffer is allocated once, a second
+//! fills every field's slot (and variable part) a column at a time, and finally the header
+//! byte of each row receives its row kind (`0`, `+I`, for key rows).
 
 use arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, GenericByteArray, PrimitiveArray,
@@ -41,16 +16,10 @@ use arrow::datatypes::{
     TimestampMillisecondType, TimestampNanosecondType, Utf8Type,
 };
 
+use super::{MAX_INLINE_BYTES, null_bits_width};
+use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
 use crate::types::LogicalType;
-
-/// Bytes stored inline in a slot at most (`BinarySegmentUtils.MAX_FIX_PART_DATA_SIZE`).
-pub const MAX_INLINE_BYTES: usize = 7;
-
-/// `BinaryRowData.calculateBitSetWidthInBytes(arity)`.
-pub fn null_bits_width(arity: usize) -> usize {
-    (arity + 63 + 8) / 64 * 8
-}
 
 /// Many `BinaryRowData` rows in one buffer: row `i` is `data[offsets[i]..offsets[i + 1]]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,17 +58,24 @@ impl BinaryRows {
     pub fn offsets(&self) -> &[usize] {
         &self.offsets
     }
+
+    /// The buffer and the row boundaries.
+    pub fn into_parts(self) -> (Vec<u8>, Vec<usize>) {
+        (self.data, self.offsets)
+    }
 }
 
-/// Writes key columns of declared Flink types as `BinaryRowData` rows.
+/// Writes columns of declared Flink types as `BinaryRowData` rows: key rows (header `0`)
+/// with [`RowWriter::write`], changelog rows (header = row kind) with
+/// [`RowWriter::write_changelog`].
 #[derive(Debug, Clone)]
-pub struct KeyRowWriter {
+pub struct RowWriter {
     types: Vec<LogicalType>,
     null_bits: usize,
 }
 
-impl KeyRowWriter {
-    /// A writer for keys with these field types.
+impl RowWriter {
+    /// A writer for rows with these field types.
     pub fn new(types: Vec<LogicalType>) -> Self {
         let null_bits = null_bits_width(types.len());
         Self { types, null_bits }
@@ -115,20 +91,37 @@ impl KeyRowWriter {
         self.null_bits + 8 * self.types.len()
     }
 
-    /// Writes one row per input row. Each column must carry its field's type
-    /// ([`LogicalType::to_arrow`]; strings and binaries may also be `Large*`).
+    /// Writes one row per input row with header byte `0` (key rows, or all `+I`). Each column
+    /// must carry its field's type ([`LogicalType::to_arrow`]; strings and binaries may also
+    /// be `Large*`).
     pub fn write(&self, columns: &[ArrayRef]) -> Result<BinaryRows> {
+        let rows = columns.first().map_or(0, |c| c.len());
+        self.write_columns(columns, rows)
+    }
+
+    /// Writes one row per row of `batch`; row `i`'s header byte is its row kind.
+    pub fn write_changelog(&self, batch: &ChangelogBatch) -> Result<BinaryRows> {
+        let mut rows = self.write_columns(batch.batch().columns(), batch.num_rows())?;
+        if let Some(kinds) = batch.kinds() {
+            // `ChangelogBatch` guarantees one valid kind byte per row.
+            for (start, kind) in rows.offsets.iter().zip(kinds.values().iter()) {
+                rows.data[*start] = *kind as u8;
+            }
+        }
+        Ok(rows)
+    }
+
+    fn write_columns(&self, columns: &[ArrayRef], rows: usize) -> Result<BinaryRows> {
         if columns.len() != self.types.len() {
             return Err(Error::InvalidShape(format!(
-                "a key of {} fields got {} columns",
+                "a row of {} fields got {} columns",
                 self.types.len(),
                 columns.len()
             )));
         }
-        let rows = columns.first().map_or(0, |c| c.len());
         if let Some((i, c)) = columns.iter().enumerate().find(|(_, c)| c.len() != rows) {
             return Err(Error::InvalidShape(format!(
-                "key column {i} has {} rows but column 0 has {rows}",
+                "column {i} has {} rows but the rows number {rows}",
                 c.len()
             )));
         }
@@ -493,7 +486,7 @@ mod tests {
 
     #[test]
     fn a_bigint_key_is_sixteen_bytes_with_the_value_after_the_header_word() {
-        let rows = KeyRowWriter::new(vec![LogicalType::BigInt])
+        let rows = RowWriter::new(vec![LogicalType::BigInt])
             .write(&[Arc::new(Int64Array::from(vec![Some(0x0102), None]))])
             .unwrap();
         let mut expected = vec![0u8; 16];
@@ -507,7 +500,7 @@ mod tests {
 
     #[test]
     fn short_strings_are_inline_and_long_ones_go_to_the_variable_part() {
-        let rows = KeyRowWriter::new(vec![LogicalType::VarChar(100)])
+        let rows = RowWriter::new(vec![LogicalType::VarChar(100)])
             .write(&[Arc::new(StringArray::from(vec!["abcdefg", "abcdefgh"]))])
             .unwrap();
         assert_eq!(rows.row(0).len(), 16);
@@ -523,7 +516,7 @@ mod tests {
 
     #[test]
     fn columns_of_the_wrong_type_or_length_are_rejected() {
-        let writer = KeyRowWriter::new(vec![LogicalType::Int, LogicalType::BigInt]);
+        let writer = RowWriter::new(vec![LogicalType::Int, LogicalType::BigInt]);
         let ints: ArrayRef = Arc::new(arrow::array::Int32Array::from(vec![1]));
         let longs: ArrayRef = Arc::new(Int64Array::from(vec![1, 2]));
         let err = writer.write(&[ints.clone(), ints.clone()]).unwrap_err();

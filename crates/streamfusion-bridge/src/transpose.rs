@@ -1,0 +1,99 @@
+//! `BinaryRowData` <-> Arrow transposes at the boundary.
+//!
+//! Flink hands a task's rows over as one buffer of back-to-back `BinaryRowData` rows (each
+//! row's header byte is its row kind) plus `rows + 1` Java `int` offsets; these entry points
+//! convert that to and from a [`ChangelogBatch`] with the engine's one encoder and decoder
+//! ([`streamfusion::binary_row`]), column at a time. The layout and every error are documented
+//! there; malformed rows become [`BridgeError::Engine`] naming the row and field.
+
+use streamfusion::binary_row::{RowReader, RowWriter};
+use streamfusion::changelog::ChangelogBatch;
+use streamfusion::types::LogicalType;
+
+use crate::error::{BridgeError, Result};
+
+/// Reads the rows `data[offsets[i]..offsets[i + 1]]` of fields `types` into a changelog batch.
+/// `offsets` must be non-negative, non-decreasing and end within `data`.
+pub fn rows_to_changelog(
+    data: &[u8],
+    offsets: &[i32],
+    types: &[LogicalType],
+) -> Result<ChangelogBatch> {
+    let offsets = offsets
+        .iter()
+        .enumerate()
+        .map(|(i, &offset)| {
+            usize::try_from(offset).map_err(|_| {
+                BridgeError::InvalidValue(format!("row offset {i} is negative: {offset}"))
+            })
+        })
+        .collect::<Result<Vec<usize>>>()?;
+    Ok(RowReader::new(types.to_vec()).read(data, &offsets)?)
+}
+
+/// Writes `batch` (columns of `types`) as rows, each header byte holding the row's kind.
+/// Returns the rows and their `rows + 1` offsets as Java `int`s.
+pub fn changelog_to_rows(
+    batch: &ChangelogBatch,
+    types: &[LogicalType],
+) -> Result<(Vec<u8>, Vec<i32>)> {
+    let (data, offsets) = RowWriter::new(types.to_vec())
+        .write_changelog(batch)?
+        .into_parts();
+    if i32::try_from(data.len()).is_err() {
+        return Err(BridgeError::InvalidValue(format!(
+            "{} rows take {} bytes, more than int offsets address",
+            offsets.len() - 1,
+            data.len()
+        )));
+    }
+    Ok((data, offsets.into_iter().map(|o| o as i32).collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    use arrow::array::{ArrayRef, Int8Array, Int64Array, RecordBatch, StringArray};
+
+    fn sample() -> (Vec<LogicalType>, ChangelogBatch) {
+        let types = vec![LogicalType::BigInt, LogicalType::VarChar(20)];
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int64Array::from(vec![Some(1), None, Some(-3)])),
+            Arc::new(StringArray::from(vec![
+                Some("short"),
+                Some("a longer one"),
+                None,
+            ])),
+        ];
+        let schema = RowReader::new(types.clone()).schema().clone();
+        let batch = RecordBatch::try_new(schema, columns).unwrap();
+        let kinds = Int8Array::from(vec![0, 3, 2]);
+        (types, ChangelogBatch::try_new(batch, Some(kinds)).unwrap())
+    }
+
+    #[test]
+    fn a_changelog_batch_survives_rows_and_back() {
+        let (types, batch) = sample();
+        let (data, offsets) = changelog_to_rows(&batch, &types).unwrap();
+        assert_eq!(offsets.len(), 4);
+        assert_eq!(data[offsets[1] as usize], 3, "the second row is -D");
+        let back = rows_to_changelog(&data, &offsets, &types).unwrap();
+        assert_eq!(back, batch);
+    }
+
+    #[test]
+    fn negative_offsets_and_malformed_rows_are_errors() {
+        let (types, batch) = sample();
+        let (mut data, offsets) = changelog_to_rows(&batch, &types).unwrap();
+        let err = rows_to_changelog(&data, &[0, -8], &types).unwrap_err();
+        assert_eq!(err.to_string(), "row offset 1 is negative: -8");
+        data[offsets[2] as usize] = 9;
+        let err = rows_to_changelog(&data, &offsets, &types).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "BinaryRowData row 2: unknown row kind byte 9"
+        );
+    }
+}

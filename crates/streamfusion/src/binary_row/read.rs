@@ -1,0 +1,448 @@
+//! Reading Flink `BinaryRowData` rows into Arrow columns, column at a time.
+//!
+//! The layout is documented in [`super`]. One pass checks every row's length and header
+//! (row kind) byte; then each field is decoded across all rows into its Arrow column
+//! ([`LogicalType::to_arrow`]). Every variable-part read is bounds-checked against its own
+//! row, so malformed input is an [`Error::MalformedRow`] naming the row and field, never a
+//! panic or a read outside the row.
+
+use std::sync::Arc;
+
+use arrow::array::{
+    ArrayRef, BinaryArray, BooleanArray, Int8Array, PrimitiveArray, RecordBatch,
+    RecordBatchOptions, StringArray,
+};
+use arrow::buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow::datatypes::{
+    ArrowPrimitiveType, Date32Type, Decimal128Type, DurationMillisecondType, Field, Float32Type,
+    Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, IntervalYearMonthType, Schema,
+    SchemaRef, Time32MillisecondType, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType,
+};
+
+use super::{
+    BinaryRows, MAX_INLINE_BYTES, MAX_NANO_OF_MILLISECOND, WIDE_DECIMAL_BYTES, null_bits_width,
+};
+use crate::changelog::{ChangelogBatch, RowKind};
+use crate::error::{Error, Result, RowProblem};
+use crate::types::{LogicalType, timestamp_unit};
+
+/// Reads `BinaryRowData` rows of declared Flink types into a [`ChangelogBatch`].
+#[derive(Debug, Clone)]
+pub struct RowReader {
+    types: Vec<LogicalType>,
+    null_bits: usize,
+    schema: SchemaRef,
+}
+
+impl RowReader {
+    /// A reader for rows with these field types. The output fields are named `f0`, `f1`, ...
+    /// (Flink's default row field names) and are nullable.
+    pub fn new(types: Vec<LogicalType>) -> Self {
+        let null_bits = null_bits_width(types.len());
+        let fields: Vec<Field> = types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Field::new(format!("f{i}"), t.to_arrow(), true))
+            .collect();
+        Self {
+            types,
+            null_bits,
+            schema: Arc::new(Schema::new(fields)),
+        }
+    }
+
+    /// The field types.
+    pub fn types(&self) -> &[LogicalType] {
+        &self.types
+    }
+
+    /// The schema of the batches read.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// Bytes of a row before its variable part.
+    pub fn fixed_len(&self) -> usize {
+        self.null_bits + 8 * self.types.len()
+    }
+
+    /// Reads rows written by [`super::RowWriter`] (or Flink).
+    pub fn read_rows(&self, rows: &BinaryRows) -> Result<ChangelogBatch> {
+        self.read(rows.data(), rows.offsets())
+    }
+
+    /// Reads the rows `data[offsets[i]..offsets[i + 1]]`. `offsets` has one entry more than
+    /// there are rows, never decreases and ends within `data`. The row kinds come from the
+    /// header bytes; a batch of only `+I` rows carries no kind column.
+    pub fn read(&self, data: &[u8], offsets: &[usize]) -> Result<ChangelogBatch> {
+        let rows = Rows::try_new(data, offsets)?;
+        let kinds = self.validate(&rows)?;
+        let columns = (0..self.types.len())
+            .map(|field| self.column(&rows, field))
+            .collect::<Result<Vec<_>>>()?;
+        let options = RecordBatchOptions::new().with_row_count(Some(rows.len()));
+        let batch = RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)?;
+        ChangelogBatch::try_new(batch, kinds)
+    }
+
+    /// Checks each row's length and kind; returns the kinds unless all are `+I`.
+    fn validate(&self, rows: &Rows<'_>) -> Result<Option<Int8Array>> {
+        let fixed = self.fixed_len();
+        let mut kinds = Vec::with_capacity(rows.len());
+        for r in 0..rows.len() {
+            let row = rows.row(r);
+            let problem = if row.len() < fixed {
+                Some(RowProblem::ShorterThanFixedPart {
+                    len: row.len(),
+                    fixed,
+                })
+            } else if !row.len().is_multiple_of(8) {
+                Some(RowProblem::UnalignedLength { len: row.len() })
+            } else {
+                // The fixed part is at least 8 bytes, so the header exists.
+                let byte = row[0] as i8;
+                kinds.push(byte);
+                RowKind::from_byte(byte).map_or(Some(RowProblem::UnknownRowKind { byte }), |_| None)
+            };
+            if let Some(problem) = problem {
+                return Err(Error::MalformedRow {
+                    row: r,
+                    field: None,
+                    problem,
+                });
+            }
+        }
+        let all_insert = kinds.iter().all(|&k| k == RowKind::Insert.to_byte());
+        Ok((!all_insert).then(|| Int8Array::from(kinds)))
+    }
+
+    /// Decodes field `field` of every (validated) row.
+    fn column(&self, rows: &Rows<'_>, field: usize) -> Result<ArrayRef> {
+        let n = rows.len();
+        let logical = self.types[field];
+        let at = self.null_bits + 8 * field;
+        let (null_byte, null_mask) = ((field + 8) / 8, 1u8 << ((field + 8) % 8));
+        let valid = BooleanBuffer::collect_bool(n, |r| rows.byte(r, null_byte) & null_mask == 0);
+        let nulls = Some(NullBuffer::new(valid)).filter(|v| v.null_count() > 0);
+        let is_valid = |r: usize| nulls.as_ref().is_none_or(|v| v.is_valid(r));
+        let fail = |row: usize, problem: RowProblem| Error::MalformedRow {
+            row,
+            field: Some(field),
+            problem,
+        };
+        // A fixed-slot value: the slot's low bytes, read for NULLs too (Flink zeroes them).
+        fn fixed<T: ArrowPrimitiveType>(
+            n: usize,
+            nulls: Option<NullBuffer>,
+            value: impl Fn(usize) -> T::Native,
+        ) -> PrimitiveArray<T> {
+            PrimitiveArray::new(ScalarBuffer::from_iter((0..n).map(value)), nulls)
+        }
+        let slot = |r: usize| rows.slot(r, at);
+        let array: ArrayRef = match logical {
+            LogicalType::Boolean => {
+                let values = BooleanBuffer::collect_bool(n, |r| slot(r) as u8 != 0);
+                Arc::new(BooleanArray::new(values, nulls))
+            }
+            LogicalType::TinyInt => Arc::new(fixed::<Int8Type>(n, nulls, |r| slot(r) as i8)),
+            LogicalType::SmallInt => Arc::new(fixed::<Int16Type>(n, nulls, |r| slot(r) as i16)),
+            LogicalType::Int => Arc::new(fixed::<Int32Type>(n, nulls, |r| slot(r) as i32)),
+            LogicalType::Date => Arc::new(fixed::<Date32Type>(n, nulls, |r| slot(r) as i32)),
+            LogicalType::Time(_) => {
+                Arc::new(fixed::<Time32MillisecondType>(n, nulls, |r| slot(r) as i32))
+            }
+            LogicalType::IntervalYearMonth => {
+                Arc::new(fixed::<IntervalYearMonthType>(n, nulls, |r| slot(r) as i32))
+            }
+            LogicalType::BigInt => Arc::new(fixed::<Int64Type>(n, nulls, |r| slot(r) as i64)),
+            LogicalType::IntervalDayTime => {
+                Arc::new(fixed::<DurationMillisecondType>(n, nulls, |r| {
+                    slot(r) as i64
+                }))
+            }
+            LogicalType::Float => Arc::new(fixed::<Float32Type>(n, nulls, |r| {
+                f32::from_bits(slot(r) as u32)
+            })),
+            LogicalType::Double => {
+                Arc::new(fixed::<Float64Type>(n, nulls, |r| f64::from_bits(slot(r))))
+            }
+            LogicalType::Decimal { precision, scale } => {
+                let max = 10i128.pow(u32::from(precision)) - 1;
+                let mut values = Vec::with_capacity(n);
+                for r in 0..n {
+                    if !is_valid(r) {
+                        values.push(0);
+                        continue;
+                    }
+                    let value = if logical.is_compact() {
+                        i128::from(slot(r) as i64)
+                    } else {
+                        let (offset, len) = split_slot(slot(r));
+                        if len == 0 || len > WIDE_DECIMAL_BYTES as u64 {
+                            return Err(fail(r, RowProblem::DecimalLength { len }));
+                        }
+                        let bytes = rows.var(r, offset, len).map_err(|p| fail(r, p))?;
+                        big_integer_value(bytes)
+                    };
+                    if !(-max..=max).contains(&value) {
+                        return Err(fail(r, RowProblem::DecimalOverflow { value, precision }));
+                    }
+                    values.push(value);
+                }
+                Arc::new(
+                    PrimitiveArray::<Decimal128Type>::new(ScalarBuffer::from(values), nulls)
+                        .with_precision_and_scale(precision, scale as i8)?,
+                )
+            }
+            LogicalType::Char(_)
+            | LogicalType::VarChar(_)
+            | LogicalType::Binary(_)
+            | LogicalType::VarBinary(_) => {
+                let mut values = Vec::new();
+                let mut ends = Vec::with_capacity(n + 1);
+                ends.push(0i32);
+                for r in 0..n {
+                    if is_valid(r) {
+                        let bytes = rows.bytes(r, at).map_err(|p| fail(r, p))?;
+                        values.extend_from_slice(bytes);
+                    }
+                    let end = i32::try_from(values.len()).map_err(|_| {
+                        Error::OutOfRange(format!(
+                            "field {field} holds more than {} bytes by row {r}, too many for one Arrow column",
+                            i32::MAX
+                        ))
+                    })?;
+                    ends.push(end);
+                }
+                let offsets = OffsetBuffer::new(ScalarBuffer::from(ends));
+                let values = Buffer::from_vec(values);
+                if matches!(logical, LogicalType::Char(_) | LogicalType::VarChar(_)) {
+                    match StringArray::try_new(offsets.clone(), values.clone(), nulls.clone()) {
+                        Ok(strings) => Arc::new(strings),
+                        Err(e) => {
+                            return Err(
+                                first_invalid_utf8(&offsets, &values, field).unwrap_or(e.into())
+                            );
+                        }
+                    }
+                } else {
+                    Arc::new(BinaryArray::try_new(offsets, values, nulls)?)
+                }
+            }
+            LogicalType::Timestamp(p) | LogicalType::TimestampLtz(p) => {
+                let unit = timestamp_unit(p);
+                let tz = matches!(logical, LogicalType::TimestampLtz(_)).then_some("UTC");
+                let mut ticks = Vec::with_capacity(n);
+                for r in 0..n {
+                    if logical.is_compact() {
+                        ticks.push(slot(r) as i64);
+                        continue;
+                    }
+                    if !is_valid(r) {
+                        ticks.push(0);
+                        continue;
+                    }
+                    let (offset, nanos) = split_slot(slot(r));
+                    let nanos = nanos as u32;
+                    if nanos > MAX_NANO_OF_MILLISECOND {
+                        return Err(fail(r, RowProblem::NanosOutOfRange { nanos }));
+                    }
+                    let millis = rows.var(r, offset, 8).map_err(|p| fail(r, p))?;
+                    let millis = i64::from_le_bytes(to_word(millis));
+                    let tick = timestamp_ticks(millis, nanos, unit).ok_or_else(|| {
+                        fail(
+                            r,
+                            RowProblem::TimestampUnrepresentable {
+                                millis,
+                                nanos,
+                                unit: format!("{unit:?}"),
+                            },
+                        )
+                    })?;
+                    ticks.push(tick);
+                }
+                let ticks = ScalarBuffer::from(ticks);
+                match unit {
+                    TimeUnit::Millisecond => Arc::new(
+                        PrimitiveArray::<TimestampMillisecondType>::new(ticks, nulls)
+                            .with_timezone_opt(tz),
+                    ),
+                    TimeUnit::Microsecond => Arc::new(
+                        PrimitiveArray::<TimestampMicrosecondType>::new(ticks, nulls)
+                            .with_timezone_opt(tz),
+                    ),
+                    TimeUnit::Nanosecond | TimeUnit::Second => Arc::new(
+                        PrimitiveArray::<TimestampNanosecondType>::new(ticks, nulls)
+                            .with_timezone_opt(tz),
+                    ),
+                }
+            }
+        };
+        Ok(array)
+    }
+}
+
+/// Rows `data[offsets[i]..offsets[i + 1]]`, with bounds checked once.
+struct Rows<'a> {
+    data: &'a [u8],
+    offsets: &'a [usize],
+}
+
+impl<'a> Rows<'a> {
+    fn try_new(data: &'a [u8], offsets: &'a [usize]) -> Result<Self> {
+        let Some(&last) = offsets.last() else {
+            return Err(Error::InvalidShape(
+                "row offsets need at least one entry (rows + 1), got none".into(),
+            ));
+        };
+        if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
+            return Err(Error::InvalidShape(format!(
+                "row offsets decrease at row {i}: {} > {}",
+                offsets[i],
+                offsets[i + 1]
+            )));
+        }
+        if last > data.len() {
+            return Err(Error::InvalidShape(format!(
+                "row offsets end at byte {last} but the data has {} bytes",
+                data.len()
+            )));
+        }
+        Ok(Self { data, offsets })
+    }
+
+    fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn row(&self, r: usize) -> &'a [u8] {
+        &self.data[self.offsets[r]..self.offsets[r + 1]]
+    }
+
+    /// Byte `at` of row `r` (0 past the row; validated rows hold their fixed part).
+    #[inline]
+    fn byte(&self, r: usize, at: usize) -> u8 {
+        self.row(r).get(at).copied().unwrap_or(0)
+    }
+
+    /// The 8-byte slot at `at` of row `r` (0 past the row; validated rows hold it).
+    #[inline]
+    fn slot(&self, r: usize, at: usize) -> u64 {
+        self.row(r)
+            .get(at..at + 8)
+            .map_or(0, |bytes| u64::from_le_bytes(to_word(bytes)))
+    }
+
+    /// `len` bytes at `offset` of row `r`'s variable part.
+    fn var(&self, r: usize, offset: u64, len: u64) -> Result<&'a [u8], RowProblem> {
+        let row = self.row(r);
+        let outside = RowProblem::OutsideRow {
+            offset,
+            len,
+            row_len: row.len(),
+        };
+        let end = offset.checked_add(len).ok_or(outside.clone())?;
+        if end > row.len() as u64 {
+            return Err(outside);
+        }
+        Ok(&row[offset as usize..end as usize])
+    }
+
+    /// The bytes of a string or binary whose slot is at `at`: inline or in the variable part.
+    fn bytes(&self, r: usize, at: usize) -> Result<&'a [u8], RowProblem> {
+        let slot = self.slot(r, at);
+        let top = (slot >> 56) as u8;
+        if top & 0x80 != 0 {
+            let len = top & 0x7f;
+            if usize::from(len) > MAX_INLINE_BYTES {
+                return Err(RowProblem::InlineTooLong { len });
+            }
+            self.var(r, at as u64, u64::from(len))
+        } else {
+            let (offset, len) = split_slot(slot);
+            self.var(r, offset, len)
+        }
+    }
+}
+
+/// An 8-byte slice as an array (zeros if it is not 8 bytes).
+#[inline]
+fn to_word(bytes: &[u8]) -> [u8; 8] {
+    bytes.try_into().unwrap_or_default()
+}
+
+/// A slot's `offset << 32 | size` halves.
+#[inline]
+fn split_slot(slot: u64) -> (u64, u64) {
+    (slot >> 32, slot & 0xffff_ffff)
+}
+
+/// The value of `BigInteger.toByteArray()` bytes (1 to 16, big-endian two's complement).
+fn big_integer_value(bytes: &[u8]) -> i128 {
+    let negative = bytes.first().is_some_and(|b| b & 0x80 != 0);
+    let mut word = [if negative { 0xff } else { 0 }; 16];
+    word[16 - bytes.len()..].copy_from_slice(bytes);
+    i128::from_be_bytes(word)
+}
+
+/// Epoch `millis` + `nanos` of the millisecond in ticks of `unit`, if exactly representable.
+fn timestamp_ticks(millis: i64, nanos: u32, unit: TimeUnit) -> Option<i64> {
+    let nanos = i128::from(nanos);
+    let ticks = match unit {
+        TimeUnit::Millisecond if nanos == 0 => i128::from(millis),
+        TimeUnit::Microsecond if nanos % 1_000 == 0 => i128::from(millis) * 1_000 + nanos / 1_000,
+        TimeUnit::Nanosecond => i128::from(millis) * 1_000_000 + nanos,
+        _ => return None,
+    };
+    i64::try_from(ticks).ok()
+}
+
+/// The first value of a string column that is not UTF-8, as an error naming its row.
+fn first_invalid_utf8(offsets: &OffsetBuffer<i32>, values: &Buffer, field: usize) -> Option<Error> {
+    offsets.windows(2).enumerate().find_map(|(row, w)| {
+        let bytes = values.get(w[0] as usize..w[1] as usize)?;
+        std::str::from_utf8(bytes)
+            .err()
+            .map(|e| Error::MalformedRow {
+                row,
+                field: Some(field),
+                problem: RowProblem::InvalidUtf8 {
+                    valid_up_to: e.valid_up_to(),
+                },
+            })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn big_integer_bytes_sign_extend() {
+        assert_eq!(big_integer_value(&[0x7f]), 127);
+        assert_eq!(big_integer_value(&[0x00, 0x80]), 128);
+        assert_eq!(big_integer_value(&[0xff]), -1);
+        assert_eq!(big_integer_value(&[0xff, 0x7f]), -129);
+        assert_eq!(big_integer_value(&i128::MIN.to_be_bytes()), i128::MIN);
+    }
+
+    #[test]
+    fn timestamps_convert_only_when_exact() {
+        assert_eq!(timestamp_ticks(-1, 999_999, TimeUnit::Nanosecond), Some(-1));
+        assert_eq!(
+            timestamp_ticks(5, 2_000, TimeUnit::Microsecond),
+            Some(5_002)
+        );
+        assert_eq!(timestamp_ticks(5, 2_001, TimeUnit::Microsecond), None);
+        assert_eq!(timestamp_ticks(i64::MAX, 0, TimeUnit::Nanosecond), None);
+        assert_eq!(
+            timestamp_ticks(
+                i64::MIN.div_euclid(1_000_000),
+                224_192,
+                TimeUnit::Nanosecond
+            ),
+            Some(i64::MIN)
+        );
+    }
+}
