@@ -198,7 +198,22 @@ fn rescaling_two_subtasks_into_one_and_one_into_two_keeps_every_key_once() {
     let ca = checkpoint::publish(&mut a, &dir.path().join("ckpt-a"), b"").unwrap();
     let cb = checkpoint::publish(&mut b, &dir.path().join("ckpt-b"), b"").unwrap();
 
-    // 2 -> 1: everything, exactly once.
+    // 2 -> 1: everything, exactly once; the sources are only read.
+    let listing = |p: &Path| -> Vec<(String, u64)> {
+        let mut v: Vec<_> = std::fs::read_dir(p.join("data"))
+            .unwrap()
+            .map(|e| e.unwrap())
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    e.metadata().unwrap().len(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let before = listing(cb.path());
     let mut merged = rocks(&dir.path().join("merged"));
     let stats = checkpoint::rebuild(
         &[ca.clone(), cb.clone()],
@@ -210,6 +225,8 @@ fn rescaling_two_subtasks_into_one_and_one_into_two_keeps_every_key_once() {
     .unwrap();
     assert_eq!(contents(&merged, ScanRange::All), model);
     assert_eq!(stats.entries as usize, model.len());
+    assert_eq!(listing(cb.path()), before);
+    Checkpoint::open(cb.path()).unwrap();
 
     // 1 -> 2 (and 1 -> 3): each new subtask gets exactly its key groups.
     let single = checkpoint::publish(&mut merged, &dir.path().join("ckpt-merged"), b"").unwrap();

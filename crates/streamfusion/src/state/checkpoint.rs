@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::memory::MemoryBackend;
-use super::rocks::{RocksBackend, RocksOptions};
+use super::rocks::{RocksBackend, RocksOptions, RocksReader};
 use super::{BackendKind, ScanRange, StateBackend};
 use crate::error::{Error, Result};
 
@@ -301,8 +301,8 @@ pub struct RebuildStats {
 /// checkpoint (of either backend): every table of every source is scanned over the range and
 /// bulk-loaded ([`StateBackend::bulk_loader`]). Sources must own disjoint key groups, as
 /// Flink's subtasks do; a key group found in two sources is an error (the partly built
-/// target is then to be discarded). RocksDB sources are opened on an aligned scratch copy
-/// under `scratch`, so checkpoints are only ever read.
+/// target is then to be discarded). RocksDB sources are opened read-only in place, with
+/// their info logs written under `scratch`, so checkpoints are only ever read.
 pub fn rebuild(
     sources: &[Checkpoint],
     key_groups: &RangeInclusive<u16>,
@@ -314,22 +314,15 @@ pub fn rebuild(
         return Err(Error::State("a rebuild needs an empty target store".into()));
     }
     std::fs::create_dir_all(scratch).map_err(Error::io("create", scratch))?;
-    // Restored copies of RocksDB sources live here until the rebuild ends.
+    // RocksDB's info logs of the read-only sources go here, and are removed at the end.
     let scratch = tempfile::tempdir_in(scratch)
         .map_err(Error::io("create a temporary directory in", scratch))?;
     let mut owner: Vec<Option<usize>> = vec![None; usize::from(u16::MAX) + 1];
     let mut stats = RebuildStats::default();
     for (i, source) in sources.iter().enumerate() {
-        let reader: Box<dyn StateBackend> = match source.manifest.backend {
-            BackendKind::Memory => Box::new(restore_memory(source)?),
-            BackendKind::Rocksdb => Box::new(restore_rocks(
-                source,
-                &scratch.path().join(format!("source-{i}")),
-                options,
-            )?),
-        };
-        for (index, name) in reader.table_names().iter().enumerate() {
-            let to = target.open_table(name)?;
+        let reader = Source::open(source, options, scratch.path())?;
+        for (index, name) in reader.table_names().into_iter().enumerate() {
+            let to = target.open_table(&name)?;
             let mut loader = target.bulk_loader(to)?;
             let mut failed = None;
             reader.scan(
@@ -353,6 +346,43 @@ pub fn rebuild(
         }
     }
     Ok(stats)
+}
+
+/// A checkpoint being read by a rebuild.
+enum Source {
+    Memory(MemoryBackend),
+    Rocks(RocksReader),
+}
+
+impl Source {
+    /// Memory checkpoints are parsed; RocksDB checkpoints are opened read-only in place.
+    fn open(checkpoint: &Checkpoint, options: &RocksOptions, scratch: &Path) -> Result<Self> {
+        Ok(match checkpoint.manifest.backend {
+            BackendKind::Memory => Source::Memory(restore_memory(checkpoint)?),
+            BackendKind::Rocksdb => {
+                Source::Rocks(RocksReader::open(&checkpoint.data_dir(), options, scratch)?)
+            }
+        })
+    }
+
+    fn table_names(&self) -> Vec<String> {
+        match self {
+            Source::Memory(m) => m.table_names(),
+            Source::Rocks(r) => r.table_names().to_vec(),
+        }
+    }
+
+    fn scan(
+        &self,
+        table: super::TableId,
+        range: ScanRange<'_>,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<()> {
+        match self {
+            Source::Memory(m) => m.scan(table, range, visit),
+            Source::Rocks(r) => r.scan(table, range, visit),
+        }
+    }
 }
 
 /// Records that source `i` owns the key group of `key`; another source owning it is an error.

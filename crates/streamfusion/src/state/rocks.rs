@@ -411,3 +411,43 @@ impl BulkLoader for RocksLoader<'_> {
         Ok(self.added)
     }
 }
+
+/// A published RocksDB checkpoint opened read-only, to scan it without copying or changing
+/// it: RocksDB writes nothing into a read-only database's directory except its info log,
+/// which goes to `log_dir` instead.
+pub(crate) struct RocksReader {
+    db: DB,
+    names: Vec<String>,
+}
+
+impl RocksReader {
+    pub(crate) fn open(data_dir: &Path, options: &RocksOptions, log_dir: &Path) -> Result<Self> {
+        let cache = Cache::new_lru_cache(options.block_cache_bytes);
+        let mut opts = options.to_rocksdb(&cache);
+        opts.set_db_log_dir(log_dir);
+        let names: Vec<String> = DB::list_cf(&opts, data_dir)?
+            .into_iter()
+            .filter(|n| n != DEFAULT_CF)
+            .collect();
+        let db = DB::open_cf_for_read_only(&opts, data_dir, &names, false)?;
+        Ok(Self { db, names })
+    }
+
+    pub(crate) fn table_names(&self) -> &[String] {
+        &self.names
+    }
+
+    pub(crate) fn scan(
+        &self,
+        table: TableId,
+        range: ScanRange<'_>,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<()> {
+        let name = &self.names[table.0];
+        let cf = self
+            .db
+            .cf_handle(name)
+            .ok_or_else(|| Error::State(format!("column family {name} is missing")))?;
+        scan_cf(&self.db, cf, range, visit)
+    }
+}
