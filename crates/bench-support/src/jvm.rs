@@ -74,3 +74,5 @@ fn default_classpath_file() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     Some(exe.ancestors().nth(3)?.join("jvm").join("classpath.txt"))
 }
+
+pub use crate::embedded_jvm::jvm;

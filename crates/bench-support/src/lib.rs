@@ -17,6 +17,7 @@
 pub mod adapters;
 pub mod alloc;
 pub mod buffers;
+pub mod embedded_jvm;
 pub mod fixtures;
 pub mod jvm;
 pub mod oracles;
