@@ -418,9 +418,9 @@ impl<'a> Field<'a> {
             Field::WideDecimal(a) => {
                 for (row, cursor) in cursor.iter_mut().enumerate() {
                     if valid(row) {
-                        let bytes = big_integer_bytes(a.value(row));
-                        w.put_var(row, *cursor, &bytes);
-                        w.offset_and_size(row, *cursor, bytes.len() as u32);
+                        let bytes = BigIntegerBytes::new(a.value(row));
+                        w.put_var(row, *cursor, bytes.as_slice());
+                        w.offset_and_size(row, *cursor, bytes.as_slice().len() as u32);
                     } else {
                         w.set_null(row);
                         w.offset_and_size(row, *cursor, 0);
@@ -445,16 +445,28 @@ impl<'a> Field<'a> {
     }
 }
 
-/// `BigInteger.toByteArray()`: the minimal big-endian two's complement, at least one byte.
-fn big_integer_bytes(value: i128) -> Vec<u8> {
-    let bytes = value.to_be_bytes();
-    let sign = if value < 0 { 0xff } else { 0x00 };
-    // Drop leading sign bytes while the next byte still carries the sign bit.
-    let mut start = 0;
-    while start < 15 && bytes[start] == sign && (bytes[start + 1] & 0x80) == (sign & 0x80) {
-        start += 1;
+/// `BigInteger.toByteArray()`: the minimal big-endian two's complement, at least one byte,
+/// kept on the stack (one heap allocation per wide decimal was most of a wide row's cost).
+struct BigIntegerBytes {
+    bytes: [u8; 16],
+    start: usize,
+}
+
+impl BigIntegerBytes {
+    fn new(value: i128) -> Self {
+        let bytes = value.to_be_bytes();
+        let sign = if value < 0 { 0xff } else { 0x00 };
+        // Drop leading sign bytes while the next byte still carries the sign bit.
+        let mut start = 0;
+        while start < 15 && bytes[start] == sign && (bytes[start + 1] & 0x80) == (sign & 0x80) {
+            start += 1;
+        }
+        Self { bytes, start }
     }
-    bytes[start..].to_vec()
+
+    fn as_slice(&self) -> &[u8] {
+        &self.bytes[self.start..]
+    }
 }
 
 #[cfg(test)]
@@ -475,13 +487,14 @@ mod tests {
 
     #[test]
     fn big_integer_bytes_are_minimal_twos_complement() {
-        assert_eq!(big_integer_bytes(0), vec![0]);
-        assert_eq!(big_integer_bytes(127), vec![0x7f]);
-        assert_eq!(big_integer_bytes(128), vec![0x00, 0x80]);
-        assert_eq!(big_integer_bytes(-1), vec![0xff]);
-        assert_eq!(big_integer_bytes(-128), vec![0x80]);
-        assert_eq!(big_integer_bytes(-129), vec![0xff, 0x7f]);
-        assert_eq!(big_integer_bytes(i128::MIN).len(), 16);
+        let bytes = |v: i128| BigIntegerBytes::new(v).as_slice().to_vec();
+        assert_eq!(bytes(0), vec![0]);
+        assert_eq!(bytes(127), vec![0x7f]);
+        assert_eq!(bytes(128), vec![0x00, 0x80]);
+        assert_eq!(bytes(-1), vec![0xff]);
+        assert_eq!(bytes(-128), vec![0x80]);
+        assert_eq!(bytes(-129), vec![0xff, 0x7f]);
+        assert_eq!(bytes(i128::MIN).len(), 16);
     }
 
     #[test]
