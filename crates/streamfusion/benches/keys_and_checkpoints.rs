@@ -153,43 +153,44 @@ fn check_groups(keys: &Keys, groups: &Groups) -> Verdict {
 }
 
 fn flink_hash(suite: &mut Suite) {
+    let string = LogicalType::VarChar(i32::MAX as u32);
     for rows in ROW_COUNTS {
         for nullable in [false, true] {
-            let hasher = KeyHasher::new(vec![LogicalType::BigInt]);
-            suite.stateless(
+            hash_case(
+                suite,
                 &format!("keys/flink_hash/bigint/rows={rows}/nulls={nullable}"),
+                vec![LogicalType::BigInt],
                 || bigint_keys(rows, nullable),
-                |keys| {
-                    Groups(
-                        hasher
-                            .key_groups(&keys.0, MAX_PARALLELISM)
-                            .expect("key groups"),
-                    )
-                },
-                check_groups,
             );
             for width in WIDTHS {
-                let hasher = KeyHasher::new(vec![
-                    LogicalType::BigInt,
-                    LogicalType::VarChar(i32::MAX as u32),
-                ]);
-                suite.stateless(
+                hash_case(
+                    suite,
                     &format!(
                         "keys/flink_hash/bigint_string/rows={rows}/width={width}/nulls={nullable}"
                     ),
+                    vec![LogicalType::BigInt, string],
                     || composite_keys(rows, width, nullable),
-                    |keys| {
-                        Groups(
-                            hasher
-                                .key_groups(&keys.0, MAX_PARALLELISM)
-                                .expect("key groups"),
-                        )
-                    },
-                    check_groups,
                 );
             }
         }
     }
+}
+
+/// Times key rows + hashes + key groups of `types` over the keys `setup` builds.
+fn hash_case(suite: &mut Suite, id: &str, types: Vec<LogicalType>, setup: impl FnOnce() -> Keys) {
+    let hasher = KeyHasher::new(types);
+    suite.stateless(
+        id,
+        setup,
+        |keys| {
+            Groups(
+                hasher
+                    .key_groups(&keys.0, MAX_PARALLELISM)
+                    .expect("key groups"),
+            )
+        },
+        check_groups,
+    );
 }
 
 /// The order a state key must keep: id, then name, NULLs first.
