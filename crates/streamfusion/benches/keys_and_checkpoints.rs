@@ -10,7 +10,9 @@
 //!   (backend snapshot, checksums, syncs, rename); the store is filled outside timing;
 //! - `restore/{memory,rocksdb}/{aligned,rebuilt}/keys=N`: restoring from a published
 //!   checkpoint (aligned: adopt the files and open; rebuilt: scan the subtask's key groups
-//!   into a fresh store) into a working directory prepared outside timing. Closing the
+//!   into a fresh store) into a working directory prepared outside timing; for RocksDB also
+//!   `rebuilt_half` and `clipped_half`, the two ways one subtask of a 1 -> 2 rescale restores
+//!   key groups 0..=63 (scan into a fresh store, or adopt and delete the other half). Closing the
 //!   restored store and removing directories stay outside timing. Each check compares the
 //!   complete restored contents with the source's, then keeps writing to the restored store.
 //!
@@ -25,6 +27,7 @@
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
+use std::ops::RangeInclusive;
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayData, ArrayRef, AsArray, Int64Array, StringArray};
@@ -347,23 +350,33 @@ fn published(rocks: bool, keys: usize) -> Published {
     }
 }
 
-/// The restored store holds exactly the checkpoint's contents and keeps accepting writes.
-fn check_restored(input: &Published, restored: &Store) -> Verdict {
+/// The restored store holds exactly the checkpoint's contents in `key_groups` and keeps
+/// accepting writes.
+fn check_restored(
+    input: &Published,
+    restored: &Store,
+    key_groups: &RangeInclusive<u16>,
+) -> Verdict {
     let mut backend = restored.backend.borrow_mut();
     let got = contents(backend.as_ref());
-    if got != input.expected {
+    let expected: Contents = input
+        .expected
+        .iter()
+        .filter(|((_, k), _)| key_groups.contains(&u16::from_be_bytes([k[0], k[1]])))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if got != expected {
         return Err(format!(
-            "restored {} entries, the checkpoint holds {}",
+            "restored {} entries, the checkpoint holds {} in key groups {key_groups:?}",
             got.len(),
-            input.expected.len()
+            expected.len()
         ));
     }
     // Keep processing: overwrite one restored entry, add a new one, read both back.
     let table = backend.open_table("values").map_err(|e| e.to_string())?;
-    let ((_, first), _) = input
-        .expected
+    let ((_, first), _) = expected
         .first_key_value()
-        .ok_or("an empty checkpoint")?;
+        .ok_or("no entries in the restored key groups")?;
     let fresh = state_key(5, b"after-restore", &[], &[]);
     let mut batch = WriteBatch::new();
     batch.put(table, first.clone(), b"updated".to_vec());
@@ -406,12 +419,24 @@ fn checkpoints(suite: &mut Suite) {
                     expect_eq("files", &opened.manifest().files.is_empty(), &false)
                 },
             );
-            for mode in ["aligned", "rebuilt"] {
+            // Half of the key groups is what each subtask restores when rescaling 1 -> 2.
+            let modes: &[(&str, RangeInclusive<u16>)] = if rocks {
+                &[
+                    ("aligned", 0..=127),
+                    ("rebuilt", 0..=127),
+                    ("rebuilt_half", 0..=63),
+                    ("clipped_half", 0..=63),
+                ]
+            } else {
+                &[("aligned", 0..=127), ("rebuilt", 0..=127)]
+            };
+            for (mode, range) in modes.iter().cloned() {
+                let checked = range.clone();
                 suite.stateful(
                     &format!("restore/{backend}/{mode}/keys={keys}"),
                     || published(rocks, keys),
                     |_| tempfile::tempdir().expect("scratch"),
-                    |scratch, input| {
+                    move |scratch, input| {
                         let options = RocksOptions::checked_in();
                         let working = scratch.path().join("restored");
                         let backend: Box<dyn StateBackend> = match (mode, rocks) {
@@ -422,6 +447,15 @@ fn checkpoints(suite: &mut Suite) {
                                 checkpoint::restore_rocks(&input.checkpoint, &working, &options)
                                     .expect("restore"),
                             ),
+                            ("clipped_half", _) => Box::new(
+                                checkpoint::restore_rocks_clipped(
+                                    &input.checkpoint,
+                                    &range,
+                                    &working,
+                                    &options,
+                                )
+                                .expect("restore"),
+                            ),
                             (_, rocks) => {
                                 let mut target: Box<dyn StateBackend> = if rocks {
                                     Box::new(RocksBackend::open(&working, &options).expect("open"))
@@ -430,7 +464,7 @@ fn checkpoints(suite: &mut Suite) {
                                 };
                                 checkpoint::rebuild(
                                     std::slice::from_ref(&input.checkpoint),
-                                    &(0..=127),
+                                    &range,
                                     target.as_mut(),
                                     &options,
                                     &scratch.path().join("scratch"),
@@ -444,7 +478,7 @@ fn checkpoints(suite: &mut Suite) {
                             _dir: tempfile::tempdir().expect("temp dir"),
                         }
                     },
-                    check_restored,
+                    move |input, restored| check_restored(input, restored, &checked),
                 );
             }
         }

@@ -255,6 +255,19 @@ fn rescaling_two_subtasks_into_one_and_one_into_two_keeps_every_key_once() {
         }
         assert_eq!(union, model);
     }
+
+    // 1 -> 3 again, clipping an adopted RocksDB checkpoint instead of scanning it.
+    let mut union = Model::new();
+    for index in 0..3 {
+        let range = range_of(128, 3, index);
+        let working = dir.path().join(format!("clipped-{index}"));
+        let part = checkpoint::restore_rocks_clipped(&single, &range, &working, &options).unwrap();
+        let got = contents(&part, ScanRange::All);
+        assert_eq!(got, in_groups(&model, &range), "clipped index {index}");
+        union.extend(got);
+    }
+    assert_eq!(union, model);
+    Checkpoint::open(single.path()).unwrap();
 }
 
 #[test]

@@ -18,7 +18,9 @@
 //! Restore comes in two modes. *Aligned* adopts one checkpoint's files as they are
 //! ([`restore_memory`], [`restore_rocks`]). *Rebuild* ([`rebuild`]) scans a key-group range
 //! out of one or more checkpoints into a fresh store: rescaling from two subtasks into one,
-//! or one into two, with no key lost or duplicated.
+//! or one into two, with no key lost or duplicated. For RocksDB, a subtask whose new range
+//! lies within one checkpoint can instead adopt it and clip away the other key groups
+//! ([`restore_rocks_clipped`]).
 
 use std::fs::File;
 use std::io::Read;
@@ -288,6 +290,21 @@ pub fn restore_rocks(
 ) -> Result<RocksBackend> {
     checkpoint.expect_backend(BackendKind::Rocksdb)?;
     RocksBackend::restore_aligned(&checkpoint.data_dir(), working, options)
+}
+
+/// Restores only `key_groups` of one RocksDB checkpoint, as Flink's RocksDB backend does
+/// when one state handle covers a subtask's new range (rescaling out): adopt the files
+/// (aligned) into `working`, then delete the key groups outside the range with range
+/// deletions. Costs about an aligned restore, whatever the number of entries.
+pub fn restore_rocks_clipped(
+    checkpoint: &Checkpoint,
+    key_groups: &RangeInclusive<u16>,
+    working: &Path,
+    options: &RocksOptions,
+) -> Result<RocksBackend> {
+    let mut store = restore_rocks(checkpoint, working, options)?;
+    store.delete_key_groups_outside(key_groups)?;
+    Ok(store)
 }
 
 /// What a rebuild copied.

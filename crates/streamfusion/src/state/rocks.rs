@@ -9,6 +9,7 @@
 //! the small metadata files). An aligned restore links the SST files into a fresh working
 //! directory and copies the rest, so the published checkpoint is never modified.
 
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
 use rocksdb::{
@@ -206,6 +207,29 @@ impl RocksBackend {
     /// Bytes this store holds in its memory budget, if it was opened in one.
     pub fn budgeted_bytes(&self) -> Option<u64> {
         self.reservation.as_ref().map(Reservation::bytes)
+    }
+
+    /// Deletes every key outside `key_groups` from every table with range deletions: what a
+    /// subtask does after adopting a checkpoint that also holds other subtasks' key groups.
+    /// Costs O(tables), not O(entries); compaction reclaims the space later.
+    pub fn delete_key_groups_outside(&mut self, key_groups: &RangeInclusive<u16>) -> Result<()> {
+        // Key groups are below 32,768, so every state key starts with a byte below 0x80.
+        const END_OF_KEYS: [u8; 2] = [0x80, 0x00];
+        let below = (*key_groups.start() > 0)
+            .then(|| ([0u8, 0].to_vec(), key_groups.start().to_be_bytes().to_vec()));
+        let above = key_groups
+            .end()
+            .checked_add(1)
+            .filter(|&first| first < 0x8000)
+            .map(|first| (first.to_be_bytes().to_vec(), END_OF_KEYS.to_vec()));
+        for index in 0..self.names.len() {
+            let cf = self.cf(TableId(index))?;
+            for (from, to) in below.iter().chain(above.iter()) {
+                self.db
+                    .delete_range_cf_opt(cf, from, to, &self.write_options)?;
+            }
+        }
+        Ok(())
     }
 
     /// Compacts `table` fully (dropping expired TTL entries on the way).
