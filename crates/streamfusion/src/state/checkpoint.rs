@@ -334,7 +334,8 @@ pub fn rebuild(
     // RocksDB's info logs of the read-only sources go here, and are removed at the end.
     let scratch = tempfile::tempdir_in(scratch)
         .map_err(Error::io("create a temporary directory in", scratch))?;
-    let mut owner: Vec<Option<usize>> = vec![None; usize::from(u16::MAX) + 1];
+    // Which source owns each key group of the range (scans never leave the range).
+    let mut owner: Vec<Option<usize>> = vec![None; usize::from(*key_groups.end()) + 1];
     let mut stats = RebuildStats::default();
     for (i, source) in sources.iter().enumerate() {
         let reader = Source::open(source, options, scratch.path())?;
@@ -405,7 +406,10 @@ impl Source {
 /// Records that source `i` owns the key group of `key`; another source owning it is an error.
 fn claim(owner: &mut [Option<usize>], key: &[u8], i: usize, sources: &[Checkpoint]) -> Result<()> {
     let kg = super::layout::key_group_of(key)?;
-    match owner[usize::from(kg)] {
+    let slot = owner
+        .get_mut(usize::from(kg))
+        .ok_or_else(|| Error::State(format!("key group {kg} is outside the rebuilt range")))?;
+    match *slot {
         Some(other) if other != i => Err(Error::Checkpoint {
             path: sources[i].path.clone(),
             problem: format!(
@@ -414,7 +418,7 @@ fn claim(owner: &mut [Option<usize>], key: &[u8], i: usize, sources: &[Checkpoin
             ),
         }),
         _ => {
-            owner[usize::from(kg)] = Some(i);
+            *slot = Some(i);
             Ok(())
         }
     }
