@@ -72,10 +72,18 @@ pub fn run_cargo<T>(
     Ok((read, status))
 }
 
-/// The workspace root, known at compile time from this crate's location.
+/// The workspace root: the parent of this crate's directory, which `cargo run` (and so
+/// `cargo xtask`) passes in `CARGO_MANIFEST_DIR` at run time. The compile-time value is only
+/// a fallback: checkouts that share one target directory (a developer's and CI's clone) can
+/// run a binary that another checkout built, and must still act on their own workspace.
 pub fn project_root() -> PathBuf {
-    let xtask_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    xtask_dir.parent().unwrap_or(xtask_dir).to_path_buf()
+    let xtask_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    xtask_dir
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or(xtask_dir)
 }
 
 impl Workspace {
