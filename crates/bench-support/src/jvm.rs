@@ -51,6 +51,28 @@ pub fn report_skipped(test: &str, reason: &dyn std::fmt::Display) {
     let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {reason}");
 }
 
+/// The path of a `cdylib` of this workspace built next to the running test or suite binary:
+/// `<target>/<profile>/lib<name>.so` (or the platform's equivalent), else the copy in
+/// `<target>/<profile>/deps/`.
+pub fn built_library_path(name: &str) -> PathBuf {
+    let file = format!(
+        "{}{name}{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    );
+    let Some(deps) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf))
+    else {
+        return PathBuf::from(file);
+    };
+    let uplifted = deps.parent().map(|profile| profile.join(&file));
+    match uplifted {
+        Some(path) if path.is_file() => path,
+        _ => deps.join(file),
+    }
+}
+
 /// The `java` launcher: `$JAVA_HOME/bin/java`, else `java` on the `PATH`.
 pub fn java_command() -> PathBuf {
     std::env::var_os("JAVA_HOME")

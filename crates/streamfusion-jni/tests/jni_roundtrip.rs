@@ -69,21 +69,9 @@ fn vm_or_skip(test: &str) -> Option<&'static JavaVM> {
     Some(vm)
 }
 
-/// `<target>/release/libstreamfusion_jni.so`, for this binary in `<target>/release/deps/`.
+/// The library built next to this binary.
 fn library_path() -> PathBuf {
-    let exe = std::env::current_exe().expect("current exe");
-    let name = format!(
-        "{}streamfusion_jni{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    );
-    let deps = exe.parent().expect("deps dir");
-    let uplifted = deps.parent().expect("profile dir").join(&name);
-    if uplifted.is_file() {
-        uplifted
-    } else {
-        deps.join(name)
-    }
+    bench_support::jvm::built_library_path("streamfusion_jni")
 }
 
 /// Calls a static method; a Java exception comes back as [`Thrown`] and is cleared.
