@@ -315,6 +315,31 @@ fn java_rows_come_back_filtered_and_projected_with_kinds_and_nulls() {
 }
 
 #[test]
+fn an_identity_plan_gives_back_the_bytes_flinks_writer_wrote() {
+    let Some(vm) = vm_or_skip("an_identity_plan_gives_back_the_bytes_flinks_writer_wrote") else {
+        return;
+    };
+    let identity = r#"{"input": ["BIGINT", "VARCHAR(2147483647)", "INT"], "project": [0, 1, 2]}"#;
+    let (input, output) = vm
+        .attach_current_thread(
+            |env| -> bench_support::embedded_jvm::jni::errors::Result<_> {
+                let input = JavaRows::fixture(env, 300);
+                let handle = create(env, identity).expect("create");
+                let output = push(env, handle, &input).expect("push").to_rust(env);
+                close(env, handle).expect("close");
+                Ok((input.to_rust(env), output))
+            },
+        )
+        .expect("attach");
+    // Native decode then encode of rows written by Flink's BinaryRowWriter, byte for byte.
+    assert_eq!(output.1, input.1, "row boundaries");
+    assert!(
+        output.0 == input.0,
+        "row bytes differ from what Flink wrote"
+    );
+}
+
+#[test]
 fn a_plan_may_repeat_columns_and_keep_only_null_values() {
     let Some(vm) = vm_or_skip("a_plan_may_repeat_columns_and_keep_only_null_values") else {
         return;
