@@ -116,12 +116,7 @@ impl Timers {
         for t in &due {
             batch.delete(
                 self.table,
-                state_key(
-                    t.key_group,
-                    &timestamp_bytes(t.timestamp),
-                    &t.key_and_namespace,
-                    &[],
-                ),
+                Self::key(t.key_group, t.timestamp, &t.key_and_namespace, &[]),
             );
         }
         store.write(&batch)?;
