@@ -6,6 +6,7 @@
 //! - [`alloc`]: a counting global allocator and the allocation [`probe`](alloc::probe).
 //! - [`buffers`]: Arrow buffer diagnostics, shared versus new output bytes.
 //! - [`fixtures`]: deterministic fixture generators (no clock, no unseeded randomness).
+//! - [`group_model`]: a row-at-a-time model of Flink's streaming GROUP BY changelog.
 //! - [`jvm`]: locating the released Flink classpath for JVM-backed tests and suites.
 //! - [`oracles`]: independent models (Java's comparisons, textbook Murmur3) for checks.
 //! - [`runner`]: the probe-then-time case runner and its contract with `cargo xtask`.
@@ -19,6 +20,7 @@ pub mod alloc;
 pub mod buffers;
 pub mod embedded_jvm;
 pub mod fixtures;
+pub mod group_model;
 pub mod jvm;
 pub mod oracles;
 pub mod runner;

@@ -19,19 +19,22 @@
 //! Key domains: 16, 1,024 and 16,384 distinct keys of ~280 bytes (264-byte UTF-8 keys
 //! encoded with arrow-row), spread over 128 key groups.
 //!
-//! Fixtures (built outside timing): BIGINT keys, and composite (BIGINT, VARCHAR) keys with
-//! 8- or 264-byte UTF-8 (Unicode and NUL) at 16/1,024/16,384 rows, nullable or not, sliced
-//! to a nonzero offset. Oracles are independent: a row-at-a-time model of the key layout
-//! with a textbook Murmur3 for hashes, and for state keys the round trip plus an order check
-//! against a direct comparison of the values.
+//! Fixtures (built outside timing): BIGINT keys, composite (BIGINT, VARCHAR) keys with
+//! 8- or 264-byte UTF-8 (Unicode and NUL), and nested ROW keys
+//! `ROW<id BIGINT, name STRING, inner ROW<code INT, flag BOOLEAN>>` (`.../row/...`; NULL
+//! rows and NULL fields at every level when nullable) at 16/1,024/16,384 rows, nullable or
+//! not, sliced to a nonzero offset. Oracles are independent: a row-at-a-time model of the key
+//! layout (nested rows copied into the variable part) with a textbook Murmur3 for hashes, and
+//! for state keys the round trip plus an order check against a direct comparison of the
+//! values.
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayData, ArrayRef, AsArray, Int64Array, StringArray};
-use arrow::datatypes::Int64Type;
+use arrow::array::{Array, ArrayData, ArrayRef, AsArray, Int64Array, StringArray, StructArray};
+use arrow::datatypes::{Int32Type, Int64Type};
 use arrow::row::Rows;
 use bench_support::buffers::ArrowBuffers;
 use bench_support::fixtures::{self, NullPattern, ROW_COUNTS, SLICE_OFFSET};
@@ -45,7 +48,7 @@ use streamfusion::state::layout::state_key;
 use streamfusion::state::memory::MemoryBackend;
 use streamfusion::state::rocks::{RocksBackend, RocksOptions};
 use streamfusion::state::{ScanRange, StateBackend, TableId, WriteBatch};
-use streamfusion::types::LogicalType;
+use streamfusion::types::{LogicalType, row_arrow_fields};
 
 bench_support::counting_allocator!();
 
@@ -103,6 +106,51 @@ fn composite_keys(rows: usize, width: usize, nullable: bool) -> Keys {
     Keys(vec![Arc::new(ids), Arc::new(names)])
 }
 
+/// The nested ROW key type of the `row` cases.
+const ROW_KEY: &str = "ROW<id BIGINT, name STRING, inner ROW<code INT, flag BOOLEAN>>";
+
+fn row_key_type() -> LogicalType {
+    ROW_KEY.parse().expect("ROW key type")
+}
+
+/// One `ROW_KEY` column; when nullable, NULLs at staggered rows in every field and level.
+fn row_keys(rows: usize, nullable: bool) -> Keys {
+    let len = rows + SLICE_OFFSET;
+    let every = |n: usize| {
+        if nullable {
+            NullPattern::EveryNth(n)
+        } else {
+            NullPattern::None
+        }
+    };
+    let LogicalType::Row(fields) = row_key_type() else {
+        unreachable!("ROW_KEY is a ROW")
+    };
+    let LogicalType::Row(inner_fields) = &fields[2].ty else {
+        unreachable!("ROW_KEY's third field is a ROW")
+    };
+    let inner = StructArray::try_new(
+        row_arrow_fields(inner_fields),
+        vec![
+            Arc::new(fixtures::int32(len, every(11))),
+            Arc::new(fixtures::booleans(len, every(7))),
+        ],
+        every(5).null_buffer(len),
+    )
+    .expect("inner rows");
+    let outer = StructArray::try_new(
+        row_arrow_fields(&fields),
+        vec![
+            Arc::new(fixtures::int64(len, every(17))),
+            Arc::new(fixtures::utf8(len, 8, every(3))),
+            Arc::new(inner),
+        ],
+        nulls(nullable).null_buffer(len),
+    )
+    .expect("rows");
+    Keys(vec![Arc::new(outer.slice(SLICE_OFFSET, rows))])
+}
+
 // ---- The oracle: Flink's key row, one row at a time, from the documented layout.
 
 /// One key row: header word, then an 8-byte slot per field, then long strings.
@@ -131,6 +179,114 @@ fn model_row(ids: &Int64Array, names: Option<&StringArray>, r: usize) -> Vec<u8>
         }
     }
     row
+}
+
+/// A field value of the generic model row.
+enum Model<'a> {
+    Null,
+    Long(i64),
+    Int(i32),
+    Bool(bool),
+    Str(&'a [u8]),
+    Row(Vec<Model<'a>>),
+}
+
+/// A `BinaryRowData` row (header `+I`) from the documented layout, field by field; a nested
+/// row is modelled recursively and appended to the variable part like a long string.
+fn model_binary_row(fields: &[Model<'_>]) -> Vec<u8> {
+    let bits = (fields.len() + 63 + 8) / 64 * 8;
+    let mut row = vec![0u8; bits + 8 * fields.len()];
+    let append = |row: &mut Vec<u8>, bytes: &[u8]| {
+        let offset = row.len() as u64;
+        row.extend_from_slice(bytes);
+        row.resize(row.len().next_multiple_of(8), 0);
+        (offset << 32) | bytes.len() as u64
+    };
+    for (i, field) in fields.iter().enumerate() {
+        let word = match field {
+            Model::Null => {
+                row[(i + 8) / 8] |= 1 << ((i + 8) % 8);
+                0
+            }
+            Model::Long(v) => *v as u64,
+            Model::Int(v) => u64::from(*v as u32),
+            Model::Bool(v) => u64::from(*v),
+            Model::Str(s) if s.len() <= 7 => {
+                let mut w = [0u8; 8];
+                w[..s.len()].copy_from_slice(s);
+                w[7] = 0x80 | s.len() as u8;
+                u64::from_le_bytes(w)
+            }
+            Model::Str(s) => append(&mut row, s),
+            Model::Row(nested) => append(&mut row, &model_binary_row(nested)),
+        };
+        row[bits + 8 * i..bits + 8 * (i + 1)].copy_from_slice(&word.to_le_bytes());
+    }
+    row
+}
+
+/// The `ROW_KEY` value of row `r`, NULLs as `None` (the order arrow-row keeps: NULLs first).
+type RowKey<'a> = Option<(
+    Option<i64>,
+    Option<&'a str>,
+    Option<(Option<i32>, Option<bool>)>,
+)>;
+
+fn row_key(keys: &Keys, r: usize) -> RowKey<'_> {
+    let outer = keys.0[0].as_struct();
+    if outer.is_null(r) {
+        return None;
+    }
+    let ids = outer.column(0).as_primitive::<Int64Type>();
+    let names = outer.column(1).as_string::<i32>();
+    let inner = outer.column(2).as_struct();
+    let codes = inner.column(0).as_primitive::<Int32Type>();
+    let flags = inner.column(1).as_boolean();
+    Some((
+        (!ids.is_null(r)).then(|| ids.value(r)),
+        (!names.is_null(r)).then(|| names.value(r)),
+        (!inner.is_null(r)).then(|| {
+            (
+                (!codes.is_null(r)).then(|| codes.value(r)),
+                (!flags.is_null(r)).then(|| flags.value(r)),
+            )
+        }),
+    ))
+}
+
+/// Row `r`'s key row: one ROW field holding the nested row, itself holding a nested row.
+fn model_row_key(keys: &Keys, r: usize) -> Vec<u8> {
+    let field = match row_key(keys, r) {
+        None => Model::Null,
+        Some((id, name, inner)) => Model::Row(vec![
+            id.map_or(Model::Null, Model::Long),
+            name.map_or(Model::Null, |s| Model::Str(s.as_bytes())),
+            inner.map_or(Model::Null, |(code, flag)| {
+                Model::Row(vec![
+                    code.map_or(Model::Null, Model::Int),
+                    flag.map_or(Model::Null, Model::Bool),
+                ])
+            }),
+        ]),
+    };
+    model_binary_row(&[field])
+}
+
+fn check_row_groups(keys: &Keys, groups: &Groups) -> Verdict {
+    let rows = keys.0[0].len();
+    if groups.0.len() != rows {
+        return Err(format!("{} key groups for {rows} rows", groups.0.len()));
+    }
+    for r in 0..rows {
+        let expected = flink_key_group(&model_row_key(keys, r), MAX_PARALLELISM);
+        if groups.0[r] != expected {
+            return Err(format!(
+                "row {r}: key group {} but the model says {expected}",
+                groups.0[r]
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_groups(keys: &Keys, groups: &Groups) -> Verdict {
@@ -164,6 +320,7 @@ fn flink_hash(suite: &mut Suite) {
                 &format!("keys/flink_hash/bigint/rows={rows}/nulls={nullable}"),
                 vec![LogicalType::BigInt],
                 || bigint_keys(rows, nullable),
+                check_groups,
             );
             for width in WIDTHS {
                 hash_case(
@@ -171,16 +328,30 @@ fn flink_hash(suite: &mut Suite) {
                     &format!(
                         "keys/flink_hash/bigint_string/rows={rows}/width={width}/nulls={nullable}"
                     ),
-                    vec![LogicalType::BigInt, string],
+                    vec![LogicalType::BigInt, string.clone()],
                     || composite_keys(rows, width, nullable),
+                    check_groups,
                 );
             }
+            hash_case(
+                suite,
+                &format!("keys/flink_hash/row/rows={rows}/nulls={nullable}"),
+                vec![row_key_type()],
+                || row_keys(rows, nullable),
+                check_row_groups,
+            );
         }
     }
 }
 
 /// Times key rows + hashes + key groups of `types` over the keys `setup` builds.
-fn hash_case(suite: &mut Suite, id: &str, types: Vec<LogicalType>, setup: impl FnOnce() -> Keys) {
+fn hash_case(
+    suite: &mut Suite,
+    id: &str,
+    types: Vec<LogicalType>,
+    setup: impl FnOnce() -> Keys,
+    check: fn(&Keys, &Groups) -> Verdict,
+) {
     let hasher = KeyHasher::new(types);
     suite.stateless(
         id,
@@ -192,7 +363,7 @@ fn hash_case(suite: &mut Suite, id: &str, types: Vec<LogicalType>, setup: impl F
                     .expect("key groups"),
             )
         },
-        check_groups,
+        check,
     );
 }
 
@@ -205,12 +376,14 @@ fn compare_keys(keys: &Keys, a: usize, b: usize) -> Ordering {
     id(a).cmp(&id(b)).then_with(|| name(a).cmp(&name(b)))
 }
 
-fn check_order(keys: &Keys, rows: &Rows) -> Verdict {
+/// The order a ROW state key must keep: the ROW's fields in order, NULLs first at every level.
+fn compare_row_keys(keys: &Keys, a: usize, b: usize) -> Ordering {
+    row_key(keys, a).cmp(&row_key(keys, b))
+}
+
+fn check_order(keys: &Keys, rows: &Rows, compare: fn(&Keys, usize, usize) -> Ordering) -> Verdict {
     for r in 1..rows.num_rows() {
-        let (got, want) = (
-            rows.row(r - 1).cmp(&rows.row(r)),
-            compare_keys(keys, r - 1, r),
-        );
+        let (got, want) = (rows.row(r - 1).cmp(&rows.row(r)), compare(keys, r - 1, r));
         if got != want {
             return Err(format!(
                 "rows {} and {r}: encoded order {got:?}, value order {want:?}",
@@ -242,7 +415,7 @@ fn state_keys(suite: &mut Suite) {
                     || composite_keys(rows, width, nullable),
                     |keys| Encoded(codec.encode(&keys.0).expect("encode")),
                     |keys, encoded| {
-                        check_order(keys, &encoded.0)?;
+                        check_order(keys, &encoded.0, compare_keys)?;
                         let decoded = codec.decode(encoded.0.iter()).map_err(|e| e.to_string())?;
                         check_decoded(keys, &decoded)
                     },
@@ -260,7 +433,48 @@ fn state_keys(suite: &mut Suite) {
                 );
             }
         }
+        for nullable in [false, true] {
+            state_case(
+                suite,
+                &format!("row/rows={rows}/nulls={nullable}"),
+                vec![row_key_type()],
+                move || row_keys(rows, nullable),
+                compare_row_keys,
+            );
+        }
     }
+}
+
+/// `state_encode` and `state_decode` cases of `types` over the keys `setup` builds.
+fn state_case(
+    suite: &mut Suite,
+    shape: &str,
+    types: Vec<LogicalType>,
+    setup: impl Fn() -> Keys,
+    compare: fn(&Keys, usize, usize) -> Ordering,
+) {
+    let codec = StateKeyCodec::try_new(types.clone()).expect("codec");
+    suite.stateless(
+        &format!("keys/state_encode/{shape}"),
+        &setup,
+        |keys| Encoded(codec.encode(&keys.0).expect("encode")),
+        |keys, encoded| {
+            check_order(keys, &encoded.0, compare)?;
+            let decoded = codec.decode(encoded.0.iter()).map_err(|e| e.to_string())?;
+            check_decoded(keys, &decoded)
+        },
+    );
+    let codec = StateKeyCodec::try_new(types).expect("codec");
+    suite.stateless(
+        &format!("keys/state_decode/{shape}"),
+        || {
+            let keys = setup();
+            let encoded = codec.encode(&keys.0).expect("encode");
+            (keys, Encoded(encoded))
+        },
+        |(_, encoded)| Keys(codec.decode(encoded.0.iter()).expect("decode")),
+        |(keys, _), decoded| check_decoded(keys, &decoded.0),
+    );
 }
 
 // ---- Checkpoints.
@@ -294,7 +508,7 @@ fn fill(store: &mut dyn StateBackend, keys: usize) {
     let mut batch = WriteBatch::with_capacity(keys);
     for (row, kg) in groups.iter().enumerate() {
         let key = state_key(*kg as u16, encoded.row(row).as_ref(), &[], &[]);
-        batch.put(table, key, (row as u128).to_le_bytes().to_vec());
+        batch.put(table, key, (row as u128).to_le_bytes());
     }
     store.write(&batch).expect("write");
 }
@@ -379,8 +593,8 @@ fn check_restored(
         .ok_or("no entries in the restored key groups")?;
     let fresh = state_key(5, b"after-restore", &[], &[]);
     let mut batch = WriteBatch::new();
-    batch.put(table, first.clone(), b"updated".to_vec());
-    batch.put(table, fresh.clone(), b"new".to_vec());
+    batch.put(table, first.clone(), b"updated");
+    batch.put(table, fresh.clone(), b"new");
     backend.write(&batch).map_err(|e| e.to_string())?;
     let read = backend
         .multi_get(table, &[first, &fresh])

@@ -1,9 +1,20 @@
 //! bench-support integration for the engine's types (feature `bench`).
 
+use std::sync::Arc;
+
 use arrow::array::{Array, ArrayData};
+use bench_support::adapters::{RestoreMode, StoreLifecycle};
 use bench_support::buffers::ArrowBuffers;
 
+use crate::aggregate::{GroupAggSpec, GroupAggregate};
 use crate::changelog::ChangelogBatch;
+use crate::error::{Error, Result};
+use crate::state::StateBackend;
+use crate::state::checkpoint::{self, Checkpoint};
+use crate::state::layout::key_group;
+use crate::state::memory::MemoryBackend;
+use crate::state::rocks::{RocksBackend, RocksOptions};
+use crate::state::ttl::SystemClock;
 
 /// A changelog batch's buffers are its rows' plus its kinds'.
 impl ArrowBuffers for ChangelogBatch {
@@ -12,5 +23,168 @@ impl ArrowBuffers for ChangelogBatch {
         if let Some(kinds) = self.kinds() {
             out.push(kinds.to_data());
         }
+    }
+}
+
+/// Which backend a [`GroupAggLifecycle`] keeps its state in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// [`crate::state::memory::MemoryBackend`].
+    Memory,
+    /// [`crate::state::rocks::RocksBackend`] with the checked-in options.
+    Rocksdb,
+}
+
+/// The GROUP BY operator through bench-support's [`StoreLifecycle`]: thin calls into
+/// [`GroupAggregate`], the state backends and [`checkpoint`].
+///
+/// RocksDB stores and checkpoints live in fresh temporary directories, removed when the
+/// store or checkpoint is dropped (outside any timed region when suites use
+/// `iter_batched_ref`).
+#[derive(Debug, Clone)]
+pub struct GroupAggLifecycle {
+    /// The plan.
+    pub spec: GroupAggSpec,
+    /// Where state lives.
+    pub backend: Backend,
+}
+
+/// A [`GroupAggregate`] with the directory holding its RocksDB store.
+#[derive(Debug)]
+pub struct GroupAggStore {
+    /// The operator.
+    pub operator: GroupAggregate,
+    _dir: tempfile::TempDir,
+}
+
+/// A published checkpoint with the directory holding it.
+#[derive(Debug)]
+pub struct GroupAggCheckpoint {
+    /// The checkpoint.
+    pub checkpoint: Checkpoint,
+    _dir: tempfile::TempDir,
+}
+
+impl ArrowBuffers for GroupAggStore {
+    fn collect_arrays(&self, _: &mut Vec<ArrayData>) {}
+}
+
+impl ArrowBuffers for GroupAggCheckpoint {
+    fn collect_arrays(&self, _: &mut Vec<ArrayData>) {}
+}
+
+fn temp_dir() -> Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix("sf-group-agg-")
+        .tempdir()
+        .map_err(Error::io(
+            "create a temporary directory in",
+            std::env::temp_dir(),
+        ))
+}
+
+impl StoreLifecycle for GroupAggLifecycle {
+    type Store = GroupAggStore;
+    type Input = ChangelogBatch;
+    type Output = ChangelogBatch;
+    type Checkpoint = GroupAggCheckpoint;
+    type Error = Error;
+
+    fn create(&self) -> Result<GroupAggStore> {
+        let dir = temp_dir()?;
+        let store: Box<dyn StateBackend> = match self.backend {
+            Backend::Memory => Box::new(MemoryBackend::new()),
+            Backend::Rocksdb => Box::new(RocksBackend::open(
+                &dir.path().join("db"),
+                &RocksOptions::checked_in(),
+            )?),
+        };
+        Ok(GroupAggStore {
+            operator: GroupAggregate::new(self.spec.clone(), store)?,
+            _dir: dir,
+        })
+    }
+
+    /// Processes the batch; a mini-batch plan buffers it until [`StoreLifecycle::fire`].
+    fn push(&self, store: &mut GroupAggStore, input: &ChangelogBatch) -> Result<ChangelogBatch> {
+        store.operator.process(input)
+    }
+
+    /// Flushes the mini-batch bundle: in Flink the mini-batch assigner's watermarks are
+    /// what trigger a bundle.
+    fn fire(&self, store: &mut GroupAggStore, _watermark: i64) -> Result<ChangelogBatch> {
+        store.operator.flush()
+    }
+
+    fn checkpoint(&self, store: &mut GroupAggStore) -> Result<GroupAggCheckpoint> {
+        let dir = temp_dir()?;
+        Ok(GroupAggCheckpoint {
+            checkpoint: store.operator.checkpoint(&dir.path().join("checkpoint"))?,
+            _dir: dir,
+        })
+    }
+
+    fn restore(
+        &self,
+        checkpoints: &[GroupAggCheckpoint],
+        mode: &RestoreMode,
+    ) -> Result<GroupAggStore> {
+        let [first, ..] = checkpoints else {
+            return Err(Error::State("restore needs at least one checkpoint".into()));
+        };
+        let dir = temp_dir()?;
+        let working = dir.path().join("db");
+        let options = RocksOptions::checked_in();
+        let store: Box<dyn StateBackend> = match (mode, self.backend) {
+            (RestoreMode::Aligned, _) if checkpoints.len() > 1 => {
+                return Err(Error::State(
+                    "an aligned restore adopts exactly one checkpoint".into(),
+                ));
+            }
+            (RestoreMode::Aligned, Backend::Memory) => {
+                Box::new(checkpoint::restore_memory(&first.checkpoint)?)
+            }
+            (RestoreMode::Aligned, Backend::Rocksdb) => Box::new(checkpoint::restore_rocks(
+                &first.checkpoint,
+                &working,
+                &options,
+            )?),
+            (
+                RestoreMode::Rebuilt {
+                    first_key_group,
+                    last_key_group,
+                },
+                backend,
+            ) => {
+                let mut target: Box<dyn StateBackend> = match backend {
+                    Backend::Memory => Box::new(MemoryBackend::new()),
+                    Backend::Rocksdb => Box::new(RocksBackend::open(&working, &options)?),
+                };
+                let sources: Vec<Checkpoint> =
+                    checkpoints.iter().map(|c| c.checkpoint.clone()).collect();
+                checkpoint::rebuild(
+                    &sources,
+                    &(key_group(*first_key_group)?..=key_group(*last_key_group)?),
+                    target.as_mut(),
+                    &options,
+                    &dir.path().join("scratch"),
+                )?;
+                target
+            }
+        };
+        Ok(GroupAggStore {
+            operator: GroupAggregate::restore(
+                self.spec.clone(),
+                &first.checkpoint,
+                store,
+                Arc::new(SystemClock),
+            )?,
+            _dir: dir,
+        })
+    }
+
+    fn close(&self, store: GroupAggStore) -> Result<()> {
+        drop(store);
+        Ok(())
     }
 }

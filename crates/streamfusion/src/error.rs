@@ -179,6 +179,22 @@ pub enum RowProblem {
         /// The slot's low 32 bits, unsigned.
         nanos: u32,
     },
+    /// A nested ROW value that cannot be read: `field` is the nested row's own field at
+    /// fault (`None` for the nested row as a whole).
+    #[error("nested row{}: {problem}", .field.map(|f| format!(" field {f}")).unwrap_or_default())]
+    NestedRow {
+        /// The nested row's field at fault, or `None`.
+        field: Option<usize>,
+        /// What is wrong inside the nested row.
+        problem: Box<RowProblem>,
+    },
+    /// A nested ROW value whose header is not `+I`: a key's nested rows are always `+I`, and
+    /// the Arrow struct that carries them has no kind to keep another one in.
+    #[error("nested row kind byte {byte} is not +I (0)")]
+    NestedRowKind {
+        /// The nested row's header byte.
+        byte: i8,
+    },
     /// A timestamp that the Arrow unit cannot hold exactly.
     #[error("timestamp {millis} ms + {nanos} ns is not representable in {unit}")]
     TimestampUnrepresentable {

@@ -13,9 +13,13 @@
 //! - [`state`]: keyed state on memory and RocksDB behind one interface, with atomic,
 //!   verified checkpoints and aligned or rebuilt (rescaling) restore.
 //!
-//! Calc, aggregation and the other operator families build on these types
+//! - [`aggregate`]: the streaming GROUP BY operator with Flink's emission rules, on either
+//!   state backend.
+//!
+//! Calc and the other operator families build on these types
 //! (see `DESIGN.md` in the project's shared documents).
 
+pub mod aggregate;
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod binary_row;

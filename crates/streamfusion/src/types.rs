@@ -13,15 +13,20 @@
 //! | `INTERVAL DAY TO SECOND(3)` | `Duration(ms)`                               | milliseconds in a long |
 //! | `CHAR`/`VARCHAR`            | `Utf8`                                       | |
 //! | `BINARY`/`VARBINARY`        | `Binary`                                     | |
+//! | `ROW<name type, ...>`       | `Struct` of the field types (nullable)       | positional, as `BinaryRowData` |
 //!
 //! Type names parse and print in Flink's SQL spelling (`DECIMAL(19, 4)`, `VARCHAR(2147483647)`,
-//! `TIMESTAMP_LTZ(9)`, `INTERVAL DAY TO SECOND(3)`).
+//! `TIMESTAMP_LTZ(9)`, `INTERVAL DAY TO SECOND(3)`, `ROW<f0 INT, f1 VARCHAR(10)>`).
+//!
+//! A ROW's struct carries no [`crate::changelog::NESTED_ROW_KIND_FIELD`] child: a nested row
+//! in a key is always `+I` (Flink builds nested values as `+I` rows and the key selector copies
+//! them as they are), so the kind would be a constant column.
 
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use arrow::datatypes::{DataType, IntervalUnit, TimeUnit};
+use arrow::datatypes::{DataType, Field, Fields, IntervalUnit, TimeUnit};
 
 use crate::error::{Error, Result};
 
@@ -30,8 +35,27 @@ pub const MAX_COMPACT_DECIMAL_PRECISION: u8 = 18;
 /// The largest TIMESTAMP precision stored as plain milliseconds (`TimestampData.isCompact`).
 pub const MAX_COMPACT_TIMESTAMP_PRECISION: u8 = 3;
 
-/// A Flink logical type (the scalar types a SQL key can have).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// One field of a `ROW` type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RowField {
+    /// The field name (case-sensitive, as in Flink).
+    pub name: String,
+    /// The field type.
+    pub ty: LogicalType,
+}
+
+impl RowField {
+    /// A field named `name` of type `ty`.
+    pub fn new(name: impl Into<String>, ty: LogicalType) -> Self {
+        Self {
+            name: name.into(),
+            ty,
+        }
+    }
+}
+
+/// A Flink logical type (the types a SQL key can have).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum LogicalType {
     /// `BOOLEAN`
     Boolean,
@@ -74,12 +98,16 @@ pub enum LogicalType {
     IntervalYearMonth,
     /// `INTERVAL DAY TO SECOND(3)`
     IntervalDayTime,
+    /// `ROW<name type, ...>`: at least one field, names unique. Stored in a `BinaryRowData`
+    /// as a nested row in the variable part.
+    Row(Vec<RowField>),
 }
 
 impl LogicalType {
     /// The Arrow type that carries this type's values.
     pub fn to_arrow(&self) -> DataType {
         match *self {
+            LogicalType::Row(ref fields) => DataType::Struct(row_arrow_fields(fields)),
             LogicalType::Boolean => DataType::Boolean,
             LogicalType::TinyInt => DataType::Int8,
             LogicalType::SmallInt => DataType::Int16,
@@ -104,15 +132,25 @@ impl LogicalType {
     }
 
     /// Whether values live in the 8-byte fixed slot of a `BinaryRowData` (no variable part).
+    /// Strings and binaries count as compact (they are inline up to 7 bytes); ROWs never are.
     pub fn is_compact(&self) -> bool {
         match *self {
             LogicalType::Decimal { precision, .. } => precision <= MAX_COMPACT_DECIMAL_PRECISION,
             LogicalType::Timestamp(p) | LogicalType::TimestampLtz(p) => {
                 p <= MAX_COMPACT_TIMESTAMP_PRECISION
             }
+            LogicalType::Row(_) => false,
             _ => true,
         }
     }
+}
+
+/// The children of the Arrow struct that carries a `ROW` with these fields (all nullable).
+pub fn row_arrow_fields(fields: &[RowField]) -> Fields {
+    fields
+        .iter()
+        .map(|f| Field::new(f.name.clone(), f.ty.to_arrow(), true))
+        .collect()
 }
 
 /// The Arrow unit for `TIMESTAMP(p)`: the coarsest unit that holds every value exactly.
@@ -145,8 +183,133 @@ impl fmt::Display for LogicalType {
             LogicalType::TimestampLtz(p) => write!(f, "TIMESTAMP_LTZ({p})"),
             LogicalType::IntervalYearMonth => f.write_str("INTERVAL YEAR TO MONTH"),
             LogicalType::IntervalDayTime => f.write_str("INTERVAL DAY TO SECOND(3)"),
+            LogicalType::Row(fields) => {
+                f.write_str("ROW<")?;
+                for (i, field) in fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write_field_name(f, &field.name)?;
+                    write!(f, " {}", field.ty)?;
+                }
+                f.write_str(">")
+            }
         }
     }
+}
+
+/// A plain identifier bare, anything else quoted in backticks (`` ` `` doubled), as Flink does.
+fn write_field_name(f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if plain {
+        f.write_str(name)
+    } else {
+        write!(f, "`{}`", name.replace('`', "``"))
+    }
+}
+
+/// The text between `ROW<` and `>` (or `ROW(` and `)`), if `s` spells a ROW type.
+fn row_body(s: &str) -> Option<Result<&str, &'static str>> {
+    let head = s.get(..3)?;
+    if !head.eq_ignore_ascii_case("ROW") {
+        return None;
+    }
+    let rest = s[3..].trim_start();
+    let close = match rest.chars().next()? {
+        '<' => '>',
+        '(' => ')',
+        _ => return None,
+    };
+    Some(rest[1..].strip_suffix(close).ok_or(match close {
+        '>' => "missing `>`",
+        _ => "missing `)`",
+    }))
+}
+
+/// Splits `body` at the commas outside brackets and backtick-quoted names.
+fn split_top_level(body: &str) -> Result<Vec<&str>, &'static str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut quoted, mut start) = (0usize, false, 0);
+    for (i, c) in body.char_indices() {
+        match c {
+            // A doubled backtick inside a quoted name toggles twice: still quoted.
+            '`' => quoted = !quoted,
+            _ if quoted => {}
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth = depth.checked_sub(1).ok_or("unbalanced brackets")?,
+            ',' if depth == 0 => {
+                parts.push(&body[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if quoted || depth != 0 {
+        return Err("unbalanced brackets or backticks");
+    }
+    parts.push(&body[start..]);
+    Ok(parts)
+}
+
+/// `name type`: the name bare or in backticks, then the type.
+fn parse_row_field(field: &str) -> Result<RowField, String> {
+    let field = field.trim();
+    let (name, ty) = if let Some(quoted) = field.strip_prefix('`') {
+        let mut name = String::new();
+        let mut chars = quoted.char_indices().peekable();
+        let mut end = None;
+        while let Some((i, c)) = chars.next() {
+            if c == '`' {
+                if chars.peek().is_some_and(|&(_, n)| n == '`') {
+                    chars.next();
+                    name.push('`');
+                } else {
+                    end = Some(i + 1);
+                    break;
+                }
+            } else {
+                name.push(c);
+            }
+        }
+        let end = end.ok_or("unterminated `name`")?;
+        (name, &quoted[end..])
+    } else {
+        let end = field
+            .find(char::is_whitespace)
+            .ok_or_else(|| format!("field `{field}` needs a name and a type"))?;
+        (field[..end].to_string(), &field[end..])
+    };
+    if name.is_empty() {
+        return Err("a field name is empty".into());
+    }
+    let ty = ty.trim();
+    if ty.is_empty() {
+        return Err(format!("field `{name}` has no type"));
+    }
+    let ty = ty
+        .parse::<LogicalType>()
+        .map_err(|e| format!("field `{name}`: {e}"))?;
+    Ok(RowField { name, ty })
+}
+
+fn parse_row(body: &str) -> Result<LogicalType, String> {
+    if body.trim().is_empty() {
+        return Err("ROW needs at least one field".into());
+    }
+    let fields = split_top_level(body)?
+        .into_iter()
+        .map(parse_row_field)
+        .collect::<Result<Vec<_>, _>>()?;
+    for (i, f) in fields.iter().enumerate() {
+        if fields[..i].iter().any(|g| g.name == f.name) {
+            return Err(format!("field name `{}` is repeated", f.name));
+        }
+    }
+    Ok(LogicalType::Row(fields))
 }
 
 impl FromStr for LogicalType {
@@ -156,6 +319,12 @@ impl FromStr for LogicalType {
     /// `BYTES` are accepted as aliases).
     fn from_str(s: &str) -> Result<Self> {
         let bad = |why: &str| Error::InvalidType(format!("`{s}`: {why}"));
+        // Before upper-casing: ROW field names are case-sensitive.
+        if let Some(body) = row_body(s.trim()) {
+            return body
+                .map_err(bad)
+                .and_then(|body| parse_row(body).map_err(|why| bad(&why)));
+        }
         let upper = s.trim().to_ascii_uppercase();
         let (name, args) = match upper.split_once('(') {
             Some((name, rest)) => {
@@ -270,6 +439,22 @@ mod tests {
             LogicalType::TimestampLtz(3),
             LogicalType::IntervalYearMonth,
             LogicalType::IntervalDayTime,
+            LogicalType::Row(vec![
+                RowField::new("f0", LogicalType::Int),
+                RowField::new(
+                    "Nested",
+                    LogicalType::Row(vec![
+                        RowField::new(
+                            "a b",
+                            LogicalType::Decimal {
+                                precision: 20,
+                                scale: 2,
+                            },
+                        ),
+                        RowField::new("x`y", LogicalType::VarChar(10)),
+                    ]),
+                ),
+            ]),
         ];
         for t in types {
             assert_eq!(t.to_string().parse::<LogicalType>().unwrap(), t, "{t}");
@@ -289,6 +474,48 @@ mod tests {
     }
 
     #[test]
+    fn row_types_print_and_parse_in_flink_spelling() {
+        let row = LogicalType::Row(vec![
+            RowField::new("f0", LogicalType::Int),
+            RowField::new("f1", LogicalType::VarChar(i32::MAX as u32)),
+        ]);
+        assert_eq!(row.to_string(), "ROW<f0 INT, f1 VARCHAR(2147483647)>");
+        assert_eq!(
+            "row<f0 int, f1 STRING>".parse::<LogicalType>().unwrap(),
+            row
+        );
+        assert_eq!(
+            "ROW(`f0` INT, f1 STRING)".parse::<LogicalType>().unwrap(),
+            row
+        );
+        let nested = "ROW<k ROW<d DECIMAL(38, 10), t TIMESTAMP(9)>, `my field` BIGINT>";
+        let parsed = nested.parse::<LogicalType>().unwrap();
+        assert_eq!(parsed.to_string(), nested);
+        assert_eq!(
+            parsed.to_arrow().to_string(),
+            LogicalType::Row(vec![
+                RowField::new(
+                    "k",
+                    LogicalType::Row(vec![
+                        RowField::new(
+                            "d",
+                            LogicalType::Decimal {
+                                precision: 38,
+                                scale: 10
+                            }
+                        ),
+                        RowField::new("t", LogicalType::Timestamp(9)),
+                    ])
+                ),
+                RowField::new("my field", LogicalType::BigInt),
+            ])
+            .to_arrow()
+            .to_string()
+        );
+        assert!(!parsed.is_compact());
+    }
+
+    #[test]
     fn bad_type_names_say_what_is_wrong() {
         for (s, why) in [
             ("DECIMAL(39, 2)", "precision <= 38"),
@@ -298,6 +525,13 @@ mod tests {
             ("BIGINT(3)", "no parameters"),
             ("GEOMETRY", "not a supported type"),
             ("CHAR(x)", "integers"),
+            ("ROW<>", "at least one field"),
+            ("ROW<f0 INT", "missing `>`"),
+            ("ROW<f0>", "needs a name and a type"),
+            ("ROW<a INT, a BIGINT>", "repeated"),
+            ("ROW<a GEOMETRY>", "not a supported type"),
+            ("ROW<a DECIMAL(3, 1>", "unbalanced"),
+            ("ROW<`a INT>", "unbalanced"),
         ] {
             let err = s.parse::<LogicalType>().unwrap_err().to_string();
             assert!(err.contains(why), "{s}: {err}");

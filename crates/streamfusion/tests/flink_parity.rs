@@ -482,7 +482,7 @@ fn binary_row_hash_codes_key_groups_and_fields_match_released_flink() {
     let rows = 10_000;
     const MAX_PARALLELISM: u32 = 128;
     for schema in schemas(rows) {
-        let types: Vec<LogicalType> = schema.iter().map(|c| c.logical).collect();
+        let types: Vec<LogicalType> = schema.iter().map(|c| c.logical.clone()).collect();
         let specs: Vec<&str> = schema.iter().map(|c| c.spec.as_str()).collect();
         let columns: Vec<ArrayRef> = schema.iter().map(|c| c.array.clone()).collect();
         let written = RowWriter::new(types.clone()).write(&columns).unwrap();

@@ -4,7 +4,9 @@
 //! `java/src/org/streamfusion/golden/KeyVectors.java`, which runs the released Flink
 //! classes (`RowDataSerializer.toBinaryRow`, `BinaryRowData.hashCode`,
 //! `MathUtils.murmurHash`, `KeyGroupRangeAssignment`) over keys generated from a published
-//! seed. The native key writer must reproduce every byte, hash and key group. When a JDK and
+//! seed, nested ROW keys included (the released `BinaryWriter.write` hands each nested row to
+//! `AbstractBinaryWriter.writeRow` with its `RowDataSerializer`). The native key writer must
+//! reproduce every byte, hash and key group. When a JDK and
 //! the released classpath are present (`cargo xtask jvm`), the file is also regenerated and
 //! must come out identical.
 
@@ -14,6 +16,7 @@ use arrow::array::ArrayRef;
 use streamfusion::keys::KeyHasher;
 use streamfusion::keys::key_groups::{Parallelism, default_max_parallelism};
 use streamfusion::keys::murmur::murmur_hash;
+use streamfusion::types::LogicalType;
 
 use common::{GOLDEN, column, hex, int, parse_golden};
 
@@ -23,13 +26,23 @@ fn key_rows_hashes_and_key_groups_match_released_flink() {
     let (schemas, _) = parse_golden(&text);
     let total: usize = schemas.iter().map(|s| s.rows.len()).sum();
     assert!(total >= 10_000, "only {total} golden rows");
+    // Nested ROW keys: ROW alone, wide values and ROW-in-ROW inside, NULL rows and fields.
+    let row_rows: usize = schemas
+        .iter()
+        .filter(|s| s.types.iter().any(|t| matches!(t, LogicalType::Row(_))))
+        .map(|s| s.rows.len())
+        .sum();
+    assert!(
+        row_rows >= 1_800,
+        "only {row_rows} golden rows with ROW keys"
+    );
     let par = Parallelism::try_new(128, 3).unwrap();
     let mut failures = Vec::new();
     for schema in &schemas {
         let columns: Vec<ArrayRef> = (0..schema.types.len())
             .map(|i| {
                 column(
-                    schema.types[i],
+                    &schema.types[i],
                     schema.rows.iter().map(|r| &r.values[i]).collect(),
                 )
             })

@@ -114,6 +114,36 @@ fn check_backend(store: &mut dyn StateBackend) {
     let scanned = contents(store, ScanRange::Prefix(&prefix));
     assert!(scanned.keys().all(|(_, k)| k.starts_with(&prefix)));
     assert_eq!(scanned, in_groups(&model, &(7..=7)));
+
+    // Descending scans visit the same slices backwards, and stop when told to.
+    for range in [
+        ScanRange::All,
+        ScanRange::KeyGroups(&groups),
+        ScanRange::Prefix(&prefix),
+    ] {
+        let forward: Vec<Vec<u8>> = contents(store, range)
+            .into_keys()
+            .filter(|(t, _)| t == "values")
+            .map(|(_, k)| k)
+            .collect();
+        let mut backward = Vec::new();
+        store
+            .scan_rev(values, range, &mut |k, _| {
+                backward.push(k.to_vec());
+                true
+            })
+            .unwrap();
+        backward.reverse();
+        assert_eq!(backward, forward);
+        let mut last = None;
+        store
+            .scan_rev(values, range, &mut |k, _| {
+                last = Some(k.to_vec());
+                false
+            })
+            .unwrap();
+        assert_eq!(last, forward.last().cloned());
+    }
 }
 
 #[test]
@@ -406,6 +436,14 @@ impl StateBackend for FailingCheckpoint {
         visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> streamfusion::Result<()> {
         self.0.scan(table, range, visit)
+    }
+    fn scan_rev(
+        &self,
+        table: TableId,
+        range: ScanRange<'_>,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> streamfusion::Result<()> {
+        self.0.scan_rev(table, range, visit)
     }
     fn bulk_loader(
         &mut self,

@@ -27,7 +27,11 @@
 //!   (`offset << 32` for NULL);
 //! - TIMESTAMP/TIMESTAMP_LTZ with precision <= 3: epoch milliseconds in the slot; wider: 8
 //!   bytes of milliseconds are always reserved in the variable part (zero for NULL) and the
-//!   slot holds `offset << 32 | nanoOfMillisecond` (`offset << 32` for NULL).
+//!   slot holds `offset << 32 | nanoOfMillisecond` (`offset << 32` for NULL);
+//! - ROW: the nested row, a `BinaryRowData` of its own with header `+I`, is copied into the
+//!   variable part (never inline) and the slot holds `offset << 32 | size`; a NULL ROW only
+//!   sets its bit. Nested rows are written like `RowDataSerializer.toBinaryRow`: their NULL
+//!   wide DECIMALs and TIMESTAMPs reserve nothing.
 //!
 //! Offsets are relative to the row start; the variable part is filled in field order, and a
 //! row's length is a multiple of 8.

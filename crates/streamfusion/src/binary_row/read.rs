@@ -5,12 +5,16 @@
 //! ([`LogicalType::to_arrow`]). Every variable-part read is bounds-checked against its own
 //! row, so malformed input is an [`Error::MalformedRow`] naming the row and field, never a
 //! panic or a read outside the row.
+//!
+//! A ROW field's nested rows are bounds-checked like any variable-part value, then decoded
+//! as rows of their own; a problem inside one is reported as [`RowProblem::NestedRow`] of the
+//! outer row and field. Nested rows must be `+I` (the struct has no place for another kind).
 
 use std::sync::Arc;
 
 use arrow::array::{
     ArrayRef, BinaryArray, BooleanArray, Int8Array, PrimitiveArray, RecordBatch,
-    RecordBatchOptions, StringArray,
+    RecordBatchOptions, StringArray, StructArray,
 };
 use arrow::buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow::datatypes::{
@@ -25,7 +29,7 @@ use super::{
 };
 use crate::changelog::{ChangelogBatch, RowKind};
 use crate::error::{Error, Result, RowProblem};
-use crate::types::{LogicalType, timestamp_unit};
+use crate::types::{LogicalType, row_arrow_fields, timestamp_unit};
 
 /// Reads `BinaryRowData` rows of declared Flink types into a [`ChangelogBatch`].
 #[derive(Debug, Clone)]
@@ -120,7 +124,7 @@ impl RowReader {
     /// Decodes field `field` of every (validated) row.
     fn column(&self, rows: &Rows<'_>, field: usize) -> Result<ArrayRef> {
         let n = rows.len();
-        let logical = self.types[field];
+        let logical = &self.types[field];
         let at = self.null_bits + 8 * field;
         let (null_byte, null_mask) = ((field + 8) / 8, 1u8 << ((field + 8) % 8));
         let valid = BooleanBuffer::collect_bool(n, |r| rows.byte(r, null_byte) & null_mask == 0);
@@ -140,7 +144,7 @@ impl RowReader {
             PrimitiveArray::new(ScalarBuffer::from_iter((0..n).map(value)), nulls)
         }
         let slot = |r: usize| rows.slot(r, at);
-        let array: ArrayRef = match logical {
+        let array: ArrayRef = match *logical {
             LogicalType::Boolean => {
                 let values = BooleanBuffer::collect_bool(n, |r| slot(r) as u8 != 0);
                 Arc::new(BooleanArray::new(values, nulls))
@@ -166,6 +170,58 @@ impl RowReader {
             })),
             LogicalType::Double => {
                 Arc::new(fixed::<Float64Type>(n, nulls, |r| f64::from_bits(slot(r))))
+            }
+            LogicalType::Row(ref fields) => {
+                let reader = RowReader::new(fields.iter().map(|f| f.ty.clone()).collect());
+                // NULL rows get a stand-in with every field NULL, so nothing is read from it.
+                let mut null_row = vec![0u8; reader.fixed_len()];
+                for i in 0..fields.len() {
+                    null_row[(i + 8) / 8] |= 1 << ((i + 8) % 8);
+                }
+                let mut data = Vec::new();
+                let mut offsets = Vec::with_capacity(n + 1);
+                offsets.push(0);
+                for r in 0..n {
+                    if is_valid(r) {
+                        let (offset, size) = split_slot(slot(r));
+                        data.extend_from_slice(rows.var(r, offset, size).map_err(|p| fail(r, p))?);
+                    } else {
+                        data.extend_from_slice(&null_row);
+                    }
+                    offsets.push(data.len());
+                }
+                // One nested row per outer row, so the nested row index is the outer one.
+                let nested = reader.read(&data, &offsets).map_err(|e| match e {
+                    Error::MalformedRow {
+                        row,
+                        field: inner,
+                        problem,
+                    } => fail(
+                        row,
+                        RowProblem::NestedRow {
+                            field: inner,
+                            problem: Box::new(problem),
+                        },
+                    ),
+                    e => e,
+                })?;
+                if let Some(kinds) = nested.kinds()
+                    && let Some(r) = kinds.values().iter().position(|&k| k != 0)
+                {
+                    return Err(fail(
+                        r,
+                        RowProblem::NestedRowKind {
+                            byte: kinds.value(r),
+                        },
+                    ));
+                }
+                let (batch, _) = nested.into_parts();
+                Arc::new(StructArray::try_new_with_length(
+                    row_arrow_fields(fields),
+                    batch.columns().to_vec(),
+                    nulls,
+                    n,
+                )?)
             }
             LogicalType::Decimal { precision, scale } => {
                 let max = 10i128.pow(u32::from(precision)) - 1;
@@ -217,7 +273,7 @@ impl RowReader {
                 }
                 let offsets = OffsetBuffer::new(ScalarBuffer::from(ends));
                 let values = Buffer::from_vec(values);
-                if matches!(logical, LogicalType::Char(_) | LogicalType::VarChar(_)) {
+                if matches!(*logical, LogicalType::Char(_) | LogicalType::VarChar(_)) {
                     match StringArray::try_new(offsets.clone(), values.clone(), nulls.clone()) {
                         Ok(strings) => Arc::new(strings),
                         Err(e) => {
@@ -232,7 +288,7 @@ impl RowReader {
             }
             LogicalType::Timestamp(p) | LogicalType::TimestampLtz(p) => {
                 let unit = timestamp_unit(p);
-                let tz = matches!(logical, LogicalType::TimestampLtz(_)).then_some("UTC");
+                let tz = matches!(*logical, LogicalType::TimestampLtz(_)).then_some("UTC");
                 let mut ticks = Vec::with_capacity(n);
                 for r in 0..n {
                     if logical.is_compact() {
@@ -417,6 +473,146 @@ fn first_invalid_utf8(offsets: &OffsetBuffer<i32>, values: &Buffer, field: usize
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::binary_row::RowWriter;
+    use arrow::array::{Int32Array, StructArray};
+
+    fn row_type() -> LogicalType {
+        "ROW<a INT, b STRING>".parse().unwrap()
+    }
+
+    /// `ROW<a INT, b STRING>` keys: (1, "abcdefgh"), NULL, (NULL, "x").
+    fn row_keys() -> (Vec<LogicalType>, BinaryRows, ArrayRef) {
+        let LogicalType::Row(fields) = row_type() else {
+            unreachable!()
+        };
+        let rows: ArrayRef = Arc::new(
+            StructArray::try_new(
+                crate::types::row_arrow_fields(&fields),
+                vec![
+                    Arc::new(Int32Array::from(vec![Some(1), Some(7), None])),
+                    Arc::new(StringArray::from(vec!["abcdefgh", "zz", "x"])),
+                ],
+                Some(NullBuffer::from(vec![true, false, true])),
+            )
+            .unwrap(),
+        );
+        let types = vec![row_type()];
+        let written = RowWriter::new(types.clone())
+            .write(std::slice::from_ref(&rows))
+            .unwrap();
+        (types, written, rows)
+    }
+
+    #[test]
+    fn nested_rows_go_to_the_variable_part_and_read_back() {
+        let (types, written, rows) = row_keys();
+        let mut nested = vec![0u8; 32];
+        nested[8] = 1;
+        nested[16..24].copy_from_slice(&((24u64 << 32) | 8).to_le_bytes());
+        nested[24..32].copy_from_slice(b"abcdefgh");
+        let mut expected = vec![0u8; 16];
+        expected[8..16].copy_from_slice(&((16u64 << 32) | 32).to_le_bytes());
+        expected.extend_from_slice(&nested);
+        assert_eq!(written.row(0), expected.as_slice());
+        let mut null = vec![0u8; 16];
+        null[1] = 1;
+        assert_eq!(written.row(1), null.as_slice());
+        // A nested row is never inline, even when it is 16 bytes.
+        let third = written.row(2);
+        assert_eq!(third.len(), 16 + 24);
+        assert_eq!(third[16 + 1], 1, "nested field a is NULL");
+        assert_eq!(&third[16 + 16..16 + 24], b"x\0\0\0\0\0\0\x81");
+        let read = RowReader::new(types).read_rows(&written).unwrap();
+        assert!(read.kinds().is_none());
+        assert_eq!(read.batch().column(0).as_ref(), rows.as_ref());
+    }
+
+    #[test]
+    fn null_wide_values_reserve_bytes_in_key_rows_but_not_in_nested_rows() {
+        let decimal: ArrayRef = Arc::new(
+            arrow::array::Decimal128Array::from(vec![None::<i128>])
+                .with_precision_and_scale(38, 0)
+                .unwrap(),
+        );
+        let flat = RowWriter::new(vec!["DECIMAL(38, 0)".parse().unwrap()])
+            .write(std::slice::from_ref(&decimal))
+            .unwrap();
+        assert_eq!(flat.row(0).len(), 16 + 16);
+        let t: LogicalType = "ROW<d DECIMAL(38, 0)>".parse().unwrap();
+        let LogicalType::Row(fields) = &t else {
+            unreachable!()
+        };
+        let rows: ArrayRef = Arc::new(
+            StructArray::try_new(crate::types::row_arrow_fields(fields), vec![decimal], None)
+                .unwrap(),
+        );
+        let nested = RowWriter::new(vec![t.clone()])
+            .write(std::slice::from_ref(&rows))
+            .unwrap();
+        let mut expected = vec![0u8; 32];
+        expected[8..16].copy_from_slice(&((16u64 << 32) | 16).to_le_bytes());
+        expected[17] = 1;
+        assert_eq!(nested.row(0), expected.as_slice());
+        let read = RowReader::new(vec![t]).read_rows(&nested).unwrap();
+        assert_eq!(read.batch().column(0).as_ref(), rows.as_ref());
+    }
+
+    #[test]
+    fn malformed_nested_rows_are_typed_errors() {
+        let (types, written, _) = row_keys();
+        let row = written.row(0).to_vec();
+        let problem = |bad: &[u8]| match RowReader::new(types.clone()).read(bad, &[0, bad.len()]) {
+            Err(Error::MalformedRow {
+                row: 0,
+                field: Some(0),
+                problem,
+            }) => problem,
+            other => panic!("expected a malformed nested row, got {other:?}"),
+        };
+        let with_slot = |slot: u64| {
+            let mut bad = row.clone();
+            bad[8..16].copy_from_slice(&slot.to_le_bytes());
+            bad
+        };
+        assert!(matches!(
+            problem(&with_slot((16 << 32) | 40)),
+            RowProblem::OutsideRow { .. }
+        ));
+        assert!(matches!(
+            problem(&with_slot(u64::MAX)),
+            RowProblem::OutsideRow { .. }
+        ));
+        assert_eq!(
+            problem(&with_slot((16 << 32) | 8)),
+            RowProblem::NestedRow {
+                field: None,
+                problem: Box::new(RowProblem::ShorterThanFixedPart { len: 8, fixed: 24 })
+            }
+        );
+        assert_eq!(
+            problem(&with_slot((16 << 32) | 28)),
+            RowProblem::NestedRow {
+                field: None,
+                problem: Box::new(RowProblem::UnalignedLength { len: 28 })
+            }
+        );
+        let mut kind = row.clone();
+        kind[16] = 2;
+        assert_eq!(problem(&kind), RowProblem::NestedRowKind { byte: 2 });
+        let mut string = row.clone();
+        string[32..40].copy_from_slice(&((40u64 << 32) | 8).to_le_bytes());
+        assert_eq!(
+            problem(&string),
+            RowProblem::NestedRow {
+                field: Some(1),
+                problem: Box::new(RowProblem::OutsideRow {
+                    offset: 40,
+                    len: 8,
+                    row_len: 32
+                })
+            }
+        );
+    }
 
     #[test]
     fn big_integer_bytes_sign_extend() {

@@ -4,9 +4,17 @@
 //! each row's variable-part bytes to its length so the buffer is allocated once, a second
 //! fills every field's slot (and variable part) a column at a time, and finally the header
 //! byte of each row receives its row kind (`0`, `+I`, for key rows).
+//!
+//! A ROW field is written like `AbstractBinaryWriter.writeRow`: its struct's children are first
+//! written as rows of their own (header `+I`), and each non-NULL one is then copied into the
+//! variable part (`writeSegmentsToVarLenPart`: 8-aligned, `offset << 32 | size` in the slot,
+//! never inline). Nested rows are those of `RowDataSerializer.toBinaryRow`, which writes every
+//! NULL with `setNullAt`: unlike a key row's own fields, a NULL wide DECIMAL or TIMESTAMP inside
+//! a nested row reserves no variable-part bytes.
 
 use arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, GenericByteArray, PrimitiveArray,
+    StructArray,
 };
 use arrow::buffer::ScalarBuffer;
 use arrow::datatypes::{
@@ -72,13 +80,28 @@ impl BinaryRows {
 pub struct RowWriter {
     types: Vec<LogicalType>,
     null_bits: usize,
+    /// Whether a NULL wide DECIMAL/TIMESTAMP reserves its variable-part bytes: yes in key
+    /// rows (the generated key projection), no in nested rows (`toBinaryRow`).
+    reserve_wide_nulls: bool,
 }
 
 impl RowWriter {
     /// A writer for rows with these field types.
     pub fn new(types: Vec<LogicalType>) -> Self {
         let null_bits = null_bits_width(types.len());
-        Self { types, null_bits }
+        Self {
+            types,
+            null_bits,
+            reserve_wide_nulls: true,
+        }
+    }
+
+    /// A writer for the nested rows of a ROW field.
+    fn nested(types: Vec<LogicalType>) -> Self {
+        Self {
+            reserve_wide_nulls: false,
+            ..Self::new(types)
+        }
     }
 
     /// The field types.
@@ -129,7 +152,7 @@ impl RowWriter {
             .iter()
             .zip(&self.types)
             .enumerate()
-            .map(|(i, (c, t))| Field::try_new(i, c.as_ref(), *t))
+            .map(|(i, (c, t))| Field::try_new(i, c.as_ref(), t))
             .collect::<Result<_>>()?;
 
         // Pass 1: each row's length, so the buffer is allocated once.
@@ -137,7 +160,7 @@ impl RowWriter {
         let mut offsets = vec![fixed; rows + 1];
         offsets[rows] = 0;
         for field in &fields {
-            field.add_variable_lengths(&mut offsets[..rows]);
+            field.add_variable_lengths(&mut offsets[..rows], self.reserve_wide_nulls);
         }
         let mut total = 0usize;
         for len in offsets.iter_mut() {
@@ -157,7 +180,7 @@ impl RowWriter {
                 null_mask: 1 << ((index + 8) % 8),
                 slot: self.null_bits + 8 * index,
             };
-            field.write(writer, &mut cursor);
+            field.write(writer, &mut cursor, self.reserve_wide_nulls);
         }
         Ok(BinaryRows { data, offsets })
     }
@@ -211,6 +234,8 @@ enum Field<'a> {
     Bytes(&'a dyn Array, BytesAccess<'a>),
     CompactTimestamp(&'a dyn Array, Vec<i64>),
     WideTimestamp(&'a dyn Array, Vec<(i64, u32)>),
+    /// A ROW: the struct and one nested row per struct row (NULL ones included, unused).
+    Row(&'a StructArray, BinaryRows),
 }
 
 /// Byte-string columns of any offset width.
@@ -262,7 +287,7 @@ fn timestamp_parts(array: &dyn Array, unit: TimeUnit) -> Vec<(i64, u32)> {
 }
 
 impl<'a> Field<'a> {
-    fn try_new(index: usize, array: &'a dyn Array, logical: LogicalType) -> Result<Self> {
+    fn try_new(index: usize, array: &'a dyn Array, logical: &LogicalType) -> Result<Self> {
         let expected = logical.to_arrow();
         let found = array.data_type();
         let mismatch = || Error::ColumnType {
@@ -272,6 +297,23 @@ impl<'a> Field<'a> {
             found: found.to_string(),
         };
         use arrow::datatypes::DataType as D;
+        if let LogicalType::Row(fields) = logical {
+            // Children are checked by the nested writer (names are not: rows are positional).
+            let Some(rows) = array
+                .as_struct_opt()
+                .filter(|s| s.num_columns() == fields.len())
+            else {
+                return Err(mismatch());
+            };
+            let types = fields.iter().map(|f| f.ty.clone()).collect();
+            let nested = RowWriter::nested(types)
+                .write_columns(rows.columns(), rows.len())
+                .map_err(|e| match e {
+                    Error::ColumnType { .. } => mismatch(),
+                    e => e,
+                })?;
+            return Ok(Field::Row(rows, nested));
+        }
         let is_string = matches!(logical, LogicalType::Char(_) | LogicalType::VarChar(_));
         let is_binary = matches!(logical, LogicalType::Binary(_) | LogicalType::VarBinary(_));
         if is_string || is_binary {
@@ -324,7 +366,8 @@ impl<'a> Field<'a> {
             LogicalType::Char(_)
             | LogicalType::VarChar(_)
             | LogicalType::Binary(_)
-            | LogicalType::VarBinary(_) => unreachable!("handled above"),
+            | LogicalType::VarBinary(_)
+            | LogicalType::Row(_) => unreachable!("handled above"),
         })
     }
 
@@ -341,11 +384,12 @@ impl<'a> Field<'a> {
             | Field::Bytes(a, _)
             | Field::CompactTimestamp(a, _)
             | Field::WideTimestamp(a, _) => *a,
+            Field::Row(a, _) => *a,
         }
     }
 
     /// Adds this field's variable-part bytes to each row's length.
-    fn add_variable_lengths(&self, lens: &mut [usize]) {
+    fn add_variable_lengths(&self, lens: &mut [usize], reserve_wide_nulls: bool) {
         let array = self.array();
         match self {
             Field::Bytes(_, access) => {
@@ -358,16 +402,32 @@ impl<'a> Field<'a> {
                     }
                 }
             }
-            // Reserved whether or not the value is NULL.
-            Field::WideDecimal(_) => lens.iter_mut().for_each(|len| *len += 16),
-            Field::WideTimestamp(..) => lens.iter_mut().for_each(|len| *len += 8),
+            Field::WideDecimal(_) | Field::WideTimestamp(..) => {
+                let bytes = if matches!(self, Field::WideDecimal(_)) {
+                    16
+                } else {
+                    8
+                };
+                for (row, len) in lens.iter_mut().enumerate() {
+                    if reserve_wide_nulls || array.is_valid(row) {
+                        *len += bytes;
+                    }
+                }
+            }
+            Field::Row(_, nested) => {
+                for (row, len) in lens.iter_mut().enumerate() {
+                    if array.is_valid(row) {
+                        *len += nested.row(row).len().next_multiple_of(8);
+                    }
+                }
+            }
             _ => {}
         }
     }
 
     /// Fills this field's slot (and variable part) in every row. Each type has its own
     /// loop so the per-row work is branch-light.
-    fn write(&self, mut w: SlotWriter<'_>, cursor: &mut [usize]) {
+    fn write(&self, mut w: SlotWriter<'_>, cursor: &mut [usize], reserve_wide_nulls: bool) {
         let array = self.array();
         let rows = array.len();
         let nulls = array.logical_nulls();
@@ -414,7 +474,7 @@ impl<'a> Field<'a> {
                     }
                 }
             }
-            // Wide values reserve their variable-part bytes even when NULL.
+            // Wide values of key rows reserve their variable-part bytes even when NULL.
             Field::WideDecimal(a) => {
                 for (row, cursor) in cursor.iter_mut().enumerate() {
                     if valid(row) {
@@ -423,6 +483,9 @@ impl<'a> Field<'a> {
                         w.offset_and_size(row, *cursor, bytes.as_slice().len() as u32);
                     } else {
                         w.set_null(row);
+                        if !reserve_wide_nulls {
+                            continue;
+                        }
                         w.offset_and_size(row, *cursor, 0);
                     }
                     *cursor += 16;
@@ -436,9 +499,25 @@ impl<'a> Field<'a> {
                         w.offset_and_size(row, *cursor, nanos);
                     } else {
                         w.set_null(row);
+                        if !reserve_wide_nulls {
+                            continue;
+                        }
                         w.offset_and_size(row, *cursor, 0);
                     }
                     *cursor += 8;
+                }
+            }
+            // Never inline, even when it would fit a slot (writeSegmentsToVarLenPart).
+            Field::Row(_, nested) => {
+                for (row, cursor) in cursor.iter_mut().enumerate() {
+                    if !valid(row) {
+                        w.set_null(row);
+                        continue;
+                    }
+                    let bytes = nested.row(row);
+                    w.put_var(row, *cursor, bytes);
+                    w.offset_and_size(row, *cursor, bytes.len() as u32);
+                    *cursor += bytes.len().next_multiple_of(8);
                 }
             }
         }

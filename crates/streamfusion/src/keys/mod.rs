@@ -7,7 +7,9 @@
 //! - [`state_key`]: order-preserving composite keys (arrow-row) for keyed state.
 //!
 //! [`KeyHasher`] puts the row writer, hashing and key groups together: a batch of key columns in, Flink's
-//! `BinaryRowData.hashCode()` and key group per row out.
+//! `BinaryRowData.hashCode()` and key group per row out. Key fields may be nested ROWs
+//! (Arrow structs): the hash covers the whole key row, nested rows in its variable part
+//! included, as Flink's does.
 
 pub mod key_groups;
 pub mod murmur;

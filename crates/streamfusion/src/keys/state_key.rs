@@ -3,7 +3,9 @@
 //! Keyed state stores a key as bytes that sort like the key itself, so a key-group or prefix
 //! range is one contiguous scan (see the `state` module, to come). arrow-row's
 //! [`RowConverter`] gives exactly that encoding for composite keys of any Arrow types, and
-//! decodes back to Arrow columns. NULLs sort first, as arrow-row's default.
+//! decodes back to Arrow columns. NULLs sort first, as arrow-row's default. A ROW key field
+//! is an Arrow struct, which arrow-row orders by its fields in turn (a NULL row first; the
+//! fields of a NULL row are not encoded).
 
 use arrow::array::ArrayRef;
 use arrow::row::{RowConverter, Rows, SortField};

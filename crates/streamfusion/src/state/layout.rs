@@ -11,11 +11,22 @@ pub const KEY_GROUP_BYTES: usize = 2;
 pub fn state_key(key_group: u16, key: &[u8], namespace: &[u8], user_key: &[u8]) -> Vec<u8> {
     let mut out =
         Vec::with_capacity(KEY_GROUP_BYTES + key.len() + namespace.len() + user_key.len());
+    append_state_key(&mut out, key_group, key, namespace, user_key);
+    out
+}
+
+/// Appends a state key to `out` (for operators that keep a batch's keys in one buffer).
+pub fn append_state_key(
+    out: &mut Vec<u8>,
+    key_group: u16,
+    key: &[u8],
+    namespace: &[u8],
+    user_key: &[u8],
+) {
     out.extend_from_slice(&key_group.to_be_bytes());
     out.extend_from_slice(key);
     out.extend_from_slice(namespace);
     out.extend_from_slice(user_key);
-    out
 }
 
 /// The key group a state key belongs to.

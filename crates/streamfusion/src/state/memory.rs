@@ -178,6 +178,26 @@ impl StateBackend for MemoryBackend {
         Ok(())
     }
 
+    fn scan_rev(
+        &self,
+        table: TableId,
+        range: ScanRange<'_>,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<()> {
+        let table = self.table(table)?;
+        let (start, end) = range.bounds();
+        let upper = end.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+        for (k, v) in table
+            .range::<[u8], _>((Bound::Included(start.as_slice()), upper))
+            .rev()
+        {
+            if !visit(k, v) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     fn bulk_loader(&mut self, table: TableId) -> Result<Box<dyn BulkLoader + '_>> {
         self.table(table)?;
         Ok(Box::new(MemoryLoader {

@@ -59,9 +59,15 @@ impl TableId {
 }
 
 /// Puts and deletes applied together by [`StateBackend::write`], in order.
+///
+/// Keys and values are copied into one buffer, so filling a batch of thousands of entries
+/// costs no allocation per entry.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteBatch {
-    ops: Vec<(TableId, Vec<u8>, Option<Vec<u8>>)>,
+    data: Vec<u8>,
+    /// Table, key end and value end (`None` deletes) in `data`; each key starts where the
+    /// previous operation ended.
+    ops: Vec<(TableId, usize, Option<usize>)>,
 }
 
 impl WriteBatch {
@@ -73,18 +79,23 @@ impl WriteBatch {
     /// An empty batch with room for `ops` operations.
     pub fn with_capacity(ops: usize) -> Self {
         Self {
+            data: Vec::new(),
             ops: Vec::with_capacity(ops),
         }
     }
 
     /// Sets `key` to `value` in `table`.
-    pub fn put(&mut self, table: TableId, key: impl Into<Vec<u8>>, value: impl Into<Vec<u8>>) {
-        self.ops.push((table, key.into(), Some(value.into())));
+    pub fn put(&mut self, table: TableId, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
+        self.data.extend_from_slice(key.as_ref());
+        let key_end = self.data.len();
+        self.data.extend_from_slice(value.as_ref());
+        self.ops.push((table, key_end, Some(self.data.len())));
     }
 
     /// Removes `key` from `table`.
-    pub fn delete(&mut self, table: TableId, key: impl Into<Vec<u8>>) {
-        self.ops.push((table, key.into(), None));
+    pub fn delete(&mut self, table: TableId, key: impl AsRef<[u8]>) {
+        self.data.extend_from_slice(key.as_ref());
+        self.ops.push((table, self.data.len(), None));
     }
 
     /// The number of operations.
@@ -97,11 +108,20 @@ impl WriteBatch {
         self.ops.is_empty()
     }
 
+    /// The bytes of every key and value together.
+    pub fn data_len(&self) -> usize {
+        self.data.len()
+    }
+
     /// The operations in order: `None` deletes.
     pub fn ops(&self) -> impl Iterator<Item = (TableId, &[u8], Option<&[u8]>)> {
-        self.ops
-            .iter()
-            .map(|(t, k, v)| (*t, k.as_slice(), v.as_deref()))
+        let mut start = 0;
+        self.ops.iter().map(move |&(table, key_end, value_end)| {
+            let key = &self.data[start..key_end];
+            let value = value_end.map(|end| &self.data[key_end..end]);
+            start = value_end.unwrap_or(key_end);
+            (table, key, value)
+        })
     }
 }
 
@@ -156,6 +176,15 @@ pub trait StateBackend {
 
     /// Visits the keys of `range` in ascending order until `visit` returns `false`.
     fn scan(
+        &self,
+        table: TableId,
+        range: ScanRange<'_>,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<()>;
+
+    /// Visits the keys of `range` in descending order until `visit` returns `false`: how
+    /// operators find the largest entry of a sorted map state (MAX with retraction).
+    fn scan_rev(
         &self,
         table: TableId,
         range: ScanRange<'_>,

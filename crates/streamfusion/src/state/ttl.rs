@@ -83,11 +83,17 @@ impl StateTtl {
 
     /// The stored form of `value` written now.
     pub fn wrap(&self, value: &[u8]) -> Vec<u8> {
-        let expires = expiration(self.clock.now_millis(), self.ttl_millis);
         let mut out = Vec::with_capacity(HEADER + value.len());
+        self.wrap_into(value, &mut out);
+        out
+    }
+
+    /// [`StateTtl::wrap`] into a reused buffer (cleared first).
+    pub fn wrap_into(&self, value: &[u8], out: &mut Vec<u8>) {
+        let expires = expiration(self.clock.now_millis(), self.ttl_millis);
+        out.clear();
         out.extend_from_slice(&expires.to_be_bytes());
         out.extend_from_slice(value);
-        out
     }
 
     /// The value of a stored entry, or `None` if it has expired.

@@ -9,12 +9,13 @@ use std::sync::Arc;
 use arrow::array::{
     ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, DurationMillisecondArray,
     Float32Array, Float64Array, Int8Array, Int16Array, Int32Array, Int64Array,
-    IntervalYearMonthArray, StringArray, Time32MillisecondArray, TimestampMicrosecondArray,
-    TimestampMillisecondArray, TimestampNanosecondArray,
+    IntervalYearMonthArray, StringArray, StructArray, Time32MillisecondArray,
+    TimestampMicrosecondArray, TimestampMillisecondArray, TimestampNanosecondArray,
 };
+use arrow::buffer::NullBuffer;
 use arrow::datatypes::TimeUnit;
 use serde_json::Value;
-use streamfusion::types::{LogicalType, timestamp_unit};
+use streamfusion::types::{LogicalType, row_arrow_fields, timestamp_unit};
 
 pub const GOLDEN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -122,12 +123,30 @@ pub fn timestamp_ticks(v: &Value, unit: TimeUnit) -> i64 {
 }
 
 /// One Arrow column of `t` from the golden values (the independent decoding of the file).
-pub fn column(t: LogicalType, values: Vec<&Value>) -> ArrayRef {
+/// A ROW value is the list of its field values; a NULL ROW's fields are NULL.
+pub fn column(t: &LogicalType, values: Vec<&Value>) -> ArrayRef {
     fn opt<T>(v: &Value, f: impl Fn(&Value) -> T) -> Option<T> {
         (!v.is_null()).then(|| f(v))
     }
     let small = |v: &Value| int(v, "int");
-    match t {
+    match *t {
+        LogicalType::Row(ref fields) => {
+            let children = fields
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    column(
+                        &f.ty,
+                        values
+                            .iter()
+                            .map(|v| v.as_array().map_or(&Value::Null, |row| &row[i]))
+                            .collect(),
+                    )
+                })
+                .collect();
+            let nulls = NullBuffer::from_iter(values.iter().map(|v| !v.is_null()));
+            Arc::new(StructArray::try_new(row_arrow_fields(fields), children, Some(nulls)).unwrap())
+        }
         LogicalType::Boolean => {
             Arc::new(BooleanArray::from_iter(values.iter().map(|v| v.as_bool())))
         }
@@ -187,7 +206,7 @@ pub fn column(t: LogicalType, values: Vec<&Value>) -> ArrayRef {
         LogicalType::Timestamp(p) | LogicalType::TimestampLtz(p) => {
             let unit = timestamp_unit(p);
             let ticks = values.iter().map(|v| opt(v, |v| timestamp_ticks(v, unit)));
-            let tz = matches!(t, LogicalType::TimestampLtz(_)).then_some("UTC");
+            let tz = matches!(*t, LogicalType::TimestampLtz(_)).then_some("UTC");
             let array: ArrayRef = match unit {
                 TimeUnit::Millisecond => {
                     Arc::new(TimestampMillisecondArray::from_iter(ticks).with_timezone_opt(tz))
@@ -213,7 +232,7 @@ pub fn columns(schema: &Schema) -> Vec<ArrayRef> {
     (0..schema.types.len())
         .map(|i| {
             column(
-                schema.types[i],
+                &schema.types[i],
                 schema.rows.iter().map(|r| &r.values[i]).collect(),
             )
         })

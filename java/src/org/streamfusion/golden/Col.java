@@ -13,6 +13,7 @@ import org.apache.flink.table.types.logical.FloatType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.SmallIntType;
 import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
@@ -21,6 +22,9 @@ import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.table.types.logical.YearMonthIntervalType;
 import org.apache.flink.table.types.logical.YearMonthIntervalType.YearMonthResolution;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One key column: the released Flink LogicalType (always nullable) plus the exact type token the
@@ -31,7 +35,7 @@ import org.apache.flink.table.types.logical.YearMonthIntervalType.YearMonthResol
 final class Col {
     enum Kind {
         BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL, CHAR, VARCHAR, BINARY,
-        VARBINARY, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, INTERVAL_YM, INTERVAL_DT
+        VARBINARY, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, INTERVAL_YM, INTERVAL_DT, ROW
     }
 
     static final int MAX_LEN = Integer.MAX_VALUE;
@@ -43,13 +47,50 @@ final class Col {
     final int p;
     /** Scale for DECIMAL, else 0. */
     final int s;
+    /** The fields of a ROW, else empty. */
+    final Col[] children;
 
     private Col(Kind kind, LogicalType type, String token, int p, int s) {
+        this(kind, type, token, p, s, new Col[0]);
+    }
+
+    private Col(Kind kind, LogicalType type, String token, int p, int s, Col[] children) {
         this.kind = kind;
         this.type = type;
         this.token = token;
         this.p = p;
         this.s = s;
+        this.children = children;
+    }
+
+    /**
+     * ROW&lt;name type, ...&gt; (a released RowType, every field nullable). The token quotes a
+     * name in backticks unless it is a plain identifier, as the Rust type parser expects.
+     */
+    static Col row(String[] names, Col... fields) {
+        List<RowType.RowField> rowFields = new ArrayList<>();
+        StringBuilder token = new StringBuilder("ROW<");
+        for (int i = 0; i < fields.length; i++) {
+            rowFields.add(new RowType.RowField(names[i], fields[i].type));
+            token.append(i == 0 ? "" : ", ");
+            if (names[i].matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                token.append(names[i]);
+            } else {
+                token.append('`').append(names[i].replace("`", "``")).append('`');
+            }
+            token.append(' ').append(fields[i].token);
+        }
+        token.append('>');
+        return new Col(Kind.ROW, new RowType(rowFields), token.toString(), 0, 0, fields);
+    }
+
+    /** ROW&lt;f0 ..., f1 ..., ...&gt;. */
+    static Col row(Col... fields) {
+        String[] names = new String[fields.length];
+        for (int i = 0; i < fields.length; i++) {
+            names[i] = "f" + i;
+        }
+        return row(names, fields);
     }
 
     static Col bool() { return new Col(Kind.BOOLEAN, new BooleanType(), "BOOLEAN", 0, 0); }

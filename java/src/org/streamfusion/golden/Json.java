@@ -1,6 +1,7 @@
 package org.streamfusion.golden;
 
 import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 
@@ -89,6 +90,16 @@ final class Json {
             case TIMESTAMP_LTZ:
                 TimestampData t = (TimestampData) v;
                 string(out, t.getMillisecond() + ":" + t.getNanoOfMillisecond());
+                break;
+            case ROW:
+                // A nested row is the list of its field values.
+                GenericRowData row = (GenericRowData) v;
+                out.append('[');
+                for (int i = 0; i < c.children.length; i++) {
+                    out.append(i == 0 ? "" : ",");
+                    value(out, c.children[i], row.getField(i));
+                }
+                out.append(']');
                 break;
             default:
                 throw new IllegalArgumentException(c.token);

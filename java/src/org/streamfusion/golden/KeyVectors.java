@@ -32,6 +32,7 @@ public final class KeyVectors {
     static final int COMPOSITE_ROWS = 1000;
     static final int WIDE_ROWS = 200;
     static final int WIDE_ARITY = 70;
+    static final int ROW_ROWS = 300;
 
     /** Called for every generated row; lets a checker compare other Flink code paths. */
     interface RowHook {
@@ -77,6 +78,10 @@ public final class KeyVectors {
             compositeSchema(schema, COMPOSITE_ROWS);
         }
         wideSchema();
+        // After every other schema, so the random draws of the rows above do not move.
+        for (Col[] schema : rowSchemas()) {
+            compositeSchema(schema, ROW_ROWS);
+        }
         defaultMaxParallelism();
         keyGroupRanges();
         return out.toString();
@@ -116,6 +121,42 @@ public final class KeyVectors {
             Col.varbinary(Col.MAX_LEN)
         });
         schemas.add(singleColumns().toArray(new Col[0]));
+        return schemas;
+    }
+
+    /**
+     * Nested ROW keys. BinaryWriter.write hands each nested GenericRowData to the released
+     * AbstractBinaryWriter.writeRow with its RowDataSerializer (toBinaryRow, then the copy into
+     * the variable part), exactly as a key projection of a ROW column does.
+     */
+    static List<Col[]> rowSchemas() {
+        Col string = Col.varchar(Col.MAX_LEN);
+        List<Col[]> schemas = new ArrayList<>();
+        schemas.add(new Col[] {Col.row(Col.integer(), string)});
+        // Wide DECIMAL/TIMESTAMP inside a nested row: NULLs there reserve no bytes.
+        schemas.add(new Col[] {
+            Col.row(Col.bigint(), Col.decimal(38, 10), Col.timestamp(9), Col.decimal(5, 2),
+                    Col.timestampLtz(3))
+        });
+        // ROW in ROW between flat fields; names that need quoting.
+        schemas.add(new Col[] {
+            Col.bigint(),
+            Col.row(new String[] {"s", "inner row", "x`y"},
+                    string,
+                    Col.row(Col.integer(), Col.varbinary(Col.MAX_LEN)),
+                    Col.bool()),
+            string
+        });
+        // Every type token inside one nested row.
+        schemas.add(new Col[] {Col.row(singleColumns().toArray(new Col[0])), Col.integer()});
+        // 60 nested fields: the nested null bits need a second word.
+        Col[] sixty = new Col[60];
+        for (int i = 0; i < sixty.length; i++) {
+            sixty[i] = Col.bigint();
+        }
+        schemas.add(new Col[] {Col.row(sixty)});
+        // Two ROW columns, each with a single field.
+        schemas.add(new Col[] {Col.row(Col.chr(1)), Col.row(Col.row(Col.date()))});
         return schemas;
     }
 

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryStringData;
 
@@ -77,9 +78,43 @@ final class ValueGen {
             case INTERVAL_DT:
                 return List.of(0L, 1L, -1L, (long) MILLIS_PER_DAY, (long) -MILLIS_PER_DAY,
                         MAX_DT_PRECISE, -MAX_DT_PRECISE);
+            case ROW:
+                return rowSpecials(c);
             default:
                 throw new IllegalArgumentException(c.token);
         }
+    }
+
+    /** Every field's first boundary value, every field NULL, every field's last boundary value. */
+    private List<Object> rowSpecials(Col c) {
+        int n = c.children.length;
+        GenericRowData first = new GenericRowData(n);
+        GenericRowData last = new GenericRowData(n);
+        for (int i = 0; i < n; i++) {
+            List<Object> sp = specials(c.children[i]);
+            first.setField(i, sp.get(0));
+            last.setField(i, sp.get(sp.size() - 1));
+        }
+        return List.of(first, new GenericRowData(n), last);
+    }
+
+    /** Fields drawn in index order: ~1 in 8 NULL, ~2 in 8 a boundary value, else random. */
+    private GenericRowData randomRow(Col c) {
+        GenericRowData row = new GenericRowData(c.children.length);
+        for (int i = 0; i < c.children.length; i++) {
+            Col f = c.children[i];
+            int r = rnd.nextInt(8);
+            if (r == 0) {
+                continue;
+            }
+            if (r <= 2) {
+                List<Object> sp = specials(f);
+                row.setField(i, sp.get(rnd.nextInt(sp.size())));
+            } else {
+                row.setField(i, random(f));
+            }
+        }
+        return row;
     }
 
     /** Includes NaNs with non-canonical payloads: the key row stores raw bits, never canonical. */
@@ -243,6 +278,8 @@ final class ValueGen {
                 return rnd.nextInt(4) == 0 ? rnd.nextInt() : rnd.nextInt(-MAX_YM_PRECISE, MAX_YM_PRECISE + 1);
             case INTERVAL_DT:
                 return randomDayTime();
+            case ROW:
+                return randomRow(c);
             default:
                 throw new IllegalArgumentException(c.token);
         }

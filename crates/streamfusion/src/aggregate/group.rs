@@ -1,0 +1,742 @@
+//! The streaming GROUP BY operator: Flink's `GroupAggFunction` (immediate) and
+//! `MiniBatchGroupAggFunction` (bundles), over keyed state.
+//!
+//! A batch is processed a bundle at a time, never a state round trip per row:
+//! 1. key columns are encoded once (arrow-row state keys) and hashed once (Flink key
+//!    groups); rows are assigned to distinct groups;
+//! 2. every group's accumulator is read with one batched read, and so is every sorted-map
+//!    entry that retracting MIN/MAX will touch;
+//! 3. rows are applied in memory with Flink's exact emission rules;
+//! 4. all changed state goes back in one write batch, and the output changelog is built
+//!    with one `take` per key column.
+//!
+//! Emission (`GroupAggFunction.processElement`): a retraction for a group without state is
+//! ignored; a group's first row emits `+I`; later changes emit `-U` (with
+//! `generate_update_before`) and `+U`, except that an unchanged result emits nothing when
+//! state TTL is off; when the record counter reaches zero the group emits `-D` and its
+//! state is cleared. Immediate mode emits per input row, in input order. Mini-batch mode
+//! applies all of a group's buffered rows first and emits once per group, dropping
+//! retractions that lead a group without state (`MiniBatchGroupAggFunction.finishBundle`).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arrow::array::{ArrayRef, Int8Array, RecordBatch, UInt32Array};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use hashbrown::HashTable;
+
+use super::function::{Acc, AggCall, AggFunction, BoundCall, MapCtx};
+use super::sorted_map::SortedMaps;
+use super::value::{ColumnReader, Value, build_array, order_bytes, results_equal};
+use crate::changelog::{ChangelogBatch, RowKind};
+use crate::error::{Error, Result};
+use crate::keys::KeyHasher;
+use crate::keys::key_groups::key_groups_for_hashes;
+use crate::keys::state_key::StateKeyCodec;
+use crate::state::checkpoint::{self, Checkpoint};
+use crate::state::layout::{append_state_key, key_group};
+use crate::state::ttl::{Clock, StateTtl, SystemClock, TTL_TABLE_PREFIX};
+use crate::state::{StateBackend, TableId, WriteBatch};
+use crate::types::LogicalType;
+
+/// What a GROUP BY computes and how it emits: the operator's plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupAggSpec {
+    /// Input column names.
+    pub input_names: Vec<String>,
+    /// Input column types.
+    pub input_types: Vec<LogicalType>,
+    /// The grouping columns, in output order.
+    pub grouping: Vec<usize>,
+    /// The aggregate calls, in output order after the grouping columns.
+    pub calls: Vec<AggCall>,
+    /// Whether the input carries retractions (`-U`/`-D`). The planner then adds a hidden
+    /// `COUNT(*)` record counter (unless the query has one) and picks retracting
+    /// accumulators.
+    pub input_retracts: bool,
+    /// Whether updates are emitted as `-U`/`+U` pairs (retract sinks) or `+U` only.
+    pub generate_update_before: bool,
+    /// Mini-batch: buffer this many input rows before applying them; `None` is immediate.
+    pub mini_batch_rows: Option<usize>,
+    /// `table.exec.state.ttl`; `None` (or zero) disables it.
+    pub state_ttl: Option<Duration>,
+    /// The job's max parallelism (number of key groups).
+    pub max_parallelism: u32,
+}
+
+impl GroupAggSpec {
+    /// A stable description stored with checkpoints, so a restore with a different plan
+    /// fails instead of misreading state.
+    fn fingerprint(&self) -> String {
+        format!(
+            "group-aggregate v1 types={:?} grouping={:?} calls={:?} retracts={} ttl={:?} max_parallelism={}",
+            self.input_types
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            self.grouping,
+            self.calls,
+            self.input_retracts,
+            self.state_ttl,
+            self.max_parallelism
+        )
+    }
+}
+
+/// The GROUP BY operator over one task's keyed state.
+pub struct GroupAggregate {
+    spec: GroupAggSpec,
+    /// The user's calls, then the hidden record counter if one was added.
+    calls: Vec<BoundCall>,
+    /// The call whose count decides whether a group still exists (`RecordCounter`).
+    counter: Option<usize>,
+    key_codec: StateKeyCodec,
+    hasher: KeyHasher,
+    schema: SchemaRef,
+    result_types: Vec<DataType>,
+    store: Box<dyn StateBackend>,
+    accs: TableId,
+    maps: Option<SortedMaps>,
+    ttl: Option<StateTtl>,
+    pending: Vec<ChangelogBatch>,
+    pending_rows: usize,
+}
+
+impl std::fmt::Debug for GroupAggregate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GroupAggregate")
+            .field("spec", &self.spec)
+            .field("pending_rows", &self.pending_rows)
+            .finish_non_exhaustive()
+    }
+}
+
+const ACC_TABLE: &str = "group_agg.acc";
+const MAP_TABLE: &str = "group_agg.sorted_map";
+
+impl GroupAggregate {
+    /// An operator for `spec` over `store`, with TTL (if any) on the system clock.
+    pub fn new(spec: GroupAggSpec, store: Box<dyn StateBackend>) -> Result<Self> {
+        Self::with_clock(spec, store, Arc::new(SystemClock))
+    }
+
+    /// [`GroupAggregate::new`] with the processing-time clock TTL reads.
+    pub fn with_clock(
+        spec: GroupAggSpec,
+        mut store: Box<dyn StateBackend>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self> {
+        if spec.input_names.len() != spec.input_types.len() {
+            return Err(Error::LengthMismatch {
+                context: "group aggregate input".into(),
+                left_name: "the names",
+                left: spec.input_names.len(),
+                right_name: "the types",
+                right: spec.input_types.len(),
+            });
+        }
+        if spec.mini_batch_rows == Some(0) {
+            return Err(Error::OutOfRange(
+                "mini-batch size must be at least one row".into(),
+            ));
+        }
+        let mut key_types = Vec::with_capacity(spec.grouping.len());
+        for &g in &spec.grouping {
+            key_types.push(spec.input_types.get(g).cloned().ok_or_else(|| {
+                Error::OutOfRange(format!(
+                    "grouping column {g} is out of range for {} input columns",
+                    spec.input_types.len()
+                ))
+            })?);
+        }
+        let mut calls = spec
+            .calls
+            .iter()
+            .map(|c| BoundCall::bind(c, &spec.input_types, spec.input_retracts))
+            .collect::<Result<Vec<_>>>()?;
+        let counter = if spec.input_retracts {
+            Some(
+                match calls
+                    .iter()
+                    .position(|c| c.function == AggFunction::CountStar)
+                {
+                    Some(i) => i,
+                    None => {
+                        let hidden = AggCall::new(AggFunction::CountStar, None, "$count");
+                        calls.push(BoundCall::bind(&hidden, &spec.input_types, true)?);
+                        calls.len() - 1
+                    }
+                },
+            )
+        } else {
+            None
+        };
+        if calls.len() > usize::from(u8::MAX) {
+            return Err(Error::OutOfRange(format!(
+                "{} aggregate calls; at most 255 are supported",
+                calls.len()
+            )));
+        }
+
+        let mut fields: Vec<Field> = spec
+            .grouping
+            .iter()
+            .map(|&g| Field::new(&spec.input_names[g], spec.input_types[g].to_arrow(), true))
+            .collect();
+        let result_types: Vec<DataType> = calls[..spec.calls.len()]
+            .iter()
+            .map(|c| c.result.to_arrow())
+            .collect();
+        for (call, ty) in spec.calls.iter().zip(&result_types) {
+            let nullable = !matches!(call.function, AggFunction::CountStar | AggFunction::Count);
+            fields.push(Field::new(&call.name, ty.clone(), nullable));
+        }
+
+        let ttl = match spec.state_ttl {
+            Some(d) if !d.is_zero() => Some(StateTtl::new(d, clock)?),
+            _ => None,
+        };
+        let table = |name: &str| match ttl {
+            Some(_) => format!("{TTL_TABLE_PREFIX}{name}"),
+            None => name.to_string(),
+        };
+        let accs = store.open_table(&table(ACC_TABLE))?;
+        let maps = if calls.iter().any(BoundCall::uses_sorted_map) {
+            Some(SortedMaps::new(
+                store.open_table(&table(MAP_TABLE))?,
+                ttl.clone(),
+            ))
+        } else {
+            None
+        };
+        Ok(Self {
+            key_codec: StateKeyCodec::try_new(key_types.clone())?,
+            hasher: KeyHasher::new(key_types),
+            schema: Arc::new(Schema::new(fields)),
+            result_types,
+            calls,
+            counter,
+            spec,
+            store,
+            accs,
+            maps,
+            ttl,
+            pending: Vec::new(),
+            pending_rows: 0,
+        })
+    }
+
+    /// An operator restored from `checkpoint` into `store` (the backend restored from the
+    /// same checkpoint), after checking that the checkpoint was written for this plan.
+    pub fn restore(
+        spec: GroupAggSpec,
+        checkpoint: &Checkpoint,
+        store: Box<dyn StateBackend>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self> {
+        let stored = checkpoint.metadata()?;
+        if stored != spec.fingerprint().as_bytes() {
+            return Err(Error::Checkpoint {
+                path: checkpoint.path().to_path_buf(),
+                problem: format!(
+                    "written for a different plan: {}",
+                    String::from_utf8_lossy(&stored)
+                ),
+            });
+        }
+        Self::with_clock(spec, store, clock)
+    }
+
+    /// The output schema: grouping columns, then one column per call.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// The plan.
+    pub fn spec(&self) -> &GroupAggSpec {
+        &self.spec
+    }
+
+    /// The state store.
+    pub fn store(&self) -> &dyn StateBackend {
+        self.store.as_ref()
+    }
+
+    /// Processes a batch. Immediate mode returns its changelog; mini-batch mode buffers it
+    /// and returns the bundle's changelog once `mini_batch_rows` rows are buffered (an empty
+    /// batch until then).
+    pub fn process(&mut self, input: &ChangelogBatch) -> Result<ChangelogBatch> {
+        self.check_input(input)?;
+        match self.spec.mini_batch_rows {
+            None => self.run(input, true),
+            Some(size) => {
+                if input.num_rows() > 0 {
+                    self.pending_rows += input.num_rows();
+                    self.pending.push(input.clone());
+                }
+                if self.pending_rows >= size {
+                    self.flush()
+                } else {
+                    Ok(self.empty())
+                }
+            }
+        }
+    }
+
+    /// Applies buffered mini-batch input now (Flink's bundle trigger, and what
+    /// `prepareSnapshotPreBarrier` does before a checkpoint).
+    pub fn flush(&mut self) -> Result<ChangelogBatch> {
+        if self.pending.is_empty() {
+            return Ok(self.empty());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        self.pending_rows = 0;
+        let bundle = concat(&pending)?;
+        self.run(&bundle, false)
+    }
+
+    /// Publishes a checkpoint of the operator's state at `target`. Buffered mini-batch input
+    /// must be flushed first, as Flink flushes a bundle before the barrier.
+    pub fn checkpoint(&mut self, target: &Path) -> Result<Checkpoint> {
+        if self.pending_rows > 0 {
+            return Err(Error::State(format!(
+                "{} buffered mini-batch rows: flush before checkpointing",
+                self.pending_rows
+            )));
+        }
+        checkpoint::publish(
+            self.store.as_mut(),
+            target,
+            self.spec.fingerprint().as_bytes(),
+        )
+    }
+
+    fn empty(&self) -> ChangelogBatch {
+        ChangelogBatch::insert_only(RecordBatch::new_empty(self.schema.clone()))
+    }
+
+    fn check_input(&self, input: &ChangelogBatch) -> Result<()> {
+        let batch = input.batch();
+        if batch.num_columns() != self.spec.input_types.len() {
+            return Err(Error::LengthMismatch {
+                context: "group aggregate input batch".into(),
+                left_name: "the plan's input",
+                left: self.spec.input_types.len(),
+                right_name: "the batch",
+                right: batch.num_columns(),
+            });
+        }
+        for (i, ty) in self.spec.input_types.iter().enumerate() {
+            let expected = ty.to_arrow();
+            let found = batch.column(i).data_type();
+            if found != &expected {
+                return Err(Error::ColumnType {
+                    column: i,
+                    logical: ty.to_string(),
+                    expected: expected.to_string(),
+                    found: found.to_string(),
+                });
+            }
+        }
+        let retraction = (!self.spec.input_retracts && !input.is_insert_only())
+            .then(|| (0..input.num_rows()).find(|&r| !input.kind(r).is_accumulate()))
+            .flatten();
+        if let Some(row) = retraction {
+            return Err(Error::InvalidShape(format!(
+                "row {row} is {} but the plan declares an insert-only input",
+                input.kind(row)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Applies one bundle: per row (`per_row`, immediate mode) or per group (mini-batch).
+    fn run(&mut self, input: &ChangelogBatch, per_row: bool) -> Result<ChangelogBatch> {
+        let n = input.num_rows();
+        if n == 0 {
+            return Ok(self.empty());
+        }
+        let batch = input.batch();
+        let key_columns: Vec<ArrayRef> = self
+            .spec
+            .grouping
+            .iter()
+            .map(|&g| batch.column(g).clone())
+            .collect();
+        let encoded = self.key_codec.encode(&key_columns)?;
+        let hashes = self.hasher.hashes(&key_columns)?;
+        let key_groups = key_groups_for_hashes(&hashes, self.spec.max_parallelism)?;
+
+        // Distinct groups in order of first appearance, found through Flink's key hash
+        // (already computed for the key groups). Their state keys share one buffer.
+        let spread = |h: i32| u64::from(h as u32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mut table: HashTable<u32> = HashTable::with_capacity(n.min(1 << 16));
+        let mut groups = Groups::default();
+        let mut row_slot: Vec<u32> = Vec::with_capacity(n);
+        for row in 0..n {
+            let key = encoded.row(row).data();
+            let next = groups.len() as u32;
+            let entry = table.entry(
+                spread(hashes[row]),
+                |&s| encoded.row(groups.first_row[s as usize] as usize).data() == key,
+                |&s| spread(hashes[groups.first_row[s as usize] as usize]),
+            );
+            let slot = *entry.or_insert(next).get();
+            if slot == next {
+                groups.push(key_group(key_groups[row])?, key, row as u32);
+            }
+            row_slot.push(slot);
+        }
+        drop(table);
+        let slots = groups.len();
+
+        // One batched read of every group's accumulators.
+        let templates: Vec<Acc> = self.calls.iter().map(BoundCall::create).collect();
+        let keys: Vec<&[u8]> = (0..slots).map(|s| groups.key(s)).collect();
+        let stored = self.store.multi_get(self.accs, &keys)?;
+        drop(keys);
+        let mut persisted = Vec::with_capacity(slots);
+        let mut accs: Vec<Option<Vec<Acc>>> = Vec::with_capacity(slots);
+        for raw in &stored {
+            persisted.push(raw.is_some());
+            let value = match (raw, &self.ttl) {
+                (None, _) => None,
+                (Some(raw), None) => Some(raw.as_slice()),
+                (Some(raw), Some(ttl)) => ttl.unwrap(raw)?,
+            };
+            accs.push(match value {
+                None => None,
+                Some(mut bytes) => Some(
+                    templates
+                        .iter()
+                        .map(|t| Acc::decode(t, &mut bytes))
+                        .collect::<Result<_>>()?,
+                ),
+            });
+        }
+        drop(stored);
+
+        let readers: Vec<Option<ColumnReader<'_>>> = self
+            .calls
+            .iter()
+            .map(|c| {
+                c.arg
+                    .map(|a| ColumnReader::new(batch.column(a), &self.spec.input_types[a], a))
+                    .transpose()
+            })
+            .collect::<Result<_>>()?;
+
+        // Sorted maps: one batched read of every entry the bundle will touch.
+        let map_calls: Vec<usize> = (0..self.calls.len())
+            .filter(|&c| self.calls[c].uses_sorted_map())
+            .collect();
+        if let Some(maps) = &mut self.maps {
+            let mut touched = Vec::new();
+            for (row, &slot) in row_slot.iter().enumerate() {
+                for &c in &map_calls {
+                    let reader = readers[c].as_ref().expect("MIN/MAX has an argument");
+                    if reader.is_null(row) {
+                        continue;
+                    }
+                    let mut key = map_prefix(groups.key(slot as usize), c);
+                    order_bytes(&reader.value(row), &mut key);
+                    touched.push(key);
+                }
+            }
+            touched.sort_unstable();
+            touched.dedup();
+            maps.preload(self.store.as_ref(), touched)?;
+            for (slot, acc) in accs.iter().enumerate() {
+                let Some(acc) = acc else { continue };
+                for &c in &map_calls {
+                    if let Acc::Extremum { entries, .. } = &acc[c] {
+                        maps.note_group(map_prefix(groups.key(slot), c), *entries);
+                    }
+                }
+            }
+        }
+
+        let mut bundle = Bundle {
+            calls: &self.calls,
+            visible: self.spec.calls.len(),
+            counter: self.counter,
+            templates: &templates,
+            readers: &readers,
+            input,
+            store: self.store.as_ref(),
+            maps: self.maps.as_mut(),
+            map_calls: &map_calls,
+            groups: &groups,
+            dirty: vec![false; slots * map_calls.len()],
+            prefix: Vec::new(),
+            key: Vec::new(),
+            suppress_equal: self.ttl.is_none(),
+            generate_update_before: self.spec.generate_update_before,
+            out_kinds: Vec::with_capacity(n),
+            out_key_rows: Vec::with_capacity(n),
+            out_values: vec![Vec::with_capacity(n); self.spec.calls.len()],
+        };
+        if per_row {
+            for (row, &slot) in row_slot.iter().enumerate() {
+                let slot = slot as usize;
+                bundle.apply(slot, &[row as u32], &mut accs[slot])?;
+            }
+        } else {
+            // Rows grouped by slot with a counting sort: two passes, no per-group vectors.
+            let mut starts = vec![0u32; slots + 1];
+            for &slot in &row_slot {
+                starts[slot as usize + 1] += 1;
+            }
+            for s in 0..slots {
+                starts[s + 1] += starts[s];
+            }
+            let mut next = starts.clone();
+            let mut rows = vec![0u32; n];
+            for (row, &slot) in row_slot.iter().enumerate() {
+                rows[next[slot as usize] as usize] = row as u32;
+                next[slot as usize] += 1;
+            }
+            for (slot, acc) in accs.iter_mut().enumerate() {
+                let range = starts[slot] as usize..starts[slot + 1] as usize;
+                bundle.apply(slot, &rows[range], acc)?;
+            }
+        }
+        let Bundle {
+            out_kinds,
+            out_key_rows,
+            out_values,
+            ..
+        } = bundle;
+
+        // One write batch with every changed accumulator and map entry.
+        let mut writes = WriteBatch::with_capacity(slots);
+        let mut bytes = Vec::new();
+        let mut wrapped = Vec::new();
+        for (slot, acc) in accs.iter().enumerate() {
+            let key = groups.key(slot);
+            match acc {
+                Some(acc) => {
+                    bytes.clear();
+                    for a in acc {
+                        a.encode(&mut bytes);
+                    }
+                    match &self.ttl {
+                        None => writes.put(self.accs, key, &bytes),
+                        Some(ttl) => {
+                            ttl.wrap_into(&bytes, &mut wrapped);
+                            writes.put(self.accs, key, &wrapped);
+                        }
+                    }
+                }
+                None if persisted[slot] => writes.delete(self.accs, key),
+                None => {}
+            }
+        }
+        if let Some(maps) = &mut self.maps {
+            maps.finish(self.store.as_ref(), &mut writes)?;
+        }
+        self.store.write(&writes)?;
+
+        // The changelog: key columns taken from the input, results built from values.
+        let take_rows = UInt32Array::from(out_key_rows);
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.schema.fields().len());
+        for key in &key_columns {
+            columns.push(arrow::compute::take(key.as_ref(), &take_rows, None)?);
+        }
+        for (values, ty) in out_values.iter().zip(&self.result_types) {
+            columns.push(build_array(ty, values.iter())?);
+        }
+        let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
+        ChangelogBatch::try_new(batch, Some(Int8Array::from(out_kinds)))
+    }
+}
+
+/// `[group state key][call index]`: the prefix of one call's sorted map for one group.
+fn map_prefix(group_key: &[u8], call: usize) -> Vec<u8> {
+    let mut prefix = Vec::with_capacity(group_key.len() + 1 + 16);
+    prefix.extend_from_slice(group_key);
+    prefix.push(call as u8);
+    prefix
+}
+
+/// A bundle's distinct groups: state keys in one buffer, and each group's first row.
+#[derive(Default)]
+struct Groups {
+    keys: Vec<u8>,
+    ends: Vec<usize>,
+    first_row: Vec<u32>,
+}
+
+impl Groups {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn push(&mut self, key_group: u16, key: &[u8], first_row: u32) {
+        append_state_key(&mut self.keys, key_group, key, &[], &[]);
+        self.ends.push(self.keys.len());
+        self.first_row.push(first_row);
+    }
+
+    /// The state key of group `slot`.
+    fn key(&self, slot: usize) -> &[u8] {
+        let start = if slot == 0 { 0 } else { self.ends[slot - 1] };
+        &self.keys[start..self.ends[slot]]
+    }
+}
+
+/// The state of one bundle being applied.
+struct Bundle<'a> {
+    calls: &'a [BoundCall],
+    visible: usize,
+    counter: Option<usize>,
+    templates: &'a [Acc],
+    readers: &'a [Option<ColumnReader<'a>>],
+    input: &'a ChangelogBatch,
+    store: &'a dyn StateBackend,
+    maps: Option<&'a mut SortedMaps>,
+    map_calls: &'a [usize],
+    groups: &'a Groups,
+    /// Pending extremum searches, per (group, retracting MIN/MAX call).
+    dirty: Vec<bool>,
+    /// Scratch for sorted-map prefixes and keys.
+    prefix: Vec<u8>,
+    key: Vec<u8>,
+    suppress_equal: bool,
+    generate_update_before: bool,
+    out_kinds: Vec<i8>,
+    out_key_rows: Vec<u32>,
+    out_values: Vec<Vec<Value>>,
+}
+
+impl Bundle<'_> {
+    /// Applies `rows` (all of group `slot`) to its accumulators and emits.
+    fn apply(&mut self, slot: usize, rows: &[u32], acc: &mut Option<Vec<Acc>>) -> Result<()> {
+        let key_row = self.groups.first_row[slot];
+        let mut rows = rows;
+        let first = acc.is_none();
+        if first {
+            // No state: leading retractions are ignored.
+            match rows
+                .iter()
+                .position(|&r| self.input.kind(r as usize).is_accumulate())
+            {
+                Some(start) => rows = &rows[start..],
+                None => return Ok(()),
+            }
+            *acc = Some(self.templates.to_vec());
+        }
+        let values = acc.as_mut().expect("created above");
+        let prev = if first {
+            Vec::new()
+        } else {
+            self.results(slot, values)?
+        };
+        for &row in rows {
+            let row = row as usize;
+            let negate = !self.input.kind(row).is_accumulate();
+            for (c, (call, value)) in self.calls.iter().zip(values.iter_mut()).enumerate() {
+                let x = match &self.readers[c] {
+                    Some(reader) => reader.value(row),
+                    None => Value::Null,
+                };
+                self.with_map(slot, c, |ctx| call.update(value, &x, negate, ctx))?;
+            }
+        }
+        let alive = match self.counter {
+            Some(c) => !matches!(values[c], Acc::Count(0)),
+            None => true,
+        };
+        if alive {
+            let new = self.results(slot, values)?;
+            if first {
+                self.emit(RowKind::Insert, key_row, new);
+            } else if !(self.suppress_equal && results_equal(&prev, &new)) {
+                if self.generate_update_before {
+                    self.emit(RowKind::UpdateBefore, key_row, prev);
+                }
+                self.emit(RowKind::UpdateAfter, key_row, new);
+            }
+        } else {
+            if !first {
+                self.emit(RowKind::Delete, key_row, prev);
+            }
+            *acc = None;
+            if let Some(maps) = self.maps.as_deref_mut() {
+                for (m, &c) in self.map_calls.iter().enumerate() {
+                    self.prefix.clear();
+                    self.prefix.extend_from_slice(self.groups.key(slot));
+                    self.prefix.push(c as u8);
+                    maps.clear(&self.prefix);
+                    self.dirty[slot * self.map_calls.len() + m] = false;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `f` with call `c`'s sorted-map context for group `slot` (`None` for calls
+    /// without one).
+    fn with_map<T>(
+        &mut self,
+        slot: usize,
+        c: usize,
+        f: impl FnOnce(Option<&mut MapCtx<'_>>) -> Result<T>,
+    ) -> Result<T> {
+        let Some(m) = self.map_calls.iter().position(|&mc| mc == c) else {
+            return f(None);
+        };
+        let maps = self
+            .maps
+            .as_deref_mut()
+            .expect("sorted-map calls come with their maps");
+        let i = slot * self.map_calls.len() + m;
+        self.prefix.clear();
+        self.prefix.extend_from_slice(self.groups.key(slot));
+        self.prefix.push(c as u8);
+        let mut ctx = MapCtx {
+            maps,
+            store: self.store,
+            prefix: &self.prefix,
+            key: &mut self.key,
+            dirty: &mut self.dirty[i],
+        };
+        f(Some(&mut ctx))
+    }
+
+    /// `getValue` of the visible calls.
+    fn results(&mut self, slot: usize, values: &mut [Acc]) -> Result<Vec<Value>> {
+        let mut out = Vec::with_capacity(self.visible);
+        let calls = self.calls;
+        for (c, (call, value)) in calls.iter().zip(values.iter_mut()).enumerate() {
+            if c == self.visible {
+                break;
+            }
+            out.push(self.with_map(slot, c, |ctx| call.value(value, ctx))?);
+        }
+        Ok(out)
+    }
+
+    fn emit(&mut self, kind: RowKind, key_row: u32, values: Vec<Value>) {
+        self.out_kinds.push(kind.to_byte());
+        self.out_key_rows.push(key_row);
+        for (column, value) in self.out_values.iter_mut().zip(values) {
+            column.push(value);
+        }
+    }
+}
+
+/// One batch of several, kinds included.
+fn concat(batches: &[ChangelogBatch]) -> Result<ChangelogBatch> {
+    if let [only] = batches {
+        return Ok(only.clone());
+    }
+    let schema = batches[0].batch().schema();
+    let rows = arrow::compute::concat_batches(&schema, batches.iter().map(|b| b.batch()))?;
+    let kinds: Int8Array = batches
+        .iter()
+        .flat_map(|b| (0..b.num_rows()).map(move |r| b.kind(r).to_byte()))
+        .collect();
+    ChangelogBatch::try_new(rows, Some(kinds))
+}

@@ -1,0 +1,579 @@
+//! The GROUP BY operator against the row-at-a-time model of Flink's `GroupAggFunction`
+//! (`bench_support::group_model`), on both backends, immediate and mini-batch, whole or
+//! chunked input, with a checkpoint and restore in the middle; and focused cases for
+//! Java arithmetic, floating-point rules, DECIMAL overflow, TTL and bad input.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, Decimal128Array, Float32Array, Float64Array, Int8Array, Int32Array,
+    Int64Array, RecordBatch, StringArray,
+};
+use arrow::datatypes::{Float32Type, Float64Type, Int32Type, Int64Type};
+use bench_support::group_model::{Aggregates, Emission, GroupModel, OutputRow};
+use streamfusion::Error;
+use streamfusion::aggregate::{AggCall, AggFunction, GroupAggSpec, GroupAggregate};
+use streamfusion::changelog::ChangelogBatch;
+use streamfusion::state::StateBackend;
+use streamfusion::state::checkpoint::{self, Checkpoint};
+use streamfusion::state::memory::MemoryBackend;
+use streamfusion::state::rocks::{RocksBackend, RocksOptions};
+use streamfusion::state::ttl::{Clock, ManualClock, SystemClock};
+use streamfusion::types::LogicalType;
+
+/// splitmix64 with the project's published seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const SEED: u64 = 0x5EED_F11C;
+const STRING: LogicalType = LogicalType::VarChar(i32::MAX as u32);
+
+type Key = Option<String>;
+type Row = (i8, Key, Option<i64>);
+
+fn spec(
+    input_retracts: bool,
+    generate_update_before: bool,
+    mini_batch_rows: Option<usize>,
+) -> GroupAggSpec {
+    GroupAggSpec {
+        input_names: vec!["k".into(), "v".into()],
+        input_types: vec![STRING, LogicalType::BigInt],
+        grouping: vec![0],
+        calls: vec![
+            AggCall::new(AggFunction::CountStar, None, "cnt"),
+            AggCall::new(AggFunction::Count, Some(1), "cnt_v"),
+            AggCall::new(AggFunction::Sum, Some(1), "sum_v"),
+            AggCall::new(AggFunction::Min, Some(1), "min_v"),
+            AggCall::new(AggFunction::Max, Some(1), "max_v"),
+            AggCall::new(AggFunction::Avg, Some(1), "avg_v"),
+        ],
+        input_retracts,
+        generate_update_before,
+        mini_batch_rows,
+        state_ttl: None,
+        max_parallelism: 128,
+    }
+}
+
+/// Keys of the matrix: NULL, empty, short, Unicode, an embedded NUL, 7/8-byte boundaries and
+/// a 264-byte suffix.
+fn key_domain() -> Vec<Key> {
+    let mut keys: Vec<Key> = vec![
+        None,
+        Some(String::new()),
+        Some("a".into()),
+        Some("1234567".into()),
+        Some("12345678".into()),
+        Some("größer 🦀".into()),
+        Some("nul\0byte".into()),
+    ];
+    for i in 0..9 {
+        keys.push(Some(format!("wide-{i}-{}", "ü".repeat(132))));
+    }
+    keys
+}
+
+/// A consistent changelog: retractions take back live rows; "ghost" keys that never get
+/// an insertion are retracted now and then (Flink ignores those).
+fn changelog(rng: &mut Rng, rows: usize) -> Vec<Row> {
+    let keys = key_domain();
+    let mut live: Vec<(Key, Option<i64>)> = Vec::new();
+    let mut out = Vec::with_capacity(rows);
+    while out.len() < rows {
+        match rng.below(10) {
+            0..=5 => {
+                let key = keys[rng.below(keys.len() as u64) as usize].clone();
+                let value = match rng.below(8) {
+                    0 => None,
+                    1 => Some(i64::MAX - rng.below(3) as i64),
+                    2 => Some(i64::MIN + rng.below(3) as i64),
+                    _ => Some(rng.below(40) as i64 - 20),
+                };
+                live.push((key.clone(), value));
+                out.push((if rng.below(4) == 0 { 2 } else { 0 }, key, value));
+            }
+            6..=8 if !live.is_empty() => {
+                let (key, value) = live.swap_remove(rng.below(live.len() as u64) as usize);
+                out.push((if rng.below(2) == 0 { 1 } else { 3 }, key, value));
+            }
+            _ => out.push((3, Some(format!("ghost-{}", rng.below(5))), Some(1))),
+        }
+    }
+    out
+}
+
+fn batch(rows: &[Row]) -> ChangelogBatch {
+    let keys: StringArray = rows.iter().map(|r| r.1.as_deref()).collect();
+    let values: Int64Array = rows.iter().map(|r| r.2).collect();
+    let kinds: Int8Array = rows.iter().map(|r| Some(r.0)).collect();
+    let batch = RecordBatch::try_from_iter_with_nullable(vec![
+        ("k", Arc::new(keys) as ArrayRef, true),
+        ("v", Arc::new(values) as ArrayRef, true),
+    ])
+    .unwrap();
+    ChangelogBatch::try_new(batch, Some(kinds)).unwrap()
+}
+
+fn rows_of(out: &ChangelogBatch) -> Vec<OutputRow<Key>> {
+    let b = out.batch();
+    let key = b.column(0).as_string::<i32>();
+    let int = |c: usize| b.column(c).as_primitive::<Int64Type>().clone();
+    let (cnt, cnt_v, sum, min, max, avg) = (int(1), int(2), int(3), int(4), int(5), int(6));
+    let opt = |a: &Int64Array, i: usize| (!a.is_null(i)).then(|| a.value(i));
+    (0..out.num_rows())
+        .map(|i| {
+            (
+                out.kind(i).to_byte(),
+                (!key.is_null(i)).then(|| key.value(i).to_string()),
+                Aggregates {
+                    count_star: cnt.value(i),
+                    count: cnt_v.value(i),
+                    sum: opt(&sum, i),
+                    min: opt(&min, i),
+                    max: opt(&max, i),
+                    avg: opt(&avg, i),
+                },
+            )
+        })
+        .collect()
+}
+
+enum Backend {
+    Memory,
+    Rocks,
+}
+
+fn open(backend: &Backend, dir: &Path) -> Box<dyn StateBackend> {
+    match backend {
+        Backend::Memory => Box::new(MemoryBackend::new()),
+        Backend::Rocks => {
+            Box::new(RocksBackend::open(&dir.join("db"), &RocksOptions::checked_in()).unwrap())
+        }
+    }
+}
+
+fn restore(backend: &Backend, checkpoint: &Checkpoint, dir: &Path) -> Box<dyn StateBackend> {
+    match backend {
+        Backend::Memory => Box::new(checkpoint::restore_memory(checkpoint).unwrap()),
+        Backend::Rocks => Box::new(
+            checkpoint::restore_rocks(
+                checkpoint,
+                &dir.join("restored"),
+                &RocksOptions::checked_in(),
+            )
+            .unwrap(),
+        ),
+    }
+}
+
+/// Runs `input` through the operator in `chunk`-row batches, checkpointing and restoring
+/// after the first half when `restore_midway`.
+fn run(
+    backend: &Backend,
+    spec: &GroupAggSpec,
+    input: &[Row],
+    chunk: usize,
+    restore_midway: bool,
+) -> Vec<OutputRow<Key>> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut op = GroupAggregate::new(spec.clone(), open(backend, dir.path())).unwrap();
+    let mut out = Vec::new();
+    let chunks: Vec<&[Row]> = input.chunks(chunk).collect();
+    for (i, rows) in chunks.iter().enumerate() {
+        out.extend(rows_of(&op.process(&batch(rows)).unwrap()));
+        if restore_midway && i == chunks.len() / 2 {
+            out.extend(rows_of(&op.flush().unwrap()));
+            let published = op.checkpoint(&dir.path().join("ckpt")).unwrap();
+            drop(op);
+            let opened = Checkpoint::open(published.path()).unwrap();
+            op = GroupAggregate::restore(
+                spec.clone(),
+                &opened,
+                restore(backend, &opened, dir.path()),
+                Arc::new(SystemClock),
+            )
+            .unwrap();
+        }
+    }
+    out.extend(rows_of(&op.flush().unwrap()));
+    out
+}
+
+/// The model's changelog for the same input, bundled as the operator bundles it (a restore
+/// midway flushes the bundle before the checkpoint).
+fn expected(
+    spec: &GroupAggSpec,
+    input: &[Row],
+    chunk: usize,
+    restore_midway: bool,
+) -> Vec<OutputRow<Key>> {
+    let mut model = GroupModel::new(Emission {
+        input_retracts: spec.input_retracts,
+        generate_update_before: spec.generate_update_before,
+        ttl: false,
+    });
+    match spec.mini_batch_rows {
+        None => model.immediate(input),
+        Some(size) => {
+            // The operator flushes once `size` rows are buffered, so bundles are the
+            // smallest runs of whole chunks reaching `size` rows, plus the final remainder.
+            let mut out = Vec::new();
+            let mut bundle: Vec<Row> = Vec::new();
+            let chunks: Vec<&[Row]> = input.chunks(chunk).collect();
+            for (i, rows) in chunks.iter().enumerate() {
+                bundle.extend_from_slice(rows);
+                let flush_midway = restore_midway && i == chunks.len() / 2;
+                if bundle.len() >= size || flush_midway {
+                    out.extend(model.bundle(&bundle));
+                    bundle.clear();
+                }
+            }
+            out.extend(model.bundle(&bundle));
+            out
+        }
+    }
+}
+
+#[test]
+fn random_changelogs_match_the_model_on_both_backends() {
+    let mut rng = Rng(SEED);
+    let input = changelog(&mut rng, 600);
+    for backend in [Backend::Memory, Backend::Rocks] {
+        for gub in [true, false] {
+            for mini_batch in [None, Some(50)] {
+                let spec = spec(true, gub, mini_batch);
+                for (chunk, restore_midway) in [(input.len(), false), (17, false), (17, true)] {
+                    let got = run(&backend, &spec, &input, chunk, restore_midway);
+                    let want = expected(&spec, &input, chunk, restore_midway);
+                    assert_eq!(
+                        got.len(),
+                        want.len(),
+                        "gub={gub} mini_batch={mini_batch:?} chunk={chunk} restore={restore_midway}"
+                    );
+                    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                        assert_eq!(
+                            g, w,
+                            "row {i}, gub={gub} mini_batch={mini_batch:?} chunk={chunk}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn immediate_results_do_not_depend_on_chunking() {
+    let mut rng = Rng(SEED ^ 7);
+    let input = changelog(&mut rng, 400);
+    let spec = spec(true, true, None);
+    let whole = run(&Backend::Memory, &spec, &input, input.len(), false);
+    for chunk in [1, 17, 64] {
+        assert_eq!(run(&Backend::Memory, &spec, &input, chunk, true), whole);
+    }
+}
+
+#[test]
+fn insert_only_input_has_no_record_counter() {
+    let rows: Vec<Row> = vec![(0, Some("a".into()), Some(1)), (0, Some("a".into()), None)];
+    let spec = spec(false, true, None);
+    let got = run(&Backend::Memory, &spec, &rows, 2, false);
+    assert_eq!(got, expected(&spec, &rows, 2, false));
+    // A retraction on a plan that declared insert-only input is refused.
+    let mut op = GroupAggregate::new(spec, Box::new(MemoryBackend::new())).unwrap();
+    let err = op
+        .process(&batch(&[(3, Some("a".into()), Some(1))]))
+        .unwrap_err();
+    assert!(err.to_string().contains("insert-only"), "{err}");
+}
+
+/// One aggregate over one column of `ty`, keyed by a constant INT column.
+fn single(function: AggFunction, ty: LogicalType, retracts: bool) -> GroupAggSpec {
+    GroupAggSpec {
+        input_names: vec!["g".into(), "x".into()],
+        input_types: vec![LogicalType::Int, ty],
+        grouping: vec![0],
+        calls: vec![AggCall::new(function, Some(1), "r")],
+        input_retracts: retracts,
+        generate_update_before: true,
+        mini_batch_rows: None,
+        state_ttl: None,
+        max_parallelism: 128,
+    }
+}
+
+/// The final result column after feeding `values` (all `+I`) one batch at a time.
+fn final_value(spec: GroupAggSpec, values: ArrayRef) -> ArrayRef {
+    let mut op = GroupAggregate::new(spec, Box::new(MemoryBackend::new())).unwrap();
+    let mut last = None;
+    for i in 0..values.len() {
+        let b = RecordBatch::try_from_iter(vec![
+            ("g", Arc::new(Int32Array::from(vec![1])) as ArrayRef),
+            ("x", values.slice(i, 1)),
+        ])
+        .unwrap();
+        let out = op.process(&ChangelogBatch::insert_only(b)).unwrap();
+        if out.num_rows() > 0 {
+            last = Some(out.batch().column(1).slice(out.num_rows() - 1, 1));
+        }
+    }
+    last.unwrap()
+}
+
+#[test]
+fn integer_sums_wrap_at_the_argument_width_and_avg_truncates() {
+    let sum = final_value(
+        single(AggFunction::Sum, LogicalType::Int, false),
+        Arc::new(Int32Array::from(vec![i32::MAX, 2])),
+    );
+    assert_eq!(sum.as_primitive::<Int32Type>().value(0), i32::MIN + 1);
+    let avg = final_value(
+        single(AggFunction::Avg, LogicalType::Int, false),
+        Arc::new(Int32Array::from(vec![-1, -2])),
+    );
+    // (-3) / 2 in Java is -1; AVG of an INT is an INT.
+    assert_eq!(avg.as_primitive::<Int32Type>().value(0), -1);
+    // AVG sums in BIGINT: no INT overflow on the way.
+    let avg = final_value(
+        single(AggFunction::Avg, LogicalType::Int, false),
+        Arc::new(Int32Array::from(vec![i32::MAX, i32::MAX])),
+    );
+    assert_eq!(avg.as_primitive::<Int32Type>().value(0), i32::MAX);
+}
+
+#[test]
+fn float_sums_round_to_float_each_step() {
+    let sum = final_value(
+        single(AggFunction::Sum, LogicalType::Float, false),
+        Arc::new(Float32Array::from(vec![16_777_216.0, 1.0, 1.0])),
+    );
+    // 2^24 + 1 rounds back to 2^24 in float arithmetic, every time.
+    assert_eq!(sum.as_primitive::<Float32Type>().value(0), 16_777_216.0);
+}
+
+#[test]
+fn non_retracting_max_uses_javas_primitive_comparison() {
+    // `NaN > 1.0` and `1.0 > NaN` are both false: the first value stays.
+    let max = final_value(
+        single(AggFunction::Max, LogicalType::Double, false),
+        Arc::new(Float64Array::from(vec![1.0, f64::NAN, 0.5])),
+    );
+    assert_eq!(max.as_primitive::<Float64Type>().value(0), 1.0);
+    let max = final_value(
+        single(AggFunction::Max, LogicalType::Double, false),
+        Arc::new(Float64Array::from(vec![f64::NAN, 2.0])),
+    );
+    assert!(max.as_primitive::<Float64Type>().value(0).is_nan());
+}
+
+#[test]
+fn retracting_max_orders_like_double_compare() {
+    // With retraction, MaxWithRetractAggFunction compares boxed Doubles: NaN is largest and
+    // -0.0 < 0.0. COUNT(*) makes every row emit, so each step's MAX is visible.
+    let mut spec = single(AggFunction::Max, LogicalType::Double, true);
+    spec.calls
+        .insert(0, AggCall::new(AggFunction::CountStar, None, "n"));
+    let mut op = GroupAggregate::new(spec, Box::new(MemoryBackend::new())).unwrap();
+    let mut feed = |kind: i8, x: f64| {
+        let b = RecordBatch::try_from_iter(vec![
+            ("g", Arc::new(Int32Array::from(vec![1])) as ArrayRef),
+            ("x", Arc::new(Float64Array::from(vec![x])) as ArrayRef),
+        ])
+        .unwrap();
+        let out = op
+            .process(&ChangelogBatch::try_new(b, Some(Int8Array::from(vec![kind]))).unwrap())
+            .unwrap();
+        let col = out.batch().column(2).as_primitive::<Float64Type>().clone();
+        (0..out.num_rows())
+            .map(|i| {
+                (
+                    out.kind(i).to_byte(),
+                    (!col.is_null(i)).then(|| col.value(i).to_bits()),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let (zero, neg_zero, nan) = (0.0f64.to_bits(), (-0.0f64).to_bits(), f64::NAN.to_bits());
+    assert_eq!(feed(0, -0.0), [(0, Some(neg_zero))]);
+    assert_eq!(feed(0, 0.0)[1], (2, Some(zero)));
+    assert_eq!(feed(0, f64::NAN)[1], (2, Some(nan)));
+    // Retracting NaN finds the next largest in the sorted map: 0.0, then -0.0.
+    assert_eq!(feed(3, f64::NAN)[1], (2, Some(zero)));
+    assert_eq!(feed(3, 0.0)[1], (2, Some(neg_zero)));
+    assert_eq!(feed(3, -0.0), [(3, Some(neg_zero))]);
+}
+
+#[test]
+fn decimal_sums_are_decimal_38_and_null_on_overflow() {
+    let ty = LogicalType::Decimal {
+        precision: 38,
+        scale: 2,
+    };
+    let big = 10i128.pow(38) - 1;
+    let values = Decimal128Array::from(vec![big, 1, 5])
+        .with_precision_and_scale(38, 2)
+        .unwrap();
+    let mut op = GroupAggregate::new(
+        single(AggFunction::Sum, ty, false),
+        Box::new(MemoryBackend::new()),
+    )
+    .unwrap();
+    let mut seen = Vec::new();
+    for i in 0..3 {
+        let b = RecordBatch::try_from_iter(vec![
+            ("g", Arc::new(Int32Array::from(vec![1])) as ArrayRef),
+            ("x", Arc::new(values.slice(i, 1)) as ArrayRef),
+        ])
+        .unwrap();
+        let out = op.process(&ChangelogBatch::insert_only(b)).unwrap();
+        let col = out
+            .batch()
+            .column(1)
+            .as_primitive::<arrow::datatypes::Decimal128Type>();
+        assert_eq!(
+            col.data_type(),
+            &arrow::datatypes::DataType::Decimal128(38, 2)
+        );
+        let last = out.num_rows() - 1;
+        seen.push((!col.is_null(last)).then(|| col.value(last)));
+    }
+    // Overflow gives NULL; SumAggFunction then restarts from the next value
+    // (`if (isNull(sum)) sum = x`), exactly as Flink's expression does.
+    assert_eq!(seen, vec![Some(big), None, Some(5)]);
+}
+
+fn ttl_spec(ttl_ms: u64) -> GroupAggSpec {
+    let mut s = spec(true, true, None);
+    s.state_ttl = Some(Duration::from_millis(ttl_ms));
+    s
+}
+
+#[test]
+fn ttl_expires_groups_and_disables_equal_suppression() {
+    let clock = Arc::new(ManualClock::new(0));
+    let dir = tempfile::tempdir().unwrap();
+    for store in [
+        Box::new(MemoryBackend::new()) as Box<dyn StateBackend>,
+        Box::new(
+            RocksBackend::open_with_clock(
+                &dir.path().join("db"),
+                &RocksOptions::checked_in(),
+                clock.clone() as Arc<dyn Clock>,
+            )
+            .unwrap(),
+        ),
+    ] {
+        clock.set(0);
+        let mut op =
+            GroupAggregate::with_clock(ttl_spec(1_000), store, clock.clone() as Arc<dyn Clock>)
+                .unwrap();
+        let a = || Some("a".to_string());
+        let kinds = |out: &ChangelogBatch| -> Vec<i8> {
+            (0..out.num_rows()).map(|i| out.kind(i).to_byte()).collect()
+        };
+        assert_eq!(kinds(&op.process(&batch(&[(0, a(), None)])).unwrap()), [0]);
+        clock.set(999);
+        let out = op
+            .process(&batch(&[(0, a(), None), (3, a(), None)]))
+            .unwrap();
+        assert_eq!(kinds(&out), [1, 2, 1, 2]);
+        // Written at 999: alive at 1998, expired at 1999. Reads do not refresh.
+        clock.set(1_998);
+        assert_eq!(
+            kinds(&op.process(&batch(&[(0, a(), Some(1))])).unwrap()),
+            [1, 2]
+        );
+        clock.set(1_998 + 1_000);
+        // Expired: a retraction is ignored, an insertion starts the group afresh.
+        assert_eq!(
+            kinds(&op.process(&batch(&[(3, a(), Some(1))])).unwrap()),
+            Vec::<i8>::new()
+        );
+        let out = op.process(&batch(&[(0, a(), Some(7))])).unwrap();
+        assert_eq!(kinds(&out), [0]);
+        assert_eq!(rows_of(&out)[0].2.count_star, 1);
+    }
+}
+
+#[test]
+fn equal_results_are_suppressed_only_without_ttl() {
+    // In one bundle, +I then -D of the same row leaves the group's result as it was.
+    let a = || Some("a".to_string());
+    for (ttl, want) in [(None, vec![]), (Some(60_000), vec![1i8, 2])] {
+        let mut s = spec(true, true, Some(2));
+        s.state_ttl = ttl.map(Duration::from_millis);
+        let mut op = GroupAggregate::new(s, Box::new(MemoryBackend::new())).unwrap();
+        op.process(&batch(&[(0, a(), Some(4))])).unwrap();
+        op.flush().unwrap();
+        let out = op
+            .process(&batch(&[(0, a(), Some(5)), (3, a(), Some(5))]))
+            .unwrap();
+        let kinds: Vec<i8> = (0..out.num_rows()).map(|i| out.kind(i).to_byte()).collect();
+        assert_eq!(kinds, want, "ttl={ttl:?}");
+    }
+}
+
+#[test]
+fn checkpoints_refuse_pending_input_and_foreign_plans() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut op = GroupAggregate::new(
+        spec(true, true, Some(1_000)),
+        Box::new(MemoryBackend::new()),
+    )
+    .unwrap();
+    op.process(&batch(&[(0, Some("a".into()), Some(1))]))
+        .unwrap();
+    let err = op.checkpoint(&dir.path().join("c1")).unwrap_err();
+    assert!(err.to_string().contains("flush"), "{err}");
+    assert_eq!(op.flush().unwrap().num_rows(), 1);
+    let published = op.checkpoint(&dir.path().join("c1")).unwrap();
+
+    let mut other = spec(true, true, Some(1_000));
+    other.calls.pop();
+    let err = GroupAggregate::restore(
+        other,
+        &published,
+        Box::new(checkpoint::restore_memory(&published).unwrap()),
+        Arc::new(SystemClock),
+    )
+    .unwrap_err();
+    assert!(matches!(err, Error::Checkpoint { .. }), "{err}");
+}
+
+#[test]
+fn plans_with_bad_calls_get_typed_errors() {
+    let mut bad = spec(true, true, None);
+    bad.calls.push(AggCall::new(AggFunction::Sum, Some(0), "s"));
+    let err = GroupAggregate::new(bad, Box::new(MemoryBackend::new())).unwrap_err();
+    assert!(err.to_string().contains("not a numeric type"), "{err}");
+    let mut bad = spec(true, true, None);
+    bad.calls.push(AggCall::new(AggFunction::Max, Some(9), "m"));
+    let err = GroupAggregate::new(bad, Box::new(MemoryBackend::new())).unwrap_err();
+    assert!(err.to_string().contains("out of range"), "{err}");
+    // A batch whose column types differ from the plan.
+    let mut op =
+        GroupAggregate::new(spec(true, true, None), Box::new(MemoryBackend::new())).unwrap();
+    let b = RecordBatch::try_from_iter(vec![
+        ("k", Arc::new(Int32Array::from(vec![1])) as ArrayRef),
+        ("v", Arc::new(Int64Array::from(vec![1])) as ArrayRef),
+    ])
+    .unwrap();
+    let err = op.process(&ChangelogBatch::insert_only(b)).unwrap_err();
+    assert!(matches!(err, Error::ColumnType { column: 0, .. }), "{err}");
+}

@@ -1,0 +1,564 @@
+//! The GROUP BY operator against changelogs produced by released Flink 2.3.0.
+//!
+//! `tests/golden/flink-2.3.0-group-agg.jsonl` was written by
+//! `java/src/org/streamfusion/golden/GroupAggVectors.java`, which runs each scenario's input
+//! changelog through real Flink SQL (`SELECT k, aggs FROM src GROUP BY k`; streaming mode,
+//! parallelism 1, hashmap state backend, no mini-batch, no state TTL; retracting inputs
+//! through `fromChangelogStream` with explicit row kinds, insert-only ones through an append
+//! stream) and records what `TableResult.collect()` returns, row kinds included.
+//!
+//! File format (JSON Lines): a header line; per scenario a line with `scenario`,
+//! `description`, `retracts`, `input` and `output` columns (`name`, `type`), `grouping`,
+//! `calls` (serialized [`AggCall`]s), `sql`, `plan` (Flink's optimized execution plan),
+//! `rows_in` and `rows_out`; then `rows_in` lines `{"in":kind,"row":[..]}` and `rows_out`
+//! lines `{"out":kind,"row":[..]}`. Values: `null`; STRING a JSON string; INT a number;
+//! BIGINT a decimal string; DOUBLE Java's `Double.toString` as a string (`NaN`, `Infinity`,
+//! `-0.0`, `1.0E300`); DECIMAL a plain decimal string with the type's scale.
+//!
+//! Every scenario is replayed through the native operator (immediate mode, `-U` generated,
+//! retracting as the scenario says) on the memory and RocksDB backends, as one batch and in
+//! small batches, and the output changelog must equal Flink's exactly: kinds, keys, values
+//! (DOUBLE bit for bit, any NaN equal to any NaN) and order. When a JDK and the released
+//! classpath are present (`cargo xtask jvm`), the Java program is also run again and must
+//! write the committed file byte for byte; otherwise that check reports itself skipped.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, Decimal128Array, Float64Array, Int8Array, Int32Array, Int64Array,
+    RecordBatch, StringArray,
+};
+use arrow::datatypes::{DataType, Decimal128Type, Float64Type, Int32Type, Int64Type, Schema};
+use serde_json::Value as Json;
+use streamfusion::aggregate::{AggCall, GroupAggSpec, GroupAggregate};
+use streamfusion::changelog::{ChangelogBatch, RowKind};
+use streamfusion::state::StateBackend;
+use streamfusion::state::memory::MemoryBackend;
+use streamfusion::state::rocks::{RocksBackend, RocksOptions};
+use streamfusion::types::LogicalType;
+
+const GOLDEN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/golden/flink-2.3.0-group-agg.jsonl"
+);
+
+/// One value of a golden row, typed by its column.
+#[derive(Debug, Clone)]
+enum Cell {
+    Null,
+    Str(String),
+    Int(i64),
+    Double(f64),
+    /// The unscaled value.
+    Decimal(i128, u8),
+}
+
+impl PartialEq for Cell {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Cell::Null, Cell::Null) => true,
+            (Cell::Str(a), Cell::Str(b)) => a == b,
+            (Cell::Int(a), Cell::Int(b)) => a == b,
+            // Bit for bit (so -0.0 differs from 0.0), except that NaNs are all one value:
+            // Flink writes whatever NaN its arithmetic produced, `Double.toString` says NaN.
+            (Cell::Double(a), Cell::Double(b)) => {
+                (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
+            }
+            (Cell::Decimal(a, s), Cell::Decimal(b, t)) => a == b && s == t,
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cell::Null => f.write_str("NULL"),
+            Cell::Str(s) => write!(f, "{s:?}"),
+            Cell::Int(i) => write!(f, "{i}"),
+            Cell::Double(d) => write!(f, "{d:?}"),
+            Cell::Decimal(v, scale) => {
+                let digits = v.unsigned_abs().to_string();
+                let scale = usize::from(*scale);
+                let digits = format!("{digits:0>width$}", width = scale + 1);
+                let (int, frac) = digits.split_at(digits.len() - scale);
+                let sign = if *v < 0 { "-" } else { "" };
+                if scale == 0 {
+                    write!(f, "{sign}{int}")
+                } else {
+                    write!(f, "{sign}{int}.{frac}")
+                }
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct ChangeRow {
+    kind: String,
+    cells: Vec<Cell>,
+}
+
+impl fmt::Display for ChangeRow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} [", self.kind)?;
+        for (i, c) in self.cells.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{c}")?;
+        }
+        f.write_str("]")
+    }
+}
+
+struct Scenario {
+    name: String,
+    retracts: bool,
+    input_names: Vec<String>,
+    input_types: Vec<LogicalType>,
+    output_names: Vec<String>,
+    output_types: Vec<LogicalType>,
+    grouping: Vec<usize>,
+    calls: Vec<AggCall>,
+    input: Vec<ChangeRow>,
+    output: Vec<ChangeRow>,
+}
+
+impl Scenario {
+    fn spec(&self) -> GroupAggSpec {
+        GroupAggSpec {
+            input_names: self.input_names.clone(),
+            input_types: self.input_types.clone(),
+            grouping: self.grouping.clone(),
+            calls: self.calls.clone(),
+            input_retracts: self.retracts,
+            generate_update_before: true,
+            mini_batch_rows: None,
+            state_ttl: None,
+            max_parallelism: 128,
+        }
+    }
+}
+
+fn str_of<'a>(v: &'a Json, what: &str) -> &'a str {
+    v.as_str()
+        .unwrap_or_else(|| panic!("{what}: expected a string, got {v}"))
+}
+
+fn columns(v: &Json) -> (Vec<String>, Vec<LogicalType>) {
+    v.as_array()
+        .expect("a list of columns")
+        .iter()
+        .map(|c| {
+            let ty = str_of(&c["type"], "column type");
+            (
+                str_of(&c["name"], "column name").to_string(),
+                ty.parse::<LogicalType>()
+                    .unwrap_or_else(|e| panic!("type {ty}: {e}")),
+            )
+        })
+        .unzip()
+}
+
+/// `Double.toString` back to the double.
+fn java_double(s: &str) -> f64 {
+    match s {
+        "NaN" => f64::NAN,
+        "Infinity" => f64::INFINITY,
+        "-Infinity" => f64::NEG_INFINITY,
+        _ => s.parse().unwrap_or_else(|e| panic!("DOUBLE {s:?}: {e}")),
+    }
+}
+
+/// `BigDecimal.toPlainString` with exactly `scale` fraction digits, as an unscaled value.
+fn plain_decimal(s: &str, scale: u8) -> i128 {
+    let (negative, body) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    assert_eq!(frac.len(), usize::from(scale), "DECIMAL {s:?}: scale");
+    let unscaled: i128 = format!("{int}{frac}")
+        .parse()
+        .unwrap_or_else(|e| panic!("DECIMAL {s:?}: {e}"));
+    if negative { -unscaled } else { unscaled }
+}
+
+fn cell(v: &Json, ty: &LogicalType) -> Cell {
+    if v.is_null() {
+        return Cell::Null;
+    }
+    match ty {
+        LogicalType::VarChar(_) => Cell::Str(str_of(v, "STRING").to_string()),
+        LogicalType::Int => Cell::Int(v.as_i64().unwrap_or_else(|| panic!("INT {v}"))),
+        LogicalType::BigInt => Cell::Int(
+            str_of(v, "BIGINT")
+                .parse()
+                .unwrap_or_else(|e| panic!("BIGINT {v}: {e}")),
+        ),
+        LogicalType::Double => Cell::Double(java_double(str_of(v, "DOUBLE"))),
+        LogicalType::Decimal { scale, .. } => {
+            Cell::Decimal(plain_decimal(str_of(v, "DECIMAL"), *scale), *scale)
+        }
+        other => panic!("no golden encoding for {other}"),
+    }
+}
+
+fn change_row(v: &Json, tag: &str, types: &[LogicalType]) -> ChangeRow {
+    let kind = str_of(&v[tag], "row kind").to_string();
+    let values = v["row"].as_array().expect("row values");
+    assert_eq!(values.len(), types.len(), "{v}");
+    ChangeRow {
+        kind,
+        cells: values.iter().zip(types).map(|(v, t)| cell(v, t)).collect(),
+    }
+}
+
+fn parse_golden(text: &str) -> Vec<Scenario> {
+    let mut lines = text.lines().enumerate();
+    let (_, header) = lines.next().expect("a header line");
+    let header: Json = serde_json::from_str(header).expect("header");
+    assert_eq!(header["flink"], "2.3.0", "{header}");
+    let mut scenarios: Vec<Scenario> = Vec::new();
+    for (number, line) in lines {
+        let v: Json =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("line {}: {e}", number + 1));
+        if let Some(name) = v.get("scenario") {
+            let (input_names, input_types) = columns(&v["input"]);
+            let (output_names, output_types) = columns(&v["output"]);
+            scenarios.push(Scenario {
+                name: str_of(name, "scenario").to_string(),
+                retracts: v["retracts"].as_bool().expect("retracts"),
+                input_names,
+                input_types,
+                output_names,
+                output_types,
+                grouping: serde_json::from_value(v["grouping"].clone()).expect("grouping"),
+                calls: serde_json::from_value(v["calls"].clone()).expect("calls"),
+                input: Vec::with_capacity(v["rows_in"].as_u64().expect("rows_in") as usize),
+                output: Vec::with_capacity(v["rows_out"].as_u64().expect("rows_out") as usize),
+            });
+            continue;
+        }
+        let s = scenarios
+            .last_mut()
+            .unwrap_or_else(|| panic!("line {}: a row before any scenario", number + 1));
+        if v.get("in").is_some() {
+            assert!(
+                s.output.is_empty(),
+                "line {}: input after output",
+                number + 1
+            );
+            let row = change_row(&v, "in", &s.input_types);
+            s.input.push(row);
+        } else {
+            let row = change_row(&v, "out", &s.output_types);
+            s.output.push(row);
+        }
+    }
+    // The declared row counts, so a truncated file cannot pass.
+    for (line, v) in text
+        .lines()
+        .map(|l| serde_json::from_str::<Json>(l).unwrap())
+        .enumerate()
+    {
+        if let Some(name) = v.get("scenario") {
+            let s = scenarios.iter().find(|s| s.name == *name).unwrap();
+            assert_eq!(s.input.len() as u64, v["rows_in"], "line {}", line + 1);
+            assert_eq!(s.output.len() as u64, v["rows_out"], "line {}", line + 1);
+        }
+    }
+    scenarios
+}
+
+fn kind_byte(kind: &str) -> i8 {
+    match kind {
+        "+I" => RowKind::Insert,
+        "-U" => RowKind::UpdateBefore,
+        "+U" => RowKind::UpdateAfter,
+        "-D" => RowKind::Delete,
+        other => panic!("unknown row kind {other}"),
+    }
+    .to_byte()
+}
+
+fn array(ty: &LogicalType, cells: Vec<&Cell>) -> ArrayRef {
+    match ty.to_arrow() {
+        DataType::Utf8 => Arc::new(
+            cells
+                .iter()
+                .map(|c| match c {
+                    Cell::Str(s) => Some(s.as_str()),
+                    _ => None,
+                })
+                .collect::<StringArray>(),
+        ),
+        DataType::Int32 => Arc::new(
+            cells
+                .iter()
+                .map(|c| match c {
+                    Cell::Int(i) => Some(i32::try_from(*i).expect("an INT")),
+                    _ => None,
+                })
+                .collect::<Int32Array>(),
+        ),
+        DataType::Int64 => Arc::new(
+            cells
+                .iter()
+                .map(|c| match c {
+                    Cell::Int(i) => Some(*i),
+                    _ => None,
+                })
+                .collect::<Int64Array>(),
+        ),
+        DataType::Float64 => Arc::new(
+            cells
+                .iter()
+                .map(|c| match c {
+                    Cell::Double(d) => Some(*d),
+                    _ => None,
+                })
+                .collect::<Float64Array>(),
+        ),
+        DataType::Decimal128(p, s) => Arc::new(
+            cells
+                .iter()
+                .map(|c| match c {
+                    Cell::Decimal(v, _) => Some(*v),
+                    _ => None,
+                })
+                .collect::<Decimal128Array>()
+                .with_precision_and_scale(p, s)
+                .unwrap(),
+        ),
+        other => panic!("no test array for {other}"),
+    }
+}
+
+fn input_batch(s: &Scenario, rows: &[ChangeRow]) -> ChangelogBatch {
+    let columns: Vec<(String, ArrayRef, bool)> = s
+        .input_types
+        .iter()
+        .enumerate()
+        .map(|(i, ty)| {
+            (
+                s.input_names[i].clone(),
+                array(ty, rows.iter().map(|r| &r.cells[i]).collect()),
+                true,
+            )
+        })
+        .collect();
+    let batch = RecordBatch::try_from_iter_with_nullable(columns).unwrap();
+    let kinds: Int8Array = rows.iter().map(|r| Some(kind_byte(&r.kind))).collect();
+    ChangelogBatch::try_new(batch, Some(kinds)).unwrap()
+}
+
+fn output_cell(column: &ArrayRef, row: usize) -> Cell {
+    if column.is_null(row) {
+        return Cell::Null;
+    }
+    match column.data_type() {
+        DataType::Utf8 => Cell::Str(column.as_string::<i32>().value(row).to_string()),
+        DataType::Int32 => Cell::Int(column.as_primitive::<Int32Type>().value(row).into()),
+        DataType::Int64 => Cell::Int(column.as_primitive::<Int64Type>().value(row)),
+        DataType::Float64 => Cell::Double(column.as_primitive::<Float64Type>().value(row)),
+        DataType::Decimal128(_, s) => Cell::Decimal(
+            column.as_primitive::<Decimal128Type>().value(row),
+            u8::try_from(*s).expect("a non-negative scale"),
+        ),
+        other => panic!("no golden encoding for output {other}"),
+    }
+}
+
+fn output_rows(out: &ChangelogBatch) -> Vec<ChangeRow> {
+    let b = out.batch();
+    (0..out.num_rows())
+        .map(|r| ChangeRow {
+            kind: out.kind(r).short_string().to_string(),
+            cells: b.columns().iter().map(|c| output_cell(c, r)).collect(),
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Backend {
+    Memory,
+    Rocks,
+}
+
+fn open(backend: Backend, dir: &Path) -> Box<dyn StateBackend> {
+    match backend {
+        Backend::Memory => Box::new(MemoryBackend::new()),
+        Backend::Rocks => {
+            Box::new(RocksBackend::open(&dir.join("db"), &RocksOptions::checked_in()).unwrap())
+        }
+    }
+}
+
+/// A native output row and the input rows of the batch that produced it.
+struct Produced {
+    row: ChangeRow,
+    inputs: std::ops::Range<usize>,
+}
+
+fn replay(s: &Scenario, backend: Backend, chunk: usize) -> Vec<Produced> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut op = GroupAggregate::new(s.spec(), open(backend, dir.path())).unwrap();
+    check_schema(s, op.schema());
+    let mut out = Vec::new();
+    for (i, rows) in s.input.chunks(chunk).enumerate() {
+        let start = i * chunk;
+        let produced = op.process(&input_batch(s, rows)).unwrap();
+        out.extend(output_rows(&produced).into_iter().map(|row| Produced {
+            row,
+            inputs: start..start + rows.len(),
+        }));
+    }
+    let tail = op.flush().unwrap();
+    assert_eq!(tail.num_rows(), 0, "immediate mode buffers nothing");
+    out
+}
+
+fn check_schema(s: &Scenario, schema: &Schema) {
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, s.output_names, "{}: output columns", s.name);
+    for (field, ty) in schema.fields().iter().zip(&s.output_types) {
+        assert_eq!(
+            field.data_type(),
+            &ty.to_arrow(),
+            "{}: output column {} is {ty} in Flink",
+            s.name,
+            field.name()
+        );
+    }
+}
+
+/// The first difference, with context from both changelogs and the input that produced each
+/// native row.
+fn diff(s: &Scenario, got: &[Produced]) -> Option<String> {
+    let want = &s.output;
+    let first =
+        (0..want.len().max(got.len())).find(|&i| want.get(i) != got.get(i).map(|p| &p.row))?;
+    let mut text = format!(
+        "Flink wrote {} rows, the native operator {}; first difference at output row {first}\n",
+        want.len(),
+        got.len()
+    );
+    let show = |r: Option<&ChangeRow>| r.map_or_else(|| "(none)".to_string(), |r| r.to_string());
+    for i in first.saturating_sub(4)..(first + 8).min(want.len().max(got.len())) {
+        let mark = if want.get(i) == got.get(i).map(|p| &p.row) {
+            ' '
+        } else {
+            '>'
+        };
+        text.push_str(&format!("{mark} {i:4} flink  {}\n", show(want.get(i))));
+        text.push_str(&format!(
+            "{mark} {i:4} native {}\n",
+            show(got.get(i).map(|p| &p.row))
+        ));
+        match got.get(i) {
+            Some(p) if mark == '>' && p.inputs.len() == 1 => {
+                let r = p.inputs.start;
+                text.push_str(&format!("         from input {r}: {}\n", s.input[r]));
+            }
+            Some(p) if mark == '>' => text.push_str(&format!(
+                "         from the batch of input rows {:?}\n",
+                p.inputs
+            )),
+            _ => {}
+        }
+    }
+    Some(text)
+}
+
+#[test]
+fn group_aggregate_matches_released_flink_changelogs() {
+    let text = std::fs::read_to_string(GOLDEN).expect("golden changelogs");
+    let scenarios = parse_golden(&text);
+    let names: Vec<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "bigint_retract",
+            "int_retract",
+            "int_insert_only",
+            "double_retract",
+            "double_insert_only",
+            "decimal_insert_only",
+            "unchanged_and_reinserted"
+        ]
+    );
+    let total: usize = scenarios.iter().map(|s| s.output.len()).sum();
+    assert!(total >= 1_000, "only {total} golden output rows");
+    let mut failures = Vec::new();
+    for s in &scenarios {
+        for backend in [Backend::Memory, Backend::Rocks] {
+            for chunk in [s.input.len(), 1, 16] {
+                let got = replay(s, backend, chunk);
+                if let Some(d) = diff(s, &got) {
+                    failures.push(format!(
+                        "scenario {} ({backend:?} backend, batches of {chunk} rows): {d}",
+                        s.name
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} replays differ from released Flink:\n\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn golden_changelogs_regenerate_identically_from_released_flink() {
+    let classpath = match bench_support::jvm::released_classpath() {
+        Ok(cp) => cp,
+        Err(why) => {
+            bench_support::jvm::report_skipped(
+                "golden_changelogs_regenerate_identically_from_released_flink",
+                &why,
+            );
+            return;
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("group-agg.jsonl");
+    let status = std::process::Command::new(bench_support::jvm::java_command())
+        .args([
+            "--add-opens",
+            "java.base/java.util=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
+            "-cp",
+            &classpath,
+            "org.streamfusion.golden.GroupAggVectors",
+        ])
+        .arg(&out)
+        .status()
+        .expect("run java");
+    assert!(status.success(), "GroupAggVectors failed: {status}");
+    let regenerated = std::fs::read_to_string(&out).expect("regenerated changelogs");
+    let committed = std::fs::read_to_string(GOLDEN).expect("golden changelogs");
+    if regenerated != committed {
+        let line = regenerated
+            .lines()
+            .zip(committed.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| regenerated.lines().count().min(committed.lines().count()));
+        panic!(
+            "released Flink now writes different changelogs than tests/golden holds ({} vs {} \
+             bytes), first at line {}:\n  now       {}\n  committed {}\nregenerate and review",
+            regenerated.len(),
+            committed.len(),
+            line + 1,
+            regenerated.lines().nth(line).unwrap_or("(end)"),
+            committed.lines().nth(line).unwrap_or("(end)")
+        );
+    }
+}

@@ -1,0 +1,651 @@
+package org.streamfusion.golden;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.Supplier;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.CloseableIterator;
+
+/**
+ * Golden changelogs of streaming GROUP BY, produced by running Flink SQL on the released Flink
+ * 2.3.0 jars: for each scenario, an input changelog goes through {@code SELECT keys, aggs FROM src
+ * GROUP BY keys} (streaming mode, parallelism 1, the default hashmap state backend, no
+ * mini-batch, no state TTL) and the collected output changelog is recorded with its row kinds.
+ * The native GroupAggregate is tested against them (crates/streamfusion/tests/
+ * group_aggregate_flink.rs).
+ *
+ * <p>Retracting scenarios enter through {@code StreamTableEnvironment.fromChangelogStream} with
+ * explicit row kinds, so the planner picks the retracting aggregate functions (and a hidden
+ * COUNT(*) record counter); insert-only scenarios enter through {@code fromDataStream}, an append
+ * stream. The program checks the optimized plan for that choice. {@code TableResult.collect()}
+ * makes the planner generate UPDATE_BEFORE.
+ *
+ * <p>Usage: {@code GroupAggVectors <output path>}. Output is JSON Lines (UTF-8, LF):
+ *
+ * <ul>
+ *   <li>line 1: {@code {"flink":"2.3.0","seed":..,"generator":..,"format":..}};
+ *   <li>per scenario, a header {@code {"scenario":name,"description":..,"retracts":bool,
+ *       "input":[{"name":..,"type":..}..],"grouping":[column..],"calls":[{"function":..,"arg":
+ *       column or null,"name":..}..],"output":[{"name":..,"type":..}..],"sql":..,"plan":..,
+ *       "rows_in":n,"rows_out":m}} ({@code function} is the Rust AggFunction's serde name);
+ *   <li>then n lines {@code {"in":kind,"row":[..]}} and m lines {@code {"out":kind,"row":[..]}},
+ *       kind being +I/-U/+U/-D.
+ * </ul>
+ *
+ * <p>Values: NULL is null; STRING a JSON string; INT a JSON number; BIGINT a decimal string (i64
+ * does not survive f64 JSON parsers); DOUBLE {@code Double.toString} as a string ("NaN",
+ * "Infinity", "-Infinity", "-0.0", "1.0E300"; checked to parse back to the same bits); DECIMAL
+ * {@code BigDecimal.toPlainString} with the type's scale. The run is fully determined by
+ * {@link #SEED}, so two runs write byte-identical files.
+ */
+public final class GroupAggVectors {
+    /** Published seed (the project's). */
+    public static final long SEED = 0x5EED_F11CL;
+
+    static final String GENERATOR = "java/src/org/streamfusion/golden/GroupAggVectors.java";
+
+    /** One aggregate call: function as the Rust AggFunction names it, argument column or -1. */
+    static final class Call {
+        final String function;
+        final int arg;
+        final String name;
+
+        Call(String function, int arg, String name) {
+            this.function = function;
+            this.arg = arg;
+            this.name = name;
+        }
+
+        String sql(String[] columns) {
+            String a = arg < 0 ? "*" : "`" + columns[arg] + "`";
+            String f = function.equals("COUNT_STAR") ? "COUNT" : function;
+            return f + "(" + a + ") AS `" + name + "`";
+        }
+    }
+
+    static final class Scenario {
+        final String name;
+        final String description;
+        final boolean retracts;
+        final String[] columns;
+        final String[] types;
+        final DataType[] dataTypes;
+        final int[] grouping = {0};
+        final List<Call> calls = new ArrayList<>();
+        final List<Row> input = new ArrayList<>();
+
+        Scenario(String name, String description, boolean retracts, String[] columns,
+                String[] types, DataType[] dataTypes) {
+            this.name = name;
+            this.description = description;
+            this.retracts = retracts;
+            this.columns = columns;
+            this.types = types;
+            this.dataTypes = dataTypes;
+        }
+
+        Scenario call(String function, int arg, String name) {
+            calls.add(new Call(function, arg, name));
+            return this;
+        }
+
+        void row(RowKind kind, Object key, Object value) {
+            input.add(Row.ofKind(kind, key, value));
+        }
+
+        String sql(String view) {
+            StringBuilder s = new StringBuilder("SELECT `").append(columns[0]).append('`');
+            for (Call c : calls) {
+                s.append(", ").append(c.sql(columns));
+            }
+            return s.append(" FROM ").append(view).append(" GROUP BY `").append(columns[0])
+                    .append('`').toString();
+        }
+    }
+
+    private final SplittableRandom rnd = new SplittableRandom(SEED);
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 1) {
+            System.err.println("usage: GroupAggVectors <output path>");
+            System.exit(2);
+        }
+        GroupAggVectors g = new GroupAggVectors();
+        List<Scenario> scenarios = g.scenarios();
+        StringBuilder out = new StringBuilder(1 << 20);
+        out.append("{\"flink\":\"2.3.0\",\"seed\":\"0x").append(Long.toHexString(SEED))
+                .append("\",\"generator\":\"").append(GENERATOR).append("\",\"format\":");
+        Json.string(out, "per scenario: a header line (scenario, retracts, input/output columns,"
+                + " grouping, calls, sql, plan, rows_in, rows_out), then rows_in {\"in\":kind,"
+                + "\"row\":[..]} lines and rows_out {\"out\":kind,\"row\":[..]} lines; BIGINT and"
+                + " DOUBLE (Double.toString) and DECIMAL (plain) values are strings");
+        out.append("}\n");
+
+        Configuration conf = new Configuration();
+        conf.setString("parallelism.default", "1");
+        conf.setString("table.exec.mini-batch.enabled", "false");
+        conf.setString("table.exec.state.ttl", "0 ms");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(1);
+        StreamTableEnvironment tEnv =
+                StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+        int total = 0;
+        for (Scenario s : scenarios) {
+            total += run(env, tEnv, s, out);
+        }
+        Path path = Path.of(args[0]);
+        if (path.getParent() != null) {
+            Files.createDirectories(path.getParent());
+        }
+        Files.write(path, out.toString().getBytes(StandardCharsets.UTF_8));
+        System.err.printf("wrote %d scenarios (%d output rows) to %s%n", scenarios.size(), total,
+                path);
+    }
+
+    /** Runs one scenario through Flink SQL and appends its header, input and output. */
+    static int run(StreamExecutionEnvironment env, StreamTableEnvironment tEnv, Scenario s,
+            StringBuilder out) throws Exception {
+        DataTypes.Field[] fields = new DataTypes.Field[s.columns.length];
+        for (int i = 0; i < fields.length; i++) {
+            fields[i] = DataTypes.FIELD(s.columns[i], s.dataTypes[i]);
+        }
+        @SuppressWarnings("unchecked")
+        ExternalTypeInfo<Row> typeInfo =
+                (ExternalTypeInfo<Row>) (ExternalTypeInfo<?>) ExternalTypeInfo.of(
+                        DataTypes.ROW(fields).bridgedTo(Row.class));
+        DataStream<Row> stream = env.fromData(s.input, typeInfo);
+        Table table = s.retracts ? tEnv.fromChangelogStream(stream) : tEnv.fromDataStream(stream);
+        String view = "src_" + s.name;
+        tEnv.createTemporaryView(view, table);
+        // The declared input types must reach the aggregate unchanged.
+        List<DataType> resolved = table.getResolvedSchema().getColumnDataTypes();
+        for (int i = 0; i < s.dataTypes.length; i++) {
+            if (!resolved.get(i).getLogicalType().equals(s.dataTypes[i].getLogicalType())) {
+                throw new IllegalStateException(s.name + ": column " + i + " resolved as "
+                        + resolved.get(i) + ", not " + s.dataTypes[i]);
+            }
+        }
+        String sql = s.sql(view);
+        String plan = optimizedPlan(tEnv.explainSql(sql));
+        if (plan.contains("_RETRACT(") != s.retracts) {
+            throw new IllegalStateException(
+                    s.name + ": retracting functions " + (s.retracts ? "expected" : "unexpected")
+                            + " in " + plan);
+        }
+        Table result = tEnv.sqlQuery(sql);
+        List<DataType> outTypes = result.getResolvedSchema().getColumnDataTypes();
+        List<String> outNames = result.getResolvedSchema().getColumnNames();
+
+        List<Row> output = new ArrayList<>();
+        try (CloseableIterator<Row> it = result.execute().collect()) {
+            while (it.hasNext()) {
+                output.add(it.next());
+            }
+        }
+
+        out.append("{\"scenario\":");
+        Json.string(out, s.name);
+        out.append(",\"description\":");
+        Json.string(out, s.description);
+        out.append(",\"retracts\":").append(s.retracts).append(",\"input\":[");
+        for (int i = 0; i < s.columns.length; i++) {
+            column(out, i, s.columns[i], s.types[i]);
+        }
+        out.append("],\"grouping\":").append(Arrays.toString(s.grouping).replace(" ", ""))
+                .append(",\"calls\":[");
+        for (int i = 0; i < s.calls.size(); i++) {
+            Call c = s.calls.get(i);
+            out.append(i == 0 ? "" : ",").append("{\"function\":");
+            Json.string(out, c.function);
+            out.append(",\"arg\":").append(c.arg < 0 ? "null" : Integer.toString(c.arg))
+                    .append(",\"name\":");
+            Json.string(out, c.name);
+            out.append('}');
+        }
+        out.append("],\"output\":[");
+        String[] outTypeNames = new String[outTypes.size()];
+        for (int i = 0; i < outTypes.size(); i++) {
+            outTypeNames[i] = typeName(outTypes.get(i));
+            column(out, i, outNames.get(i), outTypeNames[i]);
+        }
+        out.append("],\"sql\":");
+        Json.string(out, sql);
+        out.append(",\"plan\":");
+        Json.string(out, plan);
+        out.append(",\"rows_in\":").append(s.input.size()).append(",\"rows_out\":")
+                .append(output.size()).append("}\n");
+        for (Row r : s.input) {
+            row(out, "in", r, s.types);
+        }
+        for (Row r : output) {
+            row(out, "out", r, outTypeNames);
+        }
+        System.err.printf("%s: %d rows in, %d rows out; %s%n", s.name, s.input.size(),
+                output.size(), plan);
+        return output.size();
+    }
+
+    /**
+     * The optimized execution plan, its nodes separated by " | " from the sink down (the
+     * GroupAggregate node names the functions the planner picked).
+     */
+    static String optimizedPlan(String explain) {
+        int at = explain.indexOf("== Optimized Execution Plan ==");
+        if (at < 0 || !explain.contains("GroupAggregate(")) {
+            throw new IllegalStateException("no GroupAggregate in the plan:\n" + explain);
+        }
+        List<String> nodes = new ArrayList<>();
+        for (String line : explain.substring(at).split("\n")) {
+            String node = line.replaceFirst("^[\\s+:-]*", "").trim();
+            if (node.isEmpty() || node.startsWith("==")) {
+                continue;
+            }
+            nodes.add(node);
+        }
+        return String.join(" | ", nodes);
+    }
+
+    /** The Rust-parsable name of a column type (nullability dropped). */
+    static String typeName(DataType t) {
+        String s = t.getLogicalType().copy(true).asSummaryString();
+        return s.equals("VARCHAR(2147483647)") ? "STRING" : s;
+    }
+
+    static void column(StringBuilder out, int i, String name, String type) {
+        out.append(i == 0 ? "" : ",").append("{\"name\":");
+        Json.string(out, name);
+        out.append(",\"type\":");
+        Json.string(out, type);
+        out.append('}');
+    }
+
+    static void row(StringBuilder out, String tag, Row r, String[] types) {
+        out.append("{\"").append(tag).append("\":\"").append(r.getKind().shortString())
+                .append("\",\"row\":[");
+        for (int i = 0; i < r.getArity(); i++) {
+            if (i > 0) {
+                out.append(',');
+            }
+            value(out, types[i], r.getField(i));
+        }
+        out.append("]}\n");
+    }
+
+    static void value(StringBuilder out, String type, Object v) {
+        if (v == null) {
+            out.append("null");
+        } else if (type.equals("STRING")) {
+            Json.string(out, (String) v);
+        } else if (type.equals("INT")) {
+            out.append((int) (Integer) v);
+        } else if (type.equals("BIGINT")) {
+            Json.string(out, Long.toString((Long) v));
+        } else if (type.equals("DOUBLE")) {
+            double d = (Double) v;
+            String s = Double.toString(d);
+            double back = Double.parseDouble(s);
+            if (Double.doubleToLongBits(back) != Double.doubleToLongBits(d)) {
+                throw new IllegalStateException(s + " does not parse back to " + d);
+            }
+            Json.string(out, s);
+        } else if (type.startsWith("DECIMAL(")) {
+            int scale = Integer.parseInt(type.substring(type.indexOf(',') + 1,
+                    type.length() - 1).trim());
+            BigDecimal d = (BigDecimal) v;
+            if (d.scale() != scale) {
+                throw new IllegalStateException(d + " does not have the scale of " + type);
+            }
+            Json.string(out, d.toPlainString());
+        } else {
+            throw new IllegalArgumentException(type);
+        }
+    }
+
+    // ---------------------------------------------------------------- scenarios
+
+    static final String[] KV = {"k", "v"};
+    static final String[] KX = {"k", "x"};
+
+    static final String[] KEYS = {
+        null, "", "a", "1234567", "12345678", "größer 🦀", "nul\0byte", "\u00e9", "\ud83e\udd80",
+        "wide-" + "ü".repeat(40)
+    };
+
+    List<Scenario> scenarios() {
+        List<Scenario> list = new ArrayList<>();
+        list.add(bigintRetract());
+        list.add(intRetract());
+        list.add(intInsertOnly());
+        list.add(doubleRetract());
+        list.add(doubleInsertOnly());
+        list.add(decimalInsertOnly());
+        list.add(unchangedAndReinserted());
+        return list;
+    }
+
+    /**
+     * A consistent changelog: insertions (+I, or +U) of random values under random keys,
+     * retractions (-U or -D) of live rows only, and now and then a retraction of a key that
+     * never had an insertion ("ghost"). With {@code drain}, every live row is retracted at the
+     * end, so every group is deleted.
+     */
+    void changelog(Scenario s, int rows, Object[] keys, Supplier<Object> value, boolean drain) {
+        List<Object[]> live = new ArrayList<>();
+        for (int n = 0; n < rows; n++) {
+            int dice = rnd.nextInt(10);
+            if (dice < 5 || (dice < 9 && live.isEmpty())) {
+                Object k = keys[rnd.nextInt(keys.length)];
+                Object v = value.get();
+                live.add(new Object[] {k, v});
+                s.row(rnd.nextInt(4) == 0 ? RowKind.UPDATE_AFTER : RowKind.INSERT, k, v);
+            } else if (dice < 9) {
+                Object[] r = live.remove(rnd.nextInt(live.size()));
+                s.row(rnd.nextBoolean() ? RowKind.UPDATE_BEFORE : RowKind.DELETE, r[0], r[1]);
+            } else {
+                s.row(rnd.nextBoolean() ? RowKind.UPDATE_BEFORE : RowKind.DELETE,
+                        "ghost-" + rnd.nextInt(5), value.get());
+            }
+        }
+        while (drain && !live.isEmpty()) {
+            Object[] r = live.remove(rnd.nextInt(live.size()));
+            s.row(rnd.nextBoolean() ? RowKind.UPDATE_BEFORE : RowKind.DELETE, r[0], r[1]);
+        }
+    }
+
+    /** a. Every BIGINT call over a retracting changelog; SUM and AVG's sum wrap. */
+    Scenario bigintRetract() {
+        Scenario s = new Scenario("bigint_retract",
+                "GROUP BY a nullable STRING over a retracting changelog of nullable BIGINT: NULL,"
+                        + " empty, Unicode and NUL keys, ghost retractions, values near"
+                        + " Long.MIN/MAX_VALUE so SUM wraps",
+                true, KV, new String[] {"STRING", "BIGINT"},
+                new DataType[] {DataTypes.STRING(), DataTypes.BIGINT()})
+                .call("COUNT_STAR", -1, "cnt")
+                .call("COUNT", 1, "cnt_v")
+                .call("SUM", 1, "sum_v")
+                .call("MIN", 1, "min_v")
+                .call("MAX", 1, "max_v")
+                .call("AVG", 1, "avg_v");
+        changelog(s, 400, KEYS, () -> {
+            switch (rnd.nextInt(8)) {
+                case 0:
+                    return null;
+                case 1:
+                    return Long.MAX_VALUE - rnd.nextInt(3);
+                case 2:
+                    return Long.MIN_VALUE + rnd.nextInt(3);
+                default:
+                    return (long) (rnd.nextInt(41) - 20);
+            }
+        }, true);
+        return s;
+    }
+
+    Supplier<Object> ints() {
+        return () -> {
+            switch (rnd.nextInt(6)) {
+                case 0:
+                    return null;
+                case 1:
+                    return Integer.MAX_VALUE - rnd.nextInt(3);
+                case 2:
+                    return Integer.MIN_VALUE + rnd.nextInt(3);
+                default:
+                    return rnd.nextInt(21) - 10;
+            }
+        };
+    }
+
+    /** b. SUM(INT) is INT and wraps; AVG(INT) sums in BIGINT and truncates. */
+    Scenario intRetract() {
+        Scenario s = new Scenario("int_retract",
+                "SUM and AVG of a nullable INT over a retracting changelog: SUM(INT) is INT and"
+                        + " wraps, AVG sums in BIGINT and truncates toward zero",
+                true, KX, new String[] {"STRING", "INT"},
+                new DataType[] {DataTypes.STRING(), DataTypes.INT()})
+                .call("SUM", 1, "sum_x")
+                .call("AVG", 1, "avg_x");
+        // Overflow first, explicitly: MAX + MAX wraps to -2, retracting gives MAX back.
+        s.row(RowKind.INSERT, "big", Integer.MAX_VALUE);
+        s.row(RowKind.INSERT, "big", Integer.MAX_VALUE);
+        s.row(RowKind.INSERT, "big", 3);
+        s.row(RowKind.DELETE, "big", Integer.MAX_VALUE);
+        s.row(RowKind.INSERT, "neg", Integer.MIN_VALUE);
+        s.row(RowKind.INSERT, "neg", -1);
+        s.row(RowKind.INSERT, "neg", -2);
+        s.row(RowKind.UPDATE_BEFORE, "neg", -1);
+        changelog(s, 200, new Object[] {"x", "y", null, "big"}, ints(), false);
+        return s;
+    }
+
+    /** b'. The same calls without retraction (SumAggFunction, AvgAggFunction). */
+    Scenario intInsertOnly() {
+        Scenario s = new Scenario("int_insert_only",
+                "SUM and AVG of a nullable INT over an insert-only stream, with overflow",
+                false, KX, new String[] {"STRING", "INT"},
+                new DataType[] {DataTypes.STRING(), DataTypes.INT()})
+                .call("SUM", 1, "sum_x")
+                .call("AVG", 1, "avg_x");
+        s.row(RowKind.INSERT, "big", Integer.MAX_VALUE);
+        s.row(RowKind.INSERT, "big", 1);
+        s.row(RowKind.INSERT, "nulls", null);
+        s.row(RowKind.INSERT, "nulls", null);
+        s.row(RowKind.INSERT, "nulls", 4);
+        Supplier<Object> v = ints();
+        Object[] keys = {"x", "y", null, "big"};
+        for (int i = 0; i < 100; i++) {
+            s.row(RowKind.INSERT, keys[rnd.nextInt(keys.length)], v.get());
+        }
+        return s;
+    }
+
+    static final Double[] DOUBLES = {
+        Double.NaN, -0.0, 0.0, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, 1.5, -2.25,
+        1e300, -1e300, 0.1, 0.2, 3.0, Double.MIN_VALUE, Double.MAX_VALUE, -Double.MAX_VALUE, null
+    };
+
+    Supplier<Object> doubles() {
+        return () -> DOUBLES[rnd.nextInt(DOUBLES.length)];
+    }
+
+    /** c. Retracting MIN/MAX order boxed Doubles by compareTo; SUM follows IEEE arithmetic. */
+    Scenario doubleRetract() {
+        Scenario s = new Scenario("double_retract",
+                "MIN, MAX and SUM of a nullable DOUBLE over a retracting changelog with NaN,"
+                        + " -0.0, 0.0 and infinities (MinWithRetract/MaxWithRetract use"
+                        + " Double.compareTo; results compared with primitive ==)",
+                true, KX, new String[] {"STRING", "DOUBLE"},
+                new DataType[] {DataTypes.STRING(), DataTypes.DOUBLE()})
+                .call("MIN", 1, "min_x")
+                .call("MAX", 1, "max_x")
+                .call("SUM", 1, "sum_x");
+        // -0.0 then 0.0: MAX becomes 0.0, SUM 0.0, but the result is == the previous one.
+        s.row(RowKind.INSERT, "zeros", -0.0);
+        s.row(RowKind.INSERT, "zeros", 0.0);
+        s.row(RowKind.DELETE, "zeros", -0.0);
+        s.row(RowKind.INSERT, "zeros", -0.0);
+        s.row(RowKind.UPDATE_BEFORE, "zeros", 0.0);
+        // NaN is above +Infinity under compareTo; NaN results are never equal.
+        s.row(RowKind.INSERT, "nan", 1.0);
+        s.row(RowKind.INSERT, "nan", Double.NaN);
+        s.row(RowKind.INSERT, "nan", null);
+        s.row(RowKind.INSERT, "nan", Double.POSITIVE_INFINITY);
+        s.row(RowKind.DELETE, "nan", Double.NaN);
+        s.row(RowKind.DELETE, "nan", null);
+        s.row(RowKind.DELETE, "nan", Double.POSITIVE_INFINITY);
+        // Infinity - Infinity: SUM becomes NaN and stays NaN.
+        s.row(RowKind.INSERT, "inf", Double.POSITIVE_INFINITY);
+        s.row(RowKind.INSERT, "inf", Double.NEGATIVE_INFINITY);
+        s.row(RowKind.DELETE, "inf", Double.NEGATIVE_INFINITY);
+        s.row(RowKind.INSERT, "inf", 2.0);
+        s.row(RowKind.DELETE, "inf", Double.POSITIVE_INFINITY);
+        s.row(RowKind.DELETE, "inf", 2.0);
+        // Cancellation leaves a residue in the (sum, count) accumulator.
+        s.row(RowKind.INSERT, "residue", 1e300);
+        s.row(RowKind.INSERT, "residue", 1.0);
+        s.row(RowKind.DELETE, "residue", 1e300);
+        s.row(RowKind.INSERT, "residue", null);
+        s.row(RowKind.DELETE, "residue", 1.0);
+        s.row(RowKind.INSERT, "residue", 0.1);
+        changelog(s, 300, new Object[] {"p", "q", null, "zeros"}, doubles(), true);
+        return s;
+    }
+
+    /** d. Non-retracting MIN/MAX compare with primitive < and >: NaN never replaces. */
+    Scenario doubleInsertOnly() {
+        Scenario s = new Scenario("double_insert_only",
+                "MIN, MAX and SUM of a nullable DOUBLE over an insert-only stream, NaN first and"
+                        + " later (MinAggFunction/MaxAggFunction use primitive < and >)",
+                false, KX, new String[] {"STRING", "DOUBLE"},
+                new DataType[] {DataTypes.STRING(), DataTypes.DOUBLE()})
+                .call("MIN", 1, "min_x")
+                .call("MAX", 1, "max_x")
+                .call("SUM", 1, "sum_x");
+        Object[][] fixed = {
+            {"nan-first", Double.NaN}, {"nan-first", 1.0}, {"nan-first", -1.0},
+            {"nan-later", 1.0}, {"nan-later", Double.NaN}, {"nan-later", 3.0},
+            {"nan-later", -5.0}, {"nan-later", null},
+            {"zeros", 0.0}, {"zeros", -0.0}, {"zeros", 0.0}, {"zeros", null},
+            {"span", -1.0}, {"span", 1.0}, {"span", 0.0}, {"span", null}, {"span", -0.0},
+            {"inf", Double.POSITIVE_INFINITY}, {"inf", Double.NEGATIVE_INFINITY},
+            {"inf", Double.NaN}, {"inf", 1.0},
+            {"null-first", null}, {"null-first", null}, {"null-first", 2.5},
+            {null, -0.0}, {null, 0.0}, {null, Double.NaN},
+        };
+        for (Object[] r : fixed) {
+            s.row(RowKind.INSERT, r[0], r[1]);
+        }
+        Supplier<Object> v = doubles();
+        Object[] keys = {"p", "q", null};
+        for (int i = 0; i < 120; i++) {
+            s.row(RowKind.INSERT, keys[rnd.nextInt(keys.length)], v.get());
+        }
+        return s;
+    }
+
+    /** e. SUM(DECIMAL(38, 2)) is DECIMAL(38, 2) and becomes NULL past 38 digits. */
+    Scenario decimalInsertOnly() {
+        Scenario s = new Scenario("decimal_insert_only",
+                "SUM, MIN and MAX of a nullable DECIMAL(38, 2) over an insert-only stream; the"
+                        + " sum overflows past 38 digits (NULL, then restarts from the next value)",
+                false, KX, new String[] {"STRING", "DECIMAL(38, 2)"},
+                new DataType[] {DataTypes.STRING(), DataTypes.DECIMAL(38, 2)})
+                .call("SUM", 1, "sum_x")
+                .call("MIN", 1, "min_x")
+                .call("MAX", 1, "max_x");
+        BigDecimal max = new BigDecimal("999999999999999999999999999999999999.99");
+        BigDecimal half = new BigDecimal("500000000000000000000000000000000000.00");
+        Object[][] fixed = {
+            {"max", max}, {"max", new BigDecimal("0.01")}, {"max", new BigDecimal("5.00")},
+            {"max", max.negate()},
+            {"neg", max.negate()}, {"neg", new BigDecimal("-0.01")}, {"neg", null},
+            {"neg", new BigDecimal("1.23")},
+            {"halves", half}, {"halves", half}, {"halves", new BigDecimal("-0.01")},
+            {"halves", half.negate()}, {"halves", null},
+            {"small", new BigDecimal("0.00")}, {"small", new BigDecimal("-0.00")},
+            {"small", new BigDecimal("12.34")}, {"small", new BigDecimal("-12.34")},
+        };
+        for (Object[] r : fixed) {
+            s.row(RowKind.INSERT, r[0], r[1]);
+        }
+        Object[] keys = {"p", "q", null};
+        for (int i = 0; i < 120; i++) {
+            BigDecimal v;
+            switch (rnd.nextInt(5)) {
+                case 0:
+                    v = null;
+                    break;
+                case 1:
+                    v = half.add(BigDecimal.valueOf(rnd.nextLong(1_000_000), 2));
+                    break;
+                case 2:
+                    v = half.negate().subtract(BigDecimal.valueOf(rnd.nextLong(1_000_000), 2));
+                    break;
+                default:
+                    v = BigDecimal.valueOf(rnd.nextLong(2_000_001) - 1_000_000, 2);
+                    break;
+            }
+            s.row(RowKind.INSERT, keys[rnd.nextInt(keys.length)], v);
+        }
+        return s;
+    }
+
+    /**
+     * f. Updates that leave the visible result unchanged emit nothing (the hidden record
+     * counter is not compared); a group whose count returns to zero is deleted and starts over.
+     */
+    Scenario unchangedAndReinserted() {
+        Scenario s = new Scenario("unchanged_and_reinserted",
+                "MIN, MAX and SUM of a nullable BIGINT, retracting: updates that leave the result"
+                        + " unchanged emit nothing; groups deleted at count zero and inserted"
+                        + " again; retractions of deleted and never-inserted keys are ignored",
+                true, KV, new String[] {"STRING", "BIGINT"},
+                new DataType[] {DataTypes.STRING(), DataTypes.BIGINT()})
+                .call("MIN", 1, "min_v")
+                .call("MAX", 1, "max_v")
+                .call("SUM", 1, "sum_v");
+        Object[][] fixed = {
+            {RowKind.INSERT, "a", 5L},
+            {RowKind.INSERT, "a", 0L}, // SUM unchanged, MIN changes
+            {RowKind.INSERT, "a", 0L}, // unchanged: no output
+            {RowKind.INSERT, "a", null}, // unchanged
+            {RowKind.DELETE, "a", null}, // unchanged
+            {RowKind.UPDATE_BEFORE, "a", 0L}, // unchanged (one 0 left)
+            {RowKind.UPDATE_AFTER, "a", 3L},
+            {RowKind.UPDATE_BEFORE, "a", 3L},
+            {RowKind.UPDATE_AFTER, "a", 3L},
+            {RowKind.DELETE, "b", 1L}, // never inserted: ignored
+            {RowKind.INSERT, "b", null}, // all-NULL group
+            {RowKind.INSERT, "b", null},
+            {RowKind.DELETE, "b", null},
+            {RowKind.DELETE, "b", null}, // count zero: -D
+            {RowKind.DELETE, "b", null}, // deleted: ignored
+            {RowKind.DELETE, "a", 5L},
+            {RowKind.DELETE, "a", 0L},
+            {RowKind.DELETE, "a", 3L}, // count zero: -D
+            {RowKind.UPDATE_BEFORE, "a", 3L}, // ignored
+            {RowKind.INSERT, "a", 7L}, // +I again
+            {RowKind.INSERT, "a", -7L},
+            {RowKind.INSERT, "a", 0L}, // unchanged
+            {RowKind.UPDATE_BEFORE, "a", 7L},
+            {RowKind.UPDATE_AFTER, "a", 7L}, // back to the same result
+            {RowKind.DELETE, "a", -7L},
+            {RowKind.DELETE, "a", 7L},
+            {RowKind.DELETE, "a", 0L}, // -D
+            {RowKind.INSERT, "a", 1L}, // +I again
+            {RowKind.INSERT, null, null},
+            {RowKind.DELETE, null, null},
+            {RowKind.INSERT, null, Long.MAX_VALUE},
+            {RowKind.INSERT, null, 1L}, // SUM wraps to MIN_VALUE
+            {RowKind.DELETE, null, 1L},
+            {RowKind.DELETE, null, Long.MAX_VALUE},
+        };
+        for (Object[] r : fixed) {
+            s.row((RowKind) r[0], r[1], r[2]);
+        }
+        // Many small values on few keys: frequent unchanged results and deletions.
+        changelog(s, 200, new Object[] {"a", "c", null}, () -> {
+            int d = rnd.nextInt(6);
+            return d == 0 ? null : (Object) (long) (d - 3);
+        }, true);
+        return s;
+    }
+}
