@@ -312,7 +312,7 @@ impl BoundCall {
                 map.resolve(self.class(), value, map_size, max)?;
                 map.fill_key(x);
                 let key: &[u8] = map.key;
-                let old = map.maps.get(key);
+                let old = map.maps.get(map.map, key);
                 if !negate {
                     // `if (mapSize == 0 || max.compareTo(v) < 0) max = v` (MIN mirrored).
                     let beaten = if max {
@@ -324,14 +324,14 @@ impl BoundCall {
                         *value = x.clone();
                     }
                     let count = old + 1;
-                    *entries += map.maps.set(key, (count != 0).then_some(count));
+                    *entries += map.maps.set(map.map, key, (count != 0).then_some(count));
                     if count == 1 {
                         *map_size += 1;
                     }
                 } else {
                     let count = old - 1;
                     if count == 0 {
-                        *entries += map.maps.set(key, None);
+                        *entries += map.maps.set(map.map, key, None);
                         *map_size -= 1;
                         if *map_size == 0 {
                             *value = Value::Null;
@@ -342,7 +342,7 @@ impl BoundCall {
                             *map.dirty = true;
                         }
                     } else {
-                        *entries += map.maps.set(key, Some(count));
+                        *entries += map.maps.set(map.map, key, Some(count));
                     }
                 }
             }
@@ -503,6 +503,8 @@ impl Acc {
 pub(crate) struct MapCtx<'a> {
     pub(crate) maps: &'a mut super::sorted_map::SortedMaps,
     pub(crate) store: &'a dyn crate::state::StateBackend,
+    /// Which of the bundle's maps this is.
+    pub(crate) map: usize,
     /// `[group state key][call index]`.
     pub(crate) prefix: &'a [u8],
     /// Scratch for the entry key.
@@ -534,7 +536,7 @@ impl MapCtx<'_> {
             return Ok(());
         }
         *self.dirty = false;
-        match self.maps.extreme(self.store, self.prefix, max)? {
+        match self.maps.extreme(self.store, self.map, self.prefix, max)? {
             Some(bytes) => *value = super::value::from_order_bytes(class, &bytes)?,
             None => {
                 *value = Value::Null;

@@ -392,28 +392,33 @@ impl GroupAggregate {
         let slots = groups.len();
 
         // One batched read of every group's accumulators.
+        // State is read and written in key order: RocksDB then neither sorts the read batch
+        // nor inserts into its memtable at random places (a sequential skip-list insert
+        // reuses the previous position), and the memory backend's tree stays cache-warm.
+        let mut order: Vec<u32> = (0..slots as u32).collect();
+        order.sort_unstable_by(|&a, &b| groups.key(a as usize).cmp(groups.key(b as usize)));
         let templates: Vec<Acc> = self.calls.iter().map(BoundCall::create).collect();
-        let keys: Vec<&[u8]> = (0..slots).map(|s| groups.key(s)).collect();
+        let keys: Vec<&[u8]> = order.iter().map(|&s| groups.key(s as usize)).collect();
         let stored = self.store.multi_get(self.accs, &keys)?;
         drop(keys);
-        let mut persisted = Vec::with_capacity(slots);
-        let mut accs: Vec<Option<Vec<Acc>>> = Vec::with_capacity(slots);
-        for raw in &stored {
-            persisted.push(raw.is_some());
+        let mut persisted = vec![false; slots];
+        let mut accs: Vec<Option<Vec<Acc>>> = vec![None; slots];
+        for (&slot, raw) in order.iter().zip(&stored) {
+            let slot = slot as usize;
+            persisted[slot] = raw.is_some();
             let value = match (raw, &self.ttl) {
                 (None, _) => None,
                 (Some(raw), None) => Some(raw.as_slice()),
                 (Some(raw), Some(ttl)) => ttl.unwrap(raw)?,
             };
-            accs.push(match value {
-                None => None,
-                Some(mut bytes) => Some(
+            if let Some(mut bytes) = value {
+                accs[slot] = Some(
                     templates
                         .iter()
                         .map(|t| Acc::decode(t, &mut bytes))
                         .collect::<Result<_>>()?,
-                ),
-            });
+                );
+            }
         }
         drop(stored);
 
@@ -432,26 +437,26 @@ impl GroupAggregate {
             .filter(|&c| self.calls[c].uses_sorted_map())
             .collect();
         if let Some(maps) = &mut self.maps {
+            let per_group = map_calls.len();
+            maps.begin(slots * per_group);
             let mut touched = Vec::new();
             for (row, &slot) in row_slot.iter().enumerate() {
-                for &c in &map_calls {
+                for (m, &c) in map_calls.iter().enumerate() {
                     let reader = readers[c].as_ref().expect("MIN/MAX has an argument");
                     if reader.is_null(row) {
                         continue;
                     }
                     let mut key = map_prefix(groups.key(slot as usize), c);
                     order_bytes(&reader.value(row), &mut key);
-                    touched.push(key);
+                    touched.push((key, slot as usize * per_group + m));
                 }
             }
-            touched.sort_unstable();
-            touched.dedup();
             maps.preload(self.store.as_ref(), touched)?;
             for (slot, acc) in accs.iter().enumerate() {
                 let Some(acc) = acc else { continue };
-                for &c in &map_calls {
+                for (m, &c) in map_calls.iter().enumerate() {
                     if let Acc::Extremum { entries, .. } = &acc[c] {
-                        maps.note_group(map_prefix(groups.key(slot), c), *entries);
+                        maps.note_loaded(slot * per_group + m, *entries);
                     }
                 }
             }
@@ -510,12 +515,19 @@ impl GroupAggregate {
         } = bundle;
 
         // One write batch with every changed accumulator and map entry.
-        let mut writes = WriteBatch::with_capacity(slots);
+        // Sized up front: accumulators are tens of bytes; map entries repeat their group key.
+        let mut writes = WriteBatch::new();
+        let map_entries = self.maps.as_ref().map_or(0, |_| slots * map_calls.len());
+        writes.reserve(
+            slots + map_entries,
+            groups.keys.len() * (1 + map_calls.len()) + (slots + map_entries) * 48,
+        );
         let mut bytes = Vec::new();
         let mut wrapped = Vec::new();
-        for (slot, acc) in accs.iter().enumerate() {
+        for &slot in &order {
+            let slot = slot as usize;
             let key = groups.key(slot);
-            match acc {
+            match &accs[slot] {
                 Some(acc) => {
                     bytes.clear();
                     for a in acc {
@@ -534,7 +546,23 @@ impl GroupAggregate {
             }
         }
         if let Some(maps) = &mut self.maps {
-            maps.finish(self.store.as_ref(), &mut writes)?;
+            let per_group = map_calls.len();
+            let (groups, map_calls) = (&groups, &map_calls);
+            let prefixes: Vec<(usize, Vec<u8>)> = order
+                .iter()
+                .flat_map(|&slot| {
+                    let slot = slot as usize;
+                    map_calls
+                        .iter()
+                        .enumerate()
+                        .map(move |(m, &c)| (slot * per_group + m, map_prefix(groups.key(slot), c)))
+                })
+                .collect();
+            maps.finish(
+                self.store.as_ref(),
+                &mut writes,
+                prefixes.iter().map(|(i, p)| (*i, p.as_slice())),
+            )?;
         }
         self.store.write(&writes)?;
 
@@ -664,12 +692,10 @@ impl Bundle<'_> {
             }
             *acc = None;
             if let Some(maps) = self.maps.as_deref_mut() {
-                for (m, &c) in self.map_calls.iter().enumerate() {
-                    self.prefix.clear();
-                    self.prefix.extend_from_slice(self.groups.key(slot));
-                    self.prefix.push(c as u8);
-                    maps.clear(&self.prefix);
-                    self.dirty[slot * self.map_calls.len() + m] = false;
+                for m in 0..self.map_calls.len() {
+                    let i = slot * self.map_calls.len() + m;
+                    maps.clear(i);
+                    self.dirty[i] = false;
                 }
             }
         }
@@ -697,6 +723,7 @@ impl Bundle<'_> {
         self.prefix.push(c as u8);
         let mut ctx = MapCtx {
             maps,
+            map: i,
             store: self.store,
             prefix: &self.prefix,
             key: &mut self.key,

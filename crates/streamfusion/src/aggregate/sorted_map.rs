@@ -7,11 +7,10 @@
 //! the first, and Flink's "iterate every key to find the new extremum" becomes a seek.
 //!
 //! A bundle first preloads every entry it will touch with one batched read
-//! ([`SortedMaps::preload`]); updates then go to an in-memory overlay, and
-//! [`SortedMaps::finish`] turns the overlay into one write batch. Only finding a new
-//! extremum after the old one was retracted reads state again (one seek per group).
-
-use std::collections::{BTreeMap, HashMap};
+//! ([`SortedMaps::preload`]); updates then go to a small in-memory overlay per (group, call),
+//! addressed by index rather than hashed, and [`SortedMaps::finish`] turns the overlays into
+//! one write batch in key order. Only finding a new extremum after the old one was retracted
+//! reads state again (one seek per group).
 
 use crate::error::Result;
 use crate::state::ttl::StateTtl;
@@ -28,17 +27,33 @@ struct Entry {
     dirty: bool,
 }
 
-/// Every sorted map of one state table, with the current bundle's overlay.
+/// The overlay of one (group, call) map during a bundle.
+#[derive(Debug, Default)]
+struct Overlay {
+    /// The entries the bundle touched, by full state key, sorted. Most maps touch one or two
+    /// values per bundle, and preloading fills them in order, so a sorted vector beats a tree.
+    entries: Vec<(Vec<u8>, Entry)>,
+    /// Physical entries the map had when the bundle started (from the accumulator), or
+    /// `None` when unknown.
+    loaded: Option<i64>,
+    /// Whether every stored entry was removed during the bundle (`function.cleanup()`).
+    cleared: bool,
+}
+
+impl Overlay {
+    /// The position of `key`, or where it would go.
+    fn find(&self, key: &[u8]) -> Result<usize, usize> {
+        self.entries
+            .binary_search_by(|(k, _)| k.as_slice().cmp(key))
+    }
+}
+
+/// Every sorted map of one state table, with the current bundle's overlays.
 #[derive(Debug)]
 pub(crate) struct SortedMaps {
     table: TableId,
     ttl: Option<StateTtl>,
-    overlay: BTreeMap<Vec<u8>, Entry>,
-    /// Groups whose stored entries were all removed during this bundle, with how many
-    /// physical entries the group had when the bundle started.
-    cleared: HashMap<Vec<u8>, i64>,
-    /// Physical entry counts at bundle start, by group prefix.
-    loaded_entries: HashMap<Vec<u8>, i64>,
+    overlays: Vec<Overlay>,
 }
 
 impl SortedMaps {
@@ -46,37 +61,49 @@ impl SortedMaps {
         Self {
             table,
             ttl,
-            overlay: BTreeMap::new(),
-            cleared: HashMap::new(),
-            loaded_entries: HashMap::new(),
+            overlays: Vec::new(),
         }
     }
 
-    /// Reads every key in `keys` (full state keys) into the overlay with one batched read.
-    pub(crate) fn preload(&mut self, store: &dyn StateBackend, keys: Vec<Vec<u8>>) -> Result<()> {
-        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    /// Starts a bundle with `maps` (group, call) maps, numbered by the caller.
+    pub(crate) fn begin(&mut self, maps: usize) {
+        self.overlays.clear();
+        self.overlays.resize_with(maps, Overlay::default);
+    }
+
+    /// Reads every `(map, full state key)` in `keys` with one batched read, in key order.
+    pub(crate) fn preload(
+        &mut self,
+        store: &dyn StateBackend,
+        mut keys: Vec<(Vec<u8>, usize)>,
+    ) -> Result<()> {
+        keys.sort_unstable();
+        keys.dedup();
+        let refs: Vec<&[u8]> = keys.iter().map(|(k, _)| k.as_slice()).collect();
         let stored = store.multi_get(self.table, &refs)?;
-        for (key, stored) in keys.into_iter().zip(stored) {
+        drop(refs);
+        for ((key, map), stored) in keys.into_iter().zip(stored) {
             let count = match &stored {
                 None => None,
                 Some(raw) => self.unwrap(raw)?,
             };
-            self.overlay.insert(
+            // Keys arrive sorted, so each overlay's vector is filled in order.
+            self.overlays[map].entries.push((
                 key,
                 Entry {
                     persisted: stored.is_some(),
                     count,
                     dirty: false,
                 },
-            );
+            ));
         }
         Ok(())
     }
 
-    /// Notes how many physical entries a group had when the bundle started (from its
-    /// accumulator), so clearing it can skip the scan when every entry is known.
-    pub(crate) fn note_group(&mut self, prefix: Vec<u8>, entries: i64) {
-        self.loaded_entries.insert(prefix, entries);
+    /// Notes how many physical entries map `map` had when the bundle started (from its
+    /// accumulator), so clearing it can skip the seek when every entry is known.
+    pub(crate) fn note_loaded(&mut self, map: usize, entries: i64) {
+        self.overlays[map].loaded = Some(entries);
     }
 
     fn unwrap(&self, raw: &[u8]) -> Result<Option<i64>> {
@@ -93,47 +120,52 @@ impl SortedMaps {
             .transpose()
     }
 
-    /// The count of `key` (0 when absent). The key must have been preloaded.
-    pub(crate) fn get(&self, key: &[u8]) -> i64 {
-        self.overlay.get(key).and_then(|e| e.count).unwrap_or(0)
+    /// The count of `key` in map `map` (0 when absent). The key must have been preloaded.
+    pub(crate) fn get(&self, map: usize, key: &[u8]) -> i64 {
+        let overlay = &self.overlays[map];
+        overlay
+            .find(key)
+            .ok()
+            .and_then(|i| overlay.entries[i].1.count)
+            .unwrap_or(0)
     }
 
     /// Sets `key`'s count, or removes it with `None`. Returns the change in the number of
     /// present entries (-1, 0 or 1).
-    pub(crate) fn set(&mut self, key: &[u8], count: Option<i64>) -> i64 {
+    pub(crate) fn set(&mut self, map: usize, key: &[u8], count: Option<i64>) -> i64 {
+        let overlay = &mut self.overlays[map];
         // Preloaded keys are present already; only new ones allocate.
-        if !self.overlay.contains_key(key) {
-            self.overlay.insert(
-                key.to_vec(),
-                Entry {
-                    persisted: false,
-                    count: None,
-                    dirty: false,
-                },
-            );
-        }
-        let entry = self.overlay.get_mut(key).expect("inserted above");
+        let i = overlay.find(key).unwrap_or_else(|i| {
+            let fresh = Entry {
+                persisted: false,
+                count: None,
+                dirty: false,
+            };
+            overlay.entries.insert(i, (key.to_vec(), fresh));
+            i
+        });
+        let entry = &mut overlay.entries[i].1;
         let delta = i64::from(count.is_some()) - i64::from(entry.count.is_some());
         entry.count = count;
         entry.dirty = true;
         delta
     }
 
-    /// The largest (`last`) or smallest present key of the group `prefix`, without the
-    /// prefix.
+    /// The largest (`last`) or smallest present key of map `map`, whose keys start with
+    /// `prefix`; returned without the prefix.
     pub(crate) fn extreme(
         &self,
         store: &dyn StateBackend,
+        map: usize,
         prefix: &[u8],
         last: bool,
     ) -> Result<Option<Vec<u8>>> {
-        let end = crate::state::layout::prefix_successor(prefix);
-        let range = self.overlay.range::<[u8], _>((
-            std::ops::Bound::Included(prefix),
-            end.as_deref()
-                .map_or(std::ops::Bound::Unbounded, std::ops::Bound::Excluded),
-        ));
-        let mut present = range.filter(|(_, e)| e.count.is_some()).map(|(k, _)| k);
+        let overlay = &self.overlays[map];
+        let mut present = overlay
+            .entries
+            .iter()
+            .filter(|(_, e)| e.count.is_some())
+            .map(|(k, _)| k);
         let from_overlay = if last {
             present.next_back()
         } else {
@@ -142,11 +174,11 @@ impl SortedMaps {
         .cloned();
 
         let mut from_store = None;
-        if !self.cleared.contains_key(prefix) {
+        if !overlay.cleared {
             let mut failure = None;
             let mut visit = |k: &[u8], v: &[u8]| {
                 // The overlay is authoritative for the keys it holds.
-                if self.overlay.contains_key(k) {
+                if overlay.find(k).is_ok() {
                     return true;
                 }
                 match self.unwrap(v) {
@@ -177,68 +209,61 @@ impl SortedMaps {
         Ok(best.map(|k| k[prefix.len()..].to_vec()))
     }
 
-    /// Removes every entry of the group `prefix` (Flink's `function.cleanup()`).
-    pub(crate) fn clear(&mut self, prefix: &[u8]) {
-        let end = crate::state::layout::prefix_successor(prefix);
-        let range = self.overlay.range_mut::<[u8], _>((
-            std::ops::Bound::Included(prefix),
-            end.as_deref()
-                .map_or(std::ops::Bound::Unbounded, std::ops::Bound::Excluded),
-        ));
-        for (_, entry) in range {
+    /// Removes every entry of map `map` (Flink's `function.cleanup()`).
+    pub(crate) fn clear(&mut self, map: usize) {
+        let overlay = &mut self.overlays[map];
+        for (_, entry) in &mut overlay.entries {
             entry.count = None;
             entry.dirty = true;
         }
-        let loaded = self.loaded_entries.get(prefix).copied().unwrap_or(i64::MAX);
-        self.cleared.insert(prefix.to_vec(), loaded);
+        overlay.cleared = true;
     }
 
-    /// Adds the bundle's changes to `batch` and resets the overlay.
-    pub(crate) fn finish(
+    /// Adds the bundle's changes to `batch`, visiting maps in `order` with their key
+    /// prefixes (the caller passes them in key order, so the batch is sorted).
+    pub(crate) fn finish<'p>(
         &mut self,
         store: &dyn StateBackend,
         batch: &mut WriteBatch,
+        order: impl Iterator<Item = (usize, &'p [u8])>,
     ) -> Result<()> {
-        for (prefix, loaded) in std::mem::take(&mut self.cleared) {
-            let end = crate::state::layout::prefix_successor(&prefix);
-            let known = self
-                .overlay
-                .range::<[u8], _>((
-                    std::ops::Bound::Included(prefix.as_slice()),
-                    end.as_deref()
-                        .map_or(std::ops::Bound::Unbounded, std::ops::Bound::Excluded),
-                ))
-                .filter(|(_, e)| e.persisted)
-                .count() as i64;
-            // Stored entries the bundle never touched must be found to be deleted; when
-            // the accumulator's entry count says there are none, skip the seek.
-            if known < loaded {
-                store.scan(self.table, ScanRange::Prefix(&prefix), &mut |k, _| {
-                    if !self.overlay.contains_key(k) {
-                        batch.delete(self.table, k);
-                    }
-                    true
-                })?;
-            }
-        }
-        for (key, entry) in std::mem::take(&mut self.overlay) {
-            if !entry.dirty {
-                continue;
-            }
-            match entry.count {
-                Some(count) => {
-                    let bytes = count.to_le_bytes();
-                    let value = match &self.ttl {
-                        None => bytes.to_vec(),
-                        Some(ttl) => ttl.wrap(&bytes),
-                    };
-                    batch.put(self.table, key, value);
+        let mut value = Vec::new();
+        for (map, prefix) in order {
+            let overlay = std::mem::take(&mut self.overlays[map]);
+            if overlay.cleared {
+                // Stored entries the bundle never touched must be found to be deleted; when
+                // the accumulator's entry count says there are none, skip the seek.
+                let known = overlay.entries.iter().filter(|(_, e)| e.persisted).count() as i64;
+                if overlay.loaded.is_none_or(|loaded| known < loaded) {
+                    store.scan(self.table, ScanRange::Prefix(prefix), &mut |k, _| {
+                        if overlay.find(k).is_err() {
+                            batch.delete(self.table, k);
+                        }
+                        true
+                    })?;
                 }
-                None if entry.persisted => batch.delete(self.table, key),
-                None => {}
+            }
+            for (key, entry) in overlay.entries {
+                if !entry.dirty {
+                    continue;
+                }
+                match entry.count {
+                    Some(count) => {
+                        let bytes = count.to_le_bytes();
+                        match &self.ttl {
+                            None => batch.put(self.table, key, bytes),
+                            Some(ttl) => {
+                                ttl.wrap_into(&bytes, &mut value);
+                                batch.put(self.table, key, &value);
+                            }
+                        }
+                    }
+                    None if entry.persisted => batch.delete(self.table, key),
+                    None => {}
+                }
             }
         }
-        self.loaded_entries.clear();
+        self.overlays.clear();
         Ok(())
     }
 }

@@ -84,6 +84,12 @@ impl WriteBatch {
         }
     }
 
+    /// Makes room for `ops` more operations with `bytes` more key and value bytes.
+    pub fn reserve(&mut self, ops: usize, bytes: usize) {
+        self.ops.reserve(ops);
+        self.data.reserve(bytes);
+    }
+
     /// Sets `key` to `value` in `table`.
     pub fn put(&mut self, table: TableId, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
         self.data.extend_from_slice(key.as_ref());
