@@ -8,6 +8,9 @@
 //! Flink's accumulators compute. Values are BIGINT; sums wrap like Java's `long`.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, Int8Array, Int64Array, RecordBatch, StringArray};
 
 /// Flink's row-kind bytes.
 pub const INSERT: i8 = 0;
@@ -56,6 +59,20 @@ pub type OutputRow<K> = (i8, K, Aggregates);
 
 /// One input row: kind, key, value.
 pub type InputRow<K> = (i8, K, Option<i64>);
+
+/// The Arrow form of string-keyed input rows: columns `k` (UTF-8) and `v` (BIGINT), both
+/// nullable, and the row kinds, for feeding the same rows to the operator under test.
+pub fn arrow_input(rows: &[InputRow<Option<String>>]) -> (RecordBatch, Int8Array) {
+    let keys: StringArray = rows.iter().map(|r| r.1.as_deref()).collect();
+    let values: Int64Array = rows.iter().map(|r| r.2).collect();
+    let kinds: Int8Array = rows.iter().map(|r| Some(r.0)).collect();
+    let batch = RecordBatch::try_from_iter_with_nullable(vec![
+        ("k", Arc::new(keys) as ArrayRef, true),
+        ("v", Arc::new(values) as ArrayRef, true),
+    ])
+    .expect("two columns of equal length");
+    (batch, kinds)
+}
 
 /// How the modelled operator emits.
 #[derive(Debug, Clone, Copy)]

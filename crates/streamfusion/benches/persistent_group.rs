@@ -29,14 +29,12 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use arrow::array::{
-    Array, ArrayData, ArrayRef, AsArray, Int8Array, Int64Array, RecordBatch, StringArray,
-};
+use arrow::array::{Array, ArrayData, AsArray, RecordBatch};
 use arrow::datatypes::Int64Type;
 use bench_support::adapters::{RestoreMode, StoreLifecycle};
 use bench_support::buffers::ArrowBuffers;
 use bench_support::fixtures::ROW_COUNTS;
-use bench_support::group_model::{Aggregates, DELETE, Emission, GroupModel, INSERT};
+use bench_support::group_model::{Aggregates, DELETE, Emission, GroupModel, INSERT, arrow_input};
 use bench_support::{Suite, Verdict, expect_eq};
 use datafusion::execution::TaskContext;
 use datafusion::physical_plan::ExecutionPlan;
@@ -192,14 +190,7 @@ impl Shape {
 }
 
 fn batch(rows: &[Row]) -> ChangelogBatch {
-    let keys: StringArray = rows.iter().map(|r| r.1.as_deref()).collect();
-    let values: Int64Array = rows.iter().map(|r| r.2).collect();
-    let kinds: Int8Array = rows.iter().map(|r| Some(r.0)).collect();
-    let batch = RecordBatch::try_from_iter_with_nullable(vec![
-        ("k", Arc::new(keys) as ArrayRef, true),
-        ("v", Arc::new(values) as ArrayRef, true),
-    ])
-    .expect("fixture batch");
+    let (batch, kinds) = arrow_input(rows);
     ChangelogBatch::try_new(batch, Some(kinds)).expect("fixture kinds")
 }
 

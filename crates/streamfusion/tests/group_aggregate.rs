@@ -9,10 +9,11 @@ use std::time::Duration;
 
 use arrow::array::{
     Array, ArrayRef, AsArray, Decimal128Array, Float32Array, Float64Array, Int8Array, Int32Array,
-    Int64Array, RecordBatch, StringArray,
+    Int64Array, RecordBatch,
 };
 use arrow::datatypes::{Float32Type, Float64Type, Int32Type, Int64Type};
-use bench_support::group_model::{Aggregates, Emission, GroupModel, OutputRow};
+use bench_support::fixtures::splitmix64;
+use bench_support::group_model::{Aggregates, Emission, GroupModel, OutputRow, arrow_input};
 use streamfusion::Error;
 use streamfusion::aggregate::{AggCall, AggFunction, GroupAggSpec, GroupAggregate};
 use streamfusion::changelog::ChangelogBatch;
@@ -23,20 +24,14 @@ use streamfusion::state::rocks::{RocksBackend, RocksOptions};
 use streamfusion::state::ttl::{Clock, ManualClock, SystemClock};
 use streamfusion::types::LogicalType;
 
-/// splitmix64 with the project's published seed.
+/// The SplitMix64 sequence from the project's published seed.
 struct Rng(u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        let out = splitmix64(self.0);
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        out % n
     }
 }
 
@@ -119,14 +114,7 @@ fn changelog(rng: &mut Rng, rows: usize) -> Vec<Row> {
 }
 
 fn batch(rows: &[Row]) -> ChangelogBatch {
-    let keys: StringArray = rows.iter().map(|r| r.1.as_deref()).collect();
-    let values: Int64Array = rows.iter().map(|r| r.2).collect();
-    let kinds: Int8Array = rows.iter().map(|r| Some(r.0)).collect();
-    let batch = RecordBatch::try_from_iter_with_nullable(vec![
-        ("k", Arc::new(keys) as ArrayRef, true),
-        ("v", Arc::new(values) as ArrayRef, true),
-    ])
-    .unwrap();
+    let (batch, kinds) = arrow_input(rows);
     ChangelogBatch::try_new(batch, Some(kinds)).unwrap()
 }
 

@@ -95,6 +95,31 @@ impl MemoryBackend {
         delta
     }
 
+    /// [`StateBackend::scan`] (`reverse` false) and [`StateBackend::scan_rev`].
+    fn scan_in(
+        &self,
+        table: TableId,
+        range: ScanRange<'_>,
+        reverse: bool,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<()> {
+        let table = self.table(table)?;
+        let (start, end) = range.bounds();
+        let upper = end.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+        let mut entries = table.range::<[u8], _>((Bound::Included(start.as_slice()), upper));
+        loop {
+            let next = if reverse {
+                entries.next_back()
+            } else {
+                entries.next()
+            };
+            match next {
+                Some((k, v)) if visit(k, v) => {}
+                _ => return Ok(()),
+            }
+        }
+    }
+
     /// The number of entries in `table`.
     pub fn len(&self, table: TableId) -> usize {
         self.tables.get(table.0).map_or(0, BTreeMap::len)
@@ -167,15 +192,7 @@ impl StateBackend for MemoryBackend {
         range: ScanRange<'_>,
         visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<()> {
-        let table = self.table(table)?;
-        let (start, end) = range.bounds();
-        let upper = end.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
-        for (k, v) in table.range::<[u8], _>((Bound::Included(start.as_slice()), upper)) {
-            if !visit(k, v) {
-                break;
-            }
-        }
-        Ok(())
+        self.scan_in(table, range, false, visit)
     }
 
     fn scan_rev(
@@ -184,18 +201,7 @@ impl StateBackend for MemoryBackend {
         range: ScanRange<'_>,
         visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<()> {
-        let table = self.table(table)?;
-        let (start, end) = range.bounds();
-        let upper = end.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
-        for (k, v) in table
-            .range::<[u8], _>((Bound::Included(start.as_slice()), upper))
-            .rev()
-        {
-            if !visit(k, v) {
-                break;
-            }
-        }
-        Ok(())
+        self.scan_in(table, range, true, visit)
     }
 
     fn bulk_loader(&mut self, table: TableId) -> Result<Box<dyn BulkLoader + '_>> {

@@ -296,11 +296,13 @@ fn table_options(base: &Options, name: &str, clock: &Arc<dyn Clock>) -> Options 
     opts
 }
 
-/// Visits `range` of one column family through a raw iterator.
+/// Visits `range` of a column family in ascending order, or descending with `reverse`,
+/// until `visit` returns `false`.
 fn scan_cf(
     db: &DB,
     cf: &rocksdb::ColumnFamily,
     range: ScanRange<'_>,
+    reverse: bool,
     visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
 ) -> Result<()> {
     let (start, end) = range.bounds();
@@ -308,8 +310,16 @@ fn scan_cf(
     if let Some(end) = end {
         read.set_iterate_upper_bound(end);
     }
+    if reverse {
+        read.set_iterate_lower_bound(start.clone());
+    }
     let mut it = db.raw_iterator_cf_opt(cf, read);
-    it.seek(&start);
+    if reverse {
+        // With an upper bound set, seek_to_last lands on the last key below it.
+        it.seek_to_last();
+    } else {
+        it.seek(&start);
+    }
     while it.valid() {
         let (Some(k), Some(v)) = (it.key(), it.value()) else {
             break;
@@ -317,35 +327,11 @@ fn scan_cf(
         if !visit(k, v) {
             return Ok(());
         }
-        it.next();
-    }
-    Ok(it.status()?)
-}
-
-/// [`scan_cf`] in descending order.
-fn scan_cf_rev(
-    db: &DB,
-    cf: &rocksdb::ColumnFamily,
-    range: ScanRange<'_>,
-    visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
-) -> Result<()> {
-    let (start, end) = range.bounds();
-    let mut read = ReadOptions::default();
-    read.set_iterate_lower_bound(start);
-    if let Some(end) = &end {
-        read.set_iterate_upper_bound(end.clone());
-    }
-    let mut it = db.raw_iterator_cf_opt(cf, read);
-    // With an upper bound set, seek_to_last lands on the last key below it.
-    it.seek_to_last();
-    while it.valid() {
-        let (Some(k), Some(v)) = (it.key(), it.value()) else {
-            break;
-        };
-        if !visit(k, v) {
-            return Ok(());
+        if reverse {
+            it.prev();
+        } else {
+            it.next();
         }
-        it.prev();
     }
     Ok(it.status()?)
 }
@@ -405,7 +391,7 @@ impl StateBackend for RocksBackend {
         range: ScanRange<'_>,
         visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<()> {
-        scan_cf(&self.db, self.cf(table)?, range, visit)
+        scan_cf(&self.db, self.cf(table)?, range, false, visit)
     }
 
     fn scan_rev(
@@ -414,7 +400,7 @@ impl StateBackend for RocksBackend {
         range: ScanRange<'_>,
         visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<()> {
-        scan_cf_rev(&self.db, self.cf(table)?, range, visit)
+        scan_cf(&self.db, self.cf(table)?, range, true, visit)
     }
 
     fn bulk_loader(&mut self, table: TableId) -> Result<Box<dyn BulkLoader + '_>> {
@@ -514,6 +500,6 @@ impl RocksReader {
             .db
             .cf_handle(name)
             .ok_or_else(|| Error::State(format!("column family {name} is missing")))?;
-        scan_cf(&self.db, cf, range, visit)
+        scan_cf(&self.db, cf, range, false, visit)
     }
 }
