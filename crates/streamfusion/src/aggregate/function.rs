@@ -190,7 +190,7 @@ impl BoundCall {
             },
             AggFunction::Sum0 => Acc::Sum0(self.zero()),
             AggFunction::Avg => Acc::Avg {
-                sum: self.avg_zero(),
+                sum: self.zero(),
                 count: 0,
             },
             AggFunction::Min | AggFunction::Max if self.uses_sorted_map() => Acc::Extremum {
@@ -213,11 +213,6 @@ impl BoundCall {
             Class::Decimal { .. } => Value::Decimal(0),
             _ => Value::Int(0),
         }
-    }
-
-    /// AVG sums integers in `BIGINT` and floating values in `DOUBLE`.
-    fn avg_zero(&self) -> Value {
-        self.zero()
     }
 
     /// `sum + x` at the sum type (the argument's, or `DECIMAL(38, s)`).

@@ -103,8 +103,7 @@ impl Class {
             | LogicalType::TimestampLtz(_)
             | LogicalType::IntervalYearMonth
             | LogicalType::IntervalDayTime => Class::Temporal,
-            #[allow(unreachable_patterns)]
-            other => {
+            other @ LogicalType::Row(_) => {
                 return Err(Error::InvalidType(format!(
                     "{other} is not an aggregate argument type"
                 )));
