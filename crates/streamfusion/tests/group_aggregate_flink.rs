@@ -488,7 +488,8 @@ fn group_aggregate_matches_released_flink_changelogs() {
             "double_retract",
             "double_insert_only",
             "decimal_insert_only",
-            "unchanged_and_reinserted"
+            "unchanged_and_reinserted",
+            "first_last_insert_only",
         ]
     );
     let total: usize = scenarios.iter().map(|s| s.output.len()).sum();

@@ -338,6 +338,7 @@ public final class GroupAggVectors {
         list.add(doubleInsertOnly());
         list.add(decimalInsertOnly());
         list.add(unchangedAndReinserted());
+        list.add(firstLastInsertOnly());
         return list;
     }
 
@@ -536,6 +537,33 @@ public final class GroupAggVectors {
         Supplier<Object> v = doubles();
         Object[] keys = {"p", "q", null};
         for (int i = 0; i < 120; i++) {
+            s.row(RowKind.INSERT, keys[rnd.nextInt(keys.length)], v.get());
+        }
+        return s;
+    }
+
+    /** g. FIRST_VALUE/LAST_VALUE keep the first/last non-NULL value (FirstValueAggFunction). */
+    Scenario firstLastInsertOnly() {
+        Scenario s = new Scenario("first_last_insert_only",
+                "FIRST_VALUE and LAST_VALUE of a nullable DOUBLE over an insert-only stream:"
+                        + " NULLs skipped, equal results (also -0.0 after 0.0) not re-emitted",
+                false, KX, new String[] {"STRING", "DOUBLE"},
+                new DataType[] {DataTypes.STRING(), DataTypes.DOUBLE()})
+                .call("FIRST_VALUE", 1, "first_x")
+                .call("LAST_VALUE", 1, "last_x");
+        Object[][] fixed = {
+            {"null-first", null}, {"null-first", null}, {"null-first", 2.5},
+            {"null-first", null}, {"null-first", 3.5},
+            {"zeros", 0.0}, {"zeros", -0.0}, {"zeros", 0.0},
+            {"nan", Double.NaN}, {"nan", Double.NaN}, {"nan", 1.0},
+            {null, 1.0}, {null, null}, {null, 2.0},
+        };
+        for (Object[] r : fixed) {
+            s.row(RowKind.INSERT, r[0], r[1]);
+        }
+        Supplier<Object> v = doubles();
+        Object[] keys = {"p", "q", null};
+        for (int i = 0; i < 80; i++) {
             s.row(RowKind.INSERT, keys[rnd.nextInt(keys.length)], v.get());
         }
         return s;
