@@ -472,23 +472,23 @@ impl Acc {
 
     /// Decodes an accumulator shaped like `template` (a fresh one of the same call).
     pub(crate) fn decode(template: &Acc, input: &mut &[u8]) -> Result<Acc> {
-        use super::value::decode;
+        use super::value::{decode, decode_count};
         Ok(match template {
-            Acc::Count(_) => Acc::Count(decode(input)?.as_count()),
+            Acc::Count(_) => Acc::Count(decode_count(input)?),
             Acc::Sum { .. } => Acc::Sum {
                 sum: decode(input)?,
-                count: decode(input)?.as_count(),
+                count: decode_count(input)?,
             },
             Acc::Avg { .. } => Acc::Avg {
                 sum: decode(input)?,
-                count: decode(input)?.as_count(),
+                count: decode_count(input)?,
             },
             Acc::Sum0(_) => Acc::Sum0(decode(input)?),
             Acc::Value(_) => Acc::Value(decode(input)?),
             Acc::Extremum { .. } => Acc::Extremum {
                 value: decode(input)?,
-                map_size: decode(input)?.as_count(),
-                entries: decode(input)?.as_count(),
+                map_size: decode_count(input)?,
+                entries: decode_count(input)?,
             },
         })
     }

@@ -472,6 +472,9 @@ impl GroupAggregate {
             store: self.store.as_ref(),
             maps: self.maps.as_mut(),
             map_calls: &map_calls,
+            map_of: (0..self.calls.len())
+                .map(|c| map_calls.iter().position(|&mc| mc == c))
+                .collect(),
             groups: &groups,
             dirty: vec![false; slots * map_calls.len()],
             prefix: Vec::new(),
@@ -625,6 +628,8 @@ struct Bundle<'a> {
     store: &'a dyn StateBackend,
     maps: Option<&'a mut SortedMaps>,
     map_calls: &'a [usize],
+    /// Each call's position in `map_calls`, looked up once rather than per row.
+    map_of: Vec<Option<usize>>,
     groups: &'a Groups,
     /// Pending extremum searches, per (group, retracting MIN/MAX call).
     dirty: Vec<bool>,
@@ -710,7 +715,7 @@ impl Bundle<'_> {
         c: usize,
         f: impl FnOnce(Option<&mut MapCtx<'_>>) -> Result<T>,
     ) -> Result<T> {
-        let Some(m) = self.map_calls.iter().position(|&mc| mc == c) else {
+        let Some(m) = self.map_of[c] else {
             return f(None);
         };
         let maps = self

@@ -44,14 +44,6 @@ impl Value {
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)
     }
-
-    /// The count stored in an accumulator field (NULL reads as 0).
-    pub(crate) fn as_count(&self) -> i64 {
-        match self {
-            Value::Int(v) => *v,
-            _ => 0,
-        }
-    }
 }
 
 /// How values of a Flink type are represented and compared.
@@ -464,6 +456,16 @@ pub(crate) fn encode(value: &Value, out: &mut Vec<u8>) {
     }
 }
 
+/// Reads a count (always an integer) written by [`encode`] from the front of `input`.
+pub(crate) fn decode_count(input: &mut &[u8]) -> Result<i64> {
+    match decode(input)? {
+        Value::Int(count) => Ok(count),
+        other => Err(Error::State(format!(
+            "corrupt accumulator: a count field holds {other:?}"
+        ))),
+    }
+}
+
 /// Reads one value written by [`encode`] from the front of `input`, advancing it.
 pub(crate) fn decode(input: &mut &[u8]) -> Result<Value> {
     fn take<'a>(input: &mut &'a [u8], n: usize) -> Result<&'a [u8]> {
@@ -598,6 +600,9 @@ mod tests {
             }
         }
         assert!(input.is_empty());
+        // A count field holding anything but an integer is corruption, not zero.
+        let mut null = [TAG_NULL].as_slice();
+        assert!(matches!(decode_count(&mut null), Err(Error::State(_))));
         let mut cut = &bytes[..bytes.len() - 1];
         let err = (0..values.len()).try_for_each(|_| decode(&mut cut).map(drop));
         assert!(matches!(err, Err(Error::State(_))));
