@@ -289,6 +289,44 @@ impl FlinkOracles {
         })
     }
 
+    /// `DecimalDataUtils.<op>(a[i], b[i], precision, scale)` (`op` is `add`, `subtract`,
+    /// `multiply`, `divide` or `mod`) with `a` of type `DECIMAL(p1, s1)` and `b` of
+    /// `DECIMAL(p2, s2)`, all as plain decimal text: one result per pair, its plain text,
+    /// `null` for Flink's NULL on overflow, or `error:<exception class>`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn decimal_arithmetic(
+        &self,
+        op: &str,
+        a: &[&str],
+        b: &[&str],
+        (p1, s1): (i32, i32),
+        (p2, s2): (i32, i32),
+        (precision, scale): (i32, i32),
+    ) -> jni::errors::Result<Vec<String>> {
+        self.vm.attach_current_thread(|env| {
+            let op = JString::from_str(env, op)?;
+            let a = string_array(env, a)?;
+            let b = string_array(env, b)?;
+            let out = call_oracle(
+                env,
+                "decimalArithmetic",
+                "(Ljava/lang/String;[Ljava/lang/String;[Ljava/lang/String;IIIIII)Ljava/lang/String;",
+                &[
+                    JValue::from(&op),
+                    JValue::from(&a),
+                    JValue::from(&b),
+                    JValue::Int(p1),
+                    JValue::Int(s1),
+                    JValue::Int(p2),
+                    JValue::Int(s2),
+                    JValue::Int(precision),
+                    JValue::Int(scale),
+                ],
+            )?;
+            Ok(string(env, out)?.lines().map(str::to_string).collect())
+        })
+    }
+
     fn ints_to_ints(
         &self,
         name: &str,

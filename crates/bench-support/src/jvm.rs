@@ -52,8 +52,8 @@ pub fn report_skipped(test: &str, reason: &dyn std::fmt::Display) {
 }
 
 /// The path of a `cdylib` of this workspace built next to the running test or suite binary:
-/// `<target>/<profile>/lib<name>.so` (or the platform's equivalent), else the copy in
-/// `<target>/<profile>/deps/`.
+/// the newer of `<target>/<profile>/lib<name>.so` (or the platform's equivalent) and the copy
+/// in `<target>/<profile>/deps/`.
 pub fn built_library_path(name: &str) -> PathBuf {
     let file = format!(
         "{}{name}{}",
@@ -66,10 +66,13 @@ pub fn built_library_path(name: &str) -> PathBuf {
     else {
         return PathBuf::from(file);
     };
-    let uplifted = deps.parent().map(|profile| profile.join(&file));
-    match uplifted {
-        Some(path) if path.is_file() => path,
-        _ => deps.join(file),
+    // `cargo build` uplifts the library next to `deps/`; `cargo test` and `cargo bench` only
+    // refresh the copy in `deps/`. Load whichever was built last, never a stale one.
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let in_deps = deps.join(&file);
+    match deps.parent().map(|profile| profile.join(&file)) {
+        Some(uplifted) if modified(&uplifted) > modified(&in_deps) => uplifted,
+        _ => in_deps,
     }
 }
 

@@ -12,39 +12,48 @@
 //!
 //! Schemas: narrow is BIGINT, INT, VARCHAR (8-byte values: one past the 7-byte inline limit,
 //! so every one goes to the variable part); wide adds DECIMAL(38, 10), TIMESTAMP(9), a 264-byte VARCHAR and a
-//! VARBINARY. Rows written are checked field by field by an independent reading of the
-//! layout against the fixture values; batches read are compared with the fixture columns.
+//! VARBINARY; nested is ARRAY<BIGINT>, ARRAY<STRING> and MAP<STRING, BIGINT> (NULL lists,
+//! NULL elements and values, empty lists, inline and long strings). Rows written are checked
+//! field by field by an independent reading of the layout (`BinaryArrayData` and
+//! `BinaryMapData` included) against the fixture values; batches read are compared with the
+//! fixture columns.
 
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayData, ArrayRef, AsArray, Int8Array, RecordBatch, TimestampNanosecondArray,
+    Array, ArrayData, ArrayRef, AsArray, Int8Array, Int64Array, ListArray, RecordBatch,
+    StringArray, StructArray, TimestampNanosecondArray,
 };
-use arrow::datatypes::{Decimal128Type, Int32Type, Int64Type, TimeUnit};
+use arrow::buffer::{NullBuffer, OffsetBuffer};
+use arrow::datatypes::{DataType, Decimal128Type, Int32Type, Int64Type, TimeUnit};
 use bench_support::buffers::ArrowBuffers;
 use bench_support::fixtures::{self, NullPattern, PAYLOAD_WIDTH, ROW_COUNTS};
 use bench_support::{Suite, Verdict, expect_eq};
 use streamfusion::binary_row::RowReader;
 use streamfusion::changelog::{ChangelogBatch, RowKind};
-use streamfusion::types::LogicalType;
+use streamfusion::types::{LogicalType, map_entry_fields};
 use streamfusion_bridge::transpose::{changelog_to_rows, rows_to_changelog};
 
 bench_support::counting_allocator!();
 
 fn main() {
     let mut suite = Suite::new("transposes");
-    for (name, wide) in [("narrow", false), ("wide", true)] {
+    for (name, shape) in [
+        ("narrow", Shape::Narrow),
+        ("wide", Shape::Wide),
+        ("nested", Shape::Nested),
+    ] {
         for rows in ROW_COUNTS {
-            let shape = format!("{name}/rows={rows}");
+            let label = format!("{name}/rows={rows}");
             suite.stateless(
-                &format!("arrow_to_rows/{shape}"),
-                || changelog(rows, wide),
+                &format!("arrow_to_rows/{label}"),
+                || changelog(rows, shape),
                 Rows::encode,
                 check_rows,
             );
             suite.stateless(
-                &format!("rows_to_arrow/{shape}"),
-                || Rows::encode(&changelog(rows, wide)),
+                &format!("rows_to_arrow/{label}"),
+                || Rows::encode(&changelog(rows, shape)),
                 |encoded| {
                     rows_to_changelog(&encoded.data, &encoded.offsets, &encoded.input.types)
                         .expect("rows to Arrow")
@@ -54,6 +63,14 @@ fn main() {
         }
     }
     suite.finish();
+}
+
+/// Which schema a family uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Narrow,
+    Wide,
+    Nested,
 }
 
 const NARROW_WIDTH: usize = 8;
@@ -75,7 +92,7 @@ impl ArrowBuffers for Input {
     }
 }
 
-fn changelog(rows: usize, wide: bool) -> Input {
+fn changelog(rows: usize, shape: Shape) -> Input {
     let nulls = |c: usize| {
         NullPattern::RowColumn {
             column: 0,
@@ -83,6 +100,10 @@ fn changelog(rows: usize, wide: bool) -> Input {
         }
         .for_column(c)
     };
+    if shape == Shape::Nested {
+        return input(nested_columns(rows, nulls), rows);
+    }
+    let wide = shape == Shape::Wide;
     let mut columns: Vec<(LogicalType, ArrayRef)> = vec![
         (
             LogicalType::BigInt,
@@ -117,12 +138,106 @@ fn changelog(rows: usize, wide: bool) -> Input {
             ),
         ]);
     }
+    input(columns, rows)
+}
+
+fn input(columns: Vec<(LogicalType, ArrayRef)>, rows: usize) -> Input {
     let (types, columns): (Vec<LogicalType>, Vec<ArrayRef>) = columns.into_iter().unzip();
     let schema = RowReader::new(types.clone()).schema().clone();
     let batch = RecordBatch::try_new(schema, columns).expect("fixture batch");
     let kinds = Int8Array::from_iter_values((0..rows).map(|r| kind(r).to_byte()));
     let batch = ChangelogBatch::try_new(batch, Some(kinds)).expect("changelog batch");
     Input { types, batch }
+}
+
+/// A list column of type `t` from per-row lists (`None` for NULL) over `values`.
+fn list_column(t: &LogicalType, lists: &[Option<usize>], values: ArrayRef) -> ArrayRef {
+    let DataType::List(field) = t.to_arrow() else {
+        unreachable!("ARRAY and MAP are lists");
+    };
+    let offsets = OffsetBuffer::from_lengths(lists.iter().map(|l| l.unwrap_or(0)));
+    let nulls = NullBuffer::from(lists.iter().map(Option::is_some).collect::<Vec<_>>());
+    Arc::new(ListArray::new(field, offsets, values, Some(nulls)))
+}
+
+/// ARRAY<BIGINT>, ARRAY<STRING>, MAP<STRING, BIGINT>: list lengths 0 to 4, NULL lists by the
+/// usual pattern, NULL elements and values every few, inline (<= 7 bytes) and long strings.
+fn nested_columns(
+    rows: usize,
+    nulls: impl Fn(usize) -> NullPattern,
+) -> Vec<(LogicalType, ArrayRef)> {
+    let types: Vec<LogicalType> = ["ARRAY<BIGINT>", "ARRAY<STRING>", "MAP<STRING, BIGINT>"]
+        .iter()
+        .map(|t| t.parse().expect("nested type"))
+        .collect();
+    let lens = |c: usize, modulus: usize| -> Vec<Option<usize>> {
+        (0..rows)
+            .map(|r| (!nulls(c).is_null(r)).then_some((r + c) % modulus))
+            .collect()
+    };
+    let elements = |lens: &[Option<usize>]| -> Vec<(usize, usize)> {
+        lens.iter()
+            .enumerate()
+            .flat_map(|(r, l)| (0..l.unwrap_or(0)).map(move |j| (r, j)))
+            .collect()
+    };
+    let string = |r: usize, j: usize| {
+        if j.is_multiple_of(2) {
+            format!("e{r}")
+        } else {
+            format!("element {r}/{j} of a string array")
+        }
+    };
+    let longs_lens = lens(0, 5);
+    let longs: Int64Array = elements(&longs_lens)
+        .into_iter()
+        .map(|(r, j)| ((r + j) % 7 != 3).then(|| fixtures::mix(r as u64, j as u64) as i64))
+        .collect();
+    let strings_lens = lens(1, 4);
+    let strings: StringArray = elements(&strings_lens)
+        .into_iter()
+        .map(|(r, j)| ((r + j) % 5 != 2).then(|| string(r, j)))
+        .collect();
+    let map_lens = lens(2, 3);
+    let (keys, values): (Vec<_>, Vec<_>) = elements(&map_lens)
+        .into_iter()
+        .map(|(r, j)| {
+            let key = if j == 1 {
+                format!("a longer key {r}")
+            } else {
+                format!("key-{j}")
+            };
+            (
+                Some(key),
+                ((r + j) % 4 != 1).then_some(r as i64 * 31 + j as i64),
+            )
+        })
+        .unzip();
+    let LogicalType::Map(k, v) = &types[2] else {
+        unreachable!("a MAP");
+    };
+    let entries = StructArray::new(
+        map_entry_fields(k, v),
+        vec![
+            Arc::new(StringArray::from(keys)) as ArrayRef,
+            Arc::new(Int64Array::from(values)),
+        ],
+        None,
+    );
+    vec![
+        (
+            types[0].clone(),
+            list_column(&types[0], &longs_lens, Arc::new(longs)),
+        ),
+        (
+            types[1].clone(),
+            list_column(&types[1], &strings_lens, Arc::new(strings)),
+        ),
+        (
+            types[2].clone(),
+            list_column(&types[2], &map_lens, Arc::new(entries)),
+        ),
+    ]
 }
 
 /// Rows as Flink hands them over, with the batch they were written from.
@@ -266,10 +381,89 @@ fn check_row(input: &Input, r: usize, row: &[u8]) -> Verdict {
                 }
                 end += 8;
             }
+            LogicalType::Array(_) | LogicalType::Map(..) if null => {
+                expect_eq(&what, &slot, &0)?;
+            }
+            LogicalType::Array(_) | LogicalType::Map(..) => {
+                let size = (slot & 0xffff_ffff) as usize;
+                expect_eq(&format!("{what} offset"), &(slot >> 32), &(end as u64))?;
+                let bytes = var(row, end, size, 0)?;
+                let value = column.as_list::<i32>().value(r);
+                let checked = if let Some(entries) = value.as_struct_opt() {
+                    // BinaryMapData: key-array size, key array, value array.
+                    let key_size = i32::from_le_bytes(bytes[..4].try_into().expect("4"));
+                    let keys = check_array(&bytes[4..], entries.column(0).as_ref())
+                        .map_err(|e| format!("{what} keys: {e}"))?;
+                    expect_eq(
+                        &format!("{what} key-array size"),
+                        &(key_size as usize),
+                        &keys,
+                    )?;
+                    let values = check_array(&bytes[4 + keys..], entries.column(1).as_ref())
+                        .map_err(|e| format!("{what} values: {e}"))?;
+                    4 + keys + values
+                } else {
+                    check_array(bytes, value.as_ref()).map_err(|e| format!("{what}: {e}"))?
+                };
+                expect_eq(&format!("{what} size"), &size, &checked)?;
+                end += size.next_multiple_of(8);
+            }
             other => return Err(format!("the oracle does not cover {other}")),
         }
     }
     expect_eq("row length", &row.len(), &end)
+}
+
+/// Checks the `BinaryArrayData` at the start of `bytes` against `values` (BIGINT or STRING
+/// elements, 8-byte slots), reading the layout independently: the count, null bits in 4-byte
+/// words, the slots rounded to 8 bytes, then long strings relative to the array start.
+/// Returns the array's length.
+fn check_array(bytes: &[u8], values: &dyn Array) -> Result<usize, String> {
+    let n = values.len();
+    let count = bytes.get(..4).ok_or("no element count")?;
+    expect_eq(
+        "element count",
+        &i32::from_le_bytes(count.try_into().expect("4")),
+        &(n as i32),
+    )?;
+    let header = 4 + n.div_ceil(32) * 4;
+    let mut end = (header + 8 * n).next_multiple_of(8);
+    for j in 0..n {
+        let null = bytes.get(4 + j / 8).ok_or("no null bits")? >> (j % 8) & 1 == 1;
+        expect_eq(
+            &format!("NULL bit of element {j}"),
+            &null,
+            &values.is_null(j),
+        )?;
+        let slot = word(bytes, header + 8 * j)?;
+        let what = format!("element {j}");
+        if null {
+            expect_eq(&what, &slot, &0)?;
+            continue;
+        }
+        match values.data_type() {
+            DataType::Int64 => expect_eq(
+                &what,
+                &(slot as i64),
+                &values.as_primitive::<Int64Type>().value(j),
+            )?,
+            DataType::Utf8 => {
+                let want = values.as_string::<i32>().value(j).as_bytes();
+                if want.len() <= 7 {
+                    let mut inline = [0u8; 8];
+                    inline[..want.len()].copy_from_slice(want);
+                    inline[7] = 0x80 | want.len() as u8;
+                    expect_eq(&what, &slot, &u64::from_le_bytes(inline))?;
+                } else {
+                    expect_eq(&what, &slot, &(((end as u64) << 32) | want.len() as u64))?;
+                    expect_eq(&what, &var(bytes, end, want.len(), 0)?, &want)?;
+                    end += want.len().next_multiple_of(8);
+                }
+            }
+            other => return Err(format!("the oracle does not cover elements of {other}")),
+        }
+    }
+    Ok(end)
 }
 
 fn check_rows(input: &Input, encoded: &Rows) -> Verdict {

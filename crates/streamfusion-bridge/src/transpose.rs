@@ -84,6 +84,59 @@ mod tests {
     }
 
     #[test]
+    fn arrays_and_maps_survive_rows_and_back() {
+        use arrow::array::{ListArray, StructArray};
+        use arrow::buffer::{NullBuffer, OffsetBuffer};
+        use arrow::datatypes::DataType;
+
+        let types: Vec<LogicalType> = vec![
+            "ARRAY<BIGINT>".parse().unwrap(),
+            "MAP<STRING, BIGINT>".parse().unwrap(),
+        ];
+        let list = |t: &LogicalType, lens: &[usize], valid: &[bool], values: ArrayRef| {
+            let DataType::List(field) = t.to_arrow() else {
+                unreachable!()
+            };
+            Arc::new(ListArray::new(
+                field,
+                OffsetBuffer::from_lengths(lens.iter().copied()),
+                values,
+                Some(NullBuffer::from(valid.to_vec())),
+            )) as ArrayRef
+        };
+        let LogicalType::Map(k, v) = &types[1] else {
+            unreachable!()
+        };
+        let entries = StructArray::new(
+            streamfusion::types::map_entry_fields(k, v),
+            vec![
+                Arc::new(StringArray::from(vec![Some("k"), None, Some("a long key")])),
+                Arc::new(Int64Array::from(vec![Some(1), Some(2), None])),
+            ],
+            None,
+        );
+        let columns = vec![
+            list(
+                &types[0],
+                &[2, 0, 1],
+                &[true, false, true],
+                Arc::new(Int64Array::from(vec![Some(1), None, Some(3)])),
+            ),
+            list(
+                &types[1],
+                &[2, 0, 1],
+                &[true, true, false],
+                Arc::new(entries),
+            ),
+        ];
+        let schema = RowReader::new(types.clone()).schema().clone();
+        let batch = RecordBatch::try_new(schema, columns).unwrap();
+        let batch = ChangelogBatch::try_new(batch, Some(Int8Array::from(vec![0, 1, 3]))).unwrap();
+        let (data, offsets) = changelog_to_rows(&batch, &types).unwrap();
+        assert_eq!(rows_to_changelog(&data, &offsets, &types).unwrap(), batch);
+    }
+
+    #[test]
     fn negative_offsets_and_malformed_rows_are_errors() {
         let (types, batch) = sample();
         let (mut data, offsets) = changelog_to_rows(&batch, &types).unwrap();

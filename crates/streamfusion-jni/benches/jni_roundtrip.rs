@@ -53,12 +53,13 @@ const PUSH_SIG: &str = "(J[B[I)[Ljava/lang/Object;";
 const ROWS: [i64; 3] = [32, 512, 8192];
 
 /// Fixture rows (BIGINT, VARCHAR, INT) -> (INT, BIGINT) of the rows whose VARCHAR is non-NULL.
-const FILTER_PLAN: &str = r#"{"input": ["BIGINT", "VARCHAR(2147483647)", "INT"], "project": [2, 0],
-    "filter": {"column": 1, "not_null": true}}"#;
+const FILTER_PLAN: &str = r#"{"input": ["BIGINT", "VARCHAR(2147483647)", "INT"], 
+    "calc": {"projection": [{"input": 2}, {"input": 0}],
+             "filter": {"call": {"op": 207, "args": [{"input": 1}]}}}}"#;
 
 /// Fixture rows (BIGINT, VARCHAR, INT) -> (INT, BIGINT), every row.
-const PROJECT_PLAN: &str =
-    r#"{"input": ["BIGINT", "VARCHAR(2147483647)", "INT"], "project": [2, 0]}"#;
+const PROJECT_PLAN: &str = r#"{"input": ["BIGINT", "VARCHAR(2147483647)", "INT"],
+    "calc": {"projection": [{"input": 2}, {"input": 0}]}}"#;
 
 fn main() {
     let mut suite = Suite::new("jni_roundtrip");

@@ -25,6 +25,9 @@ pub enum NativeError {
     /// An operator left unusable by an earlier native panic.
     #[error("operator handle {0} is unusable after an earlier native panic; close it")]
     Poisoned(i64),
+    /// An expression failed on the pushed rows (as Flink's job fails, e.g. on `/ by zero`).
+    #[error("expression failed: {0}")]
+    Evaluation(String),
     /// Output that cannot be produced (an engine or encoding failure).
     #[error("{0}")]
     Internal(BridgeError),
@@ -58,7 +61,10 @@ impl NativeError {
             | NativeError::InvalidArgument(_)
             | NativeError::InvalidSnapshot(_) => ILLEGAL_ARGUMENT,
             NativeError::Poisoned(_) => ILLEGAL_STATE,
-            NativeError::Internal(_) | NativeError::Jni(_) | NativeError::Panic(_) => RUNTIME,
+            NativeError::Evaluation(_)
+            | NativeError::Internal(_)
+            | NativeError::Jni(_)
+            | NativeError::Panic(_) => RUNTIME,
         }
     }
 }

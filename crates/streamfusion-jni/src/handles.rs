@@ -103,7 +103,10 @@ mod tests {
     use crate::operator::Plan;
 
     fn operator() -> Operator {
-        Operator::new(Plan::parse(r#"{"input": ["BIGINT"], "project": [0]}"#).unwrap())
+        Operator::new(
+            Plan::parse(r#"{"input": ["BIGINT"], "calc": {"projection": [{"input": 0}]}}"#)
+                .unwrap(),
+        )
     }
 
     #[test]

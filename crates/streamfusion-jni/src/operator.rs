@@ -1,20 +1,21 @@
-//! The operator run behind a handle: a projection with an optional NULL filter, until Calc
-//! lands.
+//! The operator run behind a handle: a Calc program (projections and an optional filter).
 //!
 //! # Plan
 //!
 //! A JSON document:
 //!
 //! ```json
-//! {"input": ["BIGINT", "VARCHAR(2147483647)", "INT"], "project": [2, 0],
-//!  "filter": {"column": 1, "not_null": true}}
+//! {"input": ["BIGINT", "VARCHAR(2147483647)", "INT"],
+//!  "calc": {"projection": [{"call": {"op": 100, "args": [{"input": 2},
+//!                                     {"literal": {"type": "INT", "value": "1"}}]}},
+//!                          {"input": 0}],
+//!           "filter": {"call": {"op": 207, "args": [{"input": 1}]}}}}
 //! ```
 //!
 //! - `input`: the Flink types of the input row's fields, in Flink's SQL spelling
 //!   ([`LogicalType`]'s `FromStr`);
-//! - `project`: the input fields that make up an output row, in order (a field may repeat);
-//! - `filter` (optional): keep only the rows whose input field `column` is non-NULL
-//!   (`not_null: true`) or NULL (`not_null: false`).
+//! - `calc`: the [`CalcProgram`] in its JSON encoding (`streamfusion::calc::program`): here
+//!   `SELECT f2 + 1, f0 WHERE f1 IS NOT NULL`.
 //!
 //! Each output row keeps its input row's kind. The operator is stateless: `flush` returns no
 //! rows. The watermark only moves forward (a lower one is ignored, as Flink's are monotonic).
@@ -32,44 +33,36 @@
 //!
 //! Restoring checks the magic, the version, the exact length and the plan.
 
-use arrow::array::{AsArray, BooleanArray, Int8Array, RecordBatch};
-use arrow::compute::{filter, filter_record_batch, is_not_null, is_null};
-use streamfusion::changelog::ChangelogBatch;
+use streamfusion::calc::{CalcProgram, CompiledCalc, compile};
 use streamfusion::types::LogicalType;
-use streamfusion_bridge::BridgeError;
 use streamfusion_bridge::transpose::{changelog_to_rows, rows_to_changelog};
 
 use crate::error::{NativeError, Result};
 
-/// The filter of a [`Plan`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NullFilter {
-    /// The input field tested.
-    pub column: usize,
-    /// Keep non-NULL values (`true`) or NULL values (`false`).
-    pub not_null: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PlanSpec {
     input: Vec<String>,
-    project: Vec<usize>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    filter: Option<NullFilter>,
+    calc: CalcProgram,
 }
 
-/// A validated projection/filter plan (see the module documentation for its JSON).
-#[derive(Debug, Clone, PartialEq)]
+/// A validated plan (see the module documentation for its JSON): the program compiled once
+/// against the input types.
+#[derive(Debug, Clone)]
 pub struct Plan {
     spec: PlanSpec,
     input: Vec<LogicalType>,
-    output: Vec<LogicalType>,
+    compiled: CompiledCalc,
+}
+
+impl PartialEq for Plan {
+    fn eq(&self, other: &Self) -> bool {
+        self.spec == other.spec
+    }
 }
 
 impl Plan {
-    /// Parses and validates a plan: every type parses, every field index is in range.
+    /// Parses a plan and compiles its program: every type parses, every expression is valid.
     pub fn parse(json: &str) -> Result<Self> {
         let spec: PlanSpec =
             serde_json::from_str(json).map_err(|e| NativeError::InvalidPlan(e.to_string()))?;
@@ -79,31 +72,12 @@ impl Plan {
             .map(|t| t.parse::<LogicalType>())
             .collect::<streamfusion::Result<Vec<_>>>()
             .map_err(|e| NativeError::InvalidPlan(e.to_string()))?;
-        let arity = input.len();
-        let out_of_range = |what: &str, column: usize| {
-            NativeError::InvalidPlan(format!(
-                "{what} column {column} is out of range for an input of {arity} fields"
-            ))
-        };
-        let output = spec
-            .project
-            .iter()
-            .map(|&c| {
-                input
-                    .get(c)
-                    .cloned()
-                    .ok_or_else(|| out_of_range("projected", c))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        if let Some(f) = spec.filter
-            && f.column >= arity
-        {
-            return Err(out_of_range("filter", f.column));
-        }
+        let compiled =
+            compile(&spec.calc, &input).map_err(|e| NativeError::InvalidPlan(e.to_string()))?;
         Ok(Self {
             spec,
             input,
-            output,
+            compiled,
         })
     }
 
@@ -114,7 +88,7 @@ impl Plan {
 
     /// The output field types.
     pub fn output(&self) -> &[LogicalType] {
-        &self.output
+        self.compiled.output_types()
     }
 
     /// The plan as JSON (what [`Plan::parse`] reads back to an equal plan).
@@ -185,40 +159,15 @@ impl Operator {
         let input = rows_to_changelog(data, offsets, self.plan.input())
             .map_err(NativeError::InvalidInput)?;
         let rows = input.num_rows() as u64;
-        let output = self.apply(input).map_err(NativeError::Internal)?;
+        let output = self
+            .plan
+            .compiled
+            .evaluate(&input)
+            .map_err(|e| NativeError::Evaluation(e.to_string()))?;
         let (data, offsets) =
             changelog_to_rows(&output, self.plan.output()).map_err(NativeError::Internal)?;
         self.rows_processed += rows;
         Ok(Rows { data, offsets })
-    }
-
-    fn apply(&self, input: ChangelogBatch) -> streamfusion_bridge::Result<ChangelogBatch> {
-        let (batch, kinds) = input.into_parts();
-        let (batch, kinds) = match self.plan.spec.filter {
-            None => (batch, kinds),
-            Some(f) => {
-                let column = batch.column(f.column);
-                let keep: BooleanArray = if f.not_null {
-                    is_not_null(column)?
-                } else {
-                    is_null(column)?
-                };
-                let kinds = kinds
-                    .map(|k| -> streamfusion_bridge::Result<Int8Array> {
-                        Ok(filter(&k, &keep)?.as_primitive().clone())
-                    })
-                    .transpose()?;
-                (filter_record_batch(&batch, &keep)?, kinds)
-            }
-        };
-        let projected: RecordBatch = batch.project(&self.plan.spec.project)?;
-        // After a filter an all-`+I` remainder may still carry kinds; that is valid.
-        debug_assert!(
-            kinds
-                .as_ref()
-                .is_none_or(|k| k.len() == projected.num_rows())
-        );
-        ChangelogBatch::try_new(projected, kinds).map_err(BridgeError::Engine)
     }
 
     /// Moves the watermark forward; a watermark below the current one is ignored.
@@ -290,23 +239,72 @@ impl Operator {
 mod tests {
     use super::*;
 
-    const PLAN: &str = r#"{"input": ["BIGINT", "VARCHAR(2147483647)", "INT"], "project": [2, 0],
-        "filter": {"column": 1, "not_null": true}}"#;
+    const PLAN: &str = r#"{"input": ["BIGINT", "VARCHAR(2147483647)", "INT"],
+        "calc": {"projection": [{"input": 2}, {"input": 0}],
+                 "filter": {"call": {"op": 207, "args": [{"input": 1}]}}}}"#;
 
     #[test]
-    fn plans_with_bad_types_or_columns_are_rejected_with_the_reason() {
+    fn plans_with_bad_types_or_expressions_are_rejected_with_the_reason() {
         let err = |json: &str| Plan::parse(json).unwrap_err().to_string();
-        assert!(err(r#"{"input": ["NOPE"], "project": [0]}"#).contains("NOPE"));
         assert!(
-            err(r#"{"input": ["INT"], "project": [1]}"#)
-                .contains("projected column 1 is out of range for an input of 1 fields")
+            err(r#"{"input": ["NOPE"], "calc": {"projection": [{"input": 0}]}}"#).contains("NOPE")
         );
         assert!(
-            err(r#"{"input": ["INT"], "project": [0], "filter": {"column": 3, "not_null": true}}"#)
-                .contains("filter column 3")
+            err(r#"{"input": ["INT"], "calc": {"projection": [{"input": 1}]}}"#)
+                .contains("projection[0]: input field 1 does not exist (the input has 1 fields)")
         );
-        assert!(err(r#"{"input": ["INT"], "project": [0], "extra": 1}"#).contains("extra"));
+        assert!(
+            err(r#"{"input": ["INT"], "calc": {"projection": [{"input": 0}], "filter": {"input": 0}}}"#)
+                .contains("filter: expected BOOLEAN, found INT")
+        );
+        assert!(
+            err(r#"{"input": ["INT"], "calc": {"projection": []}, "extra": 1}"#).contains("extra")
+        );
         assert!(err("not json").starts_with("invalid plan:"));
+    }
+
+    #[test]
+    fn pushed_rows_are_computed_and_an_expression_failure_is_an_evaluation_error() {
+        // SELECT f0 / f1 with Flink-written rows round-tripped by the native transposes.
+        let plan = Plan::parse(
+            r#"{"input": ["INT", "INT"],
+                "calc": {"projection": [{"call": {"op": 103, "args": [{"input": 0}, {"input": 1}]}}]}}"#,
+        )
+        .unwrap();
+        let mut op = Operator::new(plan.clone());
+        let rows = |pairs: &[(i32, i32)]| {
+            let batch = arrow::array::RecordBatch::try_from_iter([
+                (
+                    "a",
+                    std::sync::Arc::new(arrow::array::Int32Array::from_iter_values(
+                        pairs.iter().map(|p| p.0),
+                    )) as _,
+                ),
+                (
+                    "b",
+                    std::sync::Arc::new(arrow::array::Int32Array::from_iter_values(
+                        pairs.iter().map(|p| p.1),
+                    )) as _,
+                ),
+            ])
+            .unwrap();
+            changelog_to_rows(
+                &streamfusion::changelog::ChangelogBatch::insert_only(batch),
+                plan.input(),
+            )
+            .unwrap()
+        };
+        let (data, offsets) = rows(&[(7, 2), (-9, 4)]);
+        let out = op.push(&data, &offsets).unwrap();
+        let decoded = rows_to_changelog(&out.data, &out.offsets, op.plan().output()).unwrap();
+        assert_eq!(
+            decoded.batch().column(0).as_ref(),
+            &arrow::array::Int32Array::from(vec![3, -2]) as &dyn arrow::array::Array
+        );
+        let (data, offsets) = rows(&[(1, 0)]);
+        let err = op.push(&data, &offsets).unwrap_err();
+        assert!(matches!(err, NativeError::Evaluation(_)), "{err}");
+        assert!(err.to_string().contains("/ by zero"), "{err}");
     }
 
     #[test]

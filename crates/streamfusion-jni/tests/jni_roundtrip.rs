@@ -23,8 +23,9 @@ const OPERATOR: &str = "org/streamfusion/jni/NativeOperator";
 const FIXTURE: &str = "org/streamfusion/jni/RowsFixture";
 
 /// Fixture rows (BIGINT, VARCHAR, INT) -> (INT, BIGINT) of the rows whose VARCHAR is non-NULL.
-const PLAN: &str = r#"{"input": ["BIGINT", "VARCHAR(2147483647)", "INT"], "project": [2, 0],
-    "filter": {"column": 1, "not_null": true}}"#;
+const PLAN: &str = r#"{"input": ["BIGINT", "VARCHAR(2147483647)", "INT"], 
+    "calc": {"projection": [{"input": 2}, {"input": 0}],
+             "filter": {"call": {"op": 207, "args": [{"input": 1}]}}}}"#;
 
 /// A Java exception caught on the Rust side.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -315,11 +316,57 @@ fn java_rows_come_back_filtered_and_projected_with_kinds_and_nulls() {
 }
 
 #[test]
+fn java_rows_through_a_calc_program_match_a_row_model() {
+    let Some(vm) = vm_or_skip("java_rows_through_a_calc_program_match_a_row_model") else {
+        return;
+    };
+    // SELECT f2 * 3 + f0, CASE WHEN f2 > 100 THEN 'big' ELSE 'small' END, CHAR_LENGTH(f1)
+    // WHERE f0 IS NOT NULL AND f2 IS NOT NULL
+    let plan = r#"{"input": ["BIGINT", "STRING", "INT"], "calc": {
+        "projection": [
+          {"call": {"op": 100, "args": [
+            {"call": {"op": 102, "args": [{"input": 2}, {"literal": {"type": "INT", "value": "3"}}]}},
+            {"input": 0}]}},
+          {"case": {"when": [[{"call": {"op": 204, "args": [{"input": 2},
+                                 {"literal": {"type": "INT", "value": "100"}}]}},
+                              {"literal": {"type": "VARCHAR(3)", "value": "big"}}]],
+                    "else": {"literal": {"type": "VARCHAR(5)", "value": "small"}}}},
+          {"call": {"op": 300, "args": [{"input": 1}]}}],
+        "filter": {"and": [{"call": {"op": 207, "args": [{"input": 0}]}},
+                           {"call": {"op": 207, "args": [{"input": 2}]}}]}}}"#;
+    let (data, offsets) = vm
+        .attach_current_thread(
+            |env| -> bench_support::embedded_jvm::jni::errors::Result<_> {
+                let input = JavaRows::fixture(env, 200);
+                let handle = create(env, plan).expect("create");
+                let rows = push(env, handle, &input).expect("push").to_rust(env);
+                close(env, handle).expect("close");
+                Ok(rows)
+            },
+        )
+        .expect("attach");
+    let expected: Vec<String> = (0..200)
+        .filter_map(|i| {
+            let (a, c) = (f0(i)?, f2(i)?);
+            let size = if c > 100 { "big" } else { "small" };
+            let chars = f1(i).map(|s| s.chars().count());
+            Some(format!("{}|{}|{size}|{}", kind(i), c * 3 + a, show(chars)))
+        })
+        .collect();
+    assert!(expected.len() > 100, "the fixture keeps most rows");
+    assert_eq!(
+        describe(&data, &offsets, &["BIGINT", "STRING", "INT"]),
+        expected
+    );
+}
+
+#[test]
 fn an_identity_plan_gives_back_the_bytes_flinks_writer_wrote() {
     let Some(vm) = vm_or_skip("an_identity_plan_gives_back_the_bytes_flinks_writer_wrote") else {
         return;
     };
-    let identity = r#"{"input": ["BIGINT", "VARCHAR(2147483647)", "INT"], "project": [0, 1, 2]}"#;
+    let identity = r#"{"input": ["BIGINT", "VARCHAR(2147483647)", "INT"],
+        "calc": {"projection": [{"input": 0}, {"input": 1}, {"input": 2}]}}"#;
     let (input, output) = vm
         .attach_current_thread(
             |env| -> bench_support::embedded_jvm::jni::errors::Result<_> {
@@ -344,8 +391,9 @@ fn a_plan_may_repeat_columns_and_keep_only_null_values() {
     let Some(vm) = vm_or_skip("a_plan_may_repeat_columns_and_keep_only_null_values") else {
         return;
     };
-    let plan = r#"{"input": ["BIGINT", "STRING", "INT"], "project": [1, 1, 2],
-        "filter": {"column": 0, "not_null": false}}"#;
+    let plan = r#"{"input": ["BIGINT", "STRING", "INT"],
+        "calc": {"projection": [{"input": 1}, {"input": 1}, {"input": 2}],
+                 "filter": {"call": {"op": 206, "args": [{"input": 0}]}}}}"#;
     let (data, offsets) = vm
         .attach_current_thread(
             |env| -> bench_support::embedded_jvm::jni::errors::Result<_> {
@@ -421,7 +469,11 @@ fn malformed_buffers_throw_illegal_argument_and_the_jvm_stays_usable() {
             let rows = rows_from_ints(env, &data, &offsets);
             let (out, out_offsets) = push(env, handle, &rows).expect("valid push").to_rust(env);
             close(env, handle).expect("close");
-            let thrown = create(env, r#"{"input": ["NOPE"], "project": [0]}"#).unwrap_err();
+            let thrown = create(
+                env,
+                r#"{"input": ["NOPE"], "calc": {"projection": [{"input": 0}]}}"#,
+            )
+            .unwrap_err();
             assert_eq!(thrown.class, "java.lang.IllegalArgumentException");
             assert!(
                 thrown

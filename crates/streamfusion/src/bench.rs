@@ -188,3 +188,48 @@ impl StoreLifecycle for GroupAggLifecycle {
         Ok(())
     }
 }
+
+/// Calc through bench-support's [`CalcEvaluation`]: thin calls into [`crate::calc::compile`]
+/// and [`crate::calc::CompiledCalc::evaluate`].
+#[derive(Debug, Clone)]
+pub struct CalcAdapter {
+    /// The Flink types of the input fields (Arrow types alone do not carry them).
+    pub input: Vec<crate::types::LogicalType>,
+}
+
+impl bench_support::adapters::CalcEvaluation for CalcAdapter {
+    type Program = crate::calc::CalcProgram;
+    type Compiled = crate::calc::CompiledCalc;
+    type Input = ChangelogBatch;
+    type Output = ChangelogBatch;
+    type Error = crate::calc::CalcError;
+
+    fn compile(
+        &self,
+        program: &Self::Program,
+        input_schema: &arrow::datatypes::SchemaRef,
+    ) -> std::result::Result<Self::Compiled, Self::Error> {
+        let compiled = crate::calc::compile(program, &self.input)?;
+        let expected: Vec<_> = self.input.iter().map(|t| t.to_arrow()).collect();
+        let found: Vec<_> = input_schema
+            .fields()
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        if expected != found {
+            return Err(crate::calc::CalcError::InputSchema {
+                expected: self.input.iter().map(ToString::to_string).collect(),
+                found: found.iter().map(ToString::to_string).collect(),
+            });
+        }
+        Ok(compiled)
+    }
+
+    fn evaluate(
+        &self,
+        compiled: &mut Self::Compiled,
+        input: &Self::Input,
+    ) -> std::result::Result<Self::Output, Self::Error> {
+        compiled.evaluate(input)
+    }
+}

@@ -111,6 +111,9 @@ pub enum Error {
     /// An Arrow kernel failed.
     #[error(transparent)]
     Arrow(#[from] ArrowError),
+    /// A Calc program that does not compile, or an expression that failed on its input.
+    #[error(transparent)]
+    Calc(#[from] crate::calc::CalcError),
 }
 
 /// What is wrong with a malformed `BinaryRowData` row (see [`Error::MalformedRow`]).
@@ -194,6 +197,59 @@ pub enum RowProblem {
     NestedRowKind {
         /// The nested row's header byte.
         byte: i8,
+    },
+    /// An ARRAY value (or a MAP's key or value array) that cannot be read: `element` is the
+    /// element at fault (`None` for the array as a whole).
+    #[error("array{}: {problem}", .element.map(|e| format!(" element {e}")).unwrap_or_default())]
+    NestedArray {
+        /// The array's element at fault, or `None`.
+        element: Option<usize>,
+        /// What is wrong inside the array.
+        problem: Box<RowProblem>,
+    },
+    /// A `BinaryArrayData` shorter than its count, null bits and element slots need.
+    #[error("{len} bytes is shorter than the {needed} bytes the array's header and slots need")]
+    ArrayTooShort {
+        /// The array's length.
+        len: usize,
+        /// The bytes its fixed part needs.
+        needed: usize,
+    },
+    /// A `BinaryArrayData` with a negative element count.
+    #[error("negative array element count {count}")]
+    NegativeArraySize {
+        /// The count in the array's first 4 bytes.
+        count: i32,
+    },
+    /// A MAP value whose key or value array cannot be read.
+    #[error("map {}: {problem}", if *.keys { "keys" } else { "values" })]
+    NestedMap {
+        /// Whether the key array (else the value array) is at fault.
+        keys: bool,
+        /// What is wrong with it.
+        problem: Box<RowProblem>,
+    },
+    /// A `BinaryMapData` without its 4-byte key-array size.
+    #[error("map of {len} bytes has no 4-byte key-array size")]
+    MapTooShort {
+        /// The map's length.
+        len: usize,
+    },
+    /// A `BinaryMapData` whose key-array size is negative or reaches past the map.
+    #[error("key array of {key_bytes} bytes does not fit a map of {len} bytes")]
+    MapKeyArrayOutside {
+        /// The key-array size in the map's first 4 bytes.
+        key_bytes: i32,
+        /// The map's length.
+        len: usize,
+    },
+    /// A `BinaryMapData` with a different number of keys and values.
+    #[error("map has {keys} keys but {values} values")]
+    MapSizesDiffer {
+        /// Elements in the key array.
+        keys: usize,
+        /// Elements in the value array.
+        values: usize,
     },
     /// A timestamp that the Arrow unit cannot hold exactly.
     #[error("timestamp {millis} ms + {nanos} ns is not representable in {unit}")]

@@ -15,17 +15,23 @@
 //!
 //! - [`aggregate`]: the streaming GROUP BY operator with Flink's emission rules, on either
 //!   state backend.
+//! - [`calc`]: Calc programs (projections and a filter) compiled once to DataFusion physical
+//!   expressions, with Flink's scalar semantics.
+//! - [`movement`]: row and column movement around Calc: dropping `-U` rows, grouping-set
+//!   EXPAND, UNNEST, and changelog batches over Arrow IPC.
 //!
-//! Calc and the other operator families build on these types
+//! The other operator families build on these types
 //! (see `DESIGN.md` in the project's shared documents).
 
 pub mod aggregate;
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod binary_row;
+pub mod calc;
 pub mod changelog;
 pub mod error;
 pub mod keys;
+pub mod movement;
 pub mod state;
 pub mod types;
 

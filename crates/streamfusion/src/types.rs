@@ -14,9 +14,19 @@
 //! | `CHAR`/`VARCHAR`            | `Utf8`                                       | |
 //! | `BINARY`/`VARBINARY`        | `Binary`                                     | |
 //! | `ROW<name type, ...>`       | `Struct` of the field types (nullable)       | positional, as `BinaryRowData` |
+//! | `ARRAY<t>`                  | `List` of `t`, item field `element` (nullable) | as `BinaryArrayData`: elements may be NULL |
+//! | `MAP<k, v>`                 | `List` of non-NULL `Struct<key k, value v>` (item field `entries`; `key` and `value` nullable) | see below |
+//!
+//! MAP is deliberately **not** Arrow's `Map`: Arrow requires non-NULL keys, but Flink's
+//! `MAP` key type is nullable and `BinaryMapData` stores a NULL key like any NULL array
+//! element. A `List<Struct<key, value>>` carries every Flink map losslessly (NULL keys and
+//! duplicate keys included, entries in `BinaryMapData` order), so a row read and written
+//! back is byte-identical; it has the same buffers as an Arrow `Map`, so a consumer that
+//! needs one can rebuild it without copying once it has checked that no key is NULL.
 //!
 //! Type names parse and print in Flink's SQL spelling (`DECIMAL(19, 4)`, `VARCHAR(2147483647)`,
-//! `TIMESTAMP_LTZ(9)`, `INTERVAL DAY TO SECOND(3)`, `ROW<f0 INT, f1 VARCHAR(10)>`).
+//! `TIMESTAMP_LTZ(9)`, `INTERVAL DAY TO SECOND(3)`, `ROW<f0 INT, f1 VARCHAR(10)>`,
+//! `ARRAY<ROW<a INT>>`, `MAP<INT, ARRAY<VARCHAR(2147483647)>>`).
 //!
 //! A ROW's struct carries no [`crate::changelog::NESTED_ROW_KIND_FIELD`] child: a nested row
 //! in a key is always `+I` (Flink builds nested values as `+I` rows and the key selector copies
@@ -101,13 +111,29 @@ pub enum LogicalType {
     /// `ROW<name type, ...>`: at least one field, names unique. Stored in a `BinaryRowData`
     /// as a nested row in the variable part.
     Row(Vec<RowField>),
+    /// `ARRAY<element>`: stored as a `BinaryArrayData` in the variable part.
+    Array(Box<LogicalType>),
+    /// `MAP<key, value>`: stored as a `BinaryMapData` (a key array and a value array) in the
+    /// variable part.
+    Map(Box<LogicalType>, Box<LogicalType>),
 }
+
+/// The item field name of an `ARRAY`'s Arrow list.
+pub const ARRAY_ITEM_FIELD: &str = "element";
+/// The item field name of a `MAP`'s Arrow list (its non-NULL entries).
+pub const MAP_ENTRIES_FIELD: &str = "entries";
 
 impl LogicalType {
     /// The Arrow type that carries this type's values.
     pub fn to_arrow(&self) -> DataType {
         match *self {
             LogicalType::Row(ref fields) => DataType::Struct(row_arrow_fields(fields)),
+            LogicalType::Array(ref element) => DataType::List(array_item_field(element)),
+            LogicalType::Map(ref key, ref value) => DataType::List(Arc::new(Field::new(
+                MAP_ENTRIES_FIELD,
+                DataType::Struct(map_entry_fields(key, value)),
+                false,
+            ))),
             LogicalType::Boolean => DataType::Boolean,
             LogicalType::TinyInt => DataType::Int8,
             LogicalType::SmallInt => DataType::Int16,
@@ -132,14 +158,15 @@ impl LogicalType {
     }
 
     /// Whether values live in the 8-byte fixed slot of a `BinaryRowData` (no variable part).
-    /// Strings and binaries count as compact (they are inline up to 7 bytes); ROWs never are.
+    /// Strings and binaries count as compact (they are inline up to 7 bytes); ROWs, ARRAYs
+    /// and MAPs never are.
     pub fn is_compact(&self) -> bool {
         match *self {
             LogicalType::Decimal { precision, .. } => precision <= MAX_COMPACT_DECIMAL_PRECISION,
             LogicalType::Timestamp(p) | LogicalType::TimestampLtz(p) => {
                 p <= MAX_COMPACT_TIMESTAMP_PRECISION
             }
-            LogicalType::Row(_) => false,
+            LogicalType::Row(_) | LogicalType::Array(_) | LogicalType::Map(..) => false,
             _ => true,
         }
     }
@@ -151,6 +178,19 @@ pub fn row_arrow_fields(fields: &[RowField]) -> Fields {
         .iter()
         .map(|f| Field::new(f.name.clone(), f.ty.to_arrow(), true))
         .collect()
+}
+
+/// The item field of the Arrow list that carries an `ARRAY<element>` (nullable).
+pub fn array_item_field(element: &LogicalType) -> Arc<Field> {
+    Arc::new(Field::new(ARRAY_ITEM_FIELD, element.to_arrow(), true))
+}
+
+/// The `key` and `value` children of a `MAP<key, value>`'s entries (both nullable).
+pub fn map_entry_fields(key: &LogicalType, value: &LogicalType) -> Fields {
+    Fields::from(vec![
+        Field::new("key", key.to_arrow(), true),
+        Field::new("value", value.to_arrow(), true),
+    ])
 }
 
 /// The Arrow unit for `TIMESTAMP(p)`: the coarsest unit that holds every value exactly.
@@ -194,6 +234,8 @@ impl fmt::Display for LogicalType {
                 }
                 f.write_str(">")
             }
+            LogicalType::Array(element) => write!(f, "ARRAY<{element}>"),
+            LogicalType::Map(key, value) => write!(f, "MAP<{key}, {value}>"),
         }
     }
 }
@@ -212,16 +254,18 @@ fn write_field_name(f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {
     }
 }
 
-/// The text between `ROW<` and `>` (or `ROW(` and `)`), if `s` spells a ROW type.
-fn row_body(s: &str) -> Option<Result<&str, &'static str>> {
-    let head = s.get(..3)?;
-    if !head.eq_ignore_ascii_case("ROW") {
+/// The text between `NAME<` and `>` (or `NAME(` and `)` when `parens`), if `s` spells a
+/// `NAME<...>` type.
+fn bracket_body<'a>(s: &'a str, name: &str, parens: bool) -> Option<Result<&'a str, &'static str>> {
+    let head = s.get(..name.len())?;
+    if !head.eq_ignore_ascii_case(name) {
         return None;
     }
-    let rest = s[3..].trim_start();
+    let rest = s[name.len()..].trim_start();
     let close = match rest.chars().next()? {
         '<' => '>',
-        '(' => ')',
+        '(' if parens => ')',
+        '(' => return Some(Err("needs `<` and `>` around its types")),
         _ => return None,
     };
     Some(rest[1..].strip_suffix(close).ok_or(match close {
@@ -312,6 +356,15 @@ fn parse_row(body: &str) -> Result<LogicalType, String> {
     Ok(LogicalType::Row(fields))
 }
 
+/// The `what` type inside an ARRAY or MAP, its error prefixed with `what`.
+fn parse_nested(s: &str, what: &str, bad: &dyn Fn(&str) -> Error) -> Result<LogicalType> {
+    if s.trim().is_empty() {
+        return Err(bad(&format!("the {what} type is missing")));
+    }
+    s.parse::<LogicalType>()
+        .map_err(|e| bad(&format!("{what}: {e}")))
+}
+
 impl FromStr for LogicalType {
     type Err = Error;
 
@@ -320,10 +373,29 @@ impl FromStr for LogicalType {
     fn from_str(s: &str) -> Result<Self> {
         let bad = |why: &str| Error::InvalidType(format!("`{s}`: {why}"));
         // Before upper-casing: ROW field names are case-sensitive.
-        if let Some(body) = row_body(s.trim()) {
+        if let Some(body) = bracket_body(s.trim(), "ROW", true) {
             return body
                 .map_err(bad)
                 .and_then(|body| parse_row(body).map_err(|why| bad(&why)));
+        }
+        if let Some(body) = bracket_body(s.trim(), "ARRAY", false) {
+            let body = body.map_err(bad)?;
+            if split_top_level(body).map_err(bad)?.len() != 1 {
+                return Err(bad("ARRAY takes one element type"));
+            }
+            return Ok(LogicalType::Array(Box::new(parse_nested(
+                body, "element", &bad,
+            )?)));
+        }
+        if let Some(body) = bracket_body(s.trim(), "MAP", false) {
+            let parts = split_top_level(body.map_err(bad)?).map_err(bad)?;
+            let [key, value] = parts.as_slice() else {
+                return Err(bad("MAP takes a key type and a value type"));
+            };
+            return Ok(LogicalType::Map(
+                Box::new(parse_nested(key, "key", &bad)?),
+                Box::new(parse_nested(value, "value", &bad)?),
+            ));
         }
         let upper = s.trim().to_ascii_uppercase();
         let (name, args) = match upper.split_once('(') {
@@ -455,6 +527,13 @@ mod tests {
                     ]),
                 ),
             ]),
+            LogicalType::Array(Box::new(LogicalType::Int)),
+            LogicalType::Map(
+                Box::new(LogicalType::VarChar(3)),
+                Box::new(LogicalType::Array(Box::new(LogicalType::Row(vec![
+                    RowField::new("a", LogicalType::Int),
+                ])))),
+            ),
         ];
         for t in types {
             assert_eq!(t.to_string().parse::<LogicalType>().unwrap(), t, "{t}");
@@ -516,6 +595,52 @@ mod tests {
     }
 
     #[test]
+    fn array_and_map_types_print_and_parse_in_flink_spelling() {
+        let array: LogicalType = "array<int>".parse().unwrap();
+        assert_eq!(array.to_string(), "ARRAY<INT>");
+        let map: LogicalType = "MAP<VARCHAR(3), BIGINT>".parse().unwrap();
+        assert_eq!(
+            map,
+            LogicalType::Map(
+                Box::new(LogicalType::VarChar(3)),
+                Box::new(LogicalType::BigInt)
+            )
+        );
+        assert_eq!(map.to_string(), "MAP<VARCHAR(3), BIGINT>");
+        for nested in [
+            "ARRAY<ROW<a INT>>",
+            "MAP<INT, ARRAY<VARCHAR(2147483647)>>",
+            "ROW<m MAP<DECIMAL(20, 2), TIMESTAMP(9)>, a ARRAY<ARRAY<BIGINT>>>",
+        ] {
+            let t: LogicalType = nested.parse().unwrap();
+            assert_eq!(t.to_string(), nested);
+            assert!(!t.is_compact());
+        }
+        assert_eq!(
+            "MAP<INT, ARRAY<STRING>>"
+                .parse::<LogicalType>()
+                .unwrap()
+                .to_string(),
+            "MAP<INT, ARRAY<VARCHAR(2147483647)>>"
+        );
+        assert_eq!(
+            array.to_arrow(),
+            DataType::List(Arc::new(Field::new("element", DataType::Int32, true)))
+        );
+        let DataType::List(entries) = map.to_arrow() else {
+            panic!("a MAP is a list of entries");
+        };
+        assert_eq!(entries.name(), "entries");
+        assert!(!entries.is_nullable());
+        let DataType::Struct(kv) = entries.data_type() else {
+            panic!("entries are structs");
+        };
+        assert_eq!(kv[0].name(), "key");
+        assert!(kv[0].is_nullable(), "Flink map keys may be NULL");
+        assert_eq!(kv[1].name(), "value");
+    }
+
+    #[test]
     fn bad_type_names_say_what_is_wrong() {
         for (s, why) in [
             ("DECIMAL(39, 2)", "precision <= 38"),
@@ -532,6 +657,13 @@ mod tests {
             ("ROW<a GEOMETRY>", "not a supported type"),
             ("ROW<a DECIMAL(3, 1>", "unbalanced"),
             ("ROW<`a INT>", "unbalanced"),
+            ("ARRAY<>", "element type is missing"),
+            ("ARRAY<INT", "missing `>`"),
+            ("ARRAY<INT, INT>", "one element type"),
+            ("ARRAY(INT)", "needs `<` and `>`"),
+            ("MAP<INT>", "a key type and a value type"),
+            ("MAP<INT, GEOMETRY>", "value: "),
+            ("MAP<, INT>", "key type is missing"),
         ] {
             let err = s.parse::<LogicalType>().unwrap_err().to_string();
             assert!(err.contains(why), "{s}: {err}");

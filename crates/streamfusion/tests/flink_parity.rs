@@ -555,3 +555,156 @@ fn a_java_exception_comes_back_as_an_error_with_its_message() {
     // The JVM stays usable after a Java exception.
     assert_eq!(flink.murmur_hashes(&[0]).unwrap(), vec![murmur_hash(0)]);
 }
+
+/// `unscaled × 10^-scale` as `BigDecimal.toPlainString` writes it.
+fn plain_decimal(unscaled: i128, scale: u32) -> String {
+    let digits = unscaled.unsigned_abs().to_string();
+    let sign = if unscaled < 0 { "-" } else { "" };
+    let scale = scale as usize;
+    if scale == 0 {
+        return format!("{sign}{digits}");
+    }
+    let padded = format!("{digits:0>width$}", width = scale + 1);
+    let (int, frac) = padded.split_at(padded.len() - scale);
+    format!("{sign}{int}.{frac}")
+}
+
+#[test]
+fn decimal_arithmetic_matches_released_decimal_data_utils() {
+    use arrow::array::{Array, AsArray};
+    use arrow::datatypes::Decimal128Type;
+    use streamfusion::calc::functions::arithmetic as ar;
+    use streamfusion::calc::{CalcProgram, Expr, compile};
+    use streamfusion::changelog::ChangelogBatch;
+
+    let Some(flink) = oracles_or_skip("decimal_arithmetic_matches_released_decimal_data_utils")
+    else {
+        return;
+    };
+    let types: [((u8, u8), (u8, u8)); 7] = [
+        ((5, 2), (3, 1)),
+        ((18, 2), (10, 4)),
+        ((18, 0), (18, 0)),
+        ((38, 10), (38, 0)),
+        ((19, 0), (18, 18)),
+        ((38, 38), (38, 2)),
+        ((30, 5), (7, 7)),
+    ];
+    let ops = [
+        ("add", ar::PLUS),
+        ("subtract", ar::MINUS),
+        ("multiply", ar::TIMES),
+        ("divide", ar::DIVIDE),
+        ("mod", ar::MOD),
+    ];
+    let mut checked = 0;
+    for (t, &((p1, s1), (p2, s2))) in types.iter().enumerate() {
+        let mut rng = Rng::new(200 + t as u64);
+        let n = 400;
+        // Extremes first: zero, one unit, the largest magnitudes; zero divisors are checked
+        // below, one row at a time (a failing row fails the whole batch).
+        let max1 = 10i128.pow(u32::from(p1)) - 1;
+        let max2 = 10i128.pow(u32::from(p2)) - 1;
+        let mut a = vec![0, 1, -1, max1, -max1, max1, 5];
+        let mut b = vec![1, -1, max2, max2, 1, -max2, 3];
+        while a.len() < n {
+            a.push(seeded_unscaled(&mut rng, u32::from(p1)));
+            // Zero divisors are checked separately below.
+            b.push(
+                Some(seeded_unscaled(&mut rng, u32::from(p2)))
+                    .filter(|&v| v != 0)
+                    .unwrap_or(7),
+            );
+        }
+        let dec = |p: u8, s: u8| LogicalType::Decimal {
+            precision: p,
+            scale: s,
+        };
+        let input = [dec(p1, s1), dec(p2, s2)];
+        let column = |v: &[i128], p: u8, s: u8| -> ArrayRef {
+            Arc::new(
+                Decimal128Array::from(v.to_vec())
+                    .with_precision_and_scale(p, s as i8)
+                    .unwrap(),
+            )
+        };
+        let text = |v: &[i128], s: u8| -> Vec<String> {
+            v.iter().map(|&x| plain_decimal(x, u32::from(s))).collect()
+        };
+        let (a_text, b_text) = (text(&a, s1), text(&b, s2));
+        let a_refs: Vec<&str> = a_text.iter().map(String::as_str).collect();
+        let b_refs: Vec<&str> = b_text.iter().map(String::as_str).collect();
+        for (name, op) in ops {
+            let program =
+                CalcProgram::project(vec![Expr::call(op, vec![Expr::input(0), Expr::input(1)])]);
+            let compiled = compile(&program, &input).unwrap();
+            let LogicalType::Decimal { precision, scale } = compiled.output_types()[0] else {
+                panic!("{name}: a DECIMAL result");
+            };
+            let batch = arrow::array::RecordBatch::try_from_iter([
+                ("a", column(&a, p1, s1)),
+                ("b", column(&b, p2, s2)),
+            ])
+            .unwrap();
+            let out = compiled
+                .evaluate(&ChangelogBatch::insert_only(batch))
+                .unwrap_or_else(|e| panic!("{name} {input:?}: {e}"));
+            let result = out.batch().column(0).as_primitive::<Decimal128Type>();
+            let native: Vec<String> = (0..result.len())
+                .map(|i| {
+                    if result.is_null(i) {
+                        "null".to_string()
+                    } else {
+                        plain_decimal(result.value(i), u32::from(scale))
+                    }
+                })
+                .collect();
+            let expected = flink
+                .decimal_arithmetic(
+                    name,
+                    &a_refs,
+                    &b_refs,
+                    (i32::from(p1), i32::from(s1)),
+                    (i32::from(p2), i32::from(s2)),
+                    (i32::from(precision), i32::from(scale)),
+                )
+                .unwrap();
+            let inputs: Vec<(String, String)> =
+                a_text.iter().cloned().zip(b_text.iter().cloned()).collect();
+            assert_all_equal(
+                &format!("DECIMAL({p1}, {s1}) {name} DECIMAL({p2}, {s2})"),
+                &inputs,
+                &native,
+                &expected,
+            );
+            checked += native.len();
+        }
+        // A zero divisor fails the evaluation as BigDecimal throws.
+        for (name, op) in [("divide", ar::DIVIDE), ("mod", ar::MOD)] {
+            let expected = flink
+                .decimal_arithmetic(
+                    name,
+                    &[a_refs[1]],
+                    &["0"],
+                    (i32::from(p1), i32::from(s1)),
+                    (i32::from(p2), i32::from(s2)),
+                    (38, 6),
+                )
+                .unwrap();
+            assert_eq!(expected, ["error:java.lang.ArithmeticException"]);
+            let program =
+                CalcProgram::project(vec![Expr::call(op, vec![Expr::input(0), Expr::input(1)])]);
+            let batch = arrow::array::RecordBatch::try_from_iter([
+                ("a", column(&a[1..2], p1, s1)),
+                ("b", column(&[0], p2, s2)),
+            ])
+            .unwrap();
+            let err = compile(&program, &input)
+                .unwrap()
+                .evaluate(&ChangelogBatch::insert_only(batch))
+                .unwrap_err();
+            assert!(err.to_string().contains("ArithmeticException"), "{err}");
+        }
+    }
+    assert!(checked >= 7 * 5 * 400);
+}

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use arrow::array::{
     Array, ArrayRef, AsArray, Decimal128Array, Float32Array, Float64Array, Int8Array, Int32Array,
-    Int64Array, RecordBatch,
+    Int64Array, RecordBatch, StringArray,
 };
 use arrow::datatypes::{Float32Type, Float64Type, Int32Type, Int64Type};
 use bench_support::fixtures::splitmix64;
@@ -554,6 +554,27 @@ fn plans_with_bad_calls_get_typed_errors() {
     bad.calls.push(AggCall::new(AggFunction::Max, Some(9), "m"));
     let err = GroupAggregate::new(bad, Box::new(MemoryBackend::new())).unwrap_err();
     assert!(err.to_string().contains("out of range"), "{err}");
+    // Calls Flink has but the operator does not take: typed errors that name them.
+    for (call, why) in [
+        (
+            AggCall::new(AggFunction::Max, Some(1), "m").distinct(),
+            "DISTINCT is supported for COUNT, SUM, $SUM0 and AVG only",
+        ),
+        (
+            AggCall::new(AggFunction::ListAgg, Some(1), "l"),
+            "LISTAGG takes a character string",
+        ),
+        (
+            AggCall::new(AggFunction::Sum, Some(1), "s").with_separator(";"),
+            "only LISTAGG takes a separator",
+        ),
+    ] {
+        let mut bad = spec(true, true, None);
+        bad.calls.push(call);
+        let err = GroupAggregate::new(bad, Box::new(MemoryBackend::new())).unwrap_err();
+        assert!(matches!(err, Error::InvalidShape(_)), "{err}");
+        assert!(err.to_string().contains(why), "{err}");
+    }
     // A batch whose column types differ from the plan.
     let mut op =
         GroupAggregate::new(spec(true, true, None), Box::new(MemoryBackend::new())).unwrap();
@@ -564,4 +585,356 @@ fn plans_with_bad_calls_get_typed_errors() {
     .unwrap();
     let err = op.process(&ChangelogBatch::insert_only(b)).unwrap_err();
     assert!(matches!(err, Error::ColumnType { column: 0, .. }), "{err}");
+}
+
+// ---- COUNT/SUM(DISTINCT), FIRST/LAST_VALUE with retraction, LISTAGG, SINGLE_VALUE ----
+
+/// `(kind, k, v BIGINT, s STRING)`.
+type Row3 = (i8, Key, Option<i64>, Option<String>);
+/// `COUNT(DISTINCT v), SUM(DISTINCT v), FIRST_VALUE(v), LAST_VALUE(v), LISTAGG(s, '/')`.
+type Results3 = (i64, Option<i64>, Option<i64>, Option<i64>, Option<String>);
+type Out3 = (i8, Key, Results3);
+
+fn spec3(generate_update_before: bool, mini_batch_rows: Option<usize>) -> GroupAggSpec {
+    GroupAggSpec {
+        input_names: vec!["k".into(), "v".into(), "s".into()],
+        input_types: vec![STRING, LogicalType::BigInt, STRING],
+        grouping: vec![0],
+        calls: vec![
+            AggCall::new(AggFunction::Count, Some(1), "cnt_d").distinct(),
+            AggCall::new(AggFunction::Sum, Some(1), "sum_d").distinct(),
+            AggCall::new(AggFunction::FirstValue, Some(1), "first_v"),
+            AggCall::new(AggFunction::LastValue, Some(1), "last_v"),
+            AggCall::new(AggFunction::ListAgg, Some(2), "list_s").with_separator("/"),
+        ],
+        input_retracts: true,
+        generate_update_before,
+        mini_batch_rows,
+        state_ttl: None,
+        max_parallelism: 128,
+    }
+}
+
+/// A changelog over few keys and values: retractions of live rows, and retractions of rows a
+/// live group never had (they drive distinct counts negative and miss in the lists).
+fn changelog3(rng: &mut Rng, rows: usize) -> Vec<Row3> {
+    let keys: [Key; 4] = [None, Some("a".into()), Some("b".into()), Some("ü".into())];
+    let strings = [None, Some(""), Some("x"), Some("y"), Some("x/y")];
+    let mut live: Vec<Row3> = Vec::new();
+    let mut out = Vec::with_capacity(rows);
+    while out.len() < rows {
+        let v = match rng.below(6) {
+            0 => None,
+            1 => Some(i64::MAX),
+            d => Some(d as i64 - 3),
+        };
+        let s = strings[rng.below(strings.len() as u64) as usize].map(str::to_string);
+        match rng.below(10) {
+            0..=5 => {
+                let key = keys[rng.below(keys.len() as u64) as usize].clone();
+                let kind = if rng.below(4) == 0 { 2 } else { 0 };
+                live.push((kind, key.clone(), v, s.clone()));
+                out.push((kind, key, v, s));
+            }
+            6..=8 if !live.is_empty() => {
+                let (_, key, v, s) = live.swap_remove(rng.below(live.len() as u64) as usize);
+                out.push((if rng.below(2) == 0 { 1 } else { 3 }, key, v, s));
+            }
+            _ => {
+                let key = keys[rng.below(keys.len() as u64) as usize].clone();
+                out.push((3, key, v, s));
+            }
+        }
+    }
+    out
+}
+
+fn batch3(rows: &[Row3]) -> ChangelogBatch {
+    let b = RecordBatch::try_from_iter(vec![
+        (
+            "k",
+            Arc::new(StringArray::from_iter(rows.iter().map(|r| r.1.as_deref()))) as ArrayRef,
+        ),
+        (
+            "v",
+            Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.2))) as ArrayRef,
+        ),
+        (
+            "s",
+            Arc::new(StringArray::from_iter(rows.iter().map(|r| r.3.as_deref()))) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let kinds = Int8Array::from_iter_values(rows.iter().map(|r| r.0));
+    ChangelogBatch::try_new(b, Some(kinds)).unwrap()
+}
+
+fn rows_of3(out: &ChangelogBatch) -> Vec<Out3> {
+    let b = out.batch();
+    let key = b.column(0).as_string::<i32>();
+    let int = |c: usize| b.column(c).as_primitive::<Int64Type>().clone();
+    let (cnt, sum, first, last) = (int(1), int(2), int(3), int(4));
+    let list = b.column(5).as_string::<i32>();
+    let opt = |a: &Int64Array, i: usize| (!a.is_null(i)).then(|| a.value(i));
+    (0..out.num_rows())
+        .map(|i| {
+            (
+                out.kind(i).to_byte(),
+                (!key.is_null(i)).then(|| key.value(i).to_string()),
+                (
+                    cnt.value(i),
+                    opt(&sum, i),
+                    opt(&first, i),
+                    opt(&last, i),
+                    (!list.is_null(i)).then(|| list.value(i).to_string()),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// One group of the model: Flink's accumulators written out directly.
+#[derive(Debug, Clone, Default)]
+struct Group3 {
+    /// The hidden COUNT(*).
+    rows: i64,
+    /// DistinctAggCodeGen's value -> count map (zero counts removed).
+    distinct: std::collections::HashMap<i64, i64>,
+    count: i64,
+    sum: i64,
+    /// The non-NULL values in arrival order (First/LastValueWithRetractAggFunction).
+    values: Vec<i64>,
+    /// ListAggWsWithRetractAggFunction's list.
+    strings: Vec<String>,
+}
+
+impl Group3 {
+    fn apply(&mut self, kind: i8, v: Option<i64>, s: &Option<String>) {
+        let retract = kind == 1 || kind == 3;
+        self.rows += if retract { -1 } else { 1 };
+        if let Some(v) = v {
+            let c = self.distinct.entry(v).or_insert(0);
+            *c += if retract { -1 } else { 1 };
+            let c = *c;
+            if c == 0 {
+                self.distinct.remove(&v);
+            }
+            if !retract && c == 1 {
+                self.count += 1;
+                self.sum = self.sum.wrapping_add(v);
+            } else if retract && c == 0 {
+                self.count -= 1;
+                self.sum = self.sum.wrapping_sub(v);
+            }
+            if !retract {
+                self.values.push(v);
+            } else if let Some(i) = self.values.iter().position(|x| *x == v) {
+                self.values.remove(i);
+            }
+        }
+        if let Some(s) = s {
+            if !retract {
+                self.strings.push(s.clone());
+            } else if let Some(i) = self.strings.iter().position(|x| x == s) {
+                self.strings.remove(i);
+            }
+        }
+    }
+
+    fn results(&self) -> Results3 {
+        (
+            self.count,
+            (self.count != 0).then_some(self.sum),
+            self.values.first().copied(),
+            self.values.last().copied(),
+            (!self.strings.is_empty()).then(|| self.strings.join("/")),
+        )
+    }
+}
+
+/// The model's changelog: each bundle's groups in order of first appearance, emitted as
+/// `GroupAggFunction` (one-row bundles) and `MiniBatchGroupAggFunction` do.
+fn model3(input: &[Row3], bundles: &[std::ops::Range<usize>], gub: bool) -> Vec<Out3> {
+    let mut state: std::collections::HashMap<Key, Group3> = Default::default();
+    let mut out = Vec::new();
+    for range in bundles {
+        let rows = &input[range.clone()];
+        let mut keys: Vec<&Key> = Vec::new();
+        for r in rows {
+            if !keys.contains(&&r.1) {
+                keys.push(&r.1);
+            }
+        }
+        for key in keys {
+            let mut mine = rows.iter().filter(|r| &r.1 == key).peekable();
+            let (mut g, first) = match state.get(key) {
+                Some(g) => (g.clone(), false),
+                None => {
+                    while mine.next_if(|r| r.0 == 1 || r.0 == 3).is_some() {}
+                    if mine.peek().is_none() {
+                        continue;
+                    }
+                    (Group3::default(), true)
+                }
+            };
+            let prev = g.results();
+            for r in mine {
+                g.apply(r.0, r.2, &r.3);
+            }
+            if g.rows == 0 {
+                if !first {
+                    out.push((3, key.clone(), prev));
+                }
+                state.remove(key);
+                continue;
+            }
+            let new = g.results();
+            if first {
+                out.push((0, key.clone(), new));
+            } else if new != prev {
+                if gub {
+                    out.push((1, key.clone(), prev));
+                }
+                out.push((2, key.clone(), new));
+            }
+            state.insert(key.clone(), g);
+        }
+    }
+    out
+}
+
+/// The operator's bundles for `chunk`-row batches (see [`expected`]).
+fn bundles3(
+    len: usize,
+    chunk: usize,
+    mini_batch: Option<usize>,
+    restore_midway: bool,
+) -> Vec<std::ops::Range<usize>> {
+    let Some(size) = mini_batch else {
+        return (0..len).map(|i| i..i + 1).collect();
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    let chunks = len.div_ceil(chunk);
+    for i in 0..chunks {
+        let end = ((i + 1) * chunk).min(len);
+        if end - start >= size || (restore_midway && i == chunks / 2) {
+            out.push(start..end);
+            start = end;
+        }
+    }
+    out.push(start..len);
+    out
+}
+
+fn run3(
+    backend: &Backend,
+    spec: &GroupAggSpec,
+    input: &[Row3],
+    chunk: usize,
+    restore_midway: bool,
+) -> Vec<Out3> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut op = GroupAggregate::new(spec.clone(), open(backend, dir.path())).unwrap();
+    let mut out = Vec::new();
+    let chunks: Vec<&[Row3]> = input.chunks(chunk).collect();
+    for (i, rows) in chunks.iter().enumerate() {
+        out.extend(rows_of3(&op.process(&batch3(rows)).unwrap()));
+        if restore_midway && i == chunks.len() / 2 {
+            out.extend(rows_of3(&op.flush().unwrap()));
+            let published = op.checkpoint(&dir.path().join("ckpt")).unwrap();
+            drop(op);
+            let opened = Checkpoint::open(published.path()).unwrap();
+            op = GroupAggregate::restore(
+                spec.clone(),
+                &opened,
+                restore(backend, &opened, dir.path()),
+                Arc::new(SystemClock),
+            )
+            .unwrap();
+        }
+    }
+    out.extend(rows_of3(&op.flush().unwrap()));
+    out
+}
+
+#[test]
+fn distinct_first_last_and_listagg_under_retraction_match_the_model() {
+    let mut rng = Rng(SEED ^ 0x5);
+    let input = changelog3(&mut rng, 700);
+    for backend in [Backend::Memory, Backend::Rocks] {
+        for gub in [true, false] {
+            for mini_batch in [None, Some(40)] {
+                let spec = spec3(gub, mini_batch);
+                for (chunk, restore_midway) in [(input.len(), false), (13, false), (13, true)] {
+                    let got = run3(&backend, &spec, &input, chunk, restore_midway);
+                    let bundles = bundles3(input.len(), chunk, mini_batch, restore_midway);
+                    let want = model3(&input, &bundles, gub);
+                    let context = format!(
+                        "gub={gub} mini_batch={mini_batch:?} chunk={chunk} restore={restore_midway}"
+                    );
+                    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                        assert_eq!(g, w, "row {i}, {context}");
+                    }
+                    assert_eq!(got.len(), want.len(), "{context}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn single_value_fails_on_a_second_row_with_a_typed_error() {
+    let feed = |op: &mut GroupAggregate, kind: i8, x: Option<i64>| {
+        let b = RecordBatch::try_from_iter(vec![
+            ("g", Arc::new(Int32Array::from(vec![1])) as ArrayRef),
+            ("x", Arc::new(Int64Array::from(vec![x])) as ArrayRef),
+        ])
+        .unwrap();
+        op.process(&ChangelogBatch::try_new(b, Some(Int8Array::from(vec![kind]))).unwrap())
+            .map(|out| {
+                let col = out.batch().column(1).as_primitive::<Int64Type>().clone();
+                (0..out.num_rows())
+                    .map(|i| {
+                        (
+                            out.kind(i).to_byte(),
+                            (!col.is_null(i)).then(|| col.value(i)),
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            })
+    };
+    // Insert-only: a NULL is a row too, so a value after it is a second element.
+    let spec = single(AggFunction::SingleValue, LogicalType::BigInt, false);
+    let mut op = GroupAggregate::new(spec, Box::new(MemoryBackend::new())).unwrap();
+    assert_eq!(feed(&mut op, 0, None).unwrap(), [(0, None)]);
+    let err = feed(&mut op, 0, Some(1)).unwrap_err();
+    assert!(matches!(err, Error::InvalidShape(_)), "{err}");
+    assert!(err.to_string().contains("more than one"), "{err}");
+    // With retraction, a retracted row makes room for the next (the group is deleted and
+    // inserted again), and any retraction resets the value to NULL.
+    let spec = single(AggFunction::SingleValue, LogicalType::BigInt, true);
+    let mut op = GroupAggregate::new(spec, Box::new(MemoryBackend::new())).unwrap();
+    assert_eq!(feed(&mut op, 0, Some(4)).unwrap(), [(0, Some(4))]);
+    assert_eq!(feed(&mut op, 3, Some(9)).unwrap(), [(3, Some(4))]);
+    assert_eq!(feed(&mut op, 2, Some(5)).unwrap(), [(0, Some(5))]);
+    assert!(feed(&mut op, 0, Some(6)).is_err());
+}
+
+#[test]
+fn plans_without_the_new_call_options_keep_their_checkpoint_fingerprint() {
+    // The fingerprint stored with checkpoints prints calls with `Debug`; calls that do not
+    // use DISTINCT or a separator print as they did before those options existed.
+    let call = AggCall::new(AggFunction::Sum, Some(1), "s");
+    assert_eq!(
+        format!("{call:?}"),
+        "AggCall { function: Sum, arg: Some(1), name: \"s\" }"
+    );
+    assert_eq!(
+        format!("{:?}", call.distinct()),
+        "AggCall { function: Sum, arg: Some(1), name: \"s\", distinct: true }"
+    );
+    // And serialized calls stay as the golden files and plans wrote them.
+    let json = serde_json::to_string(&AggCall::new(AggFunction::ListAgg, Some(2), "l")).unwrap();
+    assert_eq!(json, r#"{"function":"LISTAGG","arg":2,"name":"l"}"#);
 }

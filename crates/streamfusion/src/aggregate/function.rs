@@ -9,7 +9,25 @@
 //! | `$SUM0(x)` | `Sum0AggFunction` | same, `minus` on retract |
 //! | `AVG(x)` | `AvgAggFunction`: `(sum, count)` | same |
 //! | `MIN/MAX(x)` | `Min/MaxAggFunction`: SQL `<`/`>` | `Min/MaxWithRetractAggFunction`: a sorted map |
-//! | `FIRST_VALUE/LAST_VALUE(x)` | first/last non-NULL value | (not yet) |
+//! | `FIRST_VALUE/LAST_VALUE(x)` | first/last non-NULL value | `First/LastValueWithRetractAggFunction`: the values in arrival order |
+//! | `SINGLE_VALUE(x)` | `SingleValueAggFunction`: `(value, count)`, a second row fails | same |
+//! | `LISTAGG(x [, sep])` | `ListAggFunction` | `ListAgg[Ws]WithRetractAggFunction`: the list |
+//! | `JSON_ARRAYAGG(x {ABSENT,NULL} ON NULL)` | `JsonArrayAggFunction`: the list | same |
+//! | `f(DISTINCT x)`, f = COUNT, SUM, $SUM0, AVG | a distinct map value -> count in front of `f` | same |
+//!
+//! FIRST_VALUE/LAST_VALUE with retraction order values by `System.currentTimeMillis()` at
+//! accumulation and keep `value -> [order]` and `order -> [value]` maps; with a clock that
+//! does not go back this is the list of values in arrival order, a retraction removing the
+//! earliest `equals` one, FIRST/LAST being its front/back. LISTAGG with retraction removes
+//! the first `equals` element; an absent one goes to a `retractList` that is only read by
+//! `merge`, which a GROUP BY never calls, so it is not kept. Both lists live in the
+//! accumulator, read and written with it once per bundle.
+//!
+//! DISTINCT (the planner's `DistinctAggCodeGen`, one value -> count map per group and call,
+//! kept in [`super::sorted_map`]): accumulate adds 1 and feeds `f` when the count becomes 1;
+//! retract subtracts 1 and retracts from `f` when it becomes 0; a count of 0 removes the
+//! entry. A retraction of a value the group does not hold thus leaves -1, which cancels the
+//! next accumulation of it. Keys are Java `equals`: -0.0 and 0.0 differ, NaNs are one.
 //!
 //! Arithmetic is Java's: integer sums wrap at the argument's width (`SUM(INT)` is `INT`),
 //! FLOAT sums round to `float` after every step, `AVG` of an integer type divides `BIGINT`
@@ -20,7 +38,7 @@ use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
 
-use super::value::{Class, Value, compare, sql_greater};
+use super::value::{Class, Value, compare, java_equals, sql_greater};
 use crate::error::{Error, Result};
 use crate::types::LogicalType;
 
@@ -46,6 +64,19 @@ pub enum AggFunction {
     FirstValue,
     /// `LAST_VALUE(x)`: the last non-NULL value.
     LastValue,
+    /// `SINGLE_VALUE(x)`: the only row's value; a second row is an error.
+    SingleValue,
+    /// `LISTAGG(x [, separator])`: the non-NULL strings joined, NULL when there are none.
+    #[serde(rename = "LISTAGG")]
+    ListAgg,
+    /// `JSON_ARRAYAGG(x ABSENT ON NULL)` (the default): a JSON array of the non-NULL values.
+    /// `arg` is the value column itself: the call includes the `JSON_STRING(x)` projection
+    /// the planner puts in front of `JsonArrayAggFunction`.
+    #[serde(rename = "JSON_ARRAYAGG_ABSENT_ON_NULL")]
+    JsonArrayAggAbsentOnNull,
+    /// `JSON_ARRAYAGG(x NULL ON NULL)`: a JSON array with `null` for NULL values.
+    #[serde(rename = "JSON_ARRAYAGG_NULL_ON_NULL")]
+    JsonArrayAggNullOnNull,
 }
 
 impl AggFunction {
@@ -61,12 +92,16 @@ impl AggFunction {
             AggFunction::Max => "MAX",
             AggFunction::FirstValue => "FIRST_VALUE",
             AggFunction::LastValue => "LAST_VALUE",
+            AggFunction::SingleValue => "SINGLE_VALUE",
+            AggFunction::ListAgg => "LISTAGG",
+            AggFunction::JsonArrayAggAbsentOnNull => "JSON_ARRAYAGG ABSENT ON NULL",
+            AggFunction::JsonArrayAggNullOnNull => "JSON_ARRAYAGG NULL ON NULL",
         }
     }
 }
 
 /// One aggregate call of a GROUP BY.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AggCall {
     /// The function.
     pub function: AggFunction,
@@ -74,6 +109,31 @@ pub struct AggCall {
     pub arg: Option<usize>,
     /// The output column's name.
     pub name: String,
+    /// `f(DISTINCT x)`: each distinct value counted once (COUNT, SUM, $SUM0 and AVG).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub distinct: bool,
+    /// LISTAGG's separator literal; `None` is the default `,`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub separator: Option<String>,
+}
+
+/// Omits `distinct` and `separator` when unset: the plan fingerprint stored with checkpoints
+/// is built from this, so plans without them keep restoring checkpoints taken before the
+/// fields existed.
+impl std::fmt::Debug for AggCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = f.debug_struct("AggCall");
+        s.field("function", &self.function)
+            .field("arg", &self.arg)
+            .field("name", &self.name);
+        if self.distinct {
+            s.field("distinct", &self.distinct);
+        }
+        if let Some(separator) = &self.separator {
+            s.field("separator", separator);
+        }
+        s.finish()
+    }
 }
 
 impl AggCall {
@@ -83,7 +143,21 @@ impl AggCall {
             function,
             arg,
             name: name.into(),
+            distinct: false,
+            separator: None,
         }
+    }
+
+    /// The same call over distinct values (`f(DISTINCT x)`).
+    pub fn distinct(mut self) -> Self {
+        self.distinct = true;
+        self
+    }
+
+    /// The same call with a separator literal (`LISTAGG(x, 'sep')`).
+    pub fn with_separator(mut self, separator: impl Into<String>) -> Self {
+        self.separator = Some(separator.into());
+        self
     }
 }
 
@@ -97,6 +171,10 @@ pub(crate) struct BoundCall {
     pub(crate) result: LogicalType,
     /// Whether the input can retract, which selects the retracting implementations.
     pub(crate) retracting: bool,
+    /// Whether a distinct map sits in front of the function.
+    pub(crate) distinct: bool,
+    /// LISTAGG's separator.
+    separator: Vec<u8>,
 }
 
 impl BoundCall {
@@ -137,17 +215,51 @@ impl BoundCall {
             (AggFunction::Avg, Some(ty), Some(Class::Int(_) | Class::Float32 | Class::Float64)) => {
                 ty.clone()
             }
-            (AggFunction::Avg, Some(ty), Some(Class::Decimal { .. })) => {
-                return Err(invalid(format!("AVG over {ty} is not supported yet")));
+            // `LogicalTypeMerging.findAvgAggType`: DECIMAL(38, max(6, s)).
+            (AggFunction::Avg, Some(_), Some(Class::Decimal { scale, .. })) => {
+                LogicalType::Decimal {
+                    precision: 38,
+                    scale: scale.max(6),
+                }
             }
+            // Flink's AggFunctionFactory has no MIN/MAX for binary strings either ("Min
+            // aggregate function does not support type").
             (AggFunction::Min | AggFunction::Max, Some(ty), Some(Class::Binary)) => {
-                return Err(invalid(format!("MIN/MAX over {ty} is not supported")));
+                return Err(invalid(format!(
+                    "MIN/MAX over {ty} is not supported (nor by Flink)"
+                )));
+            }
+            (AggFunction::ListAgg, Some(_), Some(Class::String)) => {
+                LogicalType::VarChar(i32::MAX as u32)
+            }
+            // The planner feeds JsonArrayAggFunction `JSON_STRING(x)` and declares the result
+            // VARCHAR(2000); only the JSON texts of strings and integers are made here.
+            (
+                AggFunction::JsonArrayAggAbsentOnNull | AggFunction::JsonArrayAggNullOnNull,
+                Some(_),
+                Some(Class::String | Class::Int(_)),
+            ) => LogicalType::VarChar(2000),
+            (
+                AggFunction::JsonArrayAggAbsentOnNull | AggFunction::JsonArrayAggNullOnNull,
+                Some(ty),
+                _,
+            ) => {
+                return Err(invalid(format!(
+                    "JSON_ARRAYAGG over {ty} is not supported yet (only character strings and \
+                     integers)"
+                )));
+            }
+            (AggFunction::ListAgg, Some(ty), _) => {
+                return Err(invalid(format!(
+                    "LISTAGG takes a character string, not {ty}"
+                )));
             }
             (
                 AggFunction::Min
                 | AggFunction::Max
                 | AggFunction::FirstValue
-                | AggFunction::LastValue,
+                | AggFunction::LastValue
+                | AggFunction::SingleValue,
                 Some(ty),
                 _,
             ) => ty.clone(),
@@ -156,32 +268,52 @@ impl BoundCall {
             }
             (_, None, _) => unreachable!("checked above: only COUNT(*) has no argument"),
         };
-        if retracting
-            && matches!(
+        if call.distinct
+            && !matches!(
                 call.function,
-                AggFunction::FirstValue | AggFunction::LastValue
+                AggFunction::Count | AggFunction::Sum | AggFunction::Sum0 | AggFunction::Avg
             )
         {
             return Err(invalid(
-                "retracting input is not supported yet (FirstValueWithRetractAggFunction)".into(),
+                "DISTINCT is supported for COUNT, SUM, $SUM0 and AVG only".into(),
             ));
         }
+        let separator = match (&call.separator, call.function) {
+            (None, _) => b",".to_vec(),
+            (Some(sep), AggFunction::ListAgg) => sep.as_bytes().to_vec(),
+            (Some(_), _) => return Err(invalid("only LISTAGG takes a separator".into())),
+        };
         Ok(Self {
             function: call.function,
             arg: call.arg,
             class,
             result,
             retracting,
+            distinct: call.distinct,
+            separator,
         })
     }
 
-    /// Whether this call keeps a sorted map state (retracting MIN/MAX).
+    /// Whether this call keeps a sorted map state (retracting MIN/MAX, DISTINCT).
     pub(crate) fn uses_sorted_map(&self) -> bool {
-        self.retracting && matches!(self.function, AggFunction::Min | AggFunction::Max)
+        self.distinct
+            || (self.retracting && matches!(self.function, AggFunction::Min | AggFunction::Max))
     }
 
     /// A fresh accumulator (`createAccumulators`).
     pub(crate) fn create(&self) -> Acc {
+        let plain = self.create_plain();
+        if self.distinct {
+            Acc::Distinct {
+                inner: Box::new(plain),
+                entries: 0,
+            }
+        } else {
+            plain
+        }
+    }
+
+    fn create_plain(&self) -> Acc {
         match self.function {
             AggFunction::CountStar | AggFunction::Count => Acc::Count(0),
             AggFunction::Sum => Acc::Sum {
@@ -198,6 +330,16 @@ impl BoundCall {
                 map_size: 0,
                 entries: 0,
             },
+            AggFunction::SingleValue => Acc::Single {
+                value: Value::Null,
+                count: 0,
+            },
+            AggFunction::ListAgg
+            | AggFunction::JsonArrayAggAbsentOnNull
+            | AggFunction::JsonArrayAggNullOnNull => Acc::List(Vec::new()),
+            AggFunction::FirstValue | AggFunction::LastValue if self.retracting => {
+                Acc::List(Vec::new())
+            }
             _ => Acc::Value(Value::Null),
         }
     }
@@ -235,8 +377,34 @@ impl BoundCall {
     }
 
     /// `accumulate` (`negate` false) or `retract` (true) of `x` into `acc`. `map` is the
-    /// group's sorted map for retracting MIN/MAX.
+    /// group's sorted map for retracting MIN/MAX and DISTINCT.
     pub(crate) fn update(
+        &self,
+        acc: &mut Acc,
+        x: &Value,
+        negate: bool,
+        map: Option<&mut MapCtx<'_>>,
+    ) -> Result<()> {
+        let Acc::Distinct { inner, entries } = acc else {
+            return self.update_plain(acc, x, negate, map);
+        };
+        // NULL never reaches the inner COUNT/SUM/AVG, so its map entry is not kept.
+        if x.is_null() {
+            return Ok(());
+        }
+        let map = map.expect("DISTINCT is always given its map");
+        map.fill_key(x);
+        let key: &[u8] = map.key;
+        let count = map.maps.get(map.map, key) + if negate { -1 } else { 1 };
+        *entries += map.maps.set(map.map, key, (count != 0).then_some(count));
+        // `cnt += 1; if (cnt == 1)` and `cnt -= 1; if (cnt == 0)`.
+        if (!negate && count == 1) || (negate && count == 0) {
+            self.update_plain(inner, x, negate, None)?;
+        }
+        Ok(())
+    }
+
+    fn update_plain(
         &self,
         acc: &mut Acc,
         x: &Value,
@@ -341,6 +509,132 @@ impl BoundCall {
                     }
                 }
             }
+            Acc::Single { value, count } => {
+                // count is an INT: accumulate `count > 0 ? throw : x`, retract
+                // `count == 1 || count == 0 ? NULL : throw`, then `count +/- 1`.
+                let ok = if negate {
+                    *count == 1 || *count == 0
+                } else {
+                    *count <= 0
+                };
+                if !ok {
+                    return Err(Error::InvalidShape(format!(
+                        "SINGLE_VALUE received more than one row for a group ({} with count \
+                         {count}); Flink fails the job with \"SingleValueAggFunction received \
+                         more than one element.\"",
+                        if negate {
+                            "a retraction"
+                        } else {
+                            "an accumulation"
+                        }
+                    )));
+                }
+                *value = if negate { Value::Null } else { x.clone() };
+                *count = i64::from((*count as i32).wrapping_add(if negate { -1 } else { 1 }));
+            }
+            Acc::List(list) => {
+                let json = matches!(
+                    self.function,
+                    AggFunction::JsonArrayAggAbsentOnNull | AggFunction::JsonArrayAggNullOnNull
+                );
+                let json_text;
+                let x = match x {
+                    // JsonArrayAggFunction adds `null` only with NULL ON NULL, but removes one
+                    // on any NULL retraction (never present with ABSENT ON NULL).
+                    Value::Null
+                        if json
+                            && (negate || self.function == AggFunction::JsonArrayAggNullOnNull) =>
+                    {
+                        json_text = Value::Bytes(b"null".to_vec());
+                        &json_text
+                    }
+                    Value::Null => return Ok(()),
+                    x if json => {
+                        json_text = Value::Bytes(json_string(x));
+                        &json_text
+                    }
+                    x => x,
+                };
+                if negate {
+                    // `List.remove(Object)`: the first `equals` element; FIRST/LAST_VALUE find
+                    // the same one through their earliest order of that value.
+                    if let Some(i) = list.iter().position(|v| java_equals(v, x)) {
+                        list.remove(i);
+                    }
+                } else {
+                    list.push(x.clone());
+                }
+            }
+            Acc::Distinct { .. } => {
+                return Err(Error::State(format!(
+                    "{}: a DISTINCT accumulator nested in another",
+                    self.function.sql_name()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// `merge` of another accumulator of this call into `acc` (the planner's
+    /// `mergeExpressions`), as the two-phase global aggregate applies partials. Only calls
+    /// that [`super::local_global`] splits have one.
+    pub(crate) fn merge(&self, acc: &mut Acc, other: &Acc) -> Result<()> {
+        match (acc, other) {
+            (Acc::Count(a), Acc::Count(b)) => *a = a.wrapping_add(*b),
+            // Sum[WithRetract]AggFunction: a NULL side leaves the other; `count + count`.
+            (Acc::Sum { sum, count }, Acc::Sum { sum: b, count: c }) => {
+                if !b.is_null() {
+                    *sum = if sum.is_null() {
+                        b.clone()
+                    } else {
+                        self.plus(sum, b)
+                    };
+                }
+                *count = count.wrapping_add(*c);
+            }
+            (Acc::Sum0(a), Acc::Sum0(b)) => *a = self.plus(a, b),
+            (Acc::Avg { sum, count }, Acc::Avg { sum: b, count: c }) => {
+                *sum = self.avg_step(sum, b, false);
+                *count = count.wrapping_add(*c);
+            }
+            // Min/MaxAggFunction: `isNull(m) ? v : isNull(v) ? m : m < v ? m : v`.
+            (Acc::Value(v), Acc::Value(m)) => {
+                let replace = !m.is_null()
+                    && (v.is_null()
+                        || match self.function {
+                            AggFunction::Max => sql_greater(m, v),
+                            _ => sql_greater(v, m),
+                        });
+                if replace {
+                    *v = m.clone();
+                }
+            }
+            // SingleValueAggFunction, with INT counts: `c + mc > 1 ? throw : c + mc == 0 ?
+            // (c == 0 || mc > 0 ? mv : NULL) : mv`. Note that a sum of one takes the
+            // partial's value even when the partial's own count is zero.
+            (Acc::Single { value, count }, Acc::Single { value: m, count: c }) => {
+                let (a, b) = (*count as i32, *c as i32);
+                let total = a.wrapping_add(b);
+                if total > 1 {
+                    return Err(Error::InvalidShape(format!(
+                        "SINGLE_VALUE merged counts {a} and {b}, more than one row for a \
+                         group; Flink fails the job with \"SingleValueAggFunction received \
+                         more than one element.\""
+                    )));
+                }
+                *value = if total != 0 || a == 0 || b > 0 {
+                    m.clone()
+                } else {
+                    Value::Null
+                };
+                *count = i64::from(total);
+            }
+            (acc, other) => {
+                return Err(Error::State(format!(
+                    "{}: cannot merge {other:?} into {acc:?}",
+                    self.function.sql_name()
+                )));
+            }
         }
         Ok(())
     }
@@ -348,6 +642,40 @@ impl BoundCall {
     /// `getValue` of this call.
     pub(crate) fn value(&self, acc: &mut Acc, map: Option<&mut MapCtx<'_>>) -> Result<Value> {
         Ok(match acc {
+            Acc::Distinct { inner, .. } => self.value(inner, None)?,
+            Acc::Single { value, .. } => value.clone(),
+            Acc::List(list) => match self.function {
+                // Jackson's ArrayNode of raw values: `[a,b]`, `[]` when empty.
+                AggFunction::JsonArrayAggAbsentOnNull | AggFunction::JsonArrayAggNullOnNull => {
+                    let mut array = vec![b'['];
+                    for (i, v) in list.iter().enumerate() {
+                        if i > 0 {
+                            array.push(b',');
+                        }
+                        if let Value::Bytes(b) = v {
+                            array.extend_from_slice(b);
+                        }
+                    }
+                    array.push(b']');
+                    Value::Bytes(array)
+                }
+                _ if list.is_empty() => Value::Null,
+                AggFunction::FirstValue => list[0].clone(),
+                AggFunction::LastValue => list[list.len() - 1].clone(),
+                // `BinaryStringDataUtil.concatWs`.
+                _ => {
+                    let mut joined = Vec::new();
+                    for (i, v) in list.iter().enumerate() {
+                        if i > 0 {
+                            joined.extend_from_slice(&self.separator);
+                        }
+                        if let Value::Bytes(b) = v {
+                            joined.extend_from_slice(b);
+                        }
+                    }
+                    Value::Bytes(joined)
+                }
+            },
             Acc::Count(c) => Value::Int(*c),
             Acc::Sum { sum, count } => {
                 if self.retracting && *count == 0 {
@@ -364,6 +692,17 @@ impl BoundCall {
                     match sum {
                         Value::Int(s) => Value::Int(s.wrapping_div(*count)),
                         Value::Float(s) => Value::Float(*s / *count as f64),
+                        Value::Decimal(s) => match (self.class(), &self.result) {
+                            (
+                                Class::Decimal { scale, .. },
+                                LogicalType::Decimal {
+                                    scale: result_scale,
+                                    ..
+                                },
+                            ) => decimal_avg(*s, *count, result_scale - scale)
+                                .map_or(Value::Null, Value::Decimal),
+                            _ => Value::Null,
+                        },
                         _ => Value::Null,
                     }
                 }
@@ -383,6 +722,101 @@ impl BoundCall {
             }
         })
     }
+}
+
+/// The planner's `JSON_STRING(x)` of a non-NULL string or integer, as Jackson writes it:
+/// strings quoted with `"` and `\` escaped, `\b \t \n \f \r` short, other control
+/// characters as `\u00XX` (upper-case hex), everything else (DEL, non-ASCII) as is.
+fn json_string(x: &Value) -> Vec<u8> {
+    match x {
+        Value::Bytes(s) => {
+            let mut out = Vec::with_capacity(s.len() + 2);
+            out.push(b'"');
+            for &b in s {
+                match b {
+                    b'"' => out.extend_from_slice(b"\\\""),
+                    b'\\' => out.extend_from_slice(b"\\\\"),
+                    0x08 => out.extend_from_slice(b"\\b"),
+                    b'\t' => out.extend_from_slice(b"\\t"),
+                    b'\n' => out.extend_from_slice(b"\\n"),
+                    0x0c => out.extend_from_slice(b"\\f"),
+                    b'\r' => out.extend_from_slice(b"\\r"),
+                    0..0x20 => {
+                        const HEX: &[u8; 16] = b"0123456789ABCDEF";
+                        out.extend_from_slice(b"\\u00");
+                        out.push(HEX[usize::from(b >> 4)]);
+                        out.push(HEX[usize::from(b & 15)]);
+                    }
+                    _ => out.push(b),
+                }
+            }
+            out.push(b'"');
+            out
+        }
+        Value::Int(i) => i.to_string().into_bytes(),
+        // Binding admits strings and integers only.
+        _ => b"null".to_vec(),
+    }
+}
+
+/// `AVG(DECIMAL)`'s `sum / count` at the result scale, as `DecimalDataUtils.divide` computes
+/// it: `BigDecimal.divide(count, new MathContext(38, HALF_UP))`, then `setScale(result scale,
+/// HALF_UP)`, NULL beyond 38 digits. `sum` is unscaled at the argument's scale; `rescale` is
+/// the result scale minus that scale. The two roundings differ when the quotient has more
+/// than 38 significant digits (and then from scale 6 it has more than 38 digits: NULL).
+fn decimal_avg(sum: i128, count: i64, rescale: u8) -> Option<i128> {
+    const DIGITS: usize = 38;
+    let negative = (sum < 0) != (count < 0);
+    let (a, b) = (sum.unsigned_abs(), u128::from(count.unsigned_abs()));
+    if b == 0 {
+        return None;
+    }
+    // a / b as significant digits `digits` times 10^(exp - digits.len()), generated by long
+    // division up to one guard digit past 38; `rem` is what is left.
+    let int = a / b;
+    let mut rem = a % b;
+    let mut digits: Vec<u8> = if int == 0 {
+        Vec::new()
+    } else {
+        int.to_string().bytes().map(|d| d - b'0').collect()
+    };
+    let mut exp = digits.len() as i32;
+    while digits.len() <= DIGITS && rem != 0 {
+        rem *= 10;
+        let d = (rem / b) as u8;
+        rem %= b;
+        if digits.is_empty() && d == 0 {
+            exp -= 1;
+        } else {
+            digits.push(d);
+        }
+    }
+    let as_int = |ds: &[u8]| ds.iter().fold(0u128, |m, &d| m * 10 + u128::from(d));
+    let (mantissa, scale_exp) = if digits.len() > DIGITS {
+        // 38 digits and a carry still fit: 10^38 < 2^127.
+        let m = as_int(&digits[..DIGITS]) + u128::from(digits[DIGITS] >= 5);
+        (m, exp - DIGITS as i32)
+    } else {
+        (as_int(&digits), exp - digits.len() as i32)
+    };
+    // mantissa * 10^(scale_exp + rescale) units of the result scale, HALF_UP.
+    let shift = scale_exp + i32::from(rescale);
+    let unscaled = if shift >= 0 {
+        10u128
+            .checked_pow(shift as u32)
+            .and_then(|p| mantissa.checked_mul(p))?
+    } else {
+        match 10u128.checked_pow(shift.unsigned_abs()) {
+            // mantissa <= 10^38, so a divisor this large rounds to zero.
+            None => 0,
+            Some(p) => mantissa / p + u128::from(mantissa % p >= p.div_ceil(2)),
+        }
+    };
+    if unscaled >= 10u128.pow(38) {
+        return None;
+    }
+    let unscaled = unscaled as i128;
+    Some(if negative { -unscaled } else { unscaled })
 }
 
 /// Java arithmetic at a class's width: `a + b` or `a - b`.
@@ -446,6 +880,18 @@ pub(crate) enum Acc {
         map_size: i64,
         entries: i64,
     },
+    /// SINGLE_VALUE: `(value, count)`.
+    Single {
+        value: Value,
+        count: i64,
+    },
+    /// LISTAGG, and FIRST_VALUE/LAST_VALUE with retraction: non-NULL values in arrival order.
+    List(Vec<Value>),
+    /// `f(DISTINCT x)`: `f`'s accumulator and the number of distinct-map entries.
+    Distinct {
+        inner: Box<Acc>,
+        entries: i64,
+    },
 }
 
 impl Acc {
@@ -467,6 +913,28 @@ impl Acc {
                 encode(&Value::Int(*map_size), out);
                 encode(&Value::Int(*entries), out);
             }
+            Acc::Single { value, count } => {
+                encode(value, out);
+                encode(&Value::Int(*count), out);
+            }
+            Acc::List(list) => {
+                encode(&Value::Int(list.len() as i64), out);
+                for v in list {
+                    encode(v, out);
+                }
+            }
+            Acc::Distinct { inner, entries } => {
+                inner.encode(out);
+                encode(&Value::Int(*entries), out);
+            }
+        }
+    }
+
+    /// The number of physical sorted-map entries, for calls that keep a map.
+    pub(crate) fn map_entries(&self) -> Option<i64> {
+        match self {
+            Acc::Extremum { entries, .. } | Acc::Distinct { entries, .. } => Some(*entries),
+            _ => None,
         }
     }
 
@@ -490,11 +958,34 @@ impl Acc {
                 map_size: decode_count(input)?,
                 entries: decode_count(input)?,
             },
+            Acc::Single { .. } => Acc::Single {
+                value: decode(input)?,
+                count: decode_count(input)?,
+            },
+            Acc::List(_) => {
+                let len = decode_count(input)?;
+                // Every element takes at least one byte, which bounds a corrupt length.
+                if len < 0 || len as u64 > input.len() as u64 {
+                    return Err(Error::State(format!(
+                        "corrupt accumulator: a list of {len} values in {} bytes",
+                        input.len()
+                    )));
+                }
+                let mut list = Vec::with_capacity(len as usize);
+                for _ in 0..len {
+                    list.push(decode(input)?);
+                }
+                Acc::List(list)
+            }
+            Acc::Distinct { inner, .. } => Acc::Distinct {
+                inner: Box::new(Acc::decode(inner, input)?),
+                entries: decode_count(input)?,
+            },
         })
     }
 }
 
-/// A retracting MIN/MAX call's view of its group's sorted map during a bundle.
+/// A retracting MIN/MAX or DISTINCT call's view of its group's sorted map during a bundle.
 pub(crate) struct MapCtx<'a> {
     pub(crate) maps: &'a mut super::sorted_map::SortedMaps,
     pub(crate) store: &'a dyn crate::state::StateBackend,
@@ -539,5 +1030,36 @@ impl MapCtx<'_> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decimal_avg;
+
+    #[test]
+    fn decimal_avg_rounds_half_up_at_the_result_scale() {
+        // 0.01 / 32 = 0.0003125 at scale 6: up, away from zero (HALF_EVEN would say 312).
+        assert_eq!(decimal_avg(1, 32, 4), Some(313));
+        assert_eq!(decimal_avg(-1, 32, 4), Some(-313));
+        assert_eq!(decimal_avg(1, -32, 4), Some(-313));
+        assert_eq!(decimal_avg(0, 7, 6), Some(0));
+        // 5 / 3 at scale 6 from scale 2: 1.666667.
+        assert_eq!(decimal_avg(500, 3, 4), Some(1_666_667));
+    }
+
+    #[test]
+    fn decimal_avg_keeps_38_digits_and_is_null_past_them() {
+        let e31 = 10i128.pow(31);
+        // (8 * 10^31 + 1) / 8 = 10^31 + 0.125: all 38 digits at scale 6.
+        assert_eq!(
+            decimal_avg(8 * e31 + 1, 8, 6),
+            Some(e31 * 1_000_000 + 125_000)
+        );
+        // 2 / 3 = 0.666.. (38 sixes, then HALF_UP to 7), then to scale 0: 1.
+        assert_eq!(decimal_avg(2, 3, 0), Some(1));
+        // 10^33 at scale 6 needs 40 digits.
+        assert_eq!(decimal_avg(1000 * e31, 1, 6), None);
+        assert_eq!(decimal_avg(1, 0, 6), None);
     }
 }

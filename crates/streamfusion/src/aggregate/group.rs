@@ -5,7 +5,7 @@
 //! 1. key columns are encoded once (arrow-row state keys) and hashed once (Flink key
 //!    groups); rows are assigned to distinct groups;
 //! 2. every group's accumulator is read with one batched read, and so is every sorted-map
-//!    entry that retracting MIN/MAX will touch;
+//!    entry that retracting MIN/MAX and DISTINCT calls will touch;
 //! 3. rows are applied in memory with Flink's exact emission rules;
 //! 4. all changed state goes back in one write batch, and the output changelog is built
 //!    with one `take` per key column.
@@ -68,7 +68,7 @@ pub struct GroupAggSpec {
 impl GroupAggSpec {
     /// A stable description stored with checkpoints, so a restore with a different plan
     /// fails instead of misreading state.
-    fn fingerprint(&self) -> String {
+    pub(super) fn fingerprint(&self) -> String {
         format!(
             "group-aggregate v1 types={:?} grouping={:?} calls={:?} retracts={} ttl={:?} max_parallelism={}",
             self.input_types
@@ -127,80 +127,21 @@ impl GroupAggregate {
         mut store: Box<dyn StateBackend>,
         clock: Arc<dyn Clock>,
     ) -> Result<Self> {
-        if spec.input_names.len() != spec.input_types.len() {
-            return Err(Error::LengthMismatch {
-                context: "group aggregate input".into(),
-                left_name: "the names",
-                left: spec.input_names.len(),
-                right_name: "the types",
-                right: spec.input_types.len(),
-            });
-        }
         if spec.mini_batch_rows == Some(0) {
             return Err(Error::OutOfRange(
                 "mini-batch size must be at least one row".into(),
             ));
         }
-        let mut key_types = Vec::with_capacity(spec.grouping.len());
-        for &g in &spec.grouping {
-            key_types.push(spec.input_types.get(g).cloned().ok_or_else(|| {
-                Error::OutOfRange(format!(
-                    "grouping column {g} is out of range for {} input columns",
-                    spec.input_types.len()
-                ))
-            })?);
-        }
-        let mut calls = spec
-            .calls
-            .iter()
-            .map(|c| BoundCall::bind(c, &spec.input_types, spec.input_retracts))
-            .collect::<Result<Vec<_>>>()?;
-        let counter = if spec.input_retracts {
-            Some(
-                match calls
-                    .iter()
-                    .position(|c| c.function == AggFunction::CountStar)
-                {
-                    Some(i) => i,
-                    None => {
-                        let hidden = AggCall::new(AggFunction::CountStar, None, "$count");
-                        calls.push(BoundCall::bind(&hidden, &spec.input_types, true)?);
-                        calls.len() - 1
-                    }
-                },
-            )
-        } else {
-            None
-        };
-        if calls.len() > usize::from(u8::MAX) {
-            return Err(Error::OutOfRange(format!(
-                "{} aggregate calls; at most 255 are supported",
-                calls.len()
-            )));
-        }
+        let Bound {
+            calls,
+            counter,
+            key_types,
+            schema,
+            result_types,
+        } = bind(&spec)?;
 
-        let mut fields: Vec<Field> = spec
-            .grouping
-            .iter()
-            .map(|&g| Field::new(&spec.input_names[g], spec.input_types[g].to_arrow(), true))
-            .collect();
-        let result_types: Vec<DataType> = calls[..spec.calls.len()]
-            .iter()
-            .map(|c| c.result.to_arrow())
-            .collect();
-        for (call, ty) in spec.calls.iter().zip(&result_types) {
-            let nullable = !matches!(call.function, AggFunction::CountStar | AggFunction::Count);
-            fields.push(Field::new(&call.name, ty.clone(), nullable));
-        }
-
-        let ttl = match spec.state_ttl {
-            Some(d) if !d.is_zero() => Some(StateTtl::new(d, clock)?),
-            _ => None,
-        };
-        let table = |name: &str| match ttl {
-            Some(_) => format!("{TTL_TABLE_PREFIX}{name}"),
-            None => name.to_string(),
-        };
+        let ttl = state_ttl(&spec, clock)?;
+        let table = |name: &str| table_name(ttl.as_ref(), name);
         let accs = store.open_table(&table(ACC_TABLE))?;
         let maps = if calls.iter().any(BoundCall::uses_sorted_map) {
             Some(SortedMaps::new(
@@ -213,7 +154,7 @@ impl GroupAggregate {
         Ok(Self {
             key_codec: StateKeyCodec::try_new(key_types.clone())?,
             hasher: KeyHasher::new(key_types),
-            schema: Arc::new(Schema::new(fields)),
+            schema,
             result_types,
             calls,
             counter,
@@ -267,7 +208,7 @@ impl GroupAggregate {
     /// and returns the bundle's changelog once `mini_batch_rows` rows are buffered (an empty
     /// batch until then).
     pub fn process(&mut self, input: &ChangelogBatch) -> Result<ChangelogBatch> {
-        self.check_input(input)?;
+        check_input(&self.spec, input)?;
         match self.spec.mini_batch_rows {
             None => self.run(input, true),
             Some(size) => {
@@ -316,41 +257,6 @@ impl GroupAggregate {
         ChangelogBatch::insert_only(RecordBatch::new_empty(self.schema.clone()))
     }
 
-    fn check_input(&self, input: &ChangelogBatch) -> Result<()> {
-        let batch = input.batch();
-        if batch.num_columns() != self.spec.input_types.len() {
-            return Err(Error::LengthMismatch {
-                context: "group aggregate input batch".into(),
-                left_name: "the plan's input",
-                left: self.spec.input_types.len(),
-                right_name: "the batch",
-                right: batch.num_columns(),
-            });
-        }
-        for (i, ty) in self.spec.input_types.iter().enumerate() {
-            let expected = ty.to_arrow();
-            let found = batch.column(i).data_type();
-            if found != &expected {
-                return Err(Error::ColumnType {
-                    column: i,
-                    logical: ty.to_string(),
-                    expected: expected.to_string(),
-                    found: found.to_string(),
-                });
-            }
-        }
-        let retraction = (!self.spec.input_retracts && !input.is_insert_only())
-            .then(|| (0..input.num_rows()).find(|&r| !input.kind(r).is_accumulate()))
-            .flatten();
-        if let Some(row) = retraction {
-            return Err(Error::InvalidShape(format!(
-                "row {row} is {} but the plan declares an insert-only input",
-                input.kind(row)
-            )));
-        }
-        Ok(())
-    }
-
     /// Applies one bundle: per row (`per_row`, immediate mode) or per group (mini-batch).
     fn run(&mut self, input: &ChangelogBatch, per_row: bool) -> Result<ChangelogBatch> {
         let n = input.num_rows();
@@ -364,63 +270,28 @@ impl GroupAggregate {
             .iter()
             .map(|&g| batch.column(g).clone())
             .collect();
-        let encoded = self.key_codec.encode(&key_columns)?;
-        let hashes = self.hasher.hashes(&key_columns)?;
-        let key_groups = key_groups_for_hashes(&hashes, self.spec.max_parallelism)?;
-
-        // Distinct groups in order of first appearance, found through Flink's key hash
-        // (already computed for the key groups). Their state keys share one buffer.
-        let spread = |h: i32| u64::from(h as u32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let mut table: HashTable<u32> = HashTable::with_capacity(n.min(1 << 16));
-        let mut groups = Groups::default();
-        let mut row_slot: Vec<u32> = Vec::with_capacity(n);
-        for row in 0..n {
-            let key = encoded.row(row).data();
-            let next = groups.len() as u32;
-            let entry = table.entry(
-                spread(hashes[row]),
-                |&s| encoded.row(groups.first_row[s as usize] as usize).data() == key,
-                |&s| spread(hashes[groups.first_row[s as usize] as usize]),
-            );
-            let slot = *entry.or_insert(next).get();
-            if slot == next {
-                groups.push(key_group(key_groups[row])?, key, row as u32);
-            }
-            row_slot.push(slot);
-        }
-        drop(table);
+        let (groups, row_slot) = assign_groups(
+            &self.key_codec,
+            &self.hasher,
+            &key_columns,
+            self.spec.max_parallelism,
+        )?;
         let slots = groups.len();
 
         // One batched read of every group's accumulators.
         // State is read and written in key order: RocksDB then neither sorts the read batch
         // nor inserts into its memtable at random places (a sequential skip-list insert
         // reuses the previous position), and the memory backend's tree stays cache-warm.
-        let mut order: Vec<u32> = (0..slots as u32).collect();
-        order.sort_unstable_by(|&a, &b| groups.key(a as usize).cmp(groups.key(b as usize)));
+        let order = key_order(&groups);
         let templates: Vec<Acc> = self.calls.iter().map(BoundCall::create).collect();
-        let keys: Vec<&[u8]> = order.iter().map(|&s| groups.key(s as usize)).collect();
-        let stored = self.store.multi_get(self.accs, &keys)?;
-        drop(keys);
-        let mut persisted = vec![false; slots];
-        let mut accs: Vec<Option<Vec<Acc>>> = vec![None; slots];
-        for (&slot, raw) in order.iter().zip(&stored) {
-            let slot = slot as usize;
-            persisted[slot] = raw.is_some();
-            let value = match (raw, &self.ttl) {
-                (None, _) => None,
-                (Some(raw), None) => Some(raw.as_slice()),
-                (Some(raw), Some(ttl)) => ttl.unwrap(raw)?,
-            };
-            if let Some(mut bytes) = value {
-                accs[slot] = Some(
-                    templates
-                        .iter()
-                        .map(|t| Acc::decode(t, &mut bytes))
-                        .collect::<Result<_>>()?,
-                );
-            }
-        }
-        drop(stored);
+        let (mut accs, persisted) = read_accs(
+            self.store.as_ref(),
+            self.accs,
+            self.ttl.as_ref(),
+            &groups,
+            &order,
+            &templates,
+        )?;
 
         let readers: Vec<Option<ColumnReader<'_>>> = self
             .calls
@@ -442,7 +313,9 @@ impl GroupAggregate {
             let mut touched = Vec::new();
             for (row, &slot) in row_slot.iter().enumerate() {
                 for (m, &c) in map_calls.iter().enumerate() {
-                    let reader = readers[c].as_ref().expect("MIN/MAX has an argument");
+                    let reader = readers[c]
+                        .as_ref()
+                        .expect("MIN/MAX/DISTINCT has an argument");
                     if reader.is_null(row) {
                         continue;
                     }
@@ -455,8 +328,8 @@ impl GroupAggregate {
             for (slot, acc) in accs.iter().enumerate() {
                 let Some(acc) = acc else { continue };
                 for (m, &c) in map_calls.iter().enumerate() {
-                    if let Acc::Extremum { entries, .. } = &acc[c] {
-                        maps.note_loaded(slot * per_group + m, *entries);
+                    if let Some(entries) = acc[c].map_entries() {
+                        maps.note_loaded(slot * per_group + m, entries);
                     }
                 }
             }
@@ -479,11 +352,11 @@ impl GroupAggregate {
             dirty: vec![false; slots * map_calls.len()],
             prefix: Vec::new(),
             key: Vec::new(),
-            suppress_equal: self.ttl.is_none(),
-            generate_update_before: self.spec.generate_update_before,
-            out_kinds: Vec::with_capacity(n),
-            out_key_rows: Vec::with_capacity(n),
-            out_values: vec![Vec::with_capacity(n); self.spec.calls.len()],
+            rules: EmitRules {
+                suppress_equal: self.ttl.is_none(),
+                generate_update_before: self.spec.generate_update_before,
+            },
+            out: Changes::new(n, self.spec.calls.len()),
         };
         if per_row {
             for (row, &slot) in row_slot.iter().enumerate() {
@@ -510,12 +383,7 @@ impl GroupAggregate {
                 bundle.apply(slot, &rows[range], acc)?;
             }
         }
-        let Bundle {
-            out_kinds,
-            out_key_rows,
-            out_values,
-            ..
-        } = bundle;
+        let out = bundle.out;
 
         // One write batch with every changed accumulator and map entry.
         // Sized up front: accumulators are tens of bytes; map entries repeat their group key.
@@ -525,29 +393,15 @@ impl GroupAggregate {
             slots + map_entries,
             groups.keys.len() * (1 + map_calls.len()) + (slots + map_entries) * 48,
         );
-        let mut bytes = Vec::new();
-        let mut wrapped = Vec::new();
-        for &slot in &order {
-            let slot = slot as usize;
-            let key = groups.key(slot);
-            match &accs[slot] {
-                Some(acc) => {
-                    bytes.clear();
-                    for a in acc {
-                        a.encode(&mut bytes);
-                    }
-                    match &self.ttl {
-                        None => writes.put(self.accs, key, &bytes),
-                        Some(ttl) => {
-                            ttl.wrap_into(&bytes, &mut wrapped);
-                            writes.put(self.accs, key, &wrapped);
-                        }
-                    }
-                }
-                None if persisted[slot] => writes.delete(self.accs, key),
-                None => {}
-            }
-        }
+        write_accs(
+            &mut writes,
+            self.accs,
+            self.ttl.as_ref(),
+            &groups,
+            &order,
+            &accs,
+            &persisted,
+        );
         if let Some(maps) = &mut self.maps {
             let per_group = map_calls.len();
             let (groups, map_calls) = (&groups, &map_calls);
@@ -569,17 +423,7 @@ impl GroupAggregate {
         }
         self.store.write(&writes)?;
 
-        // The changelog: key columns taken from the input, results built from values.
-        let take_rows = UInt32Array::from(out_key_rows);
-        let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.schema.fields().len());
-        for key in &key_columns {
-            columns.push(arrow::compute::take(key.as_ref(), &take_rows, None)?);
-        }
-        for (values, ty) in out_values.iter().zip(&self.result_types) {
-            columns.push(build_array(ty, values.iter())?);
-        }
-        let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
-        ChangelogBatch::try_new(batch, Some(Int8Array::from(out_kinds)))
+        out.finish(&self.schema, &key_columns, &self.result_types)
     }
 }
 
@@ -593,14 +437,14 @@ fn map_prefix(group_key: &[u8], call: usize) -> Vec<u8> {
 
 /// A bundle's distinct groups: state keys in one buffer, and each group's first row.
 #[derive(Default)]
-struct Groups {
+pub(super) struct Groups {
     keys: Vec<u8>,
     ends: Vec<usize>,
-    first_row: Vec<u32>,
+    pub(super) first_row: Vec<u32>,
 }
 
 impl Groups {
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.ends.len()
     }
 
@@ -611,7 +455,7 @@ impl Groups {
     }
 
     /// The state key of group `slot`.
-    fn key(&self, slot: usize) -> &[u8] {
+    pub(super) fn key(&self, slot: usize) -> &[u8] {
         let start = if slot == 0 { 0 } else { self.ends[slot - 1] };
         &self.keys[start..self.ends[slot]]
     }
@@ -636,11 +480,8 @@ struct Bundle<'a> {
     /// Scratch for sorted-map prefixes and keys.
     prefix: Vec<u8>,
     key: Vec<u8>,
-    suppress_equal: bool,
-    generate_update_before: bool,
-    out_kinds: Vec<i8>,
-    out_key_rows: Vec<u32>,
-    out_values: Vec<Vec<Value>>,
+    rules: EmitRules,
+    out: Changes,
 }
 
 impl Bundle<'_> {
@@ -677,24 +518,14 @@ impl Bundle<'_> {
                 self.with_map(slot, c, |ctx| call.update(value, &x, negate, ctx))?;
             }
         }
-        let alive = match self.counter {
-            Some(c) => !matches!(values[c], Acc::Count(0)),
-            None => true,
-        };
-        if alive {
-            let new = self.results(slot, values)?;
-            if first {
-                self.emit(RowKind::Insert, key_row, new);
-            } else if !(self.suppress_equal && results_equal(&prev, &new)) {
-                if self.generate_update_before {
-                    self.emit(RowKind::UpdateBefore, key_row, prev);
-                }
-                self.emit(RowKind::UpdateAfter, key_row, new);
-            }
+        let new = if is_alive(self.counter, values) {
+            Some(self.results(slot, values)?)
         } else {
-            if !first {
-                self.emit(RowKind::Delete, key_row, prev);
-            }
+            None
+        };
+        let alive = new.is_some();
+        self.out.emit(self.rules, key_row, first, prev, new);
+        if !alive {
             *acc = None;
             if let Some(maps) = self.maps.as_deref_mut() {
                 for m in 0..self.map_calls.len() {
@@ -749,23 +580,384 @@ impl Bundle<'_> {
         }
         Ok(out)
     }
+}
 
-    fn emit(&mut self, kind: RowKind, key_row: u32, values: Vec<Value>) {
-        self.out_kinds.push(kind.to_byte());
-        self.out_key_rows.push(key_row);
-        for (column, value) in self.out_values.iter_mut().zip(values) {
-            column.push(value);
+// Shared with the two-phase global operator (`super::local_global`), which differs only in
+// how a group's accumulators change within a bundle.
+
+/// A plan's calls bound to its input, the hidden record counter, and the output schema.
+pub(super) struct Bound {
+    /// The user's calls, then the hidden `COUNT(*)` if one was added.
+    pub(super) calls: Vec<BoundCall>,
+    /// The call whose count decides whether a group still exists (`RecordCounter`).
+    pub(super) counter: Option<usize>,
+    pub(super) key_types: Vec<LogicalType>,
+    /// Grouping columns, then one column per visible call.
+    pub(super) schema: SchemaRef,
+    pub(super) result_types: Vec<DataType>,
+}
+
+/// Binds `spec`'s calls; with retracting input, adds the planner's hidden `COUNT(*)` unless
+/// the query has one.
+pub(super) fn bind(spec: &GroupAggSpec) -> Result<Bound> {
+    if spec.input_names.len() != spec.input_types.len() {
+        return Err(Error::LengthMismatch {
+            context: "group aggregate input".into(),
+            left_name: "the names",
+            left: spec.input_names.len(),
+            right_name: "the types",
+            right: spec.input_types.len(),
+        });
+    }
+    let mut key_types = Vec::with_capacity(spec.grouping.len());
+    for &g in &spec.grouping {
+        key_types.push(spec.input_types.get(g).cloned().ok_or_else(|| {
+            Error::OutOfRange(format!(
+                "grouping column {g} is out of range for {} input columns",
+                spec.input_types.len()
+            ))
+        })?);
+    }
+    let mut calls = spec
+        .calls
+        .iter()
+        .map(|c| BoundCall::bind(c, &spec.input_types, spec.input_retracts))
+        .collect::<Result<Vec<_>>>()?;
+    let counter = if spec.input_retracts {
+        Some(
+            match calls
+                .iter()
+                .position(|c| c.function == AggFunction::CountStar)
+            {
+                Some(i) => i,
+                None => {
+                    let hidden = AggCall::new(AggFunction::CountStar, None, "$count");
+                    calls.push(BoundCall::bind(&hidden, &spec.input_types, true)?);
+                    calls.len() - 1
+                }
+            },
+        )
+    } else {
+        None
+    };
+    if calls.len() > usize::from(u8::MAX) {
+        return Err(Error::OutOfRange(format!(
+            "{} aggregate calls; at most 255 are supported",
+            calls.len()
+        )));
+    }
+    let mut fields: Vec<Field> = spec
+        .grouping
+        .iter()
+        .map(|&g| Field::new(&spec.input_names[g], spec.input_types[g].to_arrow(), true))
+        .collect();
+    let result_types: Vec<DataType> = calls[..spec.calls.len()]
+        .iter()
+        .map(|c| c.result.to_arrow())
+        .collect();
+    for (call, ty) in spec.calls.iter().zip(&result_types) {
+        let nullable = !matches!(call.function, AggFunction::CountStar | AggFunction::Count);
+        fields.push(Field::new(&call.name, ty.clone(), nullable));
+    }
+    Ok(Bound {
+        calls,
+        counter,
+        key_types,
+        schema: Arc::new(Schema::new(fields)),
+        result_types,
+    })
+}
+
+/// Checks a batch against the plan: column count and types, and no retraction when the plan
+/// declares an insert-only input.
+pub(super) fn check_input(spec: &GroupAggSpec, input: &ChangelogBatch) -> Result<()> {
+    let batch = input.batch();
+    if batch.num_columns() != spec.input_types.len() {
+        return Err(Error::LengthMismatch {
+            context: "group aggregate input batch".into(),
+            left_name: "the plan's input",
+            left: spec.input_types.len(),
+            right_name: "the batch",
+            right: batch.num_columns(),
+        });
+    }
+    for (i, ty) in spec.input_types.iter().enumerate() {
+        let expected = ty.to_arrow();
+        let found = batch.column(i).data_type();
+        if found != &expected {
+            return Err(Error::ColumnType {
+                column: i,
+                logical: ty.to_string(),
+                expected: expected.to_string(),
+                found: found.to_string(),
+            });
+        }
+    }
+    let retraction = (!spec.input_retracts && !input.is_insert_only())
+        .then(|| (0..input.num_rows()).find(|&r| !input.kind(r).is_accumulate()))
+        .flatten();
+    if let Some(row) = retraction {
+        return Err(Error::InvalidShape(format!(
+            "row {row} is {} but the plan declares an insert-only input",
+            input.kind(row)
+        )));
+    }
+    Ok(())
+}
+
+/// Assigns rows to distinct groups in order of first appearance: the groups' state keys
+/// (`[key group][key]`) and each row's group.
+pub(super) fn assign_groups(
+    key_codec: &StateKeyCodec,
+    hasher: &KeyHasher,
+    key_columns: &[ArrayRef],
+    max_parallelism: u32,
+) -> Result<(Groups, Vec<u32>)> {
+    let n = key_columns.first().map_or(0, |c| c.len());
+    let encoded = key_codec.encode(key_columns)?;
+    let hashes = hasher.hashes(key_columns)?;
+    let key_groups = key_groups_for_hashes(&hashes, max_parallelism)?;
+
+    // Distinct groups in order of first appearance, found through Flink's key hash
+    // (already computed for the key groups). Their state keys share one buffer.
+    let spread = |h: i32| u64::from(h as u32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut table: HashTable<u32> = HashTable::with_capacity(n.min(1 << 16));
+    let mut groups = Groups::default();
+    let mut row_slot: Vec<u32> = Vec::with_capacity(n);
+    for row in 0..n {
+        let key = encoded.row(row).data();
+        let next = groups.len() as u32;
+        let entry = table.entry(
+            spread(hashes[row]),
+            |&s| encoded.row(groups.first_row[s as usize] as usize).data() == key,
+            |&s| spread(hashes[groups.first_row[s as usize] as usize]),
+        );
+        let slot = *entry.or_insert(next).get();
+        if slot == next {
+            groups.push(key_group(key_groups[row])?, key, row as u32);
+        }
+        row_slot.push(slot);
+    }
+    drop(table);
+    Ok((groups, row_slot))
+}
+
+/// The groups' slots in state-key order.
+///
+/// State is read and written in key order: RocksDB then neither sorts the read batch nor
+/// inserts into its memtable at random places (a sequential skip-list insert reuses the
+/// previous position), and the memory backend's tree stays cache-warm.
+pub(super) fn key_order(groups: &Groups) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..groups.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| groups.key(a as usize).cmp(groups.key(b as usize)));
+    order
+}
+
+/// Each bundle group's accumulators, `None` for a group without state.
+pub(super) type GroupAccs = Vec<Option<Vec<Acc>>>;
+
+/// One batched read of every group's accumulators (shaped like `templates`), in `order`:
+/// each slot's accumulators (`None` without state, or with expired state) and whether
+/// state was stored for it.
+pub(super) fn read_accs(
+    store: &dyn StateBackend,
+    table: TableId,
+    ttl: Option<&StateTtl>,
+    groups: &Groups,
+    order: &[u32],
+    templates: &[Acc],
+) -> Result<(GroupAccs, Vec<bool>)> {
+    let slots = groups.len();
+    let keys: Vec<&[u8]> = order.iter().map(|&s| groups.key(s as usize)).collect();
+    let stored = store.multi_get(table, &keys)?;
+    drop(keys);
+    let mut persisted = vec![false; slots];
+    let mut accs: Vec<Option<Vec<Acc>>> = vec![None; slots];
+    for (&slot, raw) in order.iter().zip(&stored) {
+        let slot = slot as usize;
+        persisted[slot] = raw.is_some();
+        let value = match (raw, ttl) {
+            (None, _) => None,
+            (Some(raw), None) => Some(raw.as_slice()),
+            (Some(raw), Some(ttl)) => ttl.unwrap(raw)?,
+        };
+        if let Some(mut bytes) = value {
+            accs[slot] = Some(
+                templates
+                    .iter()
+                    .map(|t| Acc::decode(t, &mut bytes))
+                    .collect::<Result<_>>()?,
+            );
+        }
+    }
+    Ok((accs, persisted))
+}
+
+/// Puts every group's accumulators into `writes` in `order`, and deletes the stored state
+/// of groups that no longer exist.
+pub(super) fn write_accs(
+    writes: &mut WriteBatch,
+    table: TableId,
+    ttl: Option<&StateTtl>,
+    groups: &Groups,
+    order: &[u32],
+    accs: &[Option<Vec<Acc>>],
+    persisted: &[bool],
+) {
+    let mut bytes = Vec::new();
+    let mut wrapped = Vec::new();
+    for &slot in order {
+        let slot = slot as usize;
+        let key = groups.key(slot);
+        match &accs[slot] {
+            Some(acc) => {
+                bytes.clear();
+                for a in acc {
+                    a.encode(&mut bytes);
+                }
+                match ttl {
+                    None => writes.put(table, key, &bytes),
+                    Some(ttl) => {
+                        ttl.wrap_into(&bytes, &mut wrapped);
+                        writes.put(table, key, &wrapped);
+                    }
+                }
+            }
+            None if persisted[slot] => writes.delete(table, key),
+            None => {}
         }
     }
 }
 
+/// The plan's state TTL on `clock`; `None` when off.
+pub(super) fn state_ttl(spec: &GroupAggSpec, clock: Arc<dyn Clock>) -> Result<Option<StateTtl>> {
+    match spec.state_ttl {
+        Some(d) if !d.is_zero() => Ok(Some(StateTtl::new(d, clock)?)),
+        _ => Ok(None),
+    }
+}
+
+/// A state table's name: TTL tables carry a prefix, so a restore with TTL switched on or
+/// off never misreads the other's values.
+pub(super) fn table_name(ttl: Option<&StateTtl>, name: &str) -> String {
+    match ttl {
+        Some(_) => format!("{TTL_TABLE_PREFIX}{name}"),
+        None => name.to_string(),
+    }
+}
+
+/// `RecordCounter.recordCountIsZero`, negated: without a counter (insert-only input) a
+/// group with state always exists.
+pub(super) fn is_alive(counter: Option<usize>, accs: &[Acc]) -> bool {
+    match counter {
+        Some(c) => !matches!(accs[c], Acc::Count(0)),
+        None => true,
+    }
+}
+
+/// How changes are emitted.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct EmitRules {
+    /// An unchanged result emits nothing (state TTL off).
+    pub(super) suppress_equal: bool,
+    /// `-U` before every `+U`.
+    pub(super) generate_update_before: bool,
+}
+
+/// The output changelog being built: kinds, the input row each key is taken from, and the
+/// results per visible call.
+pub(super) struct Changes {
+    kinds: Vec<i8>,
+    key_rows: Vec<u32>,
+    values: Vec<Vec<Value>>,
+}
+
+impl Changes {
+    pub(super) fn new(capacity: usize, calls: usize) -> Self {
+        Self {
+            kinds: Vec::with_capacity(capacity),
+            key_rows: Vec::with_capacity(capacity),
+            values: vec![Vec::with_capacity(capacity); calls],
+        }
+    }
+
+    /// Emits one group's change with `GroupAggFunction`'s rules: `new` is `None` when the
+    /// record count reached zero; `first` when the group had no state.
+    pub(super) fn emit(
+        &mut self,
+        rules: EmitRules,
+        key_row: u32,
+        first: bool,
+        prev: Vec<Value>,
+        new: Option<Vec<Value>>,
+    ) {
+        match new {
+            Some(new) if first => self.push(RowKind::Insert, key_row, new),
+            Some(new) if rules.suppress_equal && results_equal(&prev, &new) => {}
+            Some(new) => {
+                if rules.generate_update_before {
+                    self.push(RowKind::UpdateBefore, key_row, prev);
+                }
+                self.push(RowKind::UpdateAfter, key_row, new);
+            }
+            None if first => {}
+            None => self.push(RowKind::Delete, key_row, prev),
+        }
+    }
+
+    fn push(&mut self, kind: RowKind, key_row: u32, values: Vec<Value>) {
+        self.kinds.push(kind.to_byte());
+        self.key_rows.push(key_row);
+        for (column, value) in self.values.iter_mut().zip(values) {
+            column.push(value);
+        }
+    }
+
+    /// The changelog: key columns taken from `key_columns`, results built from values.
+    pub(super) fn finish(
+        self,
+        schema: &SchemaRef,
+        key_columns: &[ArrayRef],
+        result_types: &[DataType],
+    ) -> Result<ChangelogBatch> {
+        let take_rows = UInt32Array::from(self.key_rows);
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
+        for key in key_columns {
+            columns.push(arrow::compute::take(key.as_ref(), &take_rows, None)?);
+        }
+        for (values, ty) in self.values.iter().zip(result_types) {
+            columns.push(build_array(ty, values.iter())?);
+        }
+        let batch = RecordBatch::try_new(schema.clone(), columns)?;
+        ChangelogBatch::try_new(batch, Some(Int8Array::from(self.kinds)))
+    }
+}
+
 /// One batch of several, kinds included.
-fn concat(batches: &[ChangelogBatch]) -> Result<ChangelogBatch> {
+pub(super) fn concat(batches: &[ChangelogBatch]) -> Result<ChangelogBatch> {
     if let [only] = batches {
         return Ok(only.clone());
     }
-    let schema = batches[0].batch().schema();
-    let rows = arrow::compute::concat_batches(&schema, batches.iter().map(|b| b.batch()))?;
+    // Batches of one plan may differ in field nullability (only the types are checked), so
+    // the bundle's schema declares every field nullable.
+    let first = batches[0].batch().schema();
+    let schema = Arc::new(Schema::new(
+        first
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone().with_nullable(true))
+            .collect::<Vec<_>>(),
+    ));
+    let columns = (0..schema.fields().len())
+        .map(|c| {
+            let parts: Vec<&dyn arrow::array::Array> = batches
+                .iter()
+                .map(|b| b.batch().column(c).as_ref())
+                .collect();
+            arrow::compute::concat(&parts)
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let rows = RecordBatch::try_new(schema, columns)?;
     let kinds: Int8Array = batches
         .iter()
         .flat_map(|b| (0..b.num_rows()).map(move |r| b.kind(r).to_byte()))

@@ -3,16 +3,22 @@
 //! - [`group`]: the streaming GROUP BY operator ([`group::GroupAggregate`]), immediate or
 //!   mini-batch, on any [`crate::state::StateBackend`].
 //! - [`function`]: the aggregate functions and their accumulators.
+//! - [`local_global`]: two-phase aggregation, [`local_global::LocalGroupAggregate`] (per
+//!   bundle, no state: one typed partial row per key) and
+//!   [`local_global::GlobalGroupAggregate`] (merges partials into keyed state and emits).
 //! - [`value`]: the scalar values accumulators hold, and their Arrow and state encodings.
 //!
 //! Accumulators live in keyed state, one value per group (`[key group][key]`); retracting
-//! MIN/MAX also keep a sorted map per group ([`sorted_map`]). Everything is read and
-//! written a bundle at a time.
+//! MIN/MAX and DISTINCT calls also keep a sorted map per group and call ([`sorted_map`]);
+//! LISTAGG and retracting FIRST_VALUE/LAST_VALUE keep their value lists inside the
+//! accumulator. Everything is read and written a bundle at a time.
 
 pub mod function;
 pub mod group;
+pub mod local_global;
 mod sorted_map;
 pub mod value;
 
 pub use function::{AggCall, AggFunction};
 pub use group::{GroupAggSpec, GroupAggregate};
+pub use local_global::{GlobalGroupAggregate, LocalGroupAggregate};

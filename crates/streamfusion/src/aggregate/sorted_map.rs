@@ -1,7 +1,9 @@
-//! The sorted map state of retracting MIN/MAX, read and written a bundle at a time.
+//! The sorted map state of retracting MIN/MAX and of DISTINCT, read and written a bundle at
+//! a time.
 //!
 //! Flink's `MinWithRetractAggFunction`/`MaxWithRetractAggFunction` keep a `MapView` from
-//! value to count per group. Here the map is a state table whose keys are
+//! value to count per group, and so does the planner's distinct code for `f(DISTINCT x)`
+//! (which only looks values up, never seeks). Here the map is a state table whose keys are
 //! `[group prefix][order bytes of the value]`, so a group's entries are one contiguous range
 //! sorted like `compareTo`: the largest entry is the last key of the range and the smallest
 //! the first, and Flink's "iterate every key to find the new extremum" becomes a seek.

@@ -95,7 +95,7 @@ impl Class {
             | LogicalType::TimestampLtz(_)
             | LogicalType::IntervalYearMonth
             | LogicalType::IntervalDayTime => Class::Temporal,
-            other @ LogicalType::Row(_) => {
+            other @ (LogicalType::Row(_) | LogicalType::Array(_) | LogicalType::Map(..)) => {
                 return Err(Error::InvalidType(format!(
                     "{other} is not an aggregate argument type"
                 )));
@@ -368,6 +368,15 @@ pub(crate) fn sql_greater(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Float(a), Value::Float(b)) => a > b,
         _ => compare(a, b) == Ordering::Greater,
+    }
+}
+
+/// Java's `equals` of two values of one class (boxed `Double.equals` for floating types: one
+/// NaN, -0.0 distinct from 0.0), as `List.remove`, `indexOf` and map keys use it.
+pub(crate) fn java_equals(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Float(a), Value::Float(b)) => total_order_bits(*a) == total_order_bits(*b),
+        _ => a == b,
     }
 }
 

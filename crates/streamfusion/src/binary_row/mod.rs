@@ -33,14 +33,39 @@
 //!   sets its bit. Nested rows are written like `RowDataSerializer.toBinaryRow`: their NULL
 //!   wide DECIMALs and TIMESTAMPs reserve nothing.
 //!
+//! - ARRAY: a `BinaryArrayData` (below) copied into the variable part like a nested row, the
+//!   slot holding `offset << 32 | size`;
+//! - MAP: a `BinaryMapData`, likewise: a 4-byte key-array size, the key array, then the value
+//!   array (both `BinaryArrayData`); the slot's size is the unpadded `4 + keys + values`.
+//!
 //! Offsets are relative to the row start; the variable part is filled in field order, and a
 //! row's length is a multiple of 8.
+//!
+//! # `BinaryArrayData` (`BinaryArrayWriter`)
+//!
+//! ```text
+//! +----------+-------------------------+-------------------------+---------+---------------+
+//! | n: int   | null bits, 4-byte words | n slots of element size | padding | variable part |
+//! | 4 bytes  | bit i (from byte 4)     | 1, 2, 4 or 8 bytes each | to 8    | (8-aligned)   |
+//! +----------+-------------------------+-------------------------+---------+---------------+
+//! |<-- 4 + ((n + 31) / 32) * 4 ------>|
+//! ```
+//!
+//! - element size (`calculateFixLengthPartSize`): BOOLEAN/TINYINT 1, SMALLINT 2,
+//!   INT/FLOAT/DATE/TIME/INTERVAL YEAR TO MONTH 4, everything else 8;
+//! - elements are written as row fields are (inline strings, `offset << 32 | len`, wide
+//!   DECIMAL/TIMESTAMP in 16/8 variable bytes, nested ROW/ARRAY/MAP copied), with offsets
+//!   relative to the array start;
+//! - a NULL element only sets its bit and leaves its slot zero (`createNullSetter`:
+//!   `setNullLong` for every 8-byte type), so a NULL wide DECIMAL or TIMESTAMP reserves nothing.
 
 mod read;
 mod write;
 
 pub use read::RowReader;
 pub use write::{BinaryRows, RowWriter};
+
+use crate::types::LogicalType;
 
 /// Bytes stored inline in a slot at most (`BinarySegmentUtils.MAX_FIX_PART_DATA_SIZE`).
 pub const MAX_INLINE_BYTES: usize = 7;
@@ -50,6 +75,25 @@ pub const WIDE_DECIMAL_BYTES: usize = 16;
 
 /// The largest `nanoOfMillisecond` of a `TimestampData`.
 pub const MAX_NANO_OF_MILLISECOND: u32 = 999_999;
+
+/// `BinaryArrayData.calculateHeaderInBytes(elements)`: the count and the null-bit words.
+pub fn array_header_len(elements: usize) -> usize {
+    4 + elements.div_ceil(32) * 4
+}
+
+/// `BinaryArrayData.calculateFixLengthPartSize(element)`: an element's slot width.
+pub fn array_element_size(element: &LogicalType) -> usize {
+    match element {
+        LogicalType::Boolean | LogicalType::TinyInt => 1,
+        LogicalType::SmallInt => 2,
+        LogicalType::Int
+        | LogicalType::Float
+        | LogicalType::Date
+        | LogicalType::Time(_)
+        | LogicalType::IntervalYearMonth => 4,
+        _ => 8,
+    }
+}
 
 /// `BinaryRowData.calculateBitSetWidthInBytes(arity)`.
 pub fn null_bits_width(arity: usize) -> usize {

@@ -9,27 +9,36 @@
 //! A ROW field's nested rows are bounds-checked like any variable-part value, then decoded
 //! as rows of their own; a problem inside one is reported as [`RowProblem::NestedRow`] of the
 //! outer row and field. Nested rows must be `+I` (the struct has no place for another kind).
+//!
+//! Values are decoded through [`Cells`]: a row field's slots, or the elements of many
+//! `BinaryArrayData`s at once (slots of the element's width, offsets relative to each array),
+//! so ARRAY and MAP elements of every type share the row fields' code. An array's count, null
+//! words and slots are checked against its length before any element is read; problems
+//! inside are [`RowProblem::NestedArray`] (naming the element) or [`RowProblem::NestedMap`].
 
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayRef, BinaryArray, BooleanArray, Int8Array, PrimitiveArray, RecordBatch,
+    ArrayRef, BinaryArray, BooleanArray, Int8Array, ListArray, PrimitiveArray, RecordBatch,
     RecordBatchOptions, StringArray, StructArray,
 };
 use arrow::buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow::datatypes::{
-    ArrowPrimitiveType, Date32Type, Decimal128Type, DurationMillisecondType, Field, Float32Type,
-    Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, IntervalYearMonthType, Schema,
-    SchemaRef, Time32MillisecondType, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
-    TimestampNanosecondType,
+    ArrowPrimitiveType, DataType, Date32Type, Decimal128Type, DurationMillisecondType, Field,
+    Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, IntervalYearMonthType,
+    Schema, SchemaRef, Time32MillisecondType, TimeUnit, TimestampMicrosecondType,
+    TimestampMillisecondType, TimestampNanosecondType,
 };
 
 use super::{
-    BinaryRows, MAX_INLINE_BYTES, MAX_NANO_OF_MILLISECOND, WIDE_DECIMAL_BYTES, null_bits_width,
+    BinaryRows, MAX_INLINE_BYTES, MAX_NANO_OF_MILLISECOND, WIDE_DECIMAL_BYTES, array_element_size,
+    array_header_len, null_bits_width,
 };
 use crate::changelog::{ChangelogBatch, RowKind};
 use crate::error::{Error, Result, RowProblem};
-use crate::types::{LogicalType, row_arrow_fields, timestamp_unit};
+use crate::types::{
+    LogicalType, array_item_field, map_entry_fields, row_arrow_fields, timestamp_unit,
+};
 
 /// Reads `BinaryRowData` rows of declared Flink types into a [`ChangelogBatch`].
 #[derive(Debug, Clone)]
@@ -124,219 +133,256 @@ impl RowReader {
     /// Decodes field `field` of every (validated) row.
     fn column(&self, rows: &Rows<'_>, field: usize) -> Result<ArrayRef> {
         let n = rows.len();
-        let logical = &self.types[field];
         let at = self.null_bits + 8 * field;
         let (null_byte, null_mask) = ((field + 8) / 8, 1u8 << ((field + 8) % 8));
         let valid = BooleanBuffer::collect_bool(n, |r| rows.byte(r, null_byte) & null_mask == 0);
         let nulls = Some(NullBuffer::new(valid)).filter(|v| v.null_count() > 0);
-        let is_valid = |r: usize| nulls.as_ref().is_none_or(|v| v.is_valid(r));
-        let fail = |row: usize, problem: RowProblem| Error::MalformedRow {
-            row,
-            field: Some(field),
-            problem,
-        };
-        // A fixed-slot value: the slot's low bytes, read for NULLs too (Flink zeroes them).
-        fn fixed<T: ArrowPrimitiveType>(
-            n: usize,
-            nulls: Option<NullBuffer>,
-            value: impl Fn(usize) -> T::Native,
-        ) -> PrimitiveArray<T> {
-            PrimitiveArray::new(ScalarBuffer::from_iter((0..n).map(value)), nulls)
+        let cells = RowCells { rows, at };
+        decode(&self.types[field], &cells, nulls).map_err(|e| match e {
+            Error::MalformedRow {
+                row,
+                field: None,
+                problem,
+            } => Error::MalformedRow {
+                row,
+                field: Some(field),
+                problem,
+            },
+            e => e,
+        })
+    }
+}
+
+/// Decodes the value of type `logical` in every cell (a row's field or an array's element).
+/// A problem is an [`Error::MalformedRow`] whose `row` is the cell index and `field` is
+/// `None`; the caller names the field or element.
+fn decode<'a, C: Cells<'a>>(
+    logical: &LogicalType,
+    cells: &C,
+    nulls: Option<NullBuffer>,
+) -> Result<ArrayRef> {
+    let n = cells.len();
+    let is_valid = |r: usize| nulls.as_ref().is_none_or(|v| v.is_valid(r));
+    let fail = |row: usize, problem: RowProblem| Error::MalformedRow {
+        row,
+        field: None,
+        problem,
+    };
+    // A fixed-slot value: the slot's low bytes, read for NULLs too (Flink zeroes them).
+    fn fixed<T: ArrowPrimitiveType>(
+        n: usize,
+        nulls: Option<NullBuffer>,
+        value: impl Fn(usize) -> T::Native,
+    ) -> PrimitiveArray<T> {
+        PrimitiveArray::new(ScalarBuffer::from_iter((0..n).map(value)), nulls)
+    }
+    let slot = |r: usize| cells.slot(r);
+    let array: ArrayRef = match *logical {
+        LogicalType::Boolean => {
+            let values = BooleanBuffer::collect_bool(n, |r| slot(r) as u8 != 0);
+            Arc::new(BooleanArray::new(values, nulls))
         }
-        let slot = |r: usize| rows.slot(r, at);
-        let array: ArrayRef = match *logical {
-            LogicalType::Boolean => {
-                let values = BooleanBuffer::collect_bool(n, |r| slot(r) as u8 != 0);
-                Arc::new(BooleanArray::new(values, nulls))
+        LogicalType::TinyInt => Arc::new(fixed::<Int8Type>(n, nulls, |r| slot(r) as i8)),
+        LogicalType::SmallInt => Arc::new(fixed::<Int16Type>(n, nulls, |r| slot(r) as i16)),
+        LogicalType::Int => Arc::new(fixed::<Int32Type>(n, nulls, |r| slot(r) as i32)),
+        LogicalType::Date => Arc::new(fixed::<Date32Type>(n, nulls, |r| slot(r) as i32)),
+        LogicalType::Time(_) => {
+            Arc::new(fixed::<Time32MillisecondType>(n, nulls, |r| slot(r) as i32))
+        }
+        LogicalType::IntervalYearMonth => {
+            Arc::new(fixed::<IntervalYearMonthType>(n, nulls, |r| slot(r) as i32))
+        }
+        LogicalType::BigInt => Arc::new(fixed::<Int64Type>(n, nulls, |r| slot(r) as i64)),
+        LogicalType::IntervalDayTime => Arc::new(fixed::<DurationMillisecondType>(n, nulls, |r| {
+            slot(r) as i64
+        })),
+        LogicalType::Float => Arc::new(fixed::<Float32Type>(n, nulls, |r| {
+            f32::from_bits(slot(r) as u32)
+        })),
+        LogicalType::Double => {
+            Arc::new(fixed::<Float64Type>(n, nulls, |r| f64::from_bits(slot(r))))
+        }
+        LogicalType::Row(ref fields) => {
+            let reader = RowReader::new(fields.iter().map(|f| f.ty.clone()).collect());
+            // NULL rows get a stand-in with every field NULL, so nothing is read from it.
+            let mut null_row = vec![0u8; reader.fixed_len()];
+            for i in 0..fields.len() {
+                null_row[(i + 8) / 8] |= 1 << ((i + 8) % 8);
             }
-            LogicalType::TinyInt => Arc::new(fixed::<Int8Type>(n, nulls, |r| slot(r) as i8)),
-            LogicalType::SmallInt => Arc::new(fixed::<Int16Type>(n, nulls, |r| slot(r) as i16)),
-            LogicalType::Int => Arc::new(fixed::<Int32Type>(n, nulls, |r| slot(r) as i32)),
-            LogicalType::Date => Arc::new(fixed::<Date32Type>(n, nulls, |r| slot(r) as i32)),
-            LogicalType::Time(_) => {
-                Arc::new(fixed::<Time32MillisecondType>(n, nulls, |r| slot(r) as i32))
-            }
-            LogicalType::IntervalYearMonth => {
-                Arc::new(fixed::<IntervalYearMonthType>(n, nulls, |r| slot(r) as i32))
-            }
-            LogicalType::BigInt => Arc::new(fixed::<Int64Type>(n, nulls, |r| slot(r) as i64)),
-            LogicalType::IntervalDayTime => {
-                Arc::new(fixed::<DurationMillisecondType>(n, nulls, |r| {
-                    slot(r) as i64
-                }))
-            }
-            LogicalType::Float => Arc::new(fixed::<Float32Type>(n, nulls, |r| {
-                f32::from_bits(slot(r) as u32)
-            })),
-            LogicalType::Double => {
-                Arc::new(fixed::<Float64Type>(n, nulls, |r| f64::from_bits(slot(r))))
-            }
-            LogicalType::Row(ref fields) => {
-                let reader = RowReader::new(fields.iter().map(|f| f.ty.clone()).collect());
-                // NULL rows get a stand-in with every field NULL, so nothing is read from it.
-                let mut null_row = vec![0u8; reader.fixed_len()];
-                for i in 0..fields.len() {
-                    null_row[(i + 8) / 8] |= 1 << ((i + 8) % 8);
+            let mut data = Vec::new();
+            let mut offsets = Vec::with_capacity(n + 1);
+            offsets.push(0);
+            for r in 0..n {
+                if is_valid(r) {
+                    let (offset, size) = split_slot(slot(r));
+                    data.extend_from_slice(cells.var(r, offset, size).map_err(|p| fail(r, p))?);
+                } else {
+                    data.extend_from_slice(&null_row);
                 }
-                let mut data = Vec::new();
-                let mut offsets = Vec::with_capacity(n + 1);
-                offsets.push(0);
-                for r in 0..n {
-                    if is_valid(r) {
-                        let (offset, size) = split_slot(slot(r));
-                        data.extend_from_slice(rows.var(r, offset, size).map_err(|p| fail(r, p))?);
-                    } else {
-                        data.extend_from_slice(&null_row);
-                    }
-                    offsets.push(data.len());
-                }
-                // One nested row per outer row, so the nested row index is the outer one.
-                let nested = reader.read(&data, &offsets).map_err(|e| match e {
-                    Error::MalformedRow {
-                        row,
+                offsets.push(data.len());
+            }
+            // One nested row per outer row, so the nested row index is the outer one.
+            let nested = reader.read(&data, &offsets).map_err(|e| match e {
+                Error::MalformedRow {
+                    row,
+                    field: inner,
+                    problem,
+                } => fail(
+                    row,
+                    RowProblem::NestedRow {
                         field: inner,
-                        problem,
-                    } => fail(
-                        row,
-                        RowProblem::NestedRow {
-                            field: inner,
-                            problem: Box::new(problem),
-                        },
-                    ),
-                    e => e,
-                })?;
-                if let Some(kinds) = nested.kinds()
-                    && let Some(r) = kinds.values().iter().position(|&k| k != 0)
-                {
-                    return Err(fail(
-                        r,
-                        RowProblem::NestedRowKind {
-                            byte: kinds.value(r),
-                        },
-                    ));
-                }
-                let (batch, _) = nested.into_parts();
-                Arc::new(StructArray::try_new_with_length(
-                    row_arrow_fields(fields),
-                    batch.columns().to_vec(),
-                    nulls,
-                    n,
-                )?)
+                        problem: Box::new(problem),
+                    },
+                ),
+                e => e,
+            })?;
+            if let Some(kinds) = nested.kinds()
+                && let Some(r) = kinds.values().iter().position(|&k| k != 0)
+            {
+                return Err(fail(
+                    r,
+                    RowProblem::NestedRowKind {
+                        byte: kinds.value(r),
+                    },
+                ));
             }
-            LogicalType::Decimal { precision, scale } => {
-                let max = 10i128.pow(u32::from(precision)) - 1;
-                let mut values = Vec::with_capacity(n);
-                for r in 0..n {
-                    if !is_valid(r) {
-                        values.push(0);
-                        continue;
-                    }
-                    let value = if logical.is_compact() {
-                        i128::from(slot(r) as i64)
-                    } else {
-                        let (offset, len) = split_slot(slot(r));
-                        if len == 0 || len > WIDE_DECIMAL_BYTES as u64 {
-                            return Err(fail(r, RowProblem::DecimalLength { len }));
-                        }
-                        let bytes = rows.var(r, offset, len).map_err(|p| fail(r, p))?;
-                        big_integer_value(bytes)
-                    };
-                    if !(-max..=max).contains(&value) {
-                        return Err(fail(r, RowProblem::DecimalOverflow { value, precision }));
-                    }
-                    values.push(value);
+            let (batch, _) = nested.into_parts();
+            Arc::new(StructArray::try_new_with_length(
+                row_arrow_fields(fields),
+                batch.columns().to_vec(),
+                nulls,
+                n,
+            )?)
+        }
+        LogicalType::Array(ref element) => {
+            let arrays = (0..n)
+                .map(|r| {
+                    let (offset, size) = split_slot(slot(r));
+                    is_valid(r)
+                        .then(|| cells.var(r, offset, size).map_err(|p| fail(r, p)))
+                        .transpose()
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let (values, offsets) = read_arrays(element, &arrays)?;
+            Arc::new(ListArray::try_new(
+                array_item_field(element),
+                OffsetBuffer::new(offsets),
+                values,
+                nulls,
+            )?)
+        }
+        LogicalType::Map(ref key, ref value) => read_maps(key, value, cells, nulls)?,
+        LogicalType::Decimal { precision, scale } => {
+            let max = 10i128.pow(u32::from(precision)) - 1;
+            let mut values = Vec::with_capacity(n);
+            for r in 0..n {
+                if !is_valid(r) {
+                    values.push(0);
+                    continue;
                 }
-                Arc::new(
-                    PrimitiveArray::<Decimal128Type>::new(ScalarBuffer::from(values), nulls)
-                        .with_precision_and_scale(precision, scale as i8)?,
-                )
-            }
-            LogicalType::Char(_)
-            | LogicalType::VarChar(_)
-            | LogicalType::Binary(_)
-            | LogicalType::VarBinary(_) => {
-                let mut values = Vec::new();
-                let mut ends = Vec::with_capacity(n + 1);
-                ends.push(0i32);
-                for r in 0..n {
-                    if is_valid(r) {
-                        let bytes = rows.bytes(r, at).map_err(|p| fail(r, p))?;
-                        values.extend_from_slice(bytes);
+                let value = if logical.is_compact() {
+                    i128::from(slot(r) as i64)
+                } else {
+                    let (offset, len) = split_slot(slot(r));
+                    if len == 0 || len > WIDE_DECIMAL_BYTES as u64 {
+                        return Err(fail(r, RowProblem::DecimalLength { len }));
                     }
-                    let end = i32::try_from(values.len()).map_err(|_| {
+                    let bytes = cells.var(r, offset, len).map_err(|p| fail(r, p))?;
+                    big_integer_value(bytes)
+                };
+                if !(-max..=max).contains(&value) {
+                    return Err(fail(r, RowProblem::DecimalOverflow { value, precision }));
+                }
+                values.push(value);
+            }
+            Arc::new(
+                PrimitiveArray::<Decimal128Type>::new(ScalarBuffer::from(values), nulls)
+                    .with_precision_and_scale(precision, scale as i8)?,
+            )
+        }
+        LogicalType::Char(_)
+        | LogicalType::VarChar(_)
+        | LogicalType::Binary(_)
+        | LogicalType::VarBinary(_) => {
+            let mut values = Vec::new();
+            let mut ends = Vec::with_capacity(n + 1);
+            ends.push(0i32);
+            for r in 0..n {
+                if is_valid(r) {
+                    let bytes = cells.bytes(r).map_err(|p| fail(r, p))?;
+                    values.extend_from_slice(bytes);
+                }
+                let end = i32::try_from(values.len()).map_err(|_| {
                         Error::OutOfRange(format!(
-                            "field {field} holds more than {} bytes by row {r}, too many for one Arrow column",
+                            "a column holds more than {} bytes by value {r}, too many for one Arrow array",
                             i32::MAX
                         ))
                     })?;
-                    ends.push(end);
-                }
-                let offsets = OffsetBuffer::new(ScalarBuffer::from(ends));
-                let values = Buffer::from_vec(values);
-                if matches!(*logical, LogicalType::Char(_) | LogicalType::VarChar(_)) {
-                    match StringArray::try_new(offsets.clone(), values.clone(), nulls.clone()) {
-                        Ok(strings) => Arc::new(strings),
-                        Err(e) => {
-                            return Err(
-                                first_invalid_utf8(&offsets, &values, field).unwrap_or(e.into())
-                            );
-                        }
-                    }
-                } else {
-                    Arc::new(BinaryArray::try_new(offsets, values, nulls)?)
-                }
+                ends.push(end);
             }
-            LogicalType::Timestamp(p) | LogicalType::TimestampLtz(p) => {
-                let unit = timestamp_unit(p);
-                let tz = matches!(*logical, LogicalType::TimestampLtz(_)).then_some("UTC");
-                let mut ticks = Vec::with_capacity(n);
-                for r in 0..n {
-                    if logical.is_compact() {
-                        ticks.push(slot(r) as i64);
-                        continue;
+            let offsets = OffsetBuffer::new(ScalarBuffer::from(ends));
+            let values = Buffer::from_vec(values);
+            if matches!(*logical, LogicalType::Char(_) | LogicalType::VarChar(_)) {
+                match StringArray::try_new(offsets.clone(), values.clone(), nulls.clone()) {
+                    Ok(strings) => Arc::new(strings),
+                    Err(e) => {
+                        return Err(first_invalid_utf8(&offsets, &values).unwrap_or(e.into()));
                     }
-                    if !is_valid(r) {
-                        ticks.push(0);
-                        continue;
-                    }
-                    let (offset, nanos) = split_slot(slot(r));
-                    let nanos = nanos as u32;
-                    if nanos > MAX_NANO_OF_MILLISECOND {
-                        return Err(fail(r, RowProblem::NanosOutOfRange { nanos }));
-                    }
-                    let millis = rows.var(r, offset, 8).map_err(|p| fail(r, p))?;
-                    let millis = i64::from_le_bytes(to_word(millis));
-                    let tick = timestamp_ticks(millis, nanos, unit).ok_or_else(|| {
-                        fail(
-                            r,
-                            RowProblem::TimestampUnrepresentable {
-                                millis,
-                                nanos,
-                                unit: format!("{unit:?}"),
-                            },
-                        )
-                    })?;
-                    ticks.push(tick);
                 }
-                let ticks = ScalarBuffer::from(ticks);
-                match unit {
-                    TimeUnit::Millisecond => Arc::new(
-                        PrimitiveArray::<TimestampMillisecondType>::new(ticks, nulls)
-                            .with_timezone_opt(tz),
-                    ),
-                    TimeUnit::Microsecond => Arc::new(
-                        PrimitiveArray::<TimestampMicrosecondType>::new(ticks, nulls)
-                            .with_timezone_opt(tz),
-                    ),
-                    TimeUnit::Nanosecond | TimeUnit::Second => Arc::new(
-                        PrimitiveArray::<TimestampNanosecondType>::new(ticks, nulls)
-                            .with_timezone_opt(tz),
-                    ),
-                }
+            } else {
+                Arc::new(BinaryArray::try_new(offsets, values, nulls)?)
             }
-        };
-        Ok(array)
-    }
+        }
+        LogicalType::Timestamp(p) | LogicalType::TimestampLtz(p) => {
+            let unit = timestamp_unit(p);
+            let tz = matches!(*logical, LogicalType::TimestampLtz(_)).then_some("UTC");
+            let mut ticks = Vec::with_capacity(n);
+            for r in 0..n {
+                if logical.is_compact() {
+                    ticks.push(slot(r) as i64);
+                    continue;
+                }
+                if !is_valid(r) {
+                    ticks.push(0);
+                    continue;
+                }
+                let (offset, nanos) = split_slot(slot(r));
+                let nanos = nanos as u32;
+                if nanos > MAX_NANO_OF_MILLISECOND {
+                    return Err(fail(r, RowProblem::NanosOutOfRange { nanos }));
+                }
+                let millis = cells.var(r, offset, 8).map_err(|p| fail(r, p))?;
+                let millis = i64::from_le_bytes(to_word(millis));
+                let tick = timestamp_ticks(millis, nanos, unit).ok_or_else(|| {
+                    fail(
+                        r,
+                        RowProblem::TimestampUnrepresentable {
+                            millis,
+                            nanos,
+                            unit: format!("{unit:?}"),
+                        },
+                    )
+                })?;
+                ticks.push(tick);
+            }
+            let ticks = ScalarBuffer::from(ticks);
+            match unit {
+                TimeUnit::Millisecond => Arc::new(
+                    PrimitiveArray::<TimestampMillisecondType>::new(ticks, nulls)
+                        .with_timezone_opt(tz),
+                ),
+                TimeUnit::Microsecond => Arc::new(
+                    PrimitiveArray::<TimestampMicrosecondType>::new(ticks, nulls)
+                        .with_timezone_opt(tz),
+                ),
+                TimeUnit::Nanosecond | TimeUnit::Second => Arc::new(
+                    PrimitiveArray::<TimestampNanosecondType>::new(ticks, nulls)
+                        .with_timezone_opt(tz),
+                ),
+            }
+        }
+    };
+    Ok(array)
 }
 
 /// Rows `data[offsets[i]..offsets[i + 1]]`, with bounds checked once.
@@ -381,18 +427,36 @@ impl<'a> Rows<'a> {
     fn byte(&self, r: usize, at: usize) -> u8 {
         self.row(r).get(at).copied().unwrap_or(0)
     }
+}
 
-    /// The 8-byte slot at `at` of row `r` (0 past the row; validated rows hold it).
+/// The values of one column: cell `i`'s slot is [`Cells::width`] bytes at [`Cells::at`] of
+/// [`Cells::container`] (its row, or its array), and its variable-part offsets are relative to
+/// that container.
+trait Cells<'a> {
+    /// The number of cells.
+    fn len(&self) -> usize;
+    /// The bytes holding cell `i`.
+    fn container(&self, i: usize) -> &'a [u8];
+    /// Where cell `i`'s slot starts in its container.
+    fn at(&self, i: usize) -> usize;
+    /// The slot width: 8 in rows, the element size (1, 2, 4 or 8) in arrays.
+    fn width(&self) -> usize;
+
+    /// Cell `i`'s slot, zero-extended (0 past the container; validated containers hold it).
     #[inline]
-    fn slot(&self, r: usize, at: usize) -> u64 {
-        self.row(r)
-            .get(at..at + 8)
-            .map_or(0, |bytes| u64::from_le_bytes(to_word(bytes)))
+    fn slot(&self, i: usize) -> u64 {
+        let at = self.at(i);
+        let Some(bytes) = self.container(i).get(at..at + self.width()) else {
+            return 0;
+        };
+        let mut word = [0u8; 8];
+        word[..bytes.len()].copy_from_slice(bytes);
+        u64::from_le_bytes(word)
     }
 
-    /// `len` bytes at `offset` of row `r`'s variable part.
-    fn var(&self, r: usize, offset: u64, len: u64) -> Result<&'a [u8], RowProblem> {
-        let row = self.row(r);
+    /// `len` bytes at `offset` of cell `i`'s container.
+    fn var(&self, i: usize, offset: u64, len: u64) -> Result<&'a [u8], RowProblem> {
+        let row = self.container(i);
         let outside = RowProblem::OutsideRow {
             offset,
             len,
@@ -405,21 +469,245 @@ impl<'a> Rows<'a> {
         Ok(&row[offset as usize..end as usize])
     }
 
-    /// The bytes of a string or binary whose slot is at `at`: inline or in the variable part.
-    fn bytes(&self, r: usize, at: usize) -> Result<&'a [u8], RowProblem> {
-        let slot = self.slot(r, at);
+    /// The bytes of the string or binary in cell `i`: inline or in the variable part.
+    fn bytes(&self, i: usize) -> Result<&'a [u8], RowProblem> {
+        let slot = self.slot(i);
         let top = (slot >> 56) as u8;
         if top & 0x80 != 0 {
             let len = top & 0x7f;
             if usize::from(len) > MAX_INLINE_BYTES {
                 return Err(RowProblem::InlineTooLong { len });
             }
-            self.var(r, at as u64, u64::from(len))
+            self.var(i, self.at(i) as u64, u64::from(len))
         } else {
             let (offset, len) = split_slot(slot);
-            self.var(r, offset, len)
+            self.var(i, offset, len)
         }
     }
+}
+
+/// Field slots at `at` of every row.
+struct RowCells<'r, 'a> {
+    rows: &'r Rows<'a>,
+    at: usize,
+}
+
+impl<'a> Cells<'a> for RowCells<'_, 'a> {
+    #[inline]
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    #[inline]
+    fn container(&self, i: usize) -> &'a [u8] {
+        self.rows.row(i)
+    }
+
+    #[inline]
+    fn at(&self, _: usize) -> usize {
+        self.at
+    }
+
+    #[inline]
+    fn width(&self) -> usize {
+        8
+    }
+}
+
+/// The elements of many arrays, back to back.
+struct ElementCells<'a> {
+    arrays: Vec<&'a [u8]>,
+    at: Vec<usize>,
+    width: usize,
+}
+
+impl<'a> Cells<'a> for ElementCells<'a> {
+    fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    fn container(&self, i: usize) -> &'a [u8] {
+        self.arrays[i]
+    }
+
+    fn at(&self, i: usize) -> usize {
+        self.at[i]
+    }
+
+    fn width(&self) -> usize {
+        self.width
+    }
+}
+
+/// Decodes `BinaryArrayData` values (`None` for NULL, read as empty) into all their elements,
+/// back to back, and the list offsets. A problem names the array's index, with
+/// [`RowProblem::NestedArray`].
+fn read_arrays(
+    element: &LogicalType,
+    arrays: &[Option<&[u8]>],
+) -> Result<(ArrayRef, ScalarBuffer<i32>)> {
+    let width = array_element_size(element);
+    let mut cells = ElementCells {
+        arrays: Vec::new(),
+        at: Vec::new(),
+        width,
+    };
+    let mut valid = Vec::new();
+    let mut owner = Vec::new();
+    let mut offsets = Vec::with_capacity(arrays.len() + 1);
+    offsets.push(0i32);
+    for (a, bytes) in arrays.iter().enumerate() {
+        let fail = |problem: RowProblem| Error::MalformedRow {
+            row: a,
+            field: None,
+            problem: RowProblem::NestedArray {
+                element: None,
+                problem: Box::new(problem),
+            },
+        };
+        if let Some(bytes) = *bytes {
+            let Some(count) = bytes.get(..4) else {
+                return Err(fail(RowProblem::ArrayTooShort {
+                    len: bytes.len(),
+                    needed: 4,
+                }));
+            };
+            let count = i32::from_le_bytes([count[0], count[1], count[2], count[3]]);
+            let elements = usize::try_from(count)
+                .map_err(|_| fail(RowProblem::NegativeArraySize { count }))?;
+            let header = array_header_len(elements);
+            let needed = header + width * elements;
+            if bytes.len() < needed {
+                return Err(fail(RowProblem::ArrayTooShort {
+                    len: bytes.len(),
+                    needed,
+                }));
+            }
+            for p in 0..elements {
+                cells.arrays.push(bytes);
+                cells.at.push(header + p * width);
+                valid.push(bytes[4 + p / 8] & (1 << (p % 8)) == 0);
+                owner.push((a, p));
+            }
+        }
+        let end = i32::try_from(cells.at.len()).map_err(|_| {
+            Error::OutOfRange(format!(
+                "arrays hold more than {} elements by array {a}, too many for one Arrow list",
+                i32::MAX
+            ))
+        })?;
+        offsets.push(end);
+    }
+    let nulls = Some(NullBuffer::from(valid)).filter(|v| v.null_count() > 0);
+    let values = decode(element, &cells, nulls).map_err(|e| match e {
+        Error::MalformedRow {
+            row,
+            field: None,
+            problem,
+        } => {
+            let (a, p) = owner[row];
+            Error::MalformedRow {
+                row: a,
+                field: None,
+                problem: RowProblem::NestedArray {
+                    element: Some(p),
+                    problem: Box::new(problem),
+                },
+            }
+        }
+        e => e,
+    })?;
+    Ok((values, ScalarBuffer::from(offsets)))
+}
+
+/// Decodes the `BinaryMapData` in every cell: a 4-byte key-array size, the key array, then
+/// the value array, as a list of `(key, value)` entries.
+fn read_maps<'a, C: Cells<'a>>(
+    key: &LogicalType,
+    value: &LogicalType,
+    cells: &C,
+    nulls: Option<NullBuffer>,
+) -> Result<ArrayRef> {
+    let n = cells.len();
+    let fail = |row: usize, problem: RowProblem| Error::MalformedRow {
+        row,
+        field: None,
+        problem,
+    };
+    let mut keys = Vec::with_capacity(n);
+    let mut values = Vec::with_capacity(n);
+    for r in 0..n {
+        if nulls.as_ref().is_some_and(|v| v.is_null(r)) {
+            keys.push(None);
+            values.push(None);
+            continue;
+        }
+        let (offset, size) = split_slot(cells.slot(r));
+        let map = cells.var(r, offset, size).map_err(|p| fail(r, p))?;
+        let Some(key_bytes) = map.get(..4) else {
+            return Err(fail(r, RowProblem::MapTooShort { len: map.len() }));
+        };
+        let key_bytes =
+            i32::from_le_bytes([key_bytes[0], key_bytes[1], key_bytes[2], key_bytes[3]]);
+        let split = usize::try_from(key_bytes)
+            .ok()
+            .and_then(|k| k.checked_add(4))
+            .filter(|&end| end <= map.len())
+            .ok_or(fail(
+                r,
+                RowProblem::MapKeyArrayOutside {
+                    key_bytes,
+                    len: map.len(),
+                },
+            ))?;
+        keys.push(Some(&map[4..split]));
+        values.push(Some(&map[split..]));
+    }
+    let in_map = |keys: bool| {
+        move |e: Error| match e {
+            Error::MalformedRow {
+                row,
+                field: None,
+                problem,
+            } => fail(
+                row,
+                RowProblem::NestedMap {
+                    keys,
+                    problem: Box::new(problem),
+                },
+            ),
+            e => e,
+        }
+    };
+    let (key_values, key_offsets) = read_arrays(key, &keys).map_err(in_map(true))?;
+    let (value_values, value_offsets) = read_arrays(value, &values).map_err(in_map(false))?;
+    if let Some(r) = (0..n)
+        .find(|&r| key_offsets[r + 1] - key_offsets[r] != value_offsets[r + 1] - value_offsets[r])
+    {
+        return Err(fail(
+            r,
+            RowProblem::MapSizesDiffer {
+                keys: (key_offsets[r + 1] - key_offsets[r]) as usize,
+                values: (value_offsets[r + 1] - value_offsets[r]) as usize,
+            },
+        ));
+    }
+    let entries = StructArray::try_new(
+        map_entry_fields(key, value),
+        vec![key_values, value_values],
+        None,
+    )?;
+    let DataType::List(entries_field) =
+        LogicalType::Map(Box::new(key.clone()), Box::new(value.clone())).to_arrow()
+    else {
+        unreachable!("a MAP is carried as a list");
+    };
+    Ok(Arc::new(ListArray::try_new(
+        entries_field,
+        OffsetBuffer::new(key_offsets),
+        Arc::new(entries),
+        nulls,
+    )?))
 }
 
 /// An 8-byte slice as an array (zeros if it is not 8 bytes).
@@ -455,14 +743,14 @@ fn timestamp_ticks(millis: i64, nanos: u32, unit: TimeUnit) -> Option<i64> {
 }
 
 /// The first value of a string column that is not UTF-8, as an error naming its row.
-fn first_invalid_utf8(offsets: &OffsetBuffer<i32>, values: &Buffer, field: usize) -> Option<Error> {
+fn first_invalid_utf8(offsets: &OffsetBuffer<i32>, values: &Buffer) -> Option<Error> {
     offsets.windows(2).enumerate().find_map(|(row, w)| {
         let bytes = values.get(w[0] as usize..w[1] as usize)?;
         std::str::from_utf8(bytes)
             .err()
             .map(|e| Error::MalformedRow {
                 row,
-                field: Some(field),
+                field: None,
                 problem: RowProblem::InvalidUtf8 {
                     valid_up_to: e.valid_up_to(),
                 },

@@ -11,6 +11,12 @@
 //! never inline). Nested rows are those of `RowDataSerializer.toBinaryRow`, which writes every
 //! NULL with `setNullAt`: unlike a key row's own fields, a NULL wide DECIMAL or TIMESTAMP inside
 //! a nested row reserves no variable-part bytes.
+//!
+//! ARRAY and MAP fields are written the same way: each list entry first becomes a
+//! `BinaryArrayData` of its own (`ArrayDataSerializer.toBinaryArray`: elements through the same
+//! per-type loops, aimed at array slots by an [`ArrayTarget`], NULL wide values reserving
+//! nothing), a MAP's as `BinaryMapData.valueOf(keys, values)`, and each is then copied into
+//! the row's variable part.
 
 use arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, GenericByteArray, PrimitiveArray,
@@ -24,7 +30,7 @@ use arrow::datatypes::{
     TimestampMillisecondType, TimestampNanosecondType, Utf8Type,
 };
 
-use super::{MAX_INLINE_BYTES, null_bits_width};
+use super::{MAX_INLINE_BYTES, array_element_size, array_header_len, null_bits_width};
 use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
 use crate::types::LogicalType;
@@ -160,7 +166,7 @@ impl RowWriter {
         let mut offsets = vec![fixed; rows + 1];
         offsets[rows] = 0;
         for field in &fields {
-            field.add_variable_lengths(&mut offsets[..rows], self.reserve_wide_nulls);
+            field.add_variable_lengths(&mut offsets[..rows], |r| r, self.reserve_wide_nulls);
         }
         let mut total = 0usize;
         for len in offsets.iter_mut() {
@@ -173,29 +179,48 @@ impl RowWriter {
         // Pass 2: fill column by column; `cursor[r]` is row r's next variable-part offset.
         let mut cursor = vec![fixed; rows];
         for (index, field) in fields.iter().enumerate() {
-            let writer = SlotWriter {
+            let mut target = RowTarget {
                 data: &mut data,
                 offsets: &offsets,
+                cursor: &mut cursor,
                 null_byte: (index + 8) / 8,
                 null_mask: 1 << ((index + 8) % 8),
                 slot: self.null_bits + 8 * index,
             };
-            field.write(writer, &mut cursor, self.reserve_wide_nulls);
+            field.write(&mut target, self.reserve_wide_nulls);
         }
         Ok(BinaryRows { data, offsets })
     }
 }
 
+/// Where each value of a column goes: a field of every row, or the elements of arrays.
+trait Target {
+    /// Sets value `i`'s null bit (its slot stays zero).
+    fn set_null(&mut self, i: usize);
+    /// Writes `bytes` at the start of value `i`'s slot.
+    fn put_slot(&mut self, i: usize, bytes: &[u8]);
+    /// Copies `bytes` to the start of the next `reserve` bytes (a multiple of 8) of value
+    /// `i`'s variable part; returns their offset from the container (row or array) start.
+    fn append(&mut self, i: usize, bytes: &[u8], reserve: usize) -> usize;
+
+    #[inline]
+    fn offset_and_size(&mut self, i: usize, offset: usize, size: u32) {
+        let slot = ((offset as u64) << 32) | u64::from(size);
+        self.put_slot(i, &slot.to_le_bytes());
+    }
+}
+
 /// Where one field's slot and null bit are in every row.
-struct SlotWriter<'a> {
+struct RowTarget<'a> {
     data: &'a mut [u8],
     offsets: &'a [usize],
+    cursor: &'a mut [usize],
     null_byte: usize,
     null_mask: u8,
     slot: usize,
 }
 
-impl SlotWriter<'_> {
+impl Target for RowTarget<'_> {
     #[inline]
     fn set_null(&mut self, row: usize) {
         self.data[self.offsets[row] + self.null_byte] |= self.null_mask;
@@ -208,16 +233,133 @@ impl SlotWriter<'_> {
     }
 
     #[inline]
-    fn put_var(&mut self, row: usize, offset: usize, bytes: &[u8]) {
+    fn append(&mut self, row: usize, bytes: &[u8], reserve: usize) -> usize {
+        let offset = self.cursor[row];
         let at = self.offsets[row] + offset;
+        self.data[at..at + bytes.len()].copy_from_slice(bytes);
+        self.cursor[row] += reserve;
+        offset
+    }
+}
+
+/// Where every element of a run of arrays goes.
+struct ArrayTarget<'a> {
+    data: &'a mut [u8],
+    /// Each array's start in `data`.
+    starts: &'a [usize],
+    /// Each array's next variable-part offset.
+    cursor: Vec<usize>,
+    /// Each element's array and position in it.
+    owner: &'a [(usize, usize)],
+    /// Each array's header length (count and null bits).
+    headers: &'a [usize],
+    width: usize,
+}
+
+impl Target for ArrayTarget<'_> {
+    #[inline]
+    fn set_null(&mut self, i: usize) {
+        let (a, p) = self.owner[i];
+        self.data[self.starts[a] + 4 + p / 8] |= 1 << (p % 8);
+    }
+
+    #[inline]
+    fn put_slot(&mut self, i: usize, bytes: &[u8]) {
+        debug_assert!(bytes.len() <= self.width, "an element wider than its slot");
+        let (a, p) = self.owner[i];
+        let at = self.starts[a] + self.headers[a] + p * self.width;
         self.data[at..at + bytes.len()].copy_from_slice(bytes);
     }
 
     #[inline]
-    fn offset_and_size(&mut self, row: usize, offset: usize, size: u32) {
-        let slot = ((offset as u64) << 32) | u64::from(size);
-        self.put_slot(row, &slot.to_le_bytes());
+    fn append(&mut self, i: usize, bytes: &[u8], reserve: usize) -> usize {
+        let (a, _) = self.owner[i];
+        let offset = self.cursor[a];
+        let at = self.starts[a] + offset;
+        self.data[at..at + bytes.len()].copy_from_slice(bytes);
+        self.cursor[a] += reserve;
+        offset
     }
+}
+
+/// Writes one `BinaryArrayData` per list entry `offsets[i]..offsets[i + 1]` of `values`
+/// (elements of type `element`), like `ArrayDataSerializer.toBinaryArray`. NULL list entries
+/// get an array too (unused). Mismatched element columns are reported for column `index`.
+fn write_arrays(
+    index: usize,
+    offsets: &[i32],
+    values: &ArrayRef,
+    element: &LogicalType,
+) -> Result<BinaryRows> {
+    let (first, last) = match (offsets.first(), offsets.last()) {
+        (Some(&f), Some(&l)) => (f as usize, l as usize),
+        _ => (0, 0),
+    };
+    let values = values.slice(first, last - first);
+    let field = Field::try_new(index, values.as_ref(), element)?;
+    let width = array_element_size(element);
+    let arrays = offsets.len().saturating_sub(1);
+    let mut owner = Vec::with_capacity(values.len());
+    let mut headers = Vec::with_capacity(arrays);
+    let mut lens = Vec::with_capacity(arrays + 1);
+    for (a, w) in offsets.windows(2).enumerate() {
+        let n = (w[1] - w[0]) as usize;
+        owner.extend((0..n).map(|p| (a, p)));
+        headers.push(array_header_len(n));
+        lens.push((array_header_len(n) + width * n).next_multiple_of(8));
+    }
+    let cursor = lens.clone();
+    field.add_variable_lengths(&mut lens, |i| owner[i].0, false);
+    lens.push(0);
+    let mut total = 0usize;
+    for len in lens.iter_mut() {
+        let array_len = *len;
+        *len = total;
+        total += array_len;
+    }
+    let mut data = vec![0u8; total];
+    for (w, start) in offsets.windows(2).zip(&lens) {
+        data[*start..start + 4].copy_from_slice(&(w[1] - w[0]).to_le_bytes());
+    }
+    let mut target = ArrayTarget {
+        data: &mut data,
+        starts: &lens,
+        cursor,
+        owner: &owner,
+        headers: &headers,
+        width,
+    };
+    field.write(&mut target, false);
+    Ok(BinaryRows {
+        data,
+        offsets: lens,
+    })
+}
+
+/// One `BinaryMapData` per list entry of a `List<Struct<key, value>>` (`BinaryMapData.valueOf`:
+/// the key array's size as an int, the key array, the value array).
+fn write_maps(
+    index: usize,
+    offsets: &[i32],
+    entries: &StructArray,
+    key: &LogicalType,
+    value: &LogicalType,
+) -> Result<BinaryRows> {
+    let keys = write_arrays(index, offsets, entries.column(0), key)?;
+    let values = write_arrays(index, offsets, entries.column(1), value)?;
+    let mut data = Vec::with_capacity(keys.data.len() + values.data.len() + 4 * keys.len());
+    let mut ends = Vec::with_capacity(keys.len() + 1);
+    ends.push(0);
+    for (k, v) in keys.iter().zip(values.iter()) {
+        data.extend_from_slice(&(k.len() as i32).to_le_bytes());
+        data.extend_from_slice(k);
+        data.extend_from_slice(v);
+        ends.push(data.len());
+    }
+    Ok(BinaryRows {
+        data,
+        offsets: ends,
+    })
 }
 
 /// One key column, typed.
@@ -234,8 +376,9 @@ enum Field<'a> {
     Bytes(&'a dyn Array, BytesAccess<'a>),
     CompactTimestamp(&'a dyn Array, Vec<i64>),
     WideTimestamp(&'a dyn Array, Vec<(i64, u32)>),
-    /// A ROW: the struct and one nested row per struct row (NULL ones included, unused).
-    Row(&'a StructArray, BinaryRows),
+    /// A ROW, ARRAY or MAP: the column and one encoded value per position (NULL ones
+    /// included, unused).
+    Nested(&'a dyn Array, BinaryRows),
 }
 
 /// Byte-string columns of any offset width.
@@ -312,7 +455,37 @@ impl<'a> Field<'a> {
                     Error::ColumnType { .. } => mismatch(),
                     e => e,
                 })?;
-            return Ok(Field::Row(rows, nested));
+            return Ok(Field::Nested(array, nested));
+        }
+        let nested_mismatch = |e| match e {
+            Error::ColumnType { .. } => mismatch(),
+            e => e,
+        };
+        if let LogicalType::Array(element) = logical {
+            let Some(list) = array.as_list_opt::<i32>() else {
+                return Err(mismatch());
+            };
+            let nested = write_arrays(index, list.value_offsets(), list.values(), element)
+                .map_err(nested_mismatch)?;
+            return Ok(Field::Nested(array, nested));
+        }
+        if let LogicalType::Map(key, value) = logical {
+            let Some((list, entries)) = array.as_list_opt::<i32>().and_then(|l| {
+                l.values()
+                    .as_struct_opt()
+                    .filter(|e| e.num_columns() == 2)
+                    .map(|e| (l, e))
+            }) else {
+                return Err(mismatch());
+            };
+            if entries.null_count() > 0 {
+                return Err(Error::InvalidShape(format!(
+                    "column {index} ({logical}) has NULL map entries; a NULL key or value goes in the entry's key or value"
+                )));
+            }
+            let nested = write_maps(index, list.value_offsets(), entries, key, value)
+                .map_err(nested_mismatch)?;
+            return Ok(Field::Nested(array, nested));
         }
         let is_string = matches!(logical, LogicalType::Char(_) | LogicalType::VarChar(_));
         let is_binary = matches!(logical, LogicalType::Binary(_) | LogicalType::VarBinary(_));
@@ -367,7 +540,9 @@ impl<'a> Field<'a> {
             | LogicalType::VarChar(_)
             | LogicalType::Binary(_)
             | LogicalType::VarBinary(_)
-            | LogicalType::Row(_) => unreachable!("handled above"),
+            | LogicalType::Row(_)
+            | LogicalType::Array(_)
+            | LogicalType::Map(..) => unreachable!("handled above"),
         })
     }
 
@@ -384,20 +559,27 @@ impl<'a> Field<'a> {
             | Field::Bytes(a, _)
             | Field::CompactTimestamp(a, _)
             | Field::WideTimestamp(a, _) => *a,
-            Field::Row(a, _) => *a,
+            Field::Nested(a, _) => *a,
         }
     }
 
-    /// Adds this field's variable-part bytes to each row's length.
-    fn add_variable_lengths(&self, lens: &mut [usize], reserve_wide_nulls: bool) {
+    /// Adds each value's variable-part bytes to the length of its container,
+    /// `lens[owner(i)]`.
+    fn add_variable_lengths(
+        &self,
+        lens: &mut [usize],
+        owner: impl Fn(usize) -> usize,
+        reserve_wide_nulls: bool,
+    ) {
         let array = self.array();
+        let rows = array.len();
         match self {
             Field::Bytes(_, access) => {
-                for (row, len) in lens.iter_mut().enumerate() {
+                for row in 0..rows {
                     if array.is_valid(row) {
                         let n = access.value(row).len();
                         if n > MAX_INLINE_BYTES {
-                            *len += n.next_multiple_of(8);
+                            lens[owner(row)] += n.next_multiple_of(8);
                         }
                     }
                 }
@@ -408,16 +590,16 @@ impl<'a> Field<'a> {
                 } else {
                     8
                 };
-                for (row, len) in lens.iter_mut().enumerate() {
+                for row in 0..rows {
                     if reserve_wide_nulls || array.is_valid(row) {
-                        *len += bytes;
+                        lens[owner(row)] += bytes;
                     }
                 }
             }
-            Field::Row(_, nested) => {
-                for (row, len) in lens.iter_mut().enumerate() {
+            Field::Nested(_, nested) => {
+                for row in 0..rows {
                     if array.is_valid(row) {
-                        *len += nested.row(row).len().next_multiple_of(8);
+                        lens[owner(row)] += nested.row(row).len().next_multiple_of(8);
                     }
                 }
             }
@@ -425,9 +607,9 @@ impl<'a> Field<'a> {
         }
     }
 
-    /// Fills this field's slot (and variable part) in every row. Each type has its own
-    /// loop so the per-row work is branch-light.
-    fn write(&self, mut w: SlotWriter<'_>, cursor: &mut [usize], reserve_wide_nulls: bool) {
+    /// Fills every value's slot (and variable part). Each type has its own loop so the
+    /// per-value work is branch-light.
+    fn write(&self, w: &mut impl Target, reserve_wide_nulls: bool) {
         let array = self.array();
         let rows = array.len();
         let nulls = array.logical_nulls();
@@ -456,7 +638,7 @@ impl<'a> Field<'a> {
             Field::CompactDecimal(a) => fixed!(|r| (a.value(r) as i64).to_le_bytes()),
             Field::CompactTimestamp(_, millis) => fixed!(|r: usize| millis[r].to_le_bytes()),
             Field::Bytes(_, access) => {
-                for (row, cursor) in cursor.iter_mut().enumerate() {
+                for row in 0..rows {
                     if !valid(row) {
                         w.set_null(row);
                         continue;
@@ -468,56 +650,52 @@ impl<'a> Field<'a> {
                         slot[7] = 0x80 | bytes.len() as u8;
                         w.put_slot(row, &slot);
                     } else {
-                        w.put_var(row, *cursor, bytes);
-                        w.offset_and_size(row, *cursor, bytes.len() as u32);
-                        *cursor += bytes.len().next_multiple_of(8);
+                        let offset = w.append(row, bytes, bytes.len().next_multiple_of(8));
+                        w.offset_and_size(row, offset, bytes.len() as u32);
                     }
                 }
             }
             // Wide values of key rows reserve their variable-part bytes even when NULL.
             Field::WideDecimal(a) => {
-                for (row, cursor) in cursor.iter_mut().enumerate() {
+                for row in 0..rows {
                     if valid(row) {
                         let bytes = BigIntegerBytes::new(a.value(row));
-                        w.put_var(row, *cursor, bytes.as_slice());
-                        w.offset_and_size(row, *cursor, bytes.as_slice().len() as u32);
+                        let offset = w.append(row, bytes.as_slice(), 16);
+                        w.offset_and_size(row, offset, bytes.as_slice().len() as u32);
                     } else {
                         w.set_null(row);
-                        if !reserve_wide_nulls {
-                            continue;
+                        if reserve_wide_nulls {
+                            let offset = w.append(row, &[], 16);
+                            w.offset_and_size(row, offset, 0);
                         }
-                        w.offset_and_size(row, *cursor, 0);
                     }
-                    *cursor += 16;
                 }
             }
             Field::WideTimestamp(_, parts) => {
-                for (row, cursor) in cursor.iter_mut().enumerate() {
+                for (row, &(millis, nanos)) in parts.iter().enumerate() {
                     if valid(row) {
-                        let (millis, nanos) = parts[row];
-                        w.put_var(row, *cursor, &millis.to_le_bytes());
-                        w.offset_and_size(row, *cursor, nanos);
+                        let offset = w.append(row, &millis.to_le_bytes(), 8);
+                        w.offset_and_size(row, offset, nanos);
                     } else {
                         w.set_null(row);
-                        if !reserve_wide_nulls {
-                            continue;
+                        if reserve_wide_nulls {
+                            let offset = w.append(row, &[], 8);
+                            w.offset_and_size(row, offset, 0);
                         }
-                        w.offset_and_size(row, *cursor, 0);
                     }
-                    *cursor += 8;
                 }
             }
-            // Never inline, even when it would fit a slot (writeSegmentsToVarLenPart).
-            Field::Row(_, nested) => {
-                for (row, cursor) in cursor.iter_mut().enumerate() {
+            // Never inline, even when it would fit a slot (writeSegmentsToVarLenPart); the
+            // size is unpadded (a map's `4 + keys + values` is not a multiple of 8).
+            Field::Nested(_, nested) => {
+                for row in 0..rows {
                     if !valid(row) {
                         w.set_null(row);
                         continue;
                     }
                     let bytes = nested.row(row);
-                    w.put_var(row, *cursor, bytes);
-                    w.offset_and_size(row, *cursor, bytes.len() as u32);
-                    *cursor += bytes.len().next_multiple_of(8);
+                    let offset = w.append(row, bytes, bytes.len().next_multiple_of(8));
+                    w.offset_and_size(row, offset, bytes.len() as u32);
                 }
             }
         }

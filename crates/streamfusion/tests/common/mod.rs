@@ -147,6 +147,9 @@ pub fn column(t: &LogicalType, values: Vec<&Value>) -> ArrayRef {
             let nulls = NullBuffer::from_iter(values.iter().map(|v| !v.is_null()));
             Arc::new(StructArray::try_new(row_arrow_fields(fields), children, Some(nulls)).unwrap())
         }
+        LogicalType::Array(_) | LogicalType::Map(..) => {
+            unreachable!("the golden key rows have no ARRAY or MAP keys")
+        }
         LogicalType::Boolean => {
             Arc::new(BooleanArray::from_iter(values.iter().map(|v| v.as_bool())))
         }

@@ -44,14 +44,16 @@ import org.apache.flink.util.CloseableIterator;
  *   <li>line 1: {@code {"flink":"2.3.0","seed":..,"generator":..,"format":..}};
  *   <li>per scenario, a header {@code {"scenario":name,"description":..,"retracts":bool,
  *       "input":[{"name":..,"type":..}..],"grouping":[column..],"calls":[{"function":..,"arg":
- *       column or null,"name":..}..],"output":[{"name":..,"type":..}..],"sql":..,"plan":..,
- *       "rows_in":n,"rows_out":m}} ({@code function} is the Rust AggFunction's serde name);
+ *       column or null,"name":..[,"distinct":true][,"separator":..]}..],"output":[{"name":..,
+ *       "type":..}..],"sql":..,"plan":..,"rows_in":n,"rows_out":m}} ({@code function} is the
+ *       Rust AggFunction's serde name, a call the Rust AggCall);
  *   <li>then n lines {@code {"in":kind,"row":[..]}} and m lines {@code {"out":kind,"row":[..]}},
  *       kind being +I/-U/+U/-D.
  * </ul>
  *
- * <p>Values: NULL is null; STRING a JSON string; INT a JSON number; BIGINT a decimal string (i64
- * does not survive f64 JSON parsers); DOUBLE {@code Double.toString} as a string ("NaN",
+ * <p>Values: NULL is null; STRING and VARCHAR(n) a JSON string; INT a JSON number; BIGINT a
+ * decimal string (i64 does not survive f64 JSON parsers); DOUBLE {@code Double.toString} as a
+ * string ("NaN",
  * "Infinity", "-Infinity", "-0.0", "1.0E300"; checked to parse back to the same bits); DECIMAL
  * {@code BigDecimal.toPlainString} with the type's scale. The run is fully determined by
  * {@link #SEED}, so two runs write byte-identical files.
@@ -67,6 +69,10 @@ public final class GroupAggVectors {
         final String function;
         final int arg;
         final String name;
+        /** {@code f(DISTINCT x)}. */
+        boolean distinct;
+        /** LISTAGG's separator literal, or null for the default. */
+        String separator;
 
         Call(String function, int arg, String name) {
             this.function = function;
@@ -77,7 +83,13 @@ public final class GroupAggVectors {
         String sql(String[] columns) {
             String a = arg < 0 ? "*" : "`" + columns[arg] + "`";
             String f = function.equals("COUNT_STAR") ? "COUNT" : function;
-            return f + "(" + a + ") AS `" + name + "`";
+            if (function.startsWith("JSON_ARRAYAGG_")) {
+                // The planner's names: JSON_ARRAYAGG_ABSENT_ON_NULL / _NULL_ON_NULL.
+                String onNull = function.substring("JSON_ARRAYAGG_".length()).replace('_', ' ');
+                return "JSON_ARRAYAGG(" + a + " " + onNull + ") AS `" + name + "`";
+            }
+            String sep = separator == null ? "" : ", '" + separator.replace("'", "''") + "'";
+            return f + "(" + (distinct ? "DISTINCT " : "") + a + sep + ") AS `" + name + "`";
         }
     }
 
@@ -104,6 +116,20 @@ public final class GroupAggVectors {
 
         Scenario call(String function, int arg, String name) {
             calls.add(new Call(function, arg, name));
+            return this;
+        }
+
+        Scenario distinct(String function, int arg, String name) {
+            Call c = new Call(function, arg, name);
+            c.distinct = true;
+            calls.add(c);
+            return this;
+        }
+
+        Scenario listagg(int arg, String separator, String name) {
+            Call c = new Call("LISTAGG", arg, name);
+            c.separator = separator;
+            calls.add(c);
             return this;
         }
 
@@ -218,6 +244,13 @@ public final class GroupAggVectors {
             out.append(",\"arg\":").append(c.arg < 0 ? "null" : Integer.toString(c.arg))
                     .append(",\"name\":");
             Json.string(out, c.name);
+            if (c.distinct) {
+                out.append(",\"distinct\":true");
+            }
+            if (c.separator != null) {
+                out.append(",\"separator\":");
+                Json.string(out, c.separator);
+            }
             out.append('}');
         }
         out.append("],\"output\":[");
@@ -292,7 +325,7 @@ public final class GroupAggVectors {
     static void value(StringBuilder out, String type, Object v) {
         if (v == null) {
             out.append("null");
-        } else if (type.equals("STRING")) {
+        } else if (type.equals("STRING") || type.startsWith("VARCHAR(")) {
             Json.string(out, (String) v);
         } else if (type.equals("INT")) {
             out.append((int) (Integer) v);
@@ -339,6 +372,20 @@ public final class GroupAggVectors {
         list.add(decimalInsertOnly());
         list.add(unchangedAndReinserted());
         list.add(firstLastInsertOnly());
+        // Issue 5: more aggregate functions (appended, so the scenarios above stay identical).
+        list.add(singleValueRetract());
+        list.add(singleValueInsertOnly());
+        list.add(listAggRetract());
+        list.add(listAggInsertOnly());
+        list.add(distinctBigintRetract());
+        list.add(distinctDoubleRetract());
+        list.add(distinctDoubleInsertOnly());
+        list.add(firstLastRetract());
+        list.add(distinctCountDoubleRetract());
+        list.add(decimalAvgInsertOnly());
+        list.add(decimalAvgRetract());
+        list.add(jsonArrayAggRetract());
+        list.add(jsonArrayAggInsertOnly());
         return list;
     }
 
@@ -674,6 +721,432 @@ public final class GroupAggVectors {
             int d = rnd.nextInt(6);
             return d == 0 ? null : (Object) (long) (d - 3);
         }, true);
+        return s;
+    }
+
+    static void rows(Scenario s, Object[][] fixed) {
+        for (Object[] r : fixed) {
+            s.row((RowKind) r[0], r[1], r[2]);
+        }
+    }
+
+    /**
+     * h. SINGLE_VALUE over a retracting changelog with at most one live row per key
+     * (SingleValueAggFunction: a second value throws; a retraction sets the value to NULL).
+     */
+    Scenario singleValueRetract() {
+        Scenario s = new Scenario("single_value_retract",
+                "SINGLE_VALUE of a nullable BIGINT over a retracting changelog with at most one"
+                        + " live row per key: NULL values, mismatched and ghost retractions,"
+                        + " groups deleted and inserted again",
+                true, KV, new String[] {"STRING", "BIGINT"},
+                new DataType[] {DataTypes.STRING(), DataTypes.BIGINT()})
+                .call("SINGLE_VALUE", 1, "single_v");
+        rows(s, new Object[][] {
+            {RowKind.INSERT, "a", 1L},
+            {RowKind.UPDATE_BEFORE, "a", 1L}, // count zero: -D
+            {RowKind.UPDATE_AFTER, "a", 2L}, // +I again
+            {RowKind.DELETE, "a", 2L},
+            {RowKind.INSERT, "a", null},
+            {RowKind.DELETE, "a", null},
+            {RowKind.DELETE, "b", 5L}, // never inserted: ignored
+            {RowKind.INSERT, "b", 5L},
+            {RowKind.DELETE, "b", 7L}, // another value retracted: still -D of 5
+            {RowKind.INSERT, null, Long.MAX_VALUE},
+            {RowKind.UPDATE_BEFORE, null, Long.MAX_VALUE},
+            {RowKind.UPDATE_AFTER, null, Long.MIN_VALUE},
+        });
+        Object[] keys = {"p", "q", "r", null, ""};
+        List<Object> live = new ArrayList<>();
+        live.add(null); // from the fixed rows above
+        for (int n = 0; n < 200; n++) {
+            Object k = keys[rnd.nextInt(keys.length)];
+            if (live.contains(k)) {
+                live.remove(k);
+                s.row(rnd.nextBoolean() ? RowKind.UPDATE_BEFORE : RowKind.DELETE, k, null);
+            } else if (rnd.nextInt(8) == 0) {
+                s.row(RowKind.DELETE, k, (long) rnd.nextInt(3)); // ghost
+            } else {
+                live.add(k);
+                Object v = rnd.nextInt(5) == 0 ? null : (Object) (long) (rnd.nextInt(7) - 3);
+                s.row(rnd.nextInt(3) == 0 ? RowKind.UPDATE_AFTER : RowKind.INSERT, k, v);
+            }
+        }
+        return s;
+    }
+
+    /** h'. SINGLE_VALUE over an insert-only stream with one row per key. */
+    Scenario singleValueInsertOnly() {
+        Scenario s = new Scenario("single_value_insert_only",
+                "SINGLE_VALUE of a nullable DOUBLE over an insert-only stream, one row per key",
+                false, KX, new String[] {"STRING", "DOUBLE"},
+                new DataType[] {DataTypes.STRING(), DataTypes.DOUBLE()})
+                .call("SINGLE_VALUE", 1, "single_x");
+        for (int i = 0; i < DOUBLES.length; i++) {
+            s.row(RowKind.INSERT, i == 0 ? null : "k" + i, DOUBLES[i]);
+        }
+        return s;
+    }
+
+    static final String[] STRINGS = {null, "", "a", "b", "a", "größer 🦀", "nul\0byte", ",", "|"};
+
+    /**
+     * i. LISTAGG with the default and a literal separator over a retracting changelog
+     * (ListAggWithRetractAggFunction / ListAggWsWithRetractAggFunction): a retraction removes the
+     * first equal element; one not in the list is remembered in a retract list that never
+     * affects the result; an empty list is NULL.
+     */
+    Scenario listAggRetract() {
+        Scenario s = new Scenario("listagg_retract",
+                "LISTAGG(v) and LISTAGG(v, ' | ') of a nullable STRING over a retracting"
+                        + " changelog: duplicates (a retraction removes the first equal element),"
+                        + " empty strings, NULLs, retractions of absent values, all-NULL groups",
+                true, KV, new String[] {"STRING", "STRING"},
+                new DataType[] {DataTypes.STRING(), DataTypes.STRING()})
+                .listagg(1, null, "list_v")
+                .listagg(1, " | ", "list_pipe");
+        rows(s, new Object[][] {
+            {RowKind.INSERT, "a", "x"},
+            {RowKind.INSERT, "a", "y"},
+            {RowKind.INSERT, "a", "x"},
+            {RowKind.DELETE, "a", "x"}, // y,x
+            {RowKind.INSERT, "a", ""},
+            {RowKind.INSERT, "a", null}, // unchanged
+            {RowKind.UPDATE_BEFORE, "a", "z"}, // absent: retract list, unchanged
+            {RowKind.INSERT, "a", "z"}, // appended all the same
+            {RowKind.DELETE, "a", "y"},
+            {RowKind.DELETE, "a", "x"},
+            {RowKind.DELETE, "a", ""},
+            {RowKind.DELETE, "a", "z"}, // only the NULL row left: NULL
+            {RowKind.INSERT, "a", ""}, // a lone empty string
+            {RowKind.DELETE, "a", null},
+            {RowKind.DELETE, "a", ""}, // -D
+            {RowKind.INSERT, "b", null},
+            {RowKind.INSERT, "b", null},
+            {RowKind.DELETE, "b", null},
+            {RowKind.DELETE, "b", null},
+        });
+        changelog(s, 300, new Object[] {"p", "q", null, ""},
+                () -> STRINGS[rnd.nextInt(STRINGS.length)], true);
+        return s;
+    }
+
+    /** i'. LISTAGG without retraction (ListAggFunction). */
+    Scenario listAggInsertOnly() {
+        Scenario s = new Scenario("listagg_insert_only",
+                "LISTAGG(v) and LISTAGG(v, '') of a nullable STRING over an insert-only stream:"
+                        + " NULLs skipped, empty strings kept",
+                false, KV, new String[] {"STRING", "STRING"},
+                new DataType[] {DataTypes.STRING(), DataTypes.STRING()})
+                .listagg(1, null, "list_v")
+                .listagg(1, "", "list_empty");
+        rows(s, new Object[][] {
+            {RowKind.INSERT, "n", null},
+            {RowKind.INSERT, "n", ""},
+            {RowKind.INSERT, "n", null},
+            {RowKind.INSERT, "n", ""},
+            {RowKind.INSERT, "n", "a"},
+        });
+        Object[] keys = {"p", "q", null};
+        for (int i = 0; i < 80; i++) {
+            s.row(RowKind.INSERT, keys[rnd.nextInt(keys.length)],
+                    STRINGS[rnd.nextInt(STRINGS.length)]);
+        }
+        return s;
+    }
+
+    /**
+     * j. COUNT/SUM/AVG(DISTINCT) over a retracting changelog: the planner keeps a distinct map
+     * of value to count and runs the inner function on a count's 0 -> 1 and 1 -> 0 changes; a
+     * retraction of an absent value leaves a count of -1 that cancels the next insertion.
+     */
+    Scenario distinctBigintRetract() {
+        Scenario s = new Scenario("distinct_bigint_retract",
+                "COUNT, SUM and AVG (DISTINCT) of a nullable BIGINT over a retracting changelog"
+                        + " with many duplicates and retractions of values a live group never had",
+                true, KV, new String[] {"STRING", "BIGINT"},
+                new DataType[] {DataTypes.STRING(), DataTypes.BIGINT()})
+                .distinct("COUNT", 1, "cnt_d")
+                .distinct("SUM", 1, "sum_d")
+                .distinct("AVG", 1, "avg_d");
+        rows(s, new Object[][] {
+            {RowKind.INSERT, "a", 5L},
+            {RowKind.INSERT, "a", 5L}, // unchanged
+            {RowKind.INSERT, "a", 2L},
+            {RowKind.DELETE, "a", 5L}, // one 5 left: unchanged
+            {RowKind.DELETE, "a", 5L},
+            {RowKind.DELETE, "a", 9L}, // never seen: count -1
+            {RowKind.INSERT, "a", 9L}, // count 0: not added
+            {RowKind.INSERT, "a", 9L}, // count 1: added
+            {RowKind.INSERT, "a", null},
+            {RowKind.DELETE, "a", 2L},
+            {RowKind.DELETE, "a", 9L},
+            {RowKind.DELETE, "a", null},
+            {RowKind.INSERT, "a", Long.MAX_VALUE},
+            {RowKind.INSERT, "a", Long.MAX_VALUE},
+            {RowKind.INSERT, "a", 1L}, // SUM wraps
+        });
+        changelog(s, 300, new Object[] {"p", "q", null, "a"}, () -> {
+            int d = rnd.nextInt(7);
+            return d == 0 ? null : (Object) (long) (d - 3);
+        }, true);
+        return s;
+    }
+
+    /**
+     * j'. DISTINCT DOUBLE keys follow Double.equals: -0.0 and 0.0 differ, NaNs are one. Without
+     * a COUNT next to them the planner keeps SUM and AVG (with COUNT it rewrites them to
+     * $SUM0 / COUNT, which differs from SUM for -0.0).
+     */
+    Scenario distinctDoubleRetract() {
+        Scenario s = new Scenario("distinct_double_retract",
+                "SUM and AVG (DISTINCT) of a nullable DOUBLE over a retracting changelog"
+                        + " with -0.0, 0.0, NaN and infinities",
+                true, KX, new String[] {"STRING", "DOUBLE"},
+                new DataType[] {DataTypes.STRING(), DataTypes.DOUBLE()})
+                .distinct("SUM", 1, "sum_d")
+                .distinct("AVG", 1, "avg_d");
+        rows(s, new Object[][] {
+            {RowKind.INSERT, "zeros", 0.0},
+            {RowKind.INSERT, "zeros", -0.0},
+            {RowKind.INSERT, "zeros", 0.0},
+            {RowKind.DELETE, "zeros", 0.0},
+            {RowKind.DELETE, "zeros", 0.0},
+            {RowKind.INSERT, "nan", Double.NaN},
+            {RowKind.INSERT, "nan", -Double.NaN},
+            {RowKind.INSERT, "nan", 1.0},
+            {RowKind.DELETE, "nan", Double.NaN},
+            {RowKind.DELETE, "nan", Double.NaN},
+        });
+        changelog(s, 300, new Object[] {"p", "q", null, "zeros"}, doubles(), true);
+        return s;
+    }
+
+    /** j''. DISTINCT without retraction. */
+    Scenario distinctDoubleInsertOnly() {
+        Scenario s = new Scenario("distinct_double_insert_only",
+                "SUM and AVG (DISTINCT) of a nullable DOUBLE over an insert-only stream",
+                false, KX, new String[] {"STRING", "DOUBLE"},
+                new DataType[] {DataTypes.STRING(), DataTypes.DOUBLE()})
+                .distinct("SUM", 1, "sum_d")
+                .distinct("AVG", 1, "avg_d");
+        rows(s, new Object[][] {
+            {RowKind.INSERT, "zeros", -0.0},
+            {RowKind.INSERT, "zeros", -0.0},
+            {RowKind.INSERT, "zeros", 0.0},
+            {RowKind.INSERT, "nan", Double.NaN},
+            {RowKind.INSERT, "nan", -Double.NaN},
+        });
+        Supplier<Object> v = doubles();
+        Object[] keys = {"p", "q", null};
+        for (int i = 0; i < 120; i++) {
+            s.row(RowKind.INSERT, keys[rnd.nextInt(keys.length)], v.get());
+        }
+        return s;
+    }
+
+    /** j3. COUNT(DISTINCT DOUBLE) on its own, retracting. */
+    Scenario distinctCountDoubleRetract() {
+        Scenario s = new Scenario("distinct_count_double_retract",
+                "COUNT(DISTINCT) of a nullable DOUBLE over a retracting changelog: -0.0 and 0.0"
+                        + " are two values, every NaN is one",
+                true, KX, new String[] {"STRING", "DOUBLE"},
+                new DataType[] {DataTypes.STRING(), DataTypes.DOUBLE()})
+                .distinct("COUNT", 1, "cnt_d");
+        rows(s, new Object[][] {
+            {RowKind.INSERT, "zeros", 0.0},
+            {RowKind.INSERT, "zeros", -0.0},
+            {RowKind.INSERT, "zeros", 0.0},
+            {RowKind.DELETE, "zeros", 0.0},
+            {RowKind.DELETE, "zeros", -0.0},
+            {RowKind.INSERT, "nan", Double.NaN},
+            {RowKind.INSERT, "nan", -Double.NaN},
+            {RowKind.INSERT, "nan", 1.0},
+            {RowKind.DELETE, "nan", Double.NaN},
+            {RowKind.DELETE, "nan", Double.NaN},
+        });
+        changelog(s, 200, new Object[] {"p", "q", null, "zeros"}, doubles(), true);
+        return s;
+    }
+
+    /**
+     * k. FIRST_VALUE/LAST_VALUE with retraction (First/LastValueWithRetractAggFunction): values
+     * ordered by arrival; a retraction removes the earliest equal (Object.equals) value.
+     */
+    Scenario firstLastRetract() {
+        Scenario s = new Scenario("first_last_retract",
+                "FIRST_VALUE and LAST_VALUE of a nullable DOUBLE over a retracting changelog:"
+                        + " duplicates, -0.0 and 0.0, NaN, retractions of the first, last and"
+                        + " absent values",
+                true, KX, new String[] {"STRING", "DOUBLE"},
+                new DataType[] {DataTypes.STRING(), DataTypes.DOUBLE()})
+                .call("FIRST_VALUE", 1, "first_x")
+                .call("LAST_VALUE", 1, "last_x");
+        rows(s, new Object[][] {
+            {RowKind.INSERT, "a", 1.0},
+            {RowKind.INSERT, "a", 2.0},
+            {RowKind.INSERT, "a", 1.0},
+            {RowKind.DELETE, "a", 1.0}, // 2, 1
+            {RowKind.INSERT, "a", 3.0},
+            {RowKind.DELETE, "a", 3.0}, // 2, 1
+            {RowKind.DELETE, "a", 7.0}, // absent: unchanged
+            {RowKind.INSERT, "a", null},
+            {RowKind.DELETE, "a", 2.0},
+            {RowKind.DELETE, "a", 1.0}, // NULL row left: NULL, NULL
+            {RowKind.INSERT, "a", 4.0},
+            {RowKind.INSERT, "z", 0.0},
+            {RowKind.INSERT, "z", -0.0},
+            {RowKind.DELETE, "z", -0.0},
+            {RowKind.INSERT, "z", Double.NaN},
+            {RowKind.DELETE, "z", Double.NaN},
+        });
+        changelog(s, 300, new Object[] {"p", "q", null, "a"}, doubles(), true);
+        return s;
+    }
+
+    /**
+     * l. AVG(DECIMAL(10, 2)) is DECIMAL(38, 6) (DecimalAvgAggFunction): the quotient is rounded
+     * to 38 significant digits HALF_UP (DecimalDataUtils.MC_DIVIDE), then to the scale HALF_UP.
+     */
+    Scenario decimalAvgInsertOnly() {
+        Scenario s = new Scenario("decimal_avg_insert_only",
+                "AVG of a nullable DECIMAL(10, 2) over an insert-only stream: result"
+                        + " DECIMAL(38, 6), halves rounded up (away from zero)",
+                false, KX, new String[] {"STRING", "DECIMAL(10, 2)"},
+                new DataType[] {DataTypes.STRING(), DataTypes.DECIMAL(10, 2)});
+        s.call("AVG", 1, "avg_x");
+        // 0.01 / 32 = 0.0003125: HALF_UP gives 0.000313, HALF_EVEN would give 0.000312.
+        s.row(RowKind.INSERT, "half", new BigDecimal("0.01"));
+        s.row(RowKind.INSERT, "neg-half", new BigDecimal("-0.01"));
+        for (int i = 1; i < 32; i++) {
+            s.row(RowKind.INSERT, "half", new BigDecimal("0.00"));
+            s.row(RowKind.INSERT, "neg-half", i % 7 == 0 ? null : new BigDecimal("0.00"));
+        }
+        s.row(RowKind.INSERT, "neg-half", new BigDecimal("0.00"));
+        s.row(RowKind.INSERT, "neg-half", new BigDecimal("0.00"));
+        s.row(RowKind.INSERT, "neg-half", new BigDecimal("0.00"));
+        s.row(RowKind.INSERT, "neg-half", new BigDecimal("0.00"));
+        s.row(RowKind.INSERT, "thirds", new BigDecimal("1.00"));
+        s.row(RowKind.INSERT, "thirds", new BigDecimal("2.00"));
+        s.row(RowKind.INSERT, "thirds", new BigDecimal("2.00"));
+        s.row(RowKind.INSERT, "max", new BigDecimal("99999999.99"));
+        s.row(RowKind.INSERT, "max", new BigDecimal("99999999.99"));
+        s.row(RowKind.INSERT, "max", new BigDecimal("-0.01"));
+        s.row(RowKind.INSERT, "nulls", null);
+        Object[] keys = {"p", "q", null};
+        for (int i = 0; i < 100; i++) {
+            BigDecimal v = rnd.nextInt(6) == 0 ? null
+                    : BigDecimal.valueOf(rnd.nextLong(2_000_001) - 1_000_000, 2);
+            s.row(RowKind.INSERT, keys[rnd.nextInt(keys.length)], v);
+        }
+        return s;
+    }
+
+    /**
+     * l'. AVG(DECIMAL(38, 0)) with retraction: quotients with more than 38 digits round twice
+     * (to 38 significant digits, then to scale 6, both HALF_UP), and results past 38 digits are
+     * NULL.
+     */
+    Scenario decimalAvgRetract() {
+        Scenario s = new Scenario("decimal_avg_retract",
+                "AVG of a nullable DECIMAL(38, 0) over a retracting changelog: result"
+                        + " DECIMAL(38, 6); 32-digit averages fill all 38 digits; larger ones"
+                        + " round to 38 digits first, and from 33 digits on they do not fit: NULL",
+                true, KX, new String[] {"STRING", "DECIMAL(38, 0)"},
+                new DataType[] {DataTypes.STRING(), DataTypes.DECIMAL(38, 0)});
+        s.call("AVG", 1, "avg_x");
+        BigDecimal e31 = new BigDecimal("10000000000000000000000000000000");
+        BigDecimal e33 = e31.multiply(BigDecimal.valueOf(100));
+        Object[][] fixed = {
+            // (8 * 10^31 + 1) / 8 = 10^31 + 0.125, and so on down to / 11.
+            {RowKind.INSERT, "even", e31.add(BigDecimal.ONE)},
+            {RowKind.INSERT, "even", e31}, {RowKind.INSERT, "even", e31},
+            {RowKind.INSERT, "even", e31}, {RowKind.INSERT, "even", e31},
+            {RowKind.INSERT, "even", e31}, {RowKind.INSERT, "even", e31},
+            {RowKind.INSERT, "even", e31},
+            // Back up, then 10^31 + 3 in place of 10^31 + 1.
+            {RowKind.INSERT, "even", BigDecimal.valueOf(2)},
+            {RowKind.DELETE, "even", BigDecimal.valueOf(2)},
+            {RowKind.DELETE, "even", e31.add(BigDecimal.ONE)},
+            {RowKind.INSERT, "even", e31.add(BigDecimal.valueOf(3))},
+            {RowKind.INSERT, "neg", e31.negate().subtract(BigDecimal.ONE)},
+            {RowKind.INSERT, "neg", e31.negate()},
+            {RowKind.INSERT, "neg", e31.negate()},
+            {RowKind.INSERT, "neg", e31.negate()},
+            {RowKind.INSERT, "big", e33},
+            {RowKind.INSERT, "big", e33},
+            {RowKind.INSERT, "big", BigDecimal.ONE},
+            {RowKind.DELETE, "big", e33},
+            {RowKind.DELETE, "big", e33},
+            {RowKind.INSERT, "big", null},
+            {RowKind.DELETE, "big", BigDecimal.ONE},
+        };
+        rows(s, fixed);
+        BigDecimal[] pool = {
+            null, BigDecimal.ONE, BigDecimal.valueOf(-7), e31, e31.negate(), e31.add(BigDecimal.ONE),
+            BigDecimal.valueOf(3), BigDecimal.ZERO
+        };
+        changelog(s, 250, new Object[] {"p", "q", null, "even"},
+                () -> pool[rnd.nextInt(pool.length)], true);
+        return s;
+    }
+
+    static final String[] JSON_STRINGS = {
+        null, "", "a", "a", "quote\"back\\slash", "tab\tnl\ncr\rbs\bff\f", "ctl\u0001\u001f\u007f",
+        "größer 🦀", "/slash", "\u2028"
+    };
+
+    /**
+     * m. JSON_ARRAYAGG with retraction (JsonArrayAggFunction over the planner's JSON_STRING of
+     * the argument): a list of JSON texts, a retraction removing the first equal one; ABSENT ON
+     * NULL skips NULLs, NULL ON NULL keeps them as null; an empty list is [].
+     */
+    Scenario jsonArrayAggRetract() {
+        Scenario s = new Scenario("json_arrayagg_retract",
+                "JSON_ARRAYAGG(v ABSENT ON NULL) and JSON_ARRAYAGG(v NULL ON NULL) of a nullable"
+                        + " STRING over a retracting changelog: escapes, duplicates, NULLs",
+                true, KV, new String[] {"STRING", "STRING"},
+                new DataType[] {DataTypes.STRING(), DataTypes.STRING()})
+                .call("JSON_ARRAYAGG_ABSENT_ON_NULL", 1, "arr")
+                .call("JSON_ARRAYAGG_NULL_ON_NULL", 1, "arr_nulls");
+        rows(s, new Object[][] {
+            {RowKind.INSERT, "a", "x"},
+            {RowKind.INSERT, "a", null},
+            {RowKind.INSERT, "a", "y"},
+            {RowKind.INSERT, "a", "x"},
+            {RowKind.DELETE, "a", "x"},
+            {RowKind.DELETE, "a", null},
+            {RowKind.DELETE, "a", "z"},
+            {RowKind.DELETE, "a", "y"},
+            {RowKind.DELETE, "a", "x"},
+            {RowKind.INSERT, "b", null},
+            {RowKind.INSERT, "b", null},
+            {RowKind.DELETE, "b", null},
+            {RowKind.DELETE, "b", null},
+        });
+        changelog(s, 250, new Object[] {"p", "q", null},
+                () -> JSON_STRINGS[rnd.nextInt(JSON_STRINGS.length)], true);
+        return s;
+    }
+
+    /** m'. JSON_ARRAYAGG of a BIGINT without retraction. */
+    Scenario jsonArrayAggInsertOnly() {
+        Scenario s = new Scenario("json_arrayagg_insert_only",
+                "JSON_ARRAYAGG(v ABSENT ON NULL) and JSON_ARRAYAGG(v NULL ON NULL) of a nullable"
+                        + " BIGINT over an insert-only stream",
+                false, KV, new String[] {"STRING", "BIGINT"},
+                new DataType[] {DataTypes.STRING(), DataTypes.BIGINT()})
+                .call("JSON_ARRAYAGG_ABSENT_ON_NULL", 1, "arr")
+                .call("JSON_ARRAYAGG_NULL_ON_NULL", 1, "arr_nulls");
+        s.row(RowKind.INSERT, "n", null);
+        s.row(RowKind.INSERT, "n", Long.MIN_VALUE);
+        s.row(RowKind.INSERT, "n", null);
+        Object[] keys = {"p", "q", null};
+        for (int i = 0; i < 60; i++) {
+            int d = rnd.nextInt(8);
+            s.row(RowKind.INSERT, keys[rnd.nextInt(keys.length)],
+                    d == 0 ? null : (Object) (d == 1 ? Long.MAX_VALUE : (long) (d - 4)));
+        }
         return s;
     }
 }

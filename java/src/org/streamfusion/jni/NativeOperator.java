@@ -20,9 +20,13 @@ package org.streamfusion.jni;
  * {@link RuntimeException} for anything else, including a native panic (which never crashes
  * the JVM).
  *
- * <p>The plan (until Calc lands) is a projection with an optional NULL filter, as JSON:
- * {@code {"input": ["BIGINT", "VARCHAR(2147483647)", "INT"], "project": [2, 0],
- * "filter": {"column": 1, "not_null": true}}}. Output rows keep their input row's kind.
+ * <p>The plan is the input row's Flink types and a Calc program (projections and an optional
+ * filter, the expression IR documented in {@code streamfusion::calc::program}), as JSON:
+ * {@code {"input": ["BIGINT", "VARCHAR(2147483647)", "INT"], "calc": {"projection":
+ * [{"input": 2}, {"input": 0}], "filter": {"call": {"op": 207, "args": [{"input": 1}]}}}}}
+ * ({@code SELECT f2, f0 WHERE f1 IS NOT NULL}). Output rows keep their input row's kind. An
+ * expression that fails on pushed rows (such as an integer division by zero) throws a
+ * {@link RuntimeException} naming the expression, as the Flink job would fail.
  */
 public final class NativeOperator implements AutoCloseable {
     /** System property naming the library file to {@code System.load}. */

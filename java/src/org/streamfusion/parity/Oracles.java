@@ -4,9 +4,20 @@ import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.DecimalDataUtils;
+import org.apache.flink.table.data.ArrayData;
+import org.apache.flink.table.data.MapData;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.utils.LogicalTypeParser;
 import org.apache.flink.util.MathUtils;
+
+import java.math.BigDecimal;
 
 /**
  * Batched entry points into the released Flink 2.3.0 classes, called from Rust through the
@@ -109,7 +120,9 @@ public final class Oracles {
      * DECIMAL:p:s, TIMESTAMP:p}. Renderings: NULL as {@code null}; FLOAT/DOUBLE as the hex of
      * their raw bits; BINARY as lowercase hex; DECIMAL as the unscaled value (and, for
      * precision <= 18, also checked against {@code toUnscaledLong}); TIMESTAMP as
-     * {@code millisecond:nanoOfMillisecond}.
+     * {@code millisecond:nanoOfMillisecond}. A type containing {@code <} is a Flink SQL type
+     * ({@code ARRAY<INT>}, {@code MAP<STRING, BIGINT>}, {@code ROW<a INT>}), parsed with
+     * {@code LogicalTypeParser} and rendered by {@link #render}.
      */
     public static String describeRows(byte[] data, int[] offsets, String[] types) {
         int arity = types.length;
@@ -121,6 +134,12 @@ public final class Oracles {
                 out.append('|');
                 if (row.isNullAt(f)) {
                     out.append("null");
+                    continue;
+                }
+                if (types[f].indexOf('<') >= 0) {
+                    // A nested type in Flink's SQL spelling: read with Flink's own getters.
+                    LogicalType nested = LogicalTypeParser.parse(types[f], Oracles.class.getClassLoader());
+                    render(out, RowData.createFieldGetter(nested, f).getFieldOrNull(row), nested);
                     continue;
                 }
                 String[] t = types[f].split(":");
@@ -176,6 +195,137 @@ public final class Oracles {
                 }
             }
             out.append('\n');
+        }
+        return out.toString();
+    }
+
+    /**
+     * Renders a value read by Flink's getters ({@code ArrayData.createElementGetter},
+     * {@code RowData.createFieldGetter}): NULL as {@code null}, ARRAY as {@code [e,e]}, MAP as
+     * {@code {k=v,k=v}} in key-array order, ROW as {@code (f,f)}, and scalars as
+     * {@link #describeRows} does.
+     */
+    private static void render(StringBuilder out, Object value, LogicalType type) {
+        if (value == null) {
+            out.append("null");
+            return;
+        }
+        switch (type.getTypeRoot()) {
+            case ARRAY: {
+                LogicalType element = ((ArrayType) type).getElementType();
+                ArrayData.ElementGetter getter = ArrayData.createElementGetter(element);
+                ArrayData array = (ArrayData) value;
+                out.append('[');
+                for (int i = 0; i < array.size(); i++) {
+                    if (i > 0) {
+                        out.append(',');
+                    }
+                    render(out, getter.getElementOrNull(array, i), element);
+                }
+                out.append(']');
+                break;
+            }
+            case MAP: {
+                MapType mapType = (MapType) type;
+                MapData map = (MapData) value;
+                ArrayData.ElementGetter keys = ArrayData.createElementGetter(mapType.getKeyType());
+                ArrayData.ElementGetter values = ArrayData.createElementGetter(mapType.getValueType());
+                if (map.keyArray().size() != map.valueArray().size()) {
+                    throw new IllegalStateException("map key and value arrays differ in size");
+                }
+                out.append('{');
+                for (int i = 0; i < map.size(); i++) {
+                    if (i > 0) {
+                        out.append(',');
+                    }
+                    render(out, keys.getElementOrNull(map.keyArray(), i), mapType.getKeyType());
+                    out.append('=');
+                    render(out, values.getElementOrNull(map.valueArray(), i), mapType.getValueType());
+                }
+                out.append('}');
+                break;
+            }
+            case ROW: {
+                RowType rowType = (RowType) type;
+                RowData nested = (RowData) value;
+                out.append('(');
+                for (int i = 0; i < rowType.getFieldCount(); i++) {
+                    if (i > 0) {
+                        out.append(',');
+                    }
+                    LogicalType field = rowType.getTypeAt(i);
+                    render(out, RowData.createFieldGetter(field, i).getFieldOrNull(nested), field);
+                }
+                out.append(')');
+                break;
+            }
+            case FLOAT:
+                out.append(Integer.toHexString(Float.floatToRawIntBits((Float) value)));
+                break;
+            case DOUBLE:
+                out.append(Long.toHexString(Double.doubleToRawLongBits((Double) value)));
+                break;
+            case BINARY:
+            case VARBINARY:
+                for (byte b : (byte[]) value) {
+                    out.append(Character.forDigit((b >> 4) & 0xf, 16));
+                    out.append(Character.forDigit(b & 0xf, 16));
+                }
+                break;
+            case DECIMAL:
+                out.append(((DecimalData) value).toBigDecimal().unscaledValue());
+                break;
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE: {
+                TimestampData ts = (TimestampData) value;
+                out.append(ts.getMillisecond()).append(':').append(ts.getNanoOfMillisecond());
+                break;
+            }
+            default:
+                out.append(value);
+        }
+    }
+
+    /**
+     * {@code DecimalDataUtils.<op>(a, b, precision, scale)} for every pair, where {@code a} is
+     * {@code DECIMAL(p1, s1)} and {@code b} is {@code DECIMAL(p2, s2)} given as plain decimal
+     * text, and {@code op} is {@code add}, {@code subtract}, {@code multiply}, {@code divide}
+     * or {@code mod}. One line per pair: the result's plain text, {@code null} for Flink's NULL
+     * (overflow), or {@code error:<exception class>} when the operation throws.
+     */
+    public static String decimalArithmetic(
+            String op, String[] a, String[] b, int p1, int s1, int p2, int s2, int precision, int scale) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < a.length; i++) {
+            DecimalData x = DecimalData.fromBigDecimal(new BigDecimal(a[i]), p1, s1);
+            DecimalData y = DecimalData.fromBigDecimal(new BigDecimal(b[i]), p2, s2);
+            String line;
+            try {
+                DecimalData r;
+                switch (op) {
+                    case "add":
+                        r = DecimalDataUtils.add(x, y, precision, scale);
+                        break;
+                    case "subtract":
+                        r = DecimalDataUtils.subtract(x, y, precision, scale);
+                        break;
+                    case "multiply":
+                        r = DecimalDataUtils.multiply(x, y, precision, scale);
+                        break;
+                    case "divide":
+                        r = DecimalDataUtils.divide(x, y, precision, scale);
+                        break;
+                    case "mod":
+                        r = DecimalDataUtils.mod(x, y, precision, scale);
+                        break;
+                    default:
+                        throw new IllegalArgumentException("unknown operation " + op);
+                }
+                line = r == null ? "null" : r.toBigDecimal().toPlainString();
+            } catch (ArithmeticException e) {
+                line = "error:" + e.getClass().getName();
+            }
+            out.append(line).append('\n');
         }
         return out.toString();
     }

@@ -1,0 +1,666 @@
+//! Two-phase GROUP BY: Flink's `MiniBatchLocalGroupAggFunction` and
+//! `MiniBatchGlobalGroupAggFunction` (`table.optimizer.agg-phase-strategy` TWO_PHASE or
+//! AUTO, with mini-batch on).
+//!
+//! The local operator keeps no state: for a bundle of input it accumulates each key's rows
+//! (accumulate for `+I`/`+U`, retract for `-U`/`-D`, leading retractions included) into a
+//! fresh accumulator and emits one partial row per key, keys in order of first appearance.
+//! The global operator merges a bundle's partials per key into a fresh buffer, then merges
+//! the buffer into the stored accumulator and emits with `GroupAggFunction`'s rules (`+I`
+//! first, `-U`/`+U`, unchanged results suppressed without TTL, `-D` when the record count
+//! reaches zero); state is read and written a bundle at a time with [`super::group`]'s
+//! machinery, under its own table.
+//!
+//! # Partial schema
+//!
+//! The grouping columns (input names and types), then each call's accumulator fields as
+//! typed Arrow columns named `<call name>$<field>`, then, when the input retracts and the
+//! query has no `COUNT(*)`, the planner's hidden record counter `$count1` (BIGINT). Every
+//! field is nullable.
+//!
+//! | call | fields (Flink's `aggBufferAttributes`) |
+//! |---|---|
+//! | `COUNT(*)`, `COUNT(x)` | `count` BIGINT |
+//! | `SUM(x)`, insert-only input | `sum` (the result type: x's, or `DECIMAL(38, s)`) |
+//! | `SUM(x)`, retracting input | `sum`, `count` BIGINT (`SumWithRetractAggFunction`) |
+//! | `$SUM0(x)` | `sum` (the result type) |
+//! | `AVG(x)` | `sum` (BIGINT for integers, DOUBLE for FLOAT/DOUBLE, `DECIMAL(38, s)`), `count` BIGINT |
+//! | `MIN(x)`, `MAX(x)`, insert-only input | `value` (x's type) |
+//! | `SINGLE_VALUE(x)` | `value` (x's type), `count` INT |
+//!
+//! # What is not split
+//!
+//! The planner splits an aggregate only when every call can `merge`
+//! (`AggregateUtil.doAllSupportPartialMerge`). FIRST_VALUE/LAST_VALUE (with or without
+//! retraction), LISTAGG without retraction and JSON_ARRAYAGG have no `merge`, so Flink keeps
+//! such a query one-phase: they are refused here. Retracting MIN/MAX, LISTAGG with
+//! retraction and DISTINCT calls can merge in Flink (their partials carry maps or lists),
+//! but are not implemented natively yet: they are refused too, with a different message.
+//!
+//! # Where the result differs from the one-phase operator
+//!
+//! For a consistent changelog (a retraction only of a row that is live) and arithmetic that
+//! is associative for the values seen (integer sums wrap, so they are; FLOAT/DOUBLE sums and
+//! DECIMAL overflow to NULL are not), a global bundle made of one local bundle emits exactly
+//! what one-phase mini-batch emits for that bundle: merging a bundle's partial into the
+//! stored accumulator equals applying its rows in order, and the emission rules are the
+//! same. Flink's two-phase output genuinely differs when a retraction reaches a group
+//! without state (one-phase ignores it; here it becomes a negative count that is stored and
+//! emitted), when a global bundle spans several local bundles (one emission per global
+//! bundle), and for SINGLE_VALUE, whose `merge` does not fail on a retraction-cancelled
+//! second row and takes the partial's value when the counts sum to one.
+//!
+//! Within a bundle, Flink emits keys in `HashMap` order (`AbstractMapBundleOperator`), for
+//! partials and results alike; like the one-phase operator, these emit in order of first
+//! appearance, so a comparison with Flink is per bundle, not per row.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, RecordBatch, UInt32Array};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+
+use super::function::{Acc, AggFunction, BoundCall};
+use super::group::{
+    Changes, EmitRules, GroupAggSpec, assign_groups, bind, check_input, concat, is_alive,
+    key_order, read_accs, state_ttl, table_name, write_accs,
+};
+use super::value::{Class, ColumnReader, Value, build_array};
+use crate::changelog::ChangelogBatch;
+use crate::error::{Error, Result};
+use crate::keys::KeyHasher;
+use crate::keys::state_key::StateKeyCodec;
+use crate::state::checkpoint::{self, Checkpoint};
+use crate::state::ttl::{Clock, StateTtl, SystemClock};
+use crate::state::{StateBackend, TableId, WriteBatch};
+use crate::types::LogicalType;
+
+const ACC_TABLE: &str = "global_group_agg.acc";
+
+/// A plan split in two: the bound calls and the partial layout both phases share.
+struct Split {
+    calls: Vec<BoundCall>,
+    counter: Option<usize>,
+    key_types: Vec<LogicalType>,
+    /// The global operator's output: grouping columns, then the visible calls' results.
+    schema: SchemaRef,
+    result_types: Vec<DataType>,
+    /// Each call's partial fields, in order after the grouping columns.
+    fields: Vec<Vec<LogicalType>>,
+    partial_schema: SchemaRef,
+}
+
+impl Split {
+    fn new(spec: &GroupAggSpec) -> Result<Self> {
+        let bound = bind(spec)?;
+        let visible = spec.calls.len();
+        let mut schema_fields: Vec<Field> = spec
+            .grouping
+            .iter()
+            .map(|&g| Field::new(&spec.input_names[g], spec.input_types[g].to_arrow(), true))
+            .collect();
+        let mut fields = Vec::with_capacity(bound.calls.len());
+        for (c, call) in bound.calls.iter().enumerate() {
+            let layout = partial_fields(call, spec.calls.get(c).map(|c| c.name.as_str()))?;
+            let mut types = Vec::with_capacity(layout.len());
+            for (field, ty) in layout {
+                let name = if c < visible {
+                    format!("{}${field}", spec.calls[c].name)
+                } else {
+                    "$count1".to_string()
+                };
+                schema_fields.push(Field::new(name, ty.to_arrow(), true));
+                types.push(ty);
+            }
+            fields.push(types);
+        }
+        Ok(Self {
+            calls: bound.calls,
+            counter: bound.counter,
+            key_types: bound.key_types,
+            schema: bound.schema,
+            result_types: bound.result_types,
+            fields,
+            partial_schema: Arc::new(Schema::new(schema_fields)),
+        })
+    }
+}
+
+/// The partial fields of `call` (named `name`, `None` for the hidden counter), or why the
+/// call is not split.
+fn partial_fields(
+    call: &BoundCall,
+    name: Option<&str>,
+) -> Result<Vec<(&'static str, LogicalType)>> {
+    let refuse = |why: &str| {
+        Error::InvalidShape(format!(
+            "aggregate {} ({}{}) cannot run in two phases: {why}",
+            name.unwrap_or("$count1"),
+            if call.distinct { "DISTINCT " } else { "" },
+            call.function.sql_name(),
+        ))
+    };
+    if call.distinct {
+        return Err(refuse(
+            "Flink splits DISTINCT calls with the distinct map in the partial, which is not \
+             implemented natively yet; plan it one-phase",
+        ));
+    }
+    Ok(match call.function {
+        AggFunction::CountStar | AggFunction::Count => vec![("count", LogicalType::BigInt)],
+        AggFunction::Sum if call.retracting => {
+            vec![("sum", call.result.clone()), ("count", LogicalType::BigInt)]
+        }
+        AggFunction::Sum | AggFunction::Sum0 => vec![("sum", call.result.clone())],
+        AggFunction::Avg => {
+            let sum = match call.class {
+                Some(Class::Int(_)) => LogicalType::BigInt,
+                Some(Class::Decimal { scale, .. }) => LogicalType::Decimal {
+                    precision: 38,
+                    scale,
+                },
+                _ => LogicalType::Double,
+            };
+            vec![("sum", sum), ("count", LogicalType::BigInt)]
+        }
+        AggFunction::Min | AggFunction::Max if !call.retracting => {
+            vec![("value", call.result.clone())]
+        }
+        AggFunction::SingleValue => {
+            vec![("value", call.result.clone()), ("count", LogicalType::Int)]
+        }
+        // Retracting (insert-only MIN/MAX matched above).
+        AggFunction::Min | AggFunction::Max => {
+            return Err(refuse(
+                "Flink splits it (its partial carries the value map), which is not \
+                 implemented natively yet; plan it one-phase",
+            ));
+        }
+        AggFunction::ListAgg if call.retracting => {
+            return Err(refuse(
+                "Flink splits it (its partial carries the value map or list), which is not \
+                 implemented natively yet; plan it one-phase",
+            ));
+        }
+        AggFunction::FirstValue
+        | AggFunction::LastValue
+        | AggFunction::ListAgg
+        | AggFunction::JsonArrayAggAbsentOnNull
+        | AggFunction::JsonArrayAggNullOnNull => {
+            return Err(refuse(
+                "its Flink function has no merge, so the planner keeps the aggregate one-phase",
+            ));
+        }
+    })
+}
+
+/// A call's accumulator as its partial fields.
+fn to_partial(acc: &Acc, out: &mut [Vec<Value>]) -> Result<()> {
+    let fields = out.len();
+    let mut push = |i: usize, v: Value| -> Result<()> {
+        out.get_mut(i)
+            .ok_or_else(|| {
+                Error::State(format!(
+                    "accumulator {acc:?} has more fields than its partial"
+                ))
+            })?
+            .push(v);
+        Ok(())
+    };
+    match acc {
+        Acc::Count(c) => push(0, Value::Int(*c))?,
+        Acc::Sum { sum, count } | Acc::Avg { sum, count } | Acc::Single { value: sum, count } => {
+            push(0, sum.clone())?;
+            // Insert-only SUM's partial has no count: its value never reads it.
+            if fields > 1 {
+                push(1, Value::Int(*count))?;
+            }
+        }
+        Acc::Sum0(v) | Acc::Value(v) => push(0, v.clone())?,
+        other => {
+            return Err(Error::State(format!(
+                "accumulator {other:?} has no partial form"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A call's accumulator from its partial fields at `row`, shaped like `template`.
+fn from_partial(template: &Acc, readers: &[ColumnReader<'_>], row: usize) -> Result<Acc> {
+    let value = |i: usize| readers.get(i).map_or(Value::Null, |r| r.value(row));
+    // Insert-only SUM has no count column (0); a NULL count cannot come from the local
+    // phase, so it is refused rather than read as zero.
+    let count = |i: usize| match (readers.get(i), value(i)) {
+        (None, _) => Ok(0),
+        (Some(_), Value::Int(c)) => Ok(c),
+        (Some(_), _) => Err(Error::InvalidShape(format!(
+            "partial row {row} has a NULL count"
+        ))),
+    };
+    Ok(match template {
+        Acc::Count(_) => Acc::Count(count(0)?),
+        Acc::Sum { .. } => Acc::Sum {
+            sum: value(0),
+            count: count(1)?,
+        },
+        Acc::Avg { .. } => Acc::Avg {
+            sum: value(0),
+            count: count(1)?,
+        },
+        Acc::Single { .. } => Acc::Single {
+            value: value(0),
+            count: count(1)?,
+        },
+        Acc::Sum0(_) => Acc::Sum0(value(0)),
+        Acc::Value(_) => Acc::Value(value(0)),
+        other => {
+            return Err(Error::State(format!(
+                "accumulator {other:?} has no partial form"
+            )));
+        }
+    })
+}
+
+/// The local phase: one bundle of changelog input in, one partial row per key out.
+pub struct LocalGroupAggregate {
+    spec: GroupAggSpec,
+    split: Split,
+    key_codec: StateKeyCodec,
+    hasher: KeyHasher,
+    pending: Vec<ChangelogBatch>,
+    pending_rows: usize,
+}
+
+impl std::fmt::Debug for LocalGroupAggregate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalGroupAggregate")
+            .field("spec", &self.spec)
+            .field("pending_rows", &self.pending_rows)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LocalGroupAggregate {
+    /// The local phase of `spec`; fails for calls Flink (or this crate) does not split.
+    pub fn new(spec: GroupAggSpec) -> Result<Self> {
+        if spec.mini_batch_rows == Some(0) {
+            return Err(Error::OutOfRange(
+                "mini-batch size must be at least one row".into(),
+            ));
+        }
+        let split = Split::new(&spec)?;
+        Ok(Self {
+            key_codec: StateKeyCodec::try_new(split.key_types.clone())?,
+            hasher: KeyHasher::new(split.key_types.clone()),
+            split,
+            spec,
+            pending: Vec::new(),
+            pending_rows: 0,
+        })
+    }
+
+    /// The partial rows' schema (see the module docs).
+    pub fn partial_schema(&self) -> &SchemaRef {
+        &self.split.partial_schema
+    }
+
+    /// Buffers `input`; once `mini_batch_rows` rows are buffered (or at once without a
+    /// mini-batch size), returns the bundle's partials, else an empty batch.
+    pub fn process(&mut self, input: &ChangelogBatch) -> Result<RecordBatch> {
+        check_input(&self.spec, input)?;
+        if input.num_rows() > 0 {
+            self.pending_rows += input.num_rows();
+            self.pending.push(input.clone());
+        }
+        match self.spec.mini_batch_rows {
+            Some(size) if self.pending_rows < size => {
+                Ok(RecordBatch::new_empty(self.split.partial_schema.clone()))
+            }
+            _ => self.flush(),
+        }
+    }
+
+    /// The partials of the buffered bundle (Flink's bundle trigger, and what it does before
+    /// a checkpoint barrier: the local phase keeps no state).
+    pub fn flush(&mut self) -> Result<RecordBatch> {
+        let pending = std::mem::take(&mut self.pending);
+        self.pending_rows = 0;
+        self.aggregate(&pending)
+    }
+
+    /// The partials of one bundle, without buffering.
+    pub fn aggregate(&self, bundle: &[ChangelogBatch]) -> Result<RecordBatch> {
+        let bundle: Vec<&ChangelogBatch> = bundle.iter().filter(|b| b.num_rows() > 0).collect();
+        if bundle.is_empty() {
+            return Ok(RecordBatch::new_empty(self.split.partial_schema.clone()));
+        }
+        for b in &bundle {
+            check_input(&self.spec, b)?;
+        }
+        let owned: Vec<ChangelogBatch> = bundle.into_iter().cloned().collect();
+        let input = concat(&owned)?;
+        let batch = input.batch();
+        let key_columns: Vec<ArrayRef> = self
+            .spec
+            .grouping
+            .iter()
+            .map(|&g| batch.column(g).clone())
+            .collect();
+        let (groups, row_slot) = assign_groups(
+            &self.key_codec,
+            &self.hasher,
+            &key_columns,
+            self.spec.max_parallelism,
+        )?;
+        let calls = &self.split.calls;
+        let readers: Vec<Option<ColumnReader<'_>>> = calls
+            .iter()
+            .map(|c| {
+                c.arg
+                    .map(|a| ColumnReader::new(batch.column(a), &self.spec.input_types[a], a))
+                    .transpose()
+            })
+            .collect::<Result<_>>()?;
+        let templates: Vec<Acc> = calls.iter().map(BoundCall::create).collect();
+        let mut accs: Vec<Vec<Acc>> = vec![templates; groups.len()];
+        // `MiniBatchLocalGroupAggFunction.addInput`: no state, so nothing is ignored.
+        for (row, &slot) in row_slot.iter().enumerate() {
+            let negate = !input.kind(row).is_accumulate();
+            for (c, (call, acc)) in calls.iter().zip(&mut accs[slot as usize]).enumerate() {
+                let x = readers[c].as_ref().map_or(Value::Null, |r| r.value(row));
+                call.update(acc, &x, negate, None)?;
+            }
+        }
+
+        let first_rows = UInt32Array::from(groups.first_row.clone());
+        let mut columns: Vec<ArrayRef> =
+            Vec::with_capacity(self.split.partial_schema.fields().len());
+        for key in &key_columns {
+            columns.push(arrow::compute::take(key.as_ref(), &first_rows, None)?);
+        }
+        for (c, types) in self.split.fields.iter().enumerate() {
+            let mut values: Vec<Vec<Value>> = vec![Vec::with_capacity(accs.len()); types.len()];
+            for acc in &accs {
+                to_partial(&acc[c], &mut values)?;
+            }
+            for (vals, ty) in values.iter().zip(types) {
+                columns.push(build_array(&ty.to_arrow(), vals.iter())?);
+            }
+        }
+        Ok(RecordBatch::try_new(
+            self.split.partial_schema.clone(),
+            columns,
+        )?)
+    }
+}
+
+/// The global phase over one task's keyed state.
+pub struct GlobalGroupAggregate {
+    spec: GroupAggSpec,
+    split: Split,
+    key_codec: StateKeyCodec,
+    hasher: KeyHasher,
+    store: Box<dyn StateBackend>,
+    accs: TableId,
+    ttl: Option<StateTtl>,
+    pending: Vec<RecordBatch>,
+    pending_rows: usize,
+}
+
+impl std::fmt::Debug for GlobalGroupAggregate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GlobalGroupAggregate")
+            .field("spec", &self.spec)
+            .field("pending_rows", &self.pending_rows)
+            .finish_non_exhaustive()
+    }
+}
+
+impl GlobalGroupAggregate {
+    /// The global phase of `spec` over `store`, with TTL (if any) on the system clock.
+    /// `spec.mini_batch_rows` counts partial rows per bundle.
+    pub fn new(spec: GroupAggSpec, store: Box<dyn StateBackend>) -> Result<Self> {
+        Self::with_clock(spec, store, Arc::new(SystemClock))
+    }
+
+    /// [`GlobalGroupAggregate::new`] with the processing-time clock TTL reads.
+    pub fn with_clock(
+        spec: GroupAggSpec,
+        mut store: Box<dyn StateBackend>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self> {
+        if spec.mini_batch_rows == Some(0) {
+            return Err(Error::OutOfRange(
+                "mini-batch size must be at least one row".into(),
+            ));
+        }
+        let split = Split::new(&spec)?;
+        let ttl = state_ttl(&spec, clock)?;
+        let accs = store.open_table(&table_name(ttl.as_ref(), ACC_TABLE))?;
+        Ok(Self {
+            key_codec: StateKeyCodec::try_new(split.key_types.clone())?,
+            hasher: KeyHasher::new(split.key_types.clone()),
+            split,
+            spec,
+            store,
+            accs,
+            ttl,
+            pending: Vec::new(),
+            pending_rows: 0,
+        })
+    }
+
+    /// An operator restored from `checkpoint` into `store` (the backend restored from the
+    /// same checkpoint), after checking that the checkpoint was written for this plan.
+    pub fn restore(
+        spec: GroupAggSpec,
+        checkpoint: &Checkpoint,
+        store: Box<dyn StateBackend>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self> {
+        let stored = checkpoint.metadata()?;
+        if stored != fingerprint(&spec).as_bytes() {
+            return Err(Error::Checkpoint {
+                path: checkpoint.path().to_path_buf(),
+                problem: format!(
+                    "written for a different plan: {}",
+                    String::from_utf8_lossy(&stored)
+                ),
+            });
+        }
+        Self::with_clock(spec, store, clock)
+    }
+
+    /// The output schema: grouping columns, then one column per call.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.split.schema
+    }
+
+    /// The partial rows' schema this operator takes.
+    pub fn partial_schema(&self) -> &SchemaRef {
+        &self.split.partial_schema
+    }
+
+    /// The state store.
+    pub fn store(&self) -> &dyn StateBackend {
+        self.store.as_ref()
+    }
+
+    /// Buffers a batch of partials; returns the bundle's changelog once `mini_batch_rows`
+    /// partial rows are buffered (or at once without a mini-batch size), else an empty
+    /// batch.
+    pub fn process(&mut self, partials: &RecordBatch) -> Result<ChangelogBatch> {
+        self.check_partials(partials)?;
+        if partials.num_rows() > 0 {
+            self.pending_rows += partials.num_rows();
+            self.pending.push(partials.clone());
+        }
+        match self.spec.mini_batch_rows {
+            Some(size) if self.pending_rows < size => Ok(self.empty()),
+            _ => self.flush(),
+        }
+    }
+
+    /// Applies the buffered partials now (the bundle trigger, and what Flink does before a
+    /// checkpoint barrier).
+    pub fn flush(&mut self) -> Result<ChangelogBatch> {
+        if self.pending.is_empty() {
+            return Ok(self.empty());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        self.pending_rows = 0;
+        let bundle = arrow::compute::concat_batches(&self.split.partial_schema, &pending)?;
+        self.apply(&bundle)
+    }
+
+    /// Publishes a checkpoint of the operator's state at `target`. Buffered partials must
+    /// be flushed first, as Flink flushes a bundle before the barrier.
+    pub fn checkpoint(&mut self, target: &Path) -> Result<Checkpoint> {
+        if self.pending_rows > 0 {
+            return Err(Error::State(format!(
+                "{} buffered partial rows: flush before checkpointing",
+                self.pending_rows
+            )));
+        }
+        checkpoint::publish(
+            self.store.as_mut(),
+            target,
+            fingerprint(&self.spec).as_bytes(),
+        )
+    }
+
+    fn empty(&self) -> ChangelogBatch {
+        ChangelogBatch::insert_only(RecordBatch::new_empty(self.split.schema.clone()))
+    }
+
+    fn check_partials(&self, partials: &RecordBatch) -> Result<()> {
+        let expected = self.split.partial_schema.fields();
+        if partials.num_columns() != expected.len() {
+            return Err(Error::LengthMismatch {
+                context: "global aggregate partials".into(),
+                left_name: "the partial schema",
+                left: expected.len(),
+                right_name: "the batch",
+                right: partials.num_columns(),
+            });
+        }
+        for (i, field) in expected.iter().enumerate() {
+            let found = partials.column(i).data_type();
+            if found != field.data_type() {
+                return Err(Error::ColumnType {
+                    column: i,
+                    logical: field.name().clone(),
+                    expected: field.data_type().to_string(),
+                    found: found.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies one bundle of partials (`MiniBatchGlobalGroupAggFunction`).
+    fn apply(&mut self, partials: &RecordBatch) -> Result<ChangelogBatch> {
+        let n = partials.num_rows();
+        if n == 0 {
+            return Ok(self.empty());
+        }
+        let keys = self.spec.grouping.len();
+        let key_columns: Vec<ArrayRef> = partials.columns()[..keys].to_vec();
+        let (groups, row_slot) = assign_groups(
+            &self.key_codec,
+            &self.hasher,
+            &key_columns,
+            self.spec.max_parallelism,
+        )?;
+        let slots = groups.len();
+        let calls = &self.split.calls;
+        let templates: Vec<Acc> = calls.iter().map(BoundCall::create).collect();
+
+        // `addInput`: each key's partials merged, in order, into a fresh buffer.
+        let mut column = keys;
+        let mut readers: Vec<Vec<ColumnReader<'_>>> = Vec::with_capacity(calls.len());
+        for types in &self.split.fields {
+            let mut call_readers = Vec::with_capacity(types.len());
+            for ty in types {
+                call_readers.push(ColumnReader::new(
+                    partials.column(column).as_ref(),
+                    ty,
+                    column,
+                )?);
+                column += 1;
+            }
+            readers.push(call_readers);
+        }
+        let mut buffers: Vec<Vec<Acc>> = vec![templates.clone(); slots];
+        for (row, &slot) in row_slot.iter().enumerate() {
+            for (c, call) in calls.iter().enumerate() {
+                let partial = from_partial(&templates[c], &readers[c], row)?;
+                call.merge(&mut buffers[slot as usize][c], &partial)?;
+            }
+        }
+
+        // `finishBundle`: each buffer merged into the stored accumulator, then emission.
+        let order = key_order(&groups);
+        let (mut accs, persisted) = read_accs(
+            self.store.as_ref(),
+            self.accs,
+            self.ttl.as_ref(),
+            &groups,
+            &order,
+            &templates,
+        )?;
+        let visible = self.spec.calls.len();
+        let rules = EmitRules {
+            suppress_equal: self.ttl.is_none(),
+            generate_update_before: self.spec.generate_update_before,
+        };
+        let results = |acc: &mut [Acc]| -> Result<Vec<Value>> {
+            calls[..visible]
+                .iter()
+                .zip(acc.iter_mut())
+                .map(|(call, a)| call.value(a, None))
+                .collect()
+        };
+        let mut out = Changes::new(slots, visible);
+        for (slot, buffer) in buffers.iter().enumerate() {
+            let first = accs[slot].is_none();
+            let mut acc = accs[slot].take().unwrap_or_else(|| templates.clone());
+            let prev = if first {
+                Vec::new()
+            } else {
+                results(&mut acc)?
+            };
+            for (c, call) in calls.iter().enumerate() {
+                call.merge(&mut acc[c], &buffer[c])?;
+            }
+            let new = if is_alive(self.split.counter, &acc) {
+                Some(results(&mut acc)?)
+            } else {
+                None
+            };
+            let alive = new.is_some();
+            out.emit(rules, groups.first_row[slot], first, prev, new);
+            accs[slot] = alive.then_some(acc);
+        }
+
+        let mut writes = WriteBatch::new();
+        write_accs(
+            &mut writes,
+            self.accs,
+            self.ttl.as_ref(),
+            &groups,
+            &order,
+            &accs,
+            &persisted,
+        );
+        self.store.write(&writes)?;
+        out.finish(&self.split.schema, &key_columns, &self.split.result_types)
+    }
+}
+
+/// Stored with checkpoints, distinct from the one-phase operator's: the global state holds
+/// merged accumulators under its own table.
+fn fingerprint(spec: &GroupAggSpec) -> String {
+    format!("global {}", spec.fingerprint())
+}

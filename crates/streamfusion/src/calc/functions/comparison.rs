@@ -1,0 +1,259 @@
+//! Comparisons and predicates (opcodes 200–299).
+//!
+//! Operands are cast to their common type first. Integers, DECIMALs, strings (UTF-8 byte
+//! order, as `BinaryStringData.compareTo`), binaries, booleans and temporal values compare
+//! with Arrow's kernels. FLOAT/DOUBLE compare as Java primitives do, not by Arrow's total
+//! order: NaN is unequal to everything (itself included) and `-0.0 = 0.0`.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, AsArray, BooleanArray};
+use arrow::datatypes::{ArrowPrimitiveType, DataType, Float32Type, Float64Type};
+use datafusion::logical_expr::{ColumnarValue, Operator};
+use datafusion::physical_expr::expressions::{IsNotNullExpr, IsNullExpr};
+
+use crate::calc::coercion::{is_approximate, is_binary, is_string, operand_type};
+use crate::calc::registry::{Args, Arity, Bound, FunctionDef, Kernel};
+use crate::types::LogicalType;
+
+use super::util::{arrays, fail, result};
+
+/// `a = b`.
+pub const EQUALS: u16 = 200;
+/// `a <> b`.
+pub const NOT_EQUALS: u16 = 201;
+/// `a < b`.
+pub const LESS_THAN: u16 = 202;
+/// `a <= b`.
+pub const LESS_THAN_OR_EQUAL: u16 = 203;
+/// `a > b`.
+pub const GREATER_THAN: u16 = 204;
+/// `a >= b`.
+pub const GREATER_THAN_OR_EQUAL: u16 = 205;
+/// `a IS NULL`.
+pub const IS_NULL: u16 = 206;
+/// `a IS NOT NULL`.
+pub const IS_NOT_NULL: u16 = 207;
+/// `a IS TRUE`.
+pub const IS_TRUE: u16 = 208;
+/// `a IS FALSE`.
+pub const IS_FALSE: u16 = 209;
+/// `a IS NOT TRUE`.
+pub const IS_NOT_TRUE: u16 = 210;
+/// `a IS NOT FALSE`.
+pub const IS_NOT_FALSE: u16 = 211;
+
+/// The family's functions.
+pub const FUNCTIONS: &[FunctionDef] = &[
+    FunctionDef {
+        opcode: EQUALS,
+        name: "=",
+        arity: Arity::Exact(2),
+        bind: |a| bind_compare(a, Cmp::Eq),
+    },
+    FunctionDef {
+        opcode: NOT_EQUALS,
+        name: "<>",
+        arity: Arity::Exact(2),
+        bind: |a| bind_compare(a, Cmp::NotEq),
+    },
+    FunctionDef {
+        opcode: LESS_THAN,
+        name: "<",
+        arity: Arity::Exact(2),
+        bind: |a| bind_compare(a, Cmp::Lt),
+    },
+    FunctionDef {
+        opcode: LESS_THAN_OR_EQUAL,
+        name: "<=",
+        arity: Arity::Exact(2),
+        bind: |a| bind_compare(a, Cmp::LtEq),
+    },
+    FunctionDef {
+        opcode: GREATER_THAN,
+        name: ">",
+        arity: Arity::Exact(2),
+        bind: |a| bind_compare(a, Cmp::Gt),
+    },
+    FunctionDef {
+        opcode: GREATER_THAN_OR_EQUAL,
+        name: ">=",
+        arity: Arity::Exact(2),
+        bind: |a| bind_compare(a, Cmp::GtEq),
+    },
+    FunctionDef {
+        opcode: IS_NULL,
+        name: "IS NULL",
+        arity: Arity::Exact(1),
+        bind: |a| {
+            Ok(Bound {
+                args: a.types.to_vec(),
+                result: LogicalType::Boolean,
+                kernel: Kernel::Physical(|mut args| Ok(Arc::new(IsNullExpr::new(args.remove(0))))),
+            })
+        },
+    },
+    FunctionDef {
+        opcode: IS_NOT_NULL,
+        name: "IS NOT NULL",
+        arity: Arity::Exact(1),
+        bind: |a| {
+            Ok(Bound {
+                args: a.types.to_vec(),
+                result: LogicalType::Boolean,
+                kernel: Kernel::Physical(|mut args| {
+                    Ok(Arc::new(IsNotNullExpr::new(args.remove(0))))
+                }),
+            })
+        },
+    },
+    FunctionDef {
+        opcode: IS_TRUE,
+        name: "IS TRUE",
+        arity: Arity::Exact(1),
+        bind: |a| bind_truth(a, Some(true), false),
+    },
+    FunctionDef {
+        opcode: IS_FALSE,
+        name: "IS FALSE",
+        arity: Arity::Exact(1),
+        bind: |a| bind_truth(a, Some(false), false),
+    },
+    FunctionDef {
+        opcode: IS_NOT_TRUE,
+        name: "IS NOT TRUE",
+        arity: Arity::Exact(1),
+        bind: |a| bind_truth(a, Some(true), true),
+    },
+    FunctionDef {
+        opcode: IS_NOT_FALSE,
+        name: "IS NOT FALSE",
+        arity: Arity::Exact(1),
+        bind: |a| bind_truth(a, Some(false), true),
+    },
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cmp {
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+}
+
+impl Cmp {
+    fn operator(self) -> Operator {
+        match self {
+            Cmp::Eq => Operator::Eq,
+            Cmp::NotEq => Operator::NotEq,
+            Cmp::Lt => Operator::Lt,
+            Cmp::LtEq => Operator::LtEq,
+            Cmp::Gt => Operator::Gt,
+            Cmp::GtEq => Operator::GtEq,
+        }
+    }
+
+    fn test<T: PartialOrd>(self, a: T, b: T) -> bool {
+        match self {
+            Cmp::Eq => a == b,
+            Cmp::NotEq => a != b,
+            Cmp::Lt => a < b,
+            Cmp::LtEq => a <= b,
+            Cmp::Gt => a > b,
+            Cmp::GtEq => a >= b,
+        }
+    }
+}
+
+/// The type two comparison operands are cast to.
+fn comparable(a: &LogicalType, b: &LogicalType) -> Option<LogicalType> {
+    use LogicalType::*;
+    if let Some(t) = operand_type(a, b) {
+        return Some(t);
+    }
+    match (a, b) {
+        _ if is_string(a) && is_string(b) => Some(VarChar(i32::MAX as u32)),
+        _ if is_binary(a) && is_binary(b) => Some(VarBinary(i32::MAX as u32)),
+        _ if a == b && !matches!(a, Row(_)) => Some(a.clone()),
+        (Timestamp(p), Timestamp(q)) => Some(Timestamp(*p.max(q))),
+        (TimestampLtz(p), TimestampLtz(q)) => Some(TimestampLtz(*p.max(q))),
+        _ => None,
+    }
+}
+
+fn bind_compare(args: &Args<'_>, cmp: Cmp) -> Result<Bound, String> {
+    let [a, b] = args.types else {
+        unreachable!("arity checked")
+    };
+    let common = comparable(a, b).ok_or("the operands are not comparable")?;
+    // Strings of different lengths compare as they are: no cast needed for VARCHAR bytes.
+    let operand = |t: &LogicalType| {
+        if is_string(t) || is_binary(t) {
+            t.clone()
+        } else {
+            common.clone()
+        }
+    };
+    let kernel = if is_approximate(&common) {
+        Kernel::function(
+            format!("float {cmp:?}"),
+            &LogicalType::Boolean,
+            move |args, rows| float_compare(args, rows, cmp),
+        )
+    } else {
+        Kernel::Binary(cmp.operator())
+    };
+    Ok(Bound {
+        args: vec![operand(a), operand(b)],
+        result: LogicalType::Boolean,
+        kernel,
+    })
+}
+
+/// Java's primitive comparison of two FLOAT or two DOUBLE arrays.
+fn float_compare(
+    args: &[ColumnarValue],
+    rows: usize,
+    cmp: Cmp,
+) -> datafusion::error::Result<ColumnarValue> {
+    let a = arrays(args, rows)?;
+    let out = match a[0].data_type() {
+        DataType::Float32 => compare_floats::<Float32Type>(&a[0], &a[1], cmp),
+        DataType::Float64 => compare_floats::<Float64Type>(&a[0], &a[1], cmp),
+        other => return Err(fail(format!("float comparison of {other}"))),
+    };
+    result(args, Arc::new(out))
+}
+
+fn compare_floats<T: ArrowPrimitiveType>(a: &dyn Array, b: &dyn Array, cmp: Cmp) -> BooleanArray
+where
+    T::Native: PartialOrd,
+{
+    let (a, b) = (a.as_primitive::<T>(), b.as_primitive::<T>());
+    a.iter()
+        .zip(b.iter())
+        .map(|(x, y)| Some(cmp.test(x?, y?)))
+        .collect()
+}
+
+fn bind_truth(args: &Args<'_>, value: Option<bool>, negated: bool) -> Result<Bound, String> {
+    if args.types[0] != LogicalType::Boolean {
+        return Err("the operand must be BOOLEAN".into());
+    }
+    Ok(Bound {
+        args: vec![LogicalType::Boolean],
+        result: LogicalType::Boolean,
+        kernel: Kernel::function("IS TRUE/FALSE", &LogicalType::Boolean, move |args, rows| {
+            let a = arrays(args, rows)?;
+            let a = a[0]
+                .as_any()
+                .downcast_ref::<BooleanArray>()
+                .expect("BOOLEAN");
+            // Never NULL: a NULL operand is neither TRUE nor FALSE.
+            let out: BooleanArray = a.iter().map(|v| Some((v == value) != negated)).collect();
+            result(args, Arc::new(out))
+        }),
+    })
+}
