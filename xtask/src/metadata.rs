@@ -37,6 +37,8 @@ pub struct RunMetadata {
     pub features: BTreeMap<String, Vec<String>>,
     /// `system`, or `mimalloc` when a `mimalloc` feature was requested.
     pub allocator: String,
+    /// The `GLIBC_TUNABLES` suite processes ran with (the system allocator's heap thresholds).
+    pub glibc_tunables: String,
     pub filter: Option<String>,
     pub criterion: CriterionSettings,
     pub suites: Vec<SuiteRecord>,
@@ -127,6 +129,7 @@ impl RunMetadata {
             cargo_commands: Vec::new(),
             features: BTreeMap::new(),
             allocator: "system".to_string(),
+            glibc_tunables: crate::suite_binary::glibc_tunables(),
             filter: None,
             criterion: CriterionSettings::default(),
             suites: Vec::new(),

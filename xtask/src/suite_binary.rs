@@ -161,6 +161,18 @@ pub fn contract_problems(
     problems
 }
 
+/// glibc's heap hands freed memory back to the kernel by thresholds that move with the
+/// allocation history, so the same code timed in two builds can differ by page faults alone
+/// (decision 0007). Suites run with both thresholds fixed high, unless `GLIBC_TUNABLES` is
+/// already set (then it is passed on as is).
+pub const GLIBC_TUNABLES: &str =
+    "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=1073741824";
+
+/// The `GLIBC_TUNABLES` suites run with.
+pub fn glibc_tunables() -> String {
+    std::env::var("GLIBC_TUNABLES").unwrap_or_else(|_| GLIBC_TUNABLES.to_string())
+}
+
 /// The suite binary as a command, per the contract.
 fn command(
     sh: &Shell,
@@ -175,6 +187,7 @@ fn command(
         .env("CRITERION_HOME", criterion_home)
         .env("CARGO_MANIFEST_DIR", &built.suite.manifest_dir)
         .env("CARGO_PKG_NAME", &built.suite.package)
+        .env("GLIBC_TUNABLES", glibc_tunables())
         .env_remove("SF_BENCH_FILTER")
         .env_remove("SF_BENCH_SUITE_DIR");
     if let Some(filter) = filter {

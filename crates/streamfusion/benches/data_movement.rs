@@ -6,7 +6,8 @@
 //! - `expand/sets=3/...`: `movement::expand::Expand::evaluate` for
 //!   `GROUPING SETS ((id, v, name), (id, v), (id))`.
 //! - `unnest/{inner,left}/ordinality={false,true}/...`: `movement::unnest::unnest` of an
-//!   `ARRAY<ROW<id BIGINT, name VARCHAR>>` column (empty and NULL arrays, NULL ROWs).
+//!   `ARRAY<ROW<id BIGINT, name VARCHAR>>` column (empty and NULL arrays, NULL ROWs),
+//!   repeating the row's `id`.
 //! - `update_before/{absent,retained,mixed,discarded}/...`:
 //!   `movement::update_before::drop_update_before` on batches without kinds, with kinds but no
 //!   `-U`, with every fourth row `-U`, and with every row `-U`.
@@ -420,7 +421,7 @@ fn unnest_cases(suite: &mut Suite, rows: usize, nulls: bool) {
                     .expect("batch");
                     ChangelogBatch::try_new(batch, Some(all_kinds(rows))).expect("kinds")
                 },
-                |input| unnest(input, 1, join, ordinality).expect("unnest"),
+                |input| unnest(input, 1, &[0], join, ordinality).expect("unnest"),
                 |input, out| {
                     let ids = input.batch().column(0).as_primitive::<Int64Type>();
                     let lists = input.batch().column(1).as_list::<i32>();
@@ -456,8 +457,8 @@ fn unnest_cases(suite: &mut Suite, rows: usize, nulls: bool) {
                     let o = out.batch();
                     let (out_ids, item_ids, names) = (
                         o.column(0).as_primitive::<Int64Type>(),
-                        o.column(2).as_primitive::<Int64Type>(),
-                        o.column(3).as_string::<i32>(),
+                        o.column(1).as_primitive::<Int64Type>(),
+                        o.column(2).as_string::<i32>(),
                     );
                     let got: Vec<UnnestRow> = (0..o.num_rows())
                         .map(|r| {
@@ -468,7 +469,7 @@ fn unnest_cases(suite: &mut Suite, rows: usize, nulls: bool) {
                                 names.is_valid(r).then(|| names.value(r).to_string()),
                                 ordinality
                                     .then(|| {
-                                        let ord = o.column(4).as_primitive::<Int32Type>();
+                                        let ord = o.column(3).as_primitive::<Int32Type>();
                                         ord.is_valid(r).then(|| ord.value(r))
                                     })
                                     .flatten(),

@@ -180,7 +180,7 @@ fn unnest_arrays_inner_and_left_with_ordinality() {
         out
     };
     for (join, left) in [(UnnestJoin::Inner, false), (UnnestJoin::Left, true)] {
-        let out = unnest(&input, 1, join, true).unwrap();
+        let out = unnest(&input, 1, &[0, 1], join, true).unwrap();
         let c = out.batch().columns();
         let got: Vec<Row> = (0..out.num_rows())
             .map(|i| {
@@ -195,7 +195,7 @@ fn unnest_arrays_inner_and_left_with_ordinality() {
         assert_eq!(got, model(left), "{join:?}");
         assert_eq!(out.batch().schema().field(3).name(), "ordinality");
     }
-    let err = unnest(&input, 0, UnnestJoin::Inner, false).unwrap_err();
+    let err = unnest(&input, 0, &[0], UnnestJoin::Inner, false).unwrap_err();
     assert!(
         err.to_string().contains("Int32 is not an ARRAY or MAP"),
         "{err}"
@@ -216,7 +216,7 @@ fn unnest_maps_and_arrays_of_rows() {
         ("id", Arc::new(Int32Array::from(vec![1, 2])) as _),
         ("m", maps),
     ]));
-    let out = unnest(&input, 1, UnnestJoin::Left, false).unwrap();
+    let out = unnest(&input, 1, &[0, 1], UnnestJoin::Left, false).unwrap();
     let c = out.batch().columns();
     assert_eq!(ints(&c[0]), [Some(1), Some(1), Some(2)]);
     assert_eq!(strings(&c[2]), [Some("a".into()), Some("b".into()), None]);
@@ -238,7 +238,7 @@ fn unnest_maps_and_arrays_of_rows() {
         None,
     );
     let input = ChangelogBatch::insert_only(batch(vec![("rs", Arc::new(list) as _)]));
-    let out = unnest(&input, 0, UnnestJoin::Inner, false).unwrap();
+    let out = unnest(&input, 0, &[0], UnnestJoin::Inner, false).unwrap();
     assert_eq!(out.batch().schema().field(1).name(), "f");
     assert_eq!(ints(out.batch().column(1)), [Some(7), None]);
 }

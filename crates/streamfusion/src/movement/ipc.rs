@@ -25,7 +25,12 @@ pub fn encode(batches: &[ChangelogBatch]) -> Result<Vec<u8>> {
     };
     let with_kinds = first.kinds().is_some();
     let schema = wire_schema(first.batch().schema_ref(), with_kinds)?;
-    let mut out = Vec::new();
+    // Sized up front: growing the stream by doubling copies it several times over.
+    let estimate: usize = batches
+        .iter()
+        .map(|b| b.batch().get_array_memory_size() + b.num_rows())
+        .sum();
+    let mut out = Vec::with_capacity(estimate + 4096);
     let mut writer = StreamWriter::try_new(&mut out, &schema)?;
     for b in batches {
         if b.kinds().is_some() != with_kinds {

@@ -1,7 +1,8 @@
 //! `UNNEST` of arrays, maps and arrays of ROWs, as Flink's correlate with
 //! `UnnestRowsFunction` / `UnnestRowsWithOrdinalityFunction`.
 //!
-//! Each input row is repeated once per element, followed by the element's columns:
+//! The input columns listed in `repeat` (Flink's planner prunes the correlate's input to the
+//! fields the query uses) are repeated once per element, followed by the element's columns:
 //! - `ARRAY<T>`: one column, the element (NULL elements give NULL);
 //! - `ARRAY<ROW<...>>`: the ROW's fields (a NULL ROW gives NULL fields);
 //! - `MAP<K, V>`: the key and the value, in the map's entry order;
@@ -32,10 +33,12 @@ pub enum UnnestJoin {
     Left,
 }
 
-/// Unnests column `column` of `input` (see the module documentation).
+/// Unnests column `column` of `input`, repeating the input columns `repeat` (see the module
+/// documentation).
 pub fn unnest(
     input: &ChangelogBatch,
     column: usize,
+    repeat: &[usize],
     join: UnnestJoin,
     ordinality: bool,
 ) -> Result<ChangelogBatch> {
@@ -104,11 +107,17 @@ pub fn unnest(
     }
     let parents = UInt32Array::from(parents);
     let elements = UInt32Array::from(elements);
-    let mut fields: Vec<Arc<Field>> = batch.schema_ref().fields().iter().cloned().collect();
-    let mut columns = batch
-        .columns()
+    if let Some(&c) = repeat.iter().find(|&&c| c >= batch.num_columns()) {
+        return Err(Error::InvalidShape(format!(
+            "UNNEST repeats column {c}, which does not exist in a batch of {} columns",
+            batch.num_columns()
+        )));
+    }
+    let schema = batch.schema_ref();
+    let mut fields: Vec<Arc<Field>> = repeat.iter().map(|&c| schema.fields()[c].clone()).collect();
+    let mut columns = repeat
         .iter()
-        .map(|c| take(c, &parents, None))
+        .map(|&c| take(batch.column(c), &parents, None))
         .collect::<Result<Vec<_>, _>>()?;
     let taken = take(&values, &elements, None)?;
     match (taken.data_type(), entry_names) {

@@ -460,9 +460,11 @@ fn bind_same_type(
 /// Rust's `char::to_uppercase` shares (both from Unicode's `SpecialCasing`).
 fn upper(s: &str, out: &mut String) {
     if s.is_ascii() {
-        out.extend(s.chars().map(|c| c.to_ascii_uppercase()));
+        let start = out.len();
+        out.push_str(s);
+        out[start..].make_ascii_uppercase();
     } else {
-        out.extend(s.chars().flat_map(char::to_uppercase));
+        out.push_str(&s.to_uppercase());
     }
 }
 
@@ -470,11 +472,11 @@ fn upper(s: &str, out: &mut String) {
 /// Turkic/Lithuanian locales is the final sigma, which `str::to_lowercase` applies too.
 fn lower(s: &str, out: &mut String) {
     if s.is_ascii() {
-        out.extend(s.chars().map(|c| c.to_ascii_lowercase()));
-    } else if s.contains('Σ') {
-        out.push_str(&s.to_lowercase());
+        let start = out.len();
+        out.push_str(s);
+        out[start..].make_ascii_lowercase();
     } else {
-        out.extend(s.chars().flat_map(char::to_lowercase));
+        out.push_str(&s.to_lowercase());
     }
 }
 
