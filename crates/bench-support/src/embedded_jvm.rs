@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 pub use jni;
-use jni::objects::{JIntArray, JObject, JObjectArray, JString};
+use jni::objects::{JIntArray, JLongArray, JObject, JObjectArray, JString};
 use jni::signature::RuntimeMethodSignature;
 use jni::strings::JNIString;
 use jni::{Env, InitArgsBuilder, JNIVersion, JValue, JavaVM};
@@ -140,6 +140,24 @@ pub fn int_array<'local>(
     let array = JIntArray::new(env, values.len())?;
     array.set_region(env, 0, values)?;
     Ok(array)
+}
+
+/// A new Java `long[]` holding `values`.
+pub fn long_array<'local>(
+    env: &mut Env<'local>,
+    values: &[i64],
+) -> jni::errors::Result<JLongArray<'local>> {
+    let array = JLongArray::new(env, values.len())?;
+    array.set_region(env, 0, values)?;
+    Ok(array)
+}
+
+/// The contents of a Java `long[]` returned as an object.
+pub fn longs(env: &mut Env<'_>, array: JObject<'_>) -> jni::errors::Result<Vec<i64>> {
+    let array = env.cast_local::<JLongArray>(array)?;
+    let mut out = vec![0; array.len(env)?];
+    array.get_region(env, 0, &mut out)?;
+    Ok(out)
 }
 
 /// The contents of a Java `int[]` returned as an object (e.g. by `call_static_method`).
@@ -325,6 +343,71 @@ impl FlinkOracles {
             )?;
             Ok(string(env, out)?.lines().map(str::to_string).collect())
         })
+    }
+
+    /// `TimeWindow.getWindowStartWithOffset(ts[i], offset[i], size[i])` for every `i`.
+    pub fn window_starts(
+        &self,
+        ts: &[i64],
+        offset: &[i64],
+        size: &[i64],
+    ) -> jni::errors::Result<Vec<i64>> {
+        self.vm.attach_current_thread(|env| {
+            let (ts, offset, size) = (
+                long_array(env, ts)?,
+                long_array(env, offset)?,
+                long_array(env, size)?,
+            );
+            let out = call_oracle(
+                env,
+                "windowStarts",
+                "([J[J[J)[J",
+                &[
+                    JValue::from(&ts),
+                    JValue::from(&offset),
+                    JValue::from(&size),
+                ],
+            )?;
+            longs(env, out)
+        })
+    }
+
+    /// The windows the released `kind` (`TUMBLE`, `HOP`, `CUMULATE`) assigner of `size`,
+    /// `slide` (HOP's slide, CUMULATE's step) and `offset` gives each timestamp, as
+    /// `(start, end)` pairs in Flink's order.
+    pub fn assign_windows(
+        &self,
+        kind: &str,
+        size: i64,
+        slide: i64,
+        offset: i64,
+        ts: &[i64],
+    ) -> jni::errors::Result<Vec<Vec<(i64, i64)>>> {
+        let flat = self.vm.attach_current_thread(|env| {
+            let kind = JString::from_str(env, kind)?;
+            let ts = long_array(env, ts)?;
+            let out = call_oracle(
+                env,
+                "assignWindows",
+                "(Ljava/lang/String;JJJ[J)[J",
+                &[
+                    JValue::from(&kind),
+                    JValue::Long(size),
+                    JValue::Long(slide),
+                    JValue::Long(offset),
+                    JValue::from(&ts),
+                ],
+            )?;
+            longs(env, out)
+        })?;
+        let mut windows = Vec::with_capacity(ts.len());
+        let mut rest = flat.as_slice();
+        while let Some((&n, tail)) = rest.split_first() {
+            let (pairs, tail) = tail.split_at(2 * n as usize);
+            windows.push(pairs.chunks_exact(2).map(|p| (p[0], p[1])).collect());
+            rest = tail;
+        }
+        Ok(windows)
     }
 
     fn ints_to_ints(

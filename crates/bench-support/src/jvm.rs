@@ -76,6 +76,60 @@ pub fn built_library_path(name: &str) -> PathBuf {
     }
 }
 
+/// Runs the golden-vector generator `class` (a `java/src` main class taking the output path)
+/// on the released classpath and requires output identical to the committed `golden` file,
+/// naming the first differing line. Without a classpath, reports `test` skipped and returns.
+///
+/// # Panics
+/// If the generator fails or its output differs: the test's verdict.
+pub fn assert_golden_regenerates(test: &str, class: &str, golden: &Path) {
+    let classpath = match released_classpath() {
+        Ok(cp) => cp,
+        Err(why) => {
+            report_skipped(test, &why);
+            return;
+        }
+    };
+    let out = std::env::temp_dir().join(format!("sf-golden-{}-{class}.jsonl", std::process::id()));
+    let status = std::process::Command::new(java_command())
+        .args([
+            "--add-opens",
+            "java.base/java.util=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
+            "-cp",
+            &classpath,
+            class,
+        ])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("run java");
+    let regenerated = std::fs::read_to_string(&out);
+    let _ = std::fs::remove_file(&out);
+    assert!(status.success(), "{class} failed: {status}");
+    let regenerated = regenerated.expect("regenerated vectors");
+    let committed = std::fs::read_to_string(golden).expect("committed golden vectors");
+    if regenerated != committed {
+        let line = regenerated
+            .lines()
+            .zip(committed.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| regenerated.lines().count().min(committed.lines().count()));
+        panic!(
+            "released Flink now writes different vectors than {} holds ({} vs {} bytes), first \
+             at line {}:\n  now       {}\n  committed {}\nregenerate and review",
+            golden.display(),
+            regenerated.len(),
+            committed.len(),
+            line + 1,
+            regenerated.lines().nth(line).unwrap_or("(end)"),
+            committed.lines().nth(line).unwrap_or("(end)")
+        );
+    }
+}
+
 /// The `java` launcher: `$JAVA_HOME/bin/java`, else `java` on the `PATH`.
 pub fn java_command() -> PathBuf {
     std::env::var_os("JAVA_HOME")

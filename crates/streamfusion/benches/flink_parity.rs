@@ -15,7 +15,11 @@
 //! - `row_hash/{bigint,bigint_string_decimal_timestamp}/rows=N/nulls=B`:
 //!   `BinaryRowData.hashCode()` of the key rows (BIGINT; BIGINT, 8-byte VARCHAR over the
 //!   inline limit, DECIMAL(38, 10), TIMESTAMP(9)), the released hash computed over the rows
-//!   the native `RowWriter` wrote.
+//!   the native `RowWriter` wrote;
+//! - `windows/{tumble,hop,cumulate}/rows=N`: the TUMBLE (1 minute), HOP (1 hour every 15
+//!   minutes) and CUMULATE (1 day in 1-hour steps) windows of seeded epoch-millisecond
+//!   timestamps (`streamfusion::window::WindowAssigner::assign`), against the released
+//!   `TumblingWindowAssigner`/`SlidingWindowAssigner`/`CumulativeWindowAssigner`.
 //!
 //! Rows: 16, 1,024 and 16,384. Ints come from SplitMix64 seeded with the published
 //! `fixtures::SEED`; key columns from bench-support's fixtures. On a machine without a JDK or
@@ -50,6 +54,9 @@ fn case_ids() -> Vec<String> {
                 ids.push(format!("row_hash/{schema}/rows={rows}/nulls={nulls}"));
             }
         }
+        for (name, ..) in WINDOWS {
+            ids.push(format!("windows/{name}/rows={rows}"));
+        }
     }
     ids
 }
@@ -61,6 +68,7 @@ fn main() {
         Ok(flink) => {
             ints(&mut suite, flink);
             row_hashes(&mut suite, flink);
+            windows(&mut suite, flink);
         }
         Err(reason) => {
             for id in case_ids() {
@@ -213,6 +221,81 @@ fn row_hashes(suite: &mut Suite, flink: FlinkOracles) {
                     },
                 );
             }
+        }
+    }
+}
+
+/// (case name, released assigner kind, size, slide or step, offset), in milliseconds.
+const WINDOWS: [(&str, &str, i64, i64, i64); 3] = [
+    ("tumble", "TUMBLE", 60_000, 0, 0),
+    ("hop", "HOP", 3_600_000, 900_000, 0),
+    ("cumulate", "CUMULATE", 86_400_000, 3_600_000, 0),
+];
+
+/// Seeded timestamps with the windows released Flink assigns them.
+struct Timestamps {
+    values: Vec<i64>,
+    flink: Vec<(i64, i64)>,
+}
+
+impl ArrowBuffers for Timestamps {
+    fn collect_arrays(&self, _: &mut Vec<ArrayData>) {}
+}
+
+/// Window bounds are not Arrow output.
+struct Windows(Vec<streamfusion::window::TimeWindow>);
+
+impl ArrowBuffers for Windows {
+    fn collect_arrays(&self, _: &mut Vec<ArrayData>) {}
+}
+
+fn windows(suite: &mut Suite, flink: FlinkOracles) {
+    use streamfusion::window::WindowAssigner;
+    for rows in ROW_COUNTS {
+        for (name, kind, size, slide, offset) in WINDOWS {
+            let assigner = match kind {
+                "TUMBLE" => WindowAssigner::tumble(size, offset),
+                "HOP" => WindowAssigner::hop(size, slide, offset),
+                _ => WindowAssigner::cumulate(size, slide, offset),
+            }
+            .expect("a valid assigner");
+            suite.stateless(
+                &format!("windows/{name}/rows={rows}"),
+                || {
+                    // Epoch milliseconds within about ±63 years of 1970, both signs.
+                    let values: Vec<i64> = seeded_ints(rows)
+                        .into_iter()
+                        .map(|v| i64::from(v) * 931)
+                        .collect();
+                    let flink = flink
+                        .assign_windows(kind, size, slide, offset, &values)
+                        .expect("released window assigner")
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                    Timestamps { values, flink }
+                },
+                |input| {
+                    let mut out = Vec::with_capacity(input.flink.len());
+                    for &ts in &input.values {
+                        assigner.assign(ts, &mut out);
+                    }
+                    Windows(out)
+                },
+                |input, out| {
+                    let native: Vec<(i64, i64)> = out.0.iter().map(|w| (w.start, w.end)).collect();
+                    if native == input.flink {
+                        Ok(())
+                    } else {
+                        Err(format!(
+                            "{} native windows differ from released Flink's {} (first at {:?})",
+                            native.len(),
+                            input.flink.len(),
+                            native.iter().zip(&input.flink).position(|(a, b)| a != b)
+                        ))
+                    }
+                },
+            );
         }
     }
 }

@@ -19,6 +19,7 @@
 //!   expressions, with Flink's scalar semantics.
 //! - [`movement`]: row and column movement around Calc: dropping `-U` rows, grouping-set
 //!   EXPAND, UNNEST, and changelog batches over Arrow IPC.
+//! - [`window`]: Flink's TUMBLE/HOP/CUMULATE window assignment.
 //!
 //! The other operator families build on these types
 //! (see `DESIGN.md` in the project's shared documents).
@@ -34,5 +35,6 @@ pub mod keys;
 pub mod movement;
 pub mod state;
 pub mod types;
+pub mod window;
 
 pub use error::{Error, Result};

@@ -833,52 +833,11 @@ fn calc_matches_released_flink() {
 
 #[test]
 fn golden_calc_vectors_regenerate_identically_from_released_flink() {
-    let classpath = match bench_support::jvm::released_classpath() {
-        Ok(cp) => cp,
-        Err(why) => {
-            bench_support::jvm::report_skipped(
-                "golden_calc_vectors_regenerate_identically_from_released_flink",
-                &why,
-            );
-            return;
-        }
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("calc.jsonl");
-    let status = std::process::Command::new(bench_support::jvm::java_command())
-        .args([
-            "--add-opens",
-            "java.base/java.util=ALL-UNNAMED",
-            "--add-opens",
-            "java.base/java.lang=ALL-UNNAMED",
-            "-cp",
-            &classpath,
-            "org.streamfusion.golden.CalcVectors",
-        ])
-        .arg(&out)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .expect("run java");
-    assert!(status.success(), "CalcVectors failed: {status}");
-    let regenerated = std::fs::read_to_string(&out).expect("regenerated vectors");
-    let committed = std::fs::read_to_string(GOLDEN).expect("golden vectors");
-    if regenerated != committed {
-        let line = regenerated
-            .lines()
-            .zip(committed.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or_else(|| regenerated.lines().count().min(committed.lines().count()));
-        panic!(
-            "released Flink now writes different Calc vectors than tests/golden holds ({} vs \
-             {} bytes), first at line {}:\n  now       {}\n  committed {}\nregenerate and review",
-            regenerated.len(),
-            committed.len(),
-            line + 1,
-            regenerated.lines().nth(line).unwrap_or("(end)"),
-            committed.lines().nth(line).unwrap_or("(end)")
-        );
-    }
+    bench_support::jvm::assert_golden_regenerates(
+        "golden_calc_vectors_regenerate_identically_from_released_flink",
+        "org.streamfusion.golden.CalcVectors",
+        std::path::Path::new(GOLDEN),
+    );
 }
 
 /// Every opcode a program calls, depth first.

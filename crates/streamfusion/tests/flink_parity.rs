@@ -708,3 +708,99 @@ fn decimal_arithmetic_matches_released_decimal_data_utils() {
     }
     assert!(checked >= 7 * 5 * 400);
 }
+
+/// Timestamps around the window grid: the epoch, negatives, the extremes and seeded values.
+fn seeded_timestamps(stream: u64, n: usize) -> Vec<i64> {
+    let mut rng = Rng::new(stream);
+    let mut v = vec![
+        0,
+        1,
+        -1,
+        999,
+        1000,
+        -1000,
+        -1001,
+        i64::MIN + 1,
+        i64::MAX,
+        i64::MAX - 7,
+    ];
+    while v.len() < n {
+        let raw = rng.next() as i64;
+        // Mostly realistic epoch millis, some anywhere in the range.
+        v.push(if rng.below(4) == 0 {
+            raw
+        } else {
+            raw % 4_000_000_000_000
+        });
+    }
+    v
+}
+
+#[test]
+fn window_starts_match_released_time_window() {
+    let Some(flink) = oracles_or_skip("window_starts_match_released_time_window") else {
+        return;
+    };
+    let ts = seeded_timestamps(300, 4_000);
+    let mut rng = Rng::new(301);
+    let sizes = [1, 7, 1_000, 60_000, 3_600_000, 86_400_000];
+    let size: Vec<i64> = ts.iter().map(|_| sizes[rng.below(6) as usize]).collect();
+    let offset: Vec<i64> = size
+        .iter()
+        .map(|&s| (rng.next() as i64) % (2 * s) - s / 2)
+        .collect();
+    let native: Vec<i64> = (0..ts.len())
+        .map(|i| streamfusion::window::window_start_with_offset(ts[i], offset[i], size[i]))
+        .collect();
+    let expected = flink.window_starts(&ts, &offset, &size).unwrap();
+    let inputs: Vec<(i64, i64, i64)> = (0..ts.len()).map(|i| (ts[i], offset[i], size[i])).collect();
+    assert_all_equal("getWindowStartWithOffset", &inputs, &native, &expected);
+}
+
+#[test]
+fn tumble_hop_and_cumulate_windows_match_released_assigners() {
+    use streamfusion::window::WindowAssigner;
+    let Some(flink) = oracles_or_skip("tumble_hop_and_cumulate_windows_match_released_assigners")
+    else {
+        return;
+    };
+    // Realistic timestamps only: the released HOP/CUMULATE loops assume no overflow.
+    let ts: Vec<i64> = seeded_timestamps(302, 2_000)
+        .into_iter()
+        .map(|t| t % 4_000_000_000_000)
+        .collect();
+    let shapes: [(&str, i64, i64, i64); 7] = [
+        ("TUMBLE", 60_000, 0, 0),
+        ("TUMBLE", 86_400_000, 0, -28_800_000),
+        ("TUMBLE", 7, 0, 3),
+        ("HOP", 60_000, 10_000, 0),
+        ("HOP", 3_600_000, 900_000, 120_000),
+        ("CUMULATE", 86_400_000, 3_600_000, 0),
+        ("CUMULATE", 60_000, 15_000, -5_000),
+    ];
+    for (kind, size, slide, offset) in shapes {
+        let assigner = match kind {
+            "TUMBLE" => WindowAssigner::tumble(size, offset),
+            "HOP" => WindowAssigner::hop(size, slide, offset),
+            _ => WindowAssigner::cumulate(size, slide, offset),
+        }
+        .unwrap();
+        let native: Vec<Vec<(i64, i64)>> = ts
+            .iter()
+            .map(|&t| {
+                let mut out = Vec::new();
+                assigner.assign(t, &mut out);
+                out.iter().map(|w| (w.start, w.end)).collect()
+            })
+            .collect();
+        let expected = flink
+            .assign_windows(kind, size, slide, offset, &ts)
+            .unwrap();
+        assert_all_equal(
+            &format!("{kind}(size {size}, slide {slide}, offset {offset})"),
+            &ts,
+            &native,
+            &expected,
+        );
+    }
+}

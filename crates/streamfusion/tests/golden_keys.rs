@@ -148,30 +148,9 @@ fn parallelism_helpers_match_released_flink() {
 
 #[test]
 fn golden_vectors_regenerate_identically_from_released_flink() {
-    let classpath = match bench_support::jvm::released_classpath() {
-        Ok(cp) => cp,
-        Err(why) => {
-            bench_support::jvm::report_skipped(
-                "golden_vectors_regenerate_identically_from_released_flink",
-                &why,
-            );
-            return;
-        }
-    };
-    let out = std::env::temp_dir().join(format!("sf-key-rows-{}.jsonl", std::process::id()));
-    let status = std::process::Command::new(bench_support::jvm::java_command())
-        .args(["-cp", &classpath, "org.streamfusion.golden.KeyVectors"])
-        .arg(&out)
-        .status()
-        .expect("run java");
-    assert!(status.success(), "KeyVectors failed: {status}");
-    let regenerated = std::fs::read(&out).expect("regenerated vectors");
-    let _ = std::fs::remove_file(&out);
-    let committed = std::fs::read(GOLDEN).expect("golden vectors");
-    assert!(
-        regenerated == committed,
-        "released Flink now writes different vectors than tests/golden holds ({} vs {} bytes); regenerate and review",
-        regenerated.len(),
-        committed.len()
+    bench_support::jvm::assert_golden_regenerates(
+        "golden_vectors_regenerate_identically_from_released_flink",
+        "org.streamfusion.golden.KeyVectors",
+        std::path::Path::new(GOLDEN),
     );
 }

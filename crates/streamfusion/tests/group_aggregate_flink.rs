@@ -531,48 +531,9 @@ fn group_aggregate_matches_released_flink_changelogs() {
 
 #[test]
 fn golden_changelogs_regenerate_identically_from_released_flink() {
-    let classpath = match bench_support::jvm::released_classpath() {
-        Ok(cp) => cp,
-        Err(why) => {
-            bench_support::jvm::report_skipped(
-                "golden_changelogs_regenerate_identically_from_released_flink",
-                &why,
-            );
-            return;
-        }
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("group-agg.jsonl");
-    let status = std::process::Command::new(bench_support::jvm::java_command())
-        .args([
-            "--add-opens",
-            "java.base/java.util=ALL-UNNAMED",
-            "--add-opens",
-            "java.base/java.lang=ALL-UNNAMED",
-            "-cp",
-            &classpath,
-            "org.streamfusion.golden.GroupAggVectors",
-        ])
-        .arg(&out)
-        .status()
-        .expect("run java");
-    assert!(status.success(), "GroupAggVectors failed: {status}");
-    let regenerated = std::fs::read_to_string(&out).expect("regenerated changelogs");
-    let committed = std::fs::read_to_string(GOLDEN).expect("golden changelogs");
-    if regenerated != committed {
-        let line = regenerated
-            .lines()
-            .zip(committed.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or_else(|| regenerated.lines().count().min(committed.lines().count()));
-        panic!(
-            "released Flink now writes different changelogs than tests/golden holds ({} vs {} \
-             bytes), first at line {}:\n  now       {}\n  committed {}\nregenerate and review",
-            regenerated.len(),
-            committed.len(),
-            line + 1,
-            regenerated.lines().nth(line).unwrap_or("(end)"),
-            committed.lines().nth(line).unwrap_or("(end)")
-        );
-    }
+    bench_support::jvm::assert_golden_regenerates(
+        "golden_changelogs_regenerate_identically_from_released_flink",
+        "org.streamfusion.golden.GroupAggVectors",
+        std::path::Path::new(GOLDEN),
+    );
 }

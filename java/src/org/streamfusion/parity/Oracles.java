@@ -10,6 +10,10 @@ import org.apache.flink.table.data.MapData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.operators.window.TimeWindow;
+import org.apache.flink.table.runtime.operators.window.groupwindow.assigners.CumulativeWindowAssigner;
+import org.apache.flink.table.runtime.operators.window.groupwindow.assigners.SlidingWindowAssigner;
+import org.apache.flink.table.runtime.operators.window.groupwindow.assigners.TumblingWindowAssigner;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.MapType;
@@ -18,6 +22,8 @@ import org.apache.flink.table.types.logical.utils.LogicalTypeParser;
 import org.apache.flink.util.MathUtils;
 
 import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.Collection;
 
 /**
  * Batched entry points into the released Flink 2.3.0 classes, called from Rust through the
@@ -328,5 +334,53 @@ public final class Oracles {
             out.append(line).append('\n');
         }
         return out.toString();
+    }
+
+    /** {@code TimeWindow.getWindowStartWithOffset(ts[i], offset[i], size[i])} for every i. */
+    public static long[] windowStarts(long[] ts, long[] offset, long[] size) {
+        long[] out = new long[ts.length];
+        for (int i = 0; i < ts.length; i++) {
+            out[i] = TimeWindow.getWindowStartWithOffset(ts[i], offset[i], size[i]);
+        }
+        return out;
+    }
+
+    /**
+     * The windows the released {@code TUMBLE}/{@code HOP}/{@code CUMULATE} assigner
+     * ({@code TumblingWindowAssigner.of(size)}, {@code SlidingWindowAssigner.of(size, slide)},
+     * {@code CumulativeWindowAssigner.of(size, slide)}, each {@code withOffset(offset)}) gives
+     * every timestamp: per timestamp its window count, then each window's start and end.
+     */
+    public static long[] assignWindows(String kind, long size, long slide, long offset, long[] ts) {
+        java.util.List<Long> out = new java.util.ArrayList<>();
+        for (long t : ts) {
+            Collection<TimeWindow> windows;
+            switch (kind) {
+                case "TUMBLE":
+                    windows = TumblingWindowAssigner.of(Duration.ofMillis(size))
+                            .withOffset(Duration.ofMillis(offset)).assignWindows(null, t);
+                    break;
+                case "HOP":
+                    windows = SlidingWindowAssigner.of(Duration.ofMillis(size), Duration.ofMillis(slide))
+                            .withOffset(Duration.ofMillis(offset)).assignWindows(null, t);
+                    break;
+                case "CUMULATE":
+                    windows = CumulativeWindowAssigner.of(Duration.ofMillis(size), Duration.ofMillis(slide))
+                            .withOffset(Duration.ofMillis(offset)).assignWindows(null, t);
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown window kind " + kind);
+            }
+            out.add((long) windows.size());
+            for (TimeWindow w : windows) {
+                out.add(w.getStart());
+                out.add(w.getEnd());
+            }
+        }
+        long[] flat = new long[out.size()];
+        for (int i = 0; i < flat.length; i++) {
+            flat[i] = out.get(i);
+        }
+        return flat;
     }
 }
