@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 pub use jni;
-use jni::objects::{JIntArray, JLongArray, JObject, JObjectArray, JString};
+use jni::objects::{JDoubleArray, JIntArray, JLongArray, JObject, JObjectArray, JString};
 use jni::signature::RuntimeMethodSignature;
 use jni::strings::JNIString;
 use jni::{Env, InitArgsBuilder, JNIVersion, JValue, JavaVM};
@@ -408,6 +408,41 @@ impl FlinkOracles {
             rest = tail;
         }
         Ok(windows)
+    }
+
+    /// `CAST(value AS target)` by Flink's string cast helpers (`target` is `INT`, `BIGINT` or
+    /// `DECIMAL:p:s`): per value its result text, or `error:<class>: <message>`.
+    pub fn cast_strings(&self, target: &str, values: &[&str]) -> jni::errors::Result<Vec<String>> {
+        self.vm.attach_current_thread(|env| {
+            let target = JString::from_str(env, target)?;
+            let values = string_array(env, values)?;
+            let out = call_oracle(
+                env,
+                "castStrings",
+                "(Ljava/lang/String;[Ljava/lang/String;)Ljava/lang/String;",
+                &[JValue::from(&target), JValue::from(&values)],
+            )?;
+            Ok(string(env, out)?.lines().map(str::to_string).collect())
+        })
+    }
+
+    /// `SqlFunctionUtils.struncate(x[i], n[i])` (TRUNCATE of a DOUBLE) for every `i`.
+    pub fn truncate_doubles(&self, x: &[f64], n: &[i32]) -> jni::errors::Result<Vec<f64>> {
+        self.vm.attach_current_thread(|env| {
+            let xs = JDoubleArray::new(env, x.len())?;
+            xs.set_region(env, 0, x)?;
+            let ns = int_array(env, n)?;
+            let out = call_oracle(
+                env,
+                "truncateDoubles",
+                "([D[I)[D",
+                &[JValue::from(&xs), JValue::from(&ns)],
+            )?;
+            let out = env.cast_local::<JDoubleArray>(out)?;
+            let mut values = vec![0.0; out.len(env)?];
+            out.get_region(env, 0, &mut values)?;
+            Ok(values)
+        })
     }
 
     fn ints_to_ints(

@@ -10,6 +10,9 @@ import org.apache.flink.table.data.MapData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinaryStringData;
+import org.apache.flink.table.data.binary.BinaryStringDataUtil;
+import org.apache.flink.table.runtime.functions.SqlFunctionUtils;
 import org.apache.flink.table.runtime.operators.window.TimeWindow;
 import org.apache.flink.table.runtime.operators.window.groupwindow.assigners.CumulativeWindowAssigner;
 import org.apache.flink.table.runtime.operators.window.groupwindow.assigners.SlidingWindowAssigner;
@@ -382,5 +385,50 @@ public final class Oracles {
             flat[i] = out.get(i);
         }
         return flat;
+    }
+
+    /**
+     * {@code CAST(value AS target)} as Flink's cast rules compute it, for every value:
+     * {@code INT} is {@code BinaryStringDataUtil.toInt(s.trim())}, {@code BIGINT}
+     * {@code toLong(s.trim())}, {@code DECIMAL:p:s} {@code toDecimal(s, p, s)}. One line per
+     * value: the result (a DECIMAL as plain text), or {@code error:<class>: <message>}.
+     */
+    public static String castStrings(String target, String[] values) {
+        StringBuilder out = new StringBuilder();
+        String[] t = target.split(":");
+        for (String v : values) {
+            BinaryStringData s = BinaryStringData.fromString(v);
+            String line;
+            try {
+                switch (t[0]) {
+                    case "INT":
+                        line = Integer.toString(BinaryStringDataUtil.toInt(s.trim()));
+                        break;
+                    case "BIGINT":
+                        line = Long.toString(BinaryStringDataUtil.toLong(s.trim()));
+                        break;
+                    case "DECIMAL":
+                        line = BinaryStringDataUtil.toDecimal(
+                                        s, Integer.parseInt(t[1]), Integer.parseInt(t[2]))
+                                .toBigDecimal().toPlainString();
+                        break;
+                    default:
+                        throw new IllegalArgumentException("unknown target " + target);
+                }
+            } catch (NumberFormatException e) {
+                line = "error:" + e.getClass().getName() + ": " + e.getMessage();
+            }
+            out.append(line.replace('\n', ' ')).append('\n');
+        }
+        return out.toString();
+    }
+
+    /** {@code SqlFunctionUtils.struncate(x[i], n[i])} (TRUNCATE of a DOUBLE) for every i. */
+    public static double[] truncateDoubles(double[] x, int[] n) {
+        double[] out = new double[x.length];
+        for (int i = 0; i < x.length; i++) {
+            out[i] = SqlFunctionUtils.struncate(x[i], n[i]);
+        }
+        return out;
     }
 }
