@@ -176,16 +176,7 @@ impl GroupAggregate {
         store: Box<dyn StateBackend>,
         clock: Arc<dyn Clock>,
     ) -> Result<Self> {
-        let stored = checkpoint.metadata()?;
-        if stored != spec.fingerprint().as_bytes() {
-            return Err(Error::Checkpoint {
-                path: checkpoint.path().to_path_buf(),
-                problem: format!(
-                    "written for a different plan: {}",
-                    String::from_utf8_lossy(&stored)
-                ),
-            });
-        }
+        check_plan(checkpoint, &spec.fingerprint())?;
         Self::with_clock(spec, store, clock)
     }
 
@@ -830,6 +821,21 @@ pub(super) fn write_accs(
 }
 
 /// The plan's state TTL on `clock`; `None` when off.
+/// Refuses a checkpoint whose stored plan fingerprint is not `fingerprint`.
+pub(super) fn check_plan(checkpoint: &Checkpoint, fingerprint: &str) -> Result<()> {
+    let stored = checkpoint.metadata()?;
+    if stored != fingerprint.as_bytes() {
+        return Err(Error::Checkpoint {
+            path: checkpoint.path().to_path_buf(),
+            problem: format!(
+                "written for a different plan: {}",
+                String::from_utf8_lossy(&stored)
+            ),
+        });
+    }
+    Ok(())
+}
+
 pub(super) fn state_ttl(spec: &GroupAggSpec, clock: Arc<dyn Clock>) -> Result<Option<StateTtl>> {
     match spec.state_ttl {
         Some(d) if !d.is_zero() => Ok(Some(StateTtl::new(d, clock)?)),

@@ -62,8 +62,8 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::function::{Acc, AggFunction, BoundCall};
 use super::group::{
-    Changes, EmitRules, GroupAggSpec, assign_groups, bind, check_input, concat, is_alive,
-    key_order, read_accs, state_ttl, table_name, write_accs,
+    Changes, EmitRules, GroupAggSpec, assign_groups, bind, check_input, check_plan, concat,
+    is_alive, key_order, read_accs, state_ttl, table_name, write_accs,
 };
 use super::value::{Class, ColumnReader, Value, build_array};
 use crate::changelog::ChangelogBatch;
@@ -459,16 +459,7 @@ impl GlobalGroupAggregate {
         store: Box<dyn StateBackend>,
         clock: Arc<dyn Clock>,
     ) -> Result<Self> {
-        let stored = checkpoint.metadata()?;
-        if stored != fingerprint(&spec).as_bytes() {
-            return Err(Error::Checkpoint {
-                path: checkpoint.path().to_path_buf(),
-                problem: format!(
-                    "written for a different plan: {}",
-                    String::from_utf8_lossy(&stored)
-                ),
-            });
-        }
+        check_plan(checkpoint, &fingerprint(&spec))?;
         Self::with_clock(spec, store, clock)
     }
 
