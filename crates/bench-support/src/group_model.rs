@@ -5,7 +5,12 @@
 //! (see `reference/flink-semantics.md` section 4), not from the production operator: a group
 //! is the multiset of its live input values, and every aggregate is recomputed from that
 //! multiset. For consistent input (retractions only of rows that were added) this is what
-//! Flink's accumulators compute. Values are BIGINT; sums wrap like Java's `long`.
+//! Flink's accumulators compute.
+//!
+//! [`ValueModel`] is the model over any value type and any aggregate, given as a function
+//! of a group's live values in arrival order (a retraction removes the first equal one, as
+//! Flink's list-keeping accumulators do); [`GroupModel`] is it for BIGINT values and
+//! `COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), AVG(v)`, sums wrapping like Java's `long`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -85,24 +90,26 @@ pub struct Emission {
     pub ttl: bool,
 }
 
-/// The model: live values per group.
+/// The model over values `V` with results `R`: live values per group, in arrival order.
 #[derive(Debug, Clone)]
-pub struct GroupModel<K: Ord + Clone> {
+pub struct ValueModel<K: Ord + Clone, V, R> {
     emission: Emission,
-    groups: BTreeMap<K, Vec<Option<i64>>>,
+    groups: BTreeMap<K, Vec<V>>,
+    aggregate: fn(&[V]) -> R,
 }
 
-impl<K: Ord + Clone> GroupModel<K> {
-    /// An empty model.
-    pub fn new(emission: Emission) -> Self {
+impl<K: Ord + Clone, V: PartialEq + Clone, R: PartialEq> ValueModel<K, V, R> {
+    /// An empty model whose groups' results are `aggregate` of their live values.
+    pub fn new(emission: Emission, aggregate: fn(&[V]) -> R) -> Self {
         Self {
             emission,
             groups: BTreeMap::new(),
+            aggregate,
         }
     }
 
     /// Immediate mode: every row is applied and emits on its own, in input order.
-    pub fn immediate(&mut self, rows: &[InputRow<K>]) -> Vec<OutputRow<K>> {
+    pub fn immediate(&mut self, rows: &[(i8, K, V)]) -> Vec<(i8, K, R)> {
         let mut out = Vec::new();
         for row in rows {
             self.bundle_into(std::slice::from_ref(row), &mut out);
@@ -112,16 +119,17 @@ impl<K: Ord + Clone> GroupModel<K> {
 
     /// Mini-batch mode: the rows form one bundle; each group emits once, groups in order of
     /// first appearance.
-    pub fn bundle(&mut self, rows: &[InputRow<K>]) -> Vec<OutputRow<K>> {
+    pub fn bundle(&mut self, rows: &[(i8, K, V)]) -> Vec<(i8, K, R)> {
         let mut out = Vec::new();
         self.bundle_into(rows, &mut out);
         out
     }
 
-    fn bundle_into(&mut self, rows: &[InputRow<K>], out: &mut Vec<OutputRow<K>>) {
+    fn bundle_into(&mut self, rows: &[(i8, K, V)], out: &mut Vec<(i8, K, R)>) {
         // Each group's rows, groups in order of first appearance.
         let mut index: BTreeMap<&K, usize> = BTreeMap::new();
-        let mut grouped: Vec<(K, Vec<&InputRow<K>>)> = Vec::new();
+        type Grouped<'r, K, V> = Vec<(K, Vec<&'r (i8, K, V)>)>;
+        let mut grouped: Grouped<'_, K, V> = Vec::new();
         for row in rows {
             let next = grouped.len();
             let i = *index.entry(&row.1).or_insert(next);
@@ -130,13 +138,14 @@ impl<K: Ord + Clone> GroupModel<K> {
             }
             grouped[i].1.push(row);
         }
+        let accumulates = |kind: i8| kind == INSERT || kind == UPDATE_AFTER;
         for (key, mine) in grouped {
             let existed = self.groups.contains_key(&key);
             let mut rest = &mine[..];
             if !existed {
                 // A group without state ignores the retractions it starts with.
-                while let Some(((kind, _, _), tail)) = rest.split_first().map(|(h, t)| (*h, t)) {
-                    if *kind == INSERT || *kind == UPDATE_AFTER {
+                while let Some((head, tail)) = rest.split_first() {
+                    if accumulates(head.0) {
                         break;
                     }
                     rest = tail;
@@ -145,18 +154,19 @@ impl<K: Ord + Clone> GroupModel<K> {
                     continue;
                 }
             }
+            let aggregate = self.aggregate;
             let values = self.groups.entry(key.clone()).or_default();
-            let prev = Aggregates::of(values);
+            let prev = aggregate(values);
             for (kind, _, v) in rest {
-                if *kind == INSERT || *kind == UPDATE_AFTER {
-                    values.push(*v);
+                if accumulates(*kind) {
+                    values.push(v.clone());
                 } else if let Some(i) = values.iter().position(|x| x == v) {
                     values.remove(i);
                 } else {
                     panic!("the model needs consistent input: a retraction of an absent value");
                 }
             }
-            let new = Aggregates::of(values);
+            let new = aggregate(values);
             let alive = !self.emission.input_retracts || !values.is_empty();
             if alive {
                 if !existed {
@@ -176,12 +186,39 @@ impl<K: Ord + Clone> GroupModel<K> {
         }
     }
 
-    /// The live groups and their aggregates.
-    pub fn results(&self) -> BTreeMap<K, Aggregates> {
+    /// The live groups and their results.
+    pub fn results(&self) -> BTreeMap<K, R> {
         self.groups
             .iter()
-            .map(|(k, v)| (k.clone(), Aggregates::of(v)))
+            .map(|(k, v)| (k.clone(), (self.aggregate)(v)))
             .collect()
+    }
+}
+
+/// The model for BIGINT values and [`Aggregates`].
+#[derive(Debug, Clone)]
+pub struct GroupModel<K: Ord + Clone>(ValueModel<K, Option<i64>, Aggregates>);
+
+impl<K: Ord + Clone> GroupModel<K> {
+    /// An empty model.
+    pub fn new(emission: Emission) -> Self {
+        Self(ValueModel::new(emission, Aggregates::of))
+    }
+
+    /// Immediate mode: every row is applied and emits on its own, in input order.
+    pub fn immediate(&mut self, rows: &[InputRow<K>]) -> Vec<OutputRow<K>> {
+        self.0.immediate(rows)
+    }
+
+    /// Mini-batch mode: the rows form one bundle; each group emits once, groups in order of
+    /// first appearance.
+    pub fn bundle(&mut self, rows: &[InputRow<K>]) -> Vec<OutputRow<K>> {
+        self.0.bundle(rows)
+    }
+
+    /// The live groups and their aggregates.
+    pub fn results(&self) -> BTreeMap<K, Aggregates> {
+        self.0.results()
     }
 }
 

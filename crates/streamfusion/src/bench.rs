@@ -233,3 +233,63 @@ impl bench_support::adapters::CalcEvaluation for CalcAdapter {
         compiled.evaluate(input)
     }
 }
+
+/// The two-phase GROUP BY for suites: thin calls into [`crate::aggregate::LocalGroupAggregate`]
+/// and [`crate::aggregate::GlobalGroupAggregate`] (memory state). With a mini-batch plan,
+/// every batch of one call joins a single bundle that one flush applies.
+#[derive(Debug, Clone)]
+pub struct TwoPhaseAdapter {
+    /// The plan both phases share.
+    pub spec: GroupAggSpec,
+}
+
+impl TwoPhaseAdapter {
+    /// A fresh local phase.
+    pub fn local(&self) -> Result<crate::aggregate::LocalGroupAggregate> {
+        crate::aggregate::LocalGroupAggregate::new(self.spec.clone())
+    }
+
+    /// A fresh global phase on an empty memory backend.
+    pub fn global(&self) -> Result<crate::aggregate::GlobalGroupAggregate> {
+        crate::aggregate::GlobalGroupAggregate::new(
+            self.spec.clone(),
+            Box::new(MemoryBackend::new()),
+        )
+    }
+
+    /// Local update and flush: `inputs` processed, then the bundle flushed; the partial
+    /// batches produced, in order.
+    pub fn local_update(
+        &self,
+        local: &mut crate::aggregate::LocalGroupAggregate,
+        inputs: &[ChangelogBatch],
+    ) -> Result<Vec<arrow::array::RecordBatch>> {
+        let mut out = Vec::with_capacity(1);
+        for input in inputs {
+            let partials = local.process(input)?;
+            if partials.num_rows() > 0 {
+                out.push(partials);
+            }
+        }
+        out.push(local.flush()?);
+        Ok(out)
+    }
+
+    /// Global merge and flush: `partials` processed, then the bundle flushed; the changelog
+    /// batches produced, in order.
+    pub fn global_update(
+        &self,
+        global: &mut crate::aggregate::GlobalGroupAggregate,
+        partials: &[arrow::array::RecordBatch],
+    ) -> Result<Vec<ChangelogBatch>> {
+        let mut out = Vec::with_capacity(1);
+        for batch in partials {
+            let changes = global.process(batch)?;
+            if changes.num_rows() > 0 {
+                out.push(changes);
+            }
+        }
+        out.push(global.flush()?);
+        Ok(out)
+    }
+}

@@ -31,6 +31,8 @@ pub mod binary_row;
 pub mod calc;
 pub mod changelog;
 pub mod error;
+#[cfg(feature = "bench")]
+pub mod golden;
 pub mod keys;
 pub mod movement;
 pub mod state;

@@ -372,6 +372,15 @@ impl FromStr for LogicalType {
     /// `BYTES` are accepted as aliases).
     fn from_str(s: &str) -> Result<Self> {
         let bad = |why: &str| Error::InvalidType(format!("`{s}`: {why}"));
+        // Nullability is the column's (Arrow's), not the type's: Flink's `NOT NULL` (as in
+        // `ARRAY<INT NOT NULL>`) and an explicit `NULL` are accepted and dropped.
+        let trimmed = s.trim();
+        for suffix in [" NOT NULL", " NULL"] {
+            let cut = trimmed.len().saturating_sub(suffix.len());
+            if trimmed.is_char_boundary(cut) && trimmed[cut..].eq_ignore_ascii_case(suffix) {
+                return trimmed[..cut].parse();
+            }
+        }
         // Before upper-casing: ROW field names are case-sensitive.
         if let Some(body) = bracket_body(s.trim(), "ROW", true) {
             return body
@@ -398,6 +407,17 @@ impl FromStr for LogicalType {
             ));
         }
         let upper = s.trim().to_ascii_uppercase();
+        // Flink's serializable spelling: `TIMESTAMP(3) WITH LOCAL TIME ZONE` is TIMESTAMP_LTZ(3).
+        if let Some(timestamp) = upper.strip_suffix(" WITH LOCAL TIME ZONE") {
+            return match timestamp.parse::<LogicalType>()? {
+                LogicalType::Timestamp(p) => Ok(LogicalType::TimestampLtz(p)),
+                _ => Err(bad("only TIMESTAMP takes WITH LOCAL TIME ZONE")),
+            };
+        }
+        let upper = upper
+            .strip_suffix(" WITHOUT TIME ZONE")
+            .unwrap_or(&upper)
+            .to_string();
         let (name, args) = match upper.split_once('(') {
             Some((name, rest)) => {
                 let args = rest.strip_suffix(')').ok_or_else(|| bad("missing `)`"))?;
@@ -549,6 +569,26 @@ mod tests {
         assert_eq!(
             "string".parse::<LogicalType>().unwrap(),
             LogicalType::VarChar(i32::MAX as u32)
+        );
+        // LogicalType.asSerializableString() spellings.
+        assert_eq!(
+            "TIMESTAMP(3) WITH LOCAL TIME ZONE"
+                .parse::<LogicalType>()
+                .unwrap(),
+            LogicalType::TimestampLtz(3)
+        );
+        assert_eq!(
+            "TIMESTAMP(9) WITHOUT TIME ZONE"
+                .parse::<LogicalType>()
+                .unwrap(),
+            LogicalType::Timestamp(9)
+        );
+        assert!("INT WITH LOCAL TIME ZONE".parse::<LogicalType>().is_err());
+        assert_eq!(
+            "ARRAY<ARRAY<BIGINT> NOT NULL> NOT NULL"
+                .parse::<LogicalType>()
+                .unwrap(),
+            LogicalType::Array(Box::new(LogicalType::Array(Box::new(LogicalType::BigInt))))
         );
     }
 

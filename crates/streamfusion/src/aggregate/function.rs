@@ -13,6 +13,7 @@
 //! | `SINGLE_VALUE(x)` | `SingleValueAggFunction`: `(value, count)`, a second row fails | same |
 //! | `LISTAGG(x [, sep])` | `ListAggFunction` | `ListAgg[Ws]WithRetractAggFunction`: the list |
 //! | `JSON_ARRAYAGG(x {ABSENT,NULL} ON NULL)` | `JsonArrayAggFunction`: the list | same |
+//! | `JSON_OBJECTAGG(KEY k VALUE v {NULL,ABSENT} ON NULL)` | `JsonObjectAggFunction`: a key -> JSON map | same |
 //! | `f(DISTINCT x)`, f = COUNT, SUM, $SUM0, AVG | a distinct map value -> count in front of `f` | same |
 //!
 //! FIRST_VALUE/LAST_VALUE with retraction order values by `System.currentTimeMillis()` at
@@ -22,6 +23,11 @@
 //! the first `equals` element; an absent one goes to a `retractList` that is only read by
 //! `merge`, which a GROUP BY never calls, so it is not kept. Both lists live in the
 //! accumulator, read and written with it once per bundle.
+//!
+//! JSON_OBJECTAGG keeps Flink's `MapView<key, JSON_STRING(v)>` inside the accumulator,
+//! sorted by key as Flink's JSON mapper writes the object (see [`JsonObject`]). A key
+//! already in the map fails, as Flink fails the job; retraction removes the key whatever the
+//! value.
 //!
 //! DISTINCT (the planner's `DistinctAggCodeGen`, one value -> count map per group and call,
 //! kept in [`super::sorted_map`]): accumulate adds 1 and feeds `f` when the count becomes 1;
@@ -77,6 +83,14 @@ pub enum AggFunction {
     /// `JSON_ARRAYAGG(x NULL ON NULL)`: a JSON array with `null` for NULL values.
     #[serde(rename = "JSON_ARRAYAGG_NULL_ON_NULL")]
     JsonArrayAggNullOnNull,
+    /// `JSON_OBJECTAGG(KEY k VALUE v NULL ON NULL)` (the default): a JSON object of every
+    /// row's key and value, `null` for a NULL value. `arg` is the key column, `value_arg`
+    /// the value column (the call includes the planner's `JSON_STRING(v)`).
+    #[serde(rename = "JSON_OBJECTAGG_NULL_ON_NULL")]
+    JsonObjectAggNullOnNull,
+    /// `JSON_OBJECTAGG(KEY k VALUE v ABSENT ON NULL)`: rows with a NULL value are left out.
+    #[serde(rename = "JSON_OBJECTAGG_ABSENT_ON_NULL")]
+    JsonObjectAggAbsentOnNull,
 }
 
 impl AggFunction {
@@ -96,7 +110,17 @@ impl AggFunction {
             AggFunction::ListAgg => "LISTAGG",
             AggFunction::JsonArrayAggAbsentOnNull => "JSON_ARRAYAGG ABSENT ON NULL",
             AggFunction::JsonArrayAggNullOnNull => "JSON_ARRAYAGG NULL ON NULL",
+            AggFunction::JsonObjectAggNullOnNull => "JSON_OBJECTAGG NULL ON NULL",
+            AggFunction::JsonObjectAggAbsentOnNull => "JSON_OBJECTAGG ABSENT ON NULL",
         }
+    }
+
+    /// Whether the function takes a second argument column ([`AggCall::value_arg`]).
+    pub fn takes_value_arg(self) -> bool {
+        matches!(
+            self,
+            AggFunction::JsonObjectAggNullOnNull | AggFunction::JsonObjectAggAbsentOnNull
+        )
     }
 }
 
@@ -115,9 +139,13 @@ pub struct AggCall {
     /// LISTAGG's separator literal; `None` is the default `,`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub separator: Option<String>,
+    /// The second argument column of a two-argument call (JSON_OBJECTAGG's value; `arg` is
+    /// its key); `None` for every other function.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_arg: Option<usize>,
 }
 
-/// Omits `distinct` and `separator` when unset: the plan fingerprint stored with checkpoints
+/// Omits `distinct`, `separator` and `value_arg` when unset: the plan fingerprint stored with checkpoints
 /// is built from this, so plans without them keep restoring checkpoints taken before the
 /// fields existed.
 impl std::fmt::Debug for AggCall {
@@ -132,6 +160,9 @@ impl std::fmt::Debug for AggCall {
         if let Some(separator) = &self.separator {
             s.field("separator", separator);
         }
+        if let Some(value_arg) = &self.value_arg {
+            s.field("value_arg", value_arg);
+        }
         s.finish()
     }
 }
@@ -145,7 +176,25 @@ impl AggCall {
             name: name.into(),
             distinct: false,
             separator: None,
+            value_arg: None,
         }
+    }
+
+    /// `JSON_OBJECTAGG(KEY key VALUE value {NULL,ABSENT} ON NULL)`.
+    pub fn json_object_agg(
+        key: usize,
+        value: usize,
+        null_on_null: bool,
+        name: impl Into<String>,
+    ) -> Self {
+        let function = if null_on_null {
+            AggFunction::JsonObjectAggNullOnNull
+        } else {
+            AggFunction::JsonObjectAggAbsentOnNull
+        };
+        let mut call = Self::new(function, Some(key), name);
+        call.value_arg = Some(value);
+        call
     }
 
     /// The same call over distinct values (`f(DISTINCT x)`).
@@ -175,6 +224,8 @@ pub(crate) struct BoundCall {
     pub(crate) distinct: bool,
     /// LISTAGG's separator.
     separator: Vec<u8>,
+    /// The second argument column (JSON_OBJECTAGG's value).
+    pub(crate) value_arg: Option<usize>,
 }
 
 impl BoundCall {
@@ -201,6 +252,28 @@ impl BoundCall {
             })?),
         };
         let class = arg_type.map(Class::of).transpose()?;
+        let value_arg = match (call.function.takes_value_arg(), call.value_arg) {
+            (true, Some(i)) => {
+                let ty = input.get(i).ok_or_else(|| {
+                    invalid(format!(
+                        "value column {i} is out of range for {} input columns",
+                        input.len()
+                    ))
+                })?;
+                // The planner feeds `JSON_STRING(v)`; only the JSON texts of strings and
+                // integers are made here, as for JSON_ARRAYAGG.
+                if !matches!(Class::of(ty)?, Class::String | Class::Int(_)) {
+                    return Err(invalid(format!(
+                        "a value of type {ty} is not supported yet (only character strings \
+                         and integers)"
+                    )));
+                }
+                Some(i)
+            }
+            (true, None) => return Err(invalid("needs a value column".into())),
+            (false, Some(_)) => return Err(invalid("takes no value column".into())),
+            (false, None) => None,
+        };
         let result = match (call.function, arg_type, class) {
             (AggFunction::CountStar | AggFunction::Count, _, _) => LogicalType::BigInt,
             (AggFunction::Sum | AggFunction::Sum0, Some(ty), Some(c)) if c.is_numeric() => {
@@ -254,6 +327,22 @@ impl BoundCall {
                     "LISTAGG takes a character string, not {ty}"
                 )));
             }
+            // Flink's type strategy: a character-string key; the planner declares the result
+            // VARCHAR(2000), as for JSON_ARRAYAGG.
+            (
+                AggFunction::JsonObjectAggNullOnNull | AggFunction::JsonObjectAggAbsentOnNull,
+                Some(_),
+                Some(Class::String),
+            ) => LogicalType::VarChar(2000),
+            (
+                AggFunction::JsonObjectAggNullOnNull | AggFunction::JsonObjectAggAbsentOnNull,
+                Some(ty),
+                _,
+            ) => {
+                return Err(invalid(format!(
+                    "the JSON_OBJECTAGG key must be a character string, not {ty}"
+                )));
+            }
             (
                 AggFunction::Min
                 | AggFunction::Max
@@ -291,6 +380,7 @@ impl BoundCall {
             retracting,
             distinct: call.distinct,
             separator,
+            value_arg,
         })
     }
 
@@ -337,6 +427,9 @@ impl BoundCall {
             AggFunction::ListAgg
             | AggFunction::JsonArrayAggAbsentOnNull
             | AggFunction::JsonArrayAggNullOnNull => Acc::List(Vec::new()),
+            AggFunction::JsonObjectAggNullOnNull | AggFunction::JsonObjectAggAbsentOnNull => {
+                Acc::Object(JsonObject::default())
+            }
             AggFunction::FirstValue | AggFunction::LastValue if self.retracting => {
                 Acc::List(Vec::new())
             }
@@ -376,9 +469,26 @@ impl BoundCall {
         arithmetic(class, sum, x, negate)
     }
 
-    /// `accumulate` (`negate` false) or `retract` (true) of `x` into `acc`. `map` is the
-    /// group's sorted map for retracting MIN/MAX and DISTINCT.
+    /// `accumulate` (`negate` false) or `retract` (true) of a row into `acc`: `x` is the
+    /// argument, `y` the second argument of two-argument calls
+    /// ([`AggFunction::takes_value_arg`], `AggCall::value_arg`: JSON_OBJECTAGG's value) and
+    /// ignored by the others. `map` is the group's sorted map for retracting MIN/MAX and
+    /// DISTINCT.
     pub(crate) fn update(
+        &self,
+        acc: &mut Acc,
+        x: &Value,
+        y: &Value,
+        negate: bool,
+        map: Option<&mut MapCtx<'_>>,
+    ) -> Result<()> {
+        match acc {
+            Acc::Object(object) => object.update(self.function, x, y, negate),
+            _ => self.update_one(acc, x, negate, map),
+        }
+    }
+
+    fn update_one(
         &self,
         acc: &mut Acc,
         x: &Value,
@@ -571,6 +681,12 @@ impl BoundCall {
                     self.function.sql_name()
                 )));
             }
+            Acc::Object(_) => {
+                return Err(Error::State(format!(
+                    "{}: a JSON object accumulator updated with one argument",
+                    self.function.sql_name()
+                )));
+            }
         }
         Ok(())
     }
@@ -676,6 +792,7 @@ impl BoundCall {
                     Value::Bytes(joined)
                 }
             },
+            Acc::Object(object) => Value::Bytes(object.to_json()),
             Acc::Count(c) => Value::Int(*c),
             Acc::Sum { sum, count } => {
                 if self.retracting && *count == 0 {
@@ -731,32 +848,37 @@ fn json_string(x: &Value) -> Vec<u8> {
     match x {
         Value::Bytes(s) => {
             let mut out = Vec::with_capacity(s.len() + 2);
-            out.push(b'"');
-            for &b in s {
-                match b {
-                    b'"' => out.extend_from_slice(b"\\\""),
-                    b'\\' => out.extend_from_slice(b"\\\\"),
-                    0x08 => out.extend_from_slice(b"\\b"),
-                    b'\t' => out.extend_from_slice(b"\\t"),
-                    b'\n' => out.extend_from_slice(b"\\n"),
-                    0x0c => out.extend_from_slice(b"\\f"),
-                    b'\r' => out.extend_from_slice(b"\\r"),
-                    0..0x20 => {
-                        const HEX: &[u8; 16] = b"0123456789ABCDEF";
-                        out.extend_from_slice(b"\\u00");
-                        out.push(HEX[usize::from(b >> 4)]);
-                        out.push(HEX[usize::from(b & 15)]);
-                    }
-                    _ => out.push(b),
-                }
-            }
-            out.push(b'"');
+            json_quote(s, &mut out);
             out
         }
         Value::Int(i) => i.to_string().into_bytes(),
         // Binding admits strings and integers only.
         _ => b"null".to_vec(),
     }
+}
+
+/// Appends `s` as a JSON string, escaped as [`json_string`] says.
+fn json_quote(s: &[u8], out: &mut Vec<u8>) {
+    out.push(b'"');
+    for &b in s {
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            0..0x20 => {
+                const HEX: &[u8; 16] = b"0123456789ABCDEF";
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(b >> 4)]);
+                out.push(HEX[usize::from(b & 15)]);
+            }
+            _ => out.push(b),
+        }
+    }
+    out.push(b'"');
 }
 
 /// `AVG(DECIMAL)`'s `sum / count` at the result scale, as `DecimalDataUtils.divide` computes
@@ -892,6 +1014,8 @@ pub(crate) enum Acc {
         inner: Box<Acc>,
         entries: i64,
     },
+    /// JSON_OBJECTAGG: the key -> JSON value map.
+    Object(JsonObject),
 }
 
 impl Acc {
@@ -926,6 +1050,16 @@ impl Acc {
             Acc::Distinct { inner, entries } => {
                 inner.encode(out);
                 encode(&Value::Int(*entries), out);
+            }
+            Acc::Object(object) => {
+                encode(&Value::Int(object.entries.len() as i64), out);
+                for (key, value) in &object.entries {
+                    encode(&Value::Bytes(key.clone()), out);
+                    match value {
+                        Some(v) => encode(&Value::Bytes(v.clone()), out),
+                        None => encode(&Value::Null, out),
+                    }
+                }
             }
         }
     }
@@ -981,7 +1115,120 @@ impl Acc {
                 inner: Box::new(Acc::decode(inner, input)?),
                 entries: decode_count(input)?,
             },
+            Acc::Object(_) => {
+                let corrupt = |what: String| Error::State(format!("corrupt accumulator: {what}"));
+                let len = decode_count(input)?;
+                // Every entry takes at least two bytes, which bounds a corrupt length.
+                if len < 0 || len as u64 > input.len() as u64 {
+                    return Err(corrupt(format!(
+                        "a JSON object of {len} members in {} bytes",
+                        input.len()
+                    )));
+                }
+                let mut entries = Vec::with_capacity(len as usize);
+                for _ in 0..len {
+                    let Value::Bytes(key) = decode(input)? else {
+                        return Err(corrupt("a JSON object key that is not a string".into()));
+                    };
+                    let value = match decode(input)? {
+                        Value::Bytes(v) => Some(v),
+                        Value::Null => None,
+                        other => {
+                            return Err(corrupt(format!("a JSON object value {other:?}")));
+                        }
+                    };
+                    entries.push((key, value));
+                }
+                Acc::Object(JsonObject { entries })
+            }
         })
+    }
+}
+
+/// JSON_OBJECTAGG's `MapView<StringData, StringData>`: keys and `JSON_STRING(v)` texts.
+///
+/// `getValue` copies the view into a Jackson `ObjectNode` and serializes it with Flink's
+/// `SqlJsonUtils` mapper, which enables `ORDER_MAP_ENTRIES_BY_KEYS`: members come out
+/// sorted by key as `String.compareTo` orders them (UTF-16 code units), whatever order the
+/// state backend iterates in. The members are kept in that order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct JsonObject {
+    /// `(key, JSON text of the value)`, `None` for NULL ON NULL's `null`, sorted by key.
+    entries: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+}
+
+/// `String.compareTo` of two UTF-8 keys: by UTF-16 code units (a supplementary character
+/// sorts below U+E000..U+FFFF, unlike in UTF-8 byte order).
+fn java_string_order(a: &[u8], b: &[u8]) -> Ordering {
+    match (std::str::from_utf8(a), std::str::from_utf8(b)) {
+        (Ok(a), Ok(b)) => a.encode_utf16().cmp(b.encode_utf16()),
+        _ => a.cmp(b),
+    }
+}
+
+impl JsonObject {
+    /// `JsonObjectAggFunction.accumulate`/`retract` of key `k` and value `v`.
+    fn update(&mut self, function: AggFunction, k: &Value, v: &Value, negate: bool) -> Result<()> {
+        let key = match k {
+            Value::Bytes(key) => key,
+            // Flink's type strategy declares the key NOT NULL; a NULL one would fail inside
+            // the map view.
+            Value::Null => {
+                return Err(Error::InvalidShape(
+                    "JSON_OBJECTAGG received a NULL key; Flink requires the key to be NOT NULL"
+                        .into(),
+                ));
+            }
+            other => {
+                return Err(Error::State(format!(
+                    "JSON_OBJECTAGG key {other:?} is not a string"
+                )));
+            }
+        };
+        let at = self
+            .entries
+            .binary_search_by(|(k, _)| java_string_order(k, key));
+        if negate {
+            // `map.remove(key)`, whatever the value.
+            if let Ok(i) = at {
+                self.entries.remove(i);
+            }
+            return Ok(());
+        }
+        // `assertKeyNotPresent` first, even for a NULL value that ABSENT ON NULL skips.
+        let i = match at {
+            Ok(_) => {
+                return Err(Error::InvalidShape(format!(
+                    "Key '{}' is already present. Duplicate keys are not allowed in \
+                     JSON_OBJECTAGG. Please ensure that keys are unique.",
+                    String::from_utf8_lossy(key)
+                )));
+            }
+            Err(i) => i,
+        };
+        let value = match v {
+            Value::Null if function == AggFunction::JsonObjectAggAbsentOnNull => return Ok(()),
+            Value::Null => None,
+            v => Some(json_string(v)),
+        };
+        self.entries.insert(i, (key.clone(), value));
+        Ok(())
+    }
+
+    /// `getValue`: `{"k":v,..}` as Jackson writes an `ObjectNode` of raw values, keys
+    /// escaped as JSON strings, a NULL value as `null`, `{}` when empty.
+    fn to_json(&self) -> Vec<u8> {
+        let mut out = vec![b'{'];
+        for (n, (key, value)) in self.entries.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            json_quote(key, &mut out);
+            out.push(b':');
+            out.extend_from_slice(value.as_deref().unwrap_or(b"null"));
+        }
+        out.push(b'}');
+        out
     }
 }
 
@@ -1061,5 +1308,110 @@ mod tests {
         // 10^33 at scale 6 needs 40 digits.
         assert_eq!(decimal_avg(1000 * e31, 1, 6), None);
         assert_eq!(decimal_avg(1, 0, 6), None);
+    }
+}
+
+#[cfg(test)]
+mod json_object_tests {
+    use super::*;
+
+    fn call(null_on_null: bool, retracting: bool) -> BoundCall {
+        let call = AggCall::json_object_agg(1, 2, null_on_null, "obj");
+        let types = [
+            LogicalType::VarChar(10),
+            LogicalType::VarChar(10),
+            LogicalType::BigInt,
+        ];
+        BoundCall::bind(&call, &types, retracting).unwrap()
+    }
+
+    fn s(text: &str) -> Value {
+        Value::Bytes(text.as_bytes().to_vec())
+    }
+
+    fn json(call: &BoundCall, acc: &mut Acc) -> String {
+        match call.value(acc, None).unwrap() {
+            Value::Bytes(b) => String::from_utf8(b).unwrap(),
+            other => panic!("not a string: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_fail_with_flinks_message_even_for_absent_null_values() {
+        let c = call(false, true);
+        let mut acc = c.create();
+        c.update(&mut acc, &s("k"), &Value::Null, false, None)
+            .unwrap();
+        // ABSENT ON NULL did not put it, so a second NULL is not a duplicate.
+        c.update(&mut acc, &s("k"), &Value::Int(1), false, None)
+            .unwrap();
+        let err = c
+            .update(&mut acc, &s("k"), &Value::Null, false, None)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Key 'k' is already present. Duplicate keys are not allowed in JSON_OBJECTAGG. \
+             Please ensure that keys are unique."
+        );
+        let err = c
+            .update(&mut acc, &Value::Null, &Value::Int(1), false, None)
+            .unwrap_err();
+        assert!(err.to_string().contains("NULL key"), "{err}");
+    }
+
+    #[test]
+    fn calls_without_a_value_column_are_refused() {
+        let unbound = AggCall::new(AggFunction::JsonObjectAggNullOnNull, Some(1), "obj");
+        let types = [LogicalType::VarChar(1), LogicalType::VarChar(1)];
+        assert!(BoundCall::bind(&unbound, &types, false).is_err());
+    }
+
+    #[test]
+    fn retraction_removes_the_key_whatever_the_value_and_survives_the_state_codec() {
+        let c = call(true, true);
+        let mut acc = c.create();
+        for (k, v) in [
+            ("a", Value::Int(1)),
+            ("b", Value::Null),
+            ("c", Value::Int(-3)),
+        ] {
+            c.update(&mut acc, &s(k), &v, false, None).unwrap();
+        }
+        c.update(&mut acc, &s("a"), &Value::Int(99), true, None)
+            .unwrap();
+        c.update(&mut acc, &s("zz"), &Value::Null, true, None)
+            .unwrap();
+        let mut bytes = Vec::new();
+        acc.encode(&mut bytes);
+        let mut restored = Acc::decode(&c.create(), &mut bytes.as_slice()).unwrap();
+        assert_eq!(restored, acc);
+        let text = json(&c, &mut restored);
+        assert_eq!(text, r#"{"b":null,"c":-3}"#);
+        // Emptied: `{}`, a fresh accumulator.
+        for k in ["b", "c"] {
+            c.update(&mut restored, &s(k), &Value::Null, true, None)
+                .unwrap();
+        }
+        assert_eq!(json(&c, &mut restored), "{}");
+        assert_eq!(restored, c.create());
+    }
+
+    /// Members sorted as `String.compareTo` sorts: by UTF-16 code units.
+    #[test]
+    fn members_are_sorted_by_utf16_code_units() {
+        let c = call(true, false);
+        let mut acc = c.create();
+        // U+FF01 is above the surrogates that encode U+1F980 in UTF-16, below them in UTF-8.
+        for (n, k) in ["b", "\u{FF01}", "\u{1F980}", "a", "", "ab"]
+            .iter()
+            .enumerate()
+        {
+            c.update(&mut acc, &s(k), &Value::Int(n as i64), false, None)
+                .unwrap();
+        }
+        assert_eq!(
+            json(&c, &mut acc),
+            "{\"\":4,\"a\":3,\"ab\":5,\"b\":0,\"\u{1F980}\":2,\"\u{FF01}\":1}"
+        );
     }
 }

@@ -101,6 +101,8 @@ pub struct GroupAggregate {
     ttl: Option<StateTtl>,
     pending: Vec<ChangelogBatch>,
     pending_rows: usize,
+    /// The last bundle's write batch, emptied and kept for the next one.
+    writes: WriteBatch,
 }
 
 impl std::fmt::Debug for GroupAggregate {
@@ -113,6 +115,9 @@ impl std::fmt::Debug for GroupAggregate {
 }
 
 const ACC_TABLE: &str = "group_agg.acc";
+/// The largest write batch (key and value bytes) kept between bundles: bigger ones are
+/// freed rather than held by an idle operator.
+const RETAINED_WRITE_BYTES: usize = 32 << 20;
 const MAP_TABLE: &str = "group_agg.sorted_map";
 
 impl GroupAggregate {
@@ -165,6 +170,7 @@ impl GroupAggregate {
             ttl,
             pending: Vec::new(),
             pending_rows: 0,
+            writes: WriteBatch::new(),
         })
     }
 
@@ -284,15 +290,22 @@ impl GroupAggregate {
             &templates,
         )?;
 
-        let readers: Vec<Option<ColumnReader<'_>>> = self
-            .calls
-            .iter()
-            .map(|c| {
-                c.arg
-                    .map(|a| ColumnReader::new(batch.column(a), &self.spec.input_types[a], a))
-                    .transpose()
-            })
-            .collect::<Result<_>>()?;
+        let column_readers = |arg: fn(&BoundCall) -> Option<usize>| {
+            self.calls
+                .iter()
+                .map(|c| {
+                    arg(c)
+                        .map(|a| ColumnReader::new(batch.column(a), &self.spec.input_types[a], a))
+                        .transpose()
+                })
+                .collect::<Result<Vec<Option<ColumnReader<'_>>>>>()
+        };
+        let readers = column_readers(|c| c.arg)?;
+        // Two-argument calls' second column (JSON_OBJECTAGG's value).
+        let value_readers = column_readers(|c| c.value_arg)?;
+
+        // Rows grouped by slot with a counting sort: two passes, no per-group vectors.
+        let (starts, grouped) = rows_by_slot(&row_slot, slots);
 
         // Sorted maps: one batched read of every entry the bundle will touch.
         let map_calls: Vec<usize> = (0..self.calls.len())
@@ -301,18 +314,43 @@ impl GroupAggregate {
         if let Some(maps) = &mut self.maps {
             let per_group = map_calls.len();
             maps.begin(slots * per_group);
-            let mut touched = Vec::new();
-            for (row, &slot) in row_slot.iter().enumerate() {
+            // Entry keys are `[group key][call][value]` and group keys are prefix-free, so
+            // visiting groups in key order, calls in order and each group's values sorted
+            // gives the keys in ascending order without sorting them all.
+            let mut touched = maps.key_buffer(
+                n * per_group,
+                n * per_group * (groups.keys.len() / slots.max(1) + 17),
+            );
+            let mut values: Vec<u8> = Vec::new();
+            let mut spans: Vec<(usize, usize)> = Vec::new();
+            for &slot in &order {
+                let slot = slot as usize;
+                let rows = &grouped[starts[slot] as usize..starts[slot + 1] as usize];
                 for (m, &c) in map_calls.iter().enumerate() {
                     let reader = readers[c]
                         .as_ref()
                         .expect("MIN/MAX/DISTINCT has an argument");
-                    if reader.is_null(row) {
-                        continue;
+                    values.clear();
+                    spans.clear();
+                    for &row in rows {
+                        let row = row as usize;
+                        if !reader.is_null(row) {
+                            let start = values.len();
+                            order_bytes(&reader.value(row), &mut values);
+                            spans.push((start, values.len()));
+                        }
                     }
-                    let mut key = map_prefix(groups.key(slot as usize), c);
-                    order_bytes(&reader.value(row), &mut key);
-                    touched.push((key, slot as usize * per_group + m));
+                    if spans.len() > 1 {
+                        spans.sort_unstable_by(|a, b| values[a.0..a.1].cmp(&values[b.0..b.1]));
+                        spans.dedup_by(|b, a| values[a.0..a.1] == values[b.0..b.1]);
+                    }
+                    for &(start, end) in &spans {
+                        let key = touched.buffer();
+                        key.extend_from_slice(groups.key(slot));
+                        key.push(c as u8);
+                        key.extend_from_slice(&values[start..end]);
+                        touched.push(slot * per_group + m);
+                    }
                 }
             }
             maps.preload(self.store.as_ref(), touched)?;
@@ -332,6 +370,7 @@ impl GroupAggregate {
             counter: self.counter,
             templates: &templates,
             readers: &readers,
+            value_readers: &value_readers,
             input,
             store: self.store.as_ref(),
             maps: self.maps.as_mut(),
@@ -342,7 +381,10 @@ impl GroupAggregate {
             groups: &groups,
             dirty: vec![false; slots * map_calls.len()],
             prefix: Vec::new(),
+            prefix_of: None,
             key: Vec::new(),
+            prev: Vec::with_capacity(self.spec.calls.len()),
+            new: Vec::with_capacity(self.spec.calls.len()),
             rules: EmitRules {
                 suppress_equal: self.ttl.is_none(),
                 generate_update_before: self.spec.generate_update_before,
@@ -355,30 +397,18 @@ impl GroupAggregate {
                 bundle.apply(slot, &[row as u32], &mut accs[slot])?;
             }
         } else {
-            // Rows grouped by slot with a counting sort: two passes, no per-group vectors.
-            let mut starts = vec![0u32; slots + 1];
-            for &slot in &row_slot {
-                starts[slot as usize + 1] += 1;
-            }
-            for s in 0..slots {
-                starts[s + 1] += starts[s];
-            }
-            let mut next = starts.clone();
-            let mut rows = vec![0u32; n];
-            for (row, &slot) in row_slot.iter().enumerate() {
-                rows[next[slot as usize] as usize] = row as u32;
-                next[slot as usize] += 1;
-            }
             for (slot, acc) in accs.iter_mut().enumerate() {
                 let range = starts[slot] as usize..starts[slot + 1] as usize;
-                bundle.apply(slot, &rows[range], acc)?;
+                bundle.apply(slot, &grouped[range], acc)?;
             }
         }
         let out = bundle.out;
 
         // One write batch with every changed accumulator and map entry.
         // Sized up front: accumulators are tens of bytes; map entries repeat their group key.
-        let mut writes = WriteBatch::new();
+        // The previous bundle's batch, so a steady stream of bundles reuses its buffers.
+        let mut writes = std::mem::take(&mut self.writes);
+        writes.clear();
         let map_entries = self.maps.as_ref().map_or(0, |_| slots * map_calls.len());
         writes.reserve(
             slots + map_entries,
@@ -394,36 +424,29 @@ impl GroupAggregate {
             &persisted,
         );
         if let Some(maps) = &mut self.maps {
+            // Maps in key order, each with its group key and call (`[group key][call]` is
+            // its prefix).
             let per_group = map_calls.len();
             let (groups, map_calls) = (&groups, &map_calls);
-            let prefixes: Vec<(usize, Vec<u8>)> = order
-                .iter()
-                .flat_map(|&slot| {
+            maps.finish(
+                self.store.as_ref(),
+                &mut writes,
+                order.iter().flat_map(|&slot| {
                     let slot = slot as usize;
                     map_calls
                         .iter()
                         .enumerate()
-                        .map(move |(m, &c)| (slot * per_group + m, map_prefix(groups.key(slot), c)))
-                })
-                .collect();
-            maps.finish(
-                self.store.as_ref(),
-                &mut writes,
-                prefixes.iter().map(|(i, p)| (*i, p.as_slice())),
+                        .map(move |(m, &c)| (slot * per_group + m, groups.key(slot), c as u8))
+                }),
             )?;
         }
         self.store.write(&writes)?;
+        if writes.data_len() <= RETAINED_WRITE_BYTES {
+            self.writes = writes;
+        }
 
         out.finish(&self.schema, &key_columns, &self.result_types)
     }
-}
-
-/// `[group state key][call index]`: the prefix of one call's sorted map for one group.
-fn map_prefix(group_key: &[u8], call: usize) -> Vec<u8> {
-    let mut prefix = Vec::with_capacity(group_key.len() + 1 + 16);
-    prefix.extend_from_slice(group_key);
-    prefix.push(call as u8);
-    prefix
 }
 
 /// A bundle's distinct groups: state keys in one buffer, and each group's first row.
@@ -459,6 +482,7 @@ struct Bundle<'a> {
     counter: Option<usize>,
     templates: &'a [Acc],
     readers: &'a [Option<ColumnReader<'a>>],
+    value_readers: &'a [Option<ColumnReader<'a>>],
     input: &'a ChangelogBatch,
     store: &'a dyn StateBackend,
     maps: Option<&'a mut SortedMaps>,
@@ -468,9 +492,13 @@ struct Bundle<'a> {
     groups: &'a Groups,
     /// Pending extremum searches, per (group, retracting MIN/MAX call).
     dirty: Vec<bool>,
-    /// Scratch for sorted-map prefixes and keys.
+    /// Scratch for sorted-map prefixes and keys; `prefix` is map `prefix_of`'s.
     prefix: Vec<u8>,
+    prefix_of: Option<usize>,
     key: Vec<u8>,
+    /// Scratch for a group's results before and after its rows.
+    prev: Vec<Value>,
+    new: Vec<Value>,
     rules: EmitRules,
     out: Changes,
 }
@@ -493,29 +521,37 @@ impl Bundle<'_> {
             *acc = Some(self.templates.to_vec());
         }
         let values = acc.as_mut().expect("created above");
-        let prev = if first {
-            Vec::new()
-        } else {
-            self.results(slot, values)?
-        };
+        let mut prev = std::mem::take(&mut self.prev);
+        let mut new = std::mem::take(&mut self.new);
+        prev.clear();
+        new.clear();
+        if !first {
+            self.results(slot, values, &mut prev)?;
+        }
         for &row in rows {
             let row = row as usize;
             let negate = !self.input.kind(row).is_accumulate();
             for (c, (call, value)) in self.calls.iter().zip(values.iter_mut()).enumerate() {
-                let x = match &self.readers[c] {
+                let read = |readers: &[Option<ColumnReader<'_>>]| match &readers[c] {
                     Some(reader) => reader.value(row),
                     None => Value::Null,
                 };
-                self.with_map(slot, c, |ctx| call.update(value, &x, negate, ctx))?;
+                let (x, y) = (read(self.readers), read(self.value_readers));
+                self.with_map(slot, c, |ctx| call.update(value, &x, &y, negate, ctx))?;
             }
         }
-        let new = if is_alive(self.counter, values) {
-            Some(self.results(slot, values)?)
-        } else {
-            None
-        };
-        let alive = new.is_some();
-        self.out.emit(self.rules, key_row, first, prev, new);
+        let alive = is_alive(self.counter, values);
+        if alive {
+            self.results(slot, values, &mut new)?;
+        }
+        self.out.emit_from(
+            self.rules,
+            key_row,
+            first,
+            &mut prev,
+            alive.then_some(&mut new),
+        );
+        (self.prev, self.new) = (prev, new);
         if !alive {
             *acc = None;
             if let Some(maps) = self.maps.as_deref_mut() {
@@ -545,9 +581,12 @@ impl Bundle<'_> {
             .as_deref_mut()
             .expect("sorted-map calls come with their maps");
         let i = slot * self.map_calls.len() + m;
-        self.prefix.clear();
-        self.prefix.extend_from_slice(self.groups.key(slot));
-        self.prefix.push(c as u8);
+        if self.prefix_of != Some(i) {
+            self.prefix.clear();
+            self.prefix.extend_from_slice(self.groups.key(slot));
+            self.prefix.push(c as u8);
+            self.prefix_of = Some(i);
+        }
         let mut ctx = MapCtx {
             maps,
             map: i,
@@ -559,9 +598,8 @@ impl Bundle<'_> {
         f(Some(&mut ctx))
     }
 
-    /// `getValue` of the visible calls.
-    fn results(&mut self, slot: usize, values: &mut [Acc]) -> Result<Vec<Value>> {
-        let mut out = Vec::with_capacity(self.visible);
+    /// `getValue` of the visible calls, appended to `out`.
+    fn results(&mut self, slot: usize, values: &mut [Acc], out: &mut Vec<Value>) -> Result<()> {
         let calls = self.calls;
         for (c, (call, value)) in calls.iter().zip(values.iter_mut()).enumerate() {
             if c == self.visible {
@@ -569,7 +607,7 @@ impl Bundle<'_> {
             }
             out.push(self.with_map(slot, c, |ctx| call.value(value, ctx))?);
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -733,15 +771,48 @@ pub(super) fn assign_groups(
     Ok((groups, row_slot))
 }
 
+/// Rows grouped by slot with a counting sort: `rows[starts[s]..starts[s + 1]]` are slot
+/// `s`'s rows in input order.
+pub(super) fn rows_by_slot(row_slot: &[u32], slots: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut starts = vec![0u32; slots + 1];
+    for &slot in row_slot {
+        starts[slot as usize + 1] += 1;
+    }
+    for s in 0..slots {
+        starts[s + 1] += starts[s];
+    }
+    let mut next = starts.clone();
+    let mut rows = vec![0u32; row_slot.len()];
+    for (row, &slot) in row_slot.iter().enumerate() {
+        rows[next[slot as usize] as usize] = row as u32;
+        next[slot as usize] += 1;
+    }
+    (starts, rows)
+}
+
 /// The groups' slots in state-key order.
 ///
 /// State is read and written in key order: RocksDB then neither sorts the read batch nor
 /// inserts into its memtable at random places (a sequential skip-list insert reuses the
 /// previous position), and the memory backend's tree stays cache-warm.
 pub(super) fn key_order(groups: &Groups) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..groups.len() as u32).collect();
-    order.sort_unstable_by(|&a, &b| groups.key(a as usize).cmp(groups.key(b as usize)));
-    order
+    // Sorted by each key's first eight bytes as one integer (key group and the key's
+    // leading bytes), comparing whole keys only on ties: wide keys cost one memcmp per tie
+    // instead of one per comparison.
+    let head = |key: &[u8]| {
+        let mut word = [0u8; 8];
+        let n = key.len().min(8);
+        word[..n].copy_from_slice(&key[..n]);
+        u64::from_be_bytes(word)
+    };
+    let mut keyed: Vec<(u64, u32)> = (0..groups.len())
+        .map(|s| (head(groups.key(s)), s as u32))
+        .collect();
+    keyed.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| groups.key(a.1 as usize).cmp(groups.key(b.1 as usize)))
+    });
+    keyed.into_iter().map(|(_, s)| s).collect()
 }
 
 /// Each bundle group's accumulators, `None` for a group without state.
@@ -760,16 +831,14 @@ pub(super) fn read_accs(
 ) -> Result<(GroupAccs, Vec<bool>)> {
     let slots = groups.len();
     let keys: Vec<&[u8]> = order.iter().map(|&s| groups.key(s as usize)).collect();
-    let stored = store.multi_get(table, &keys)?;
-    drop(keys);
     let mut persisted = vec![false; slots];
     let mut accs: Vec<Option<Vec<Acc>>> = vec![None; slots];
-    for (&slot, raw) in order.iter().zip(&stored) {
-        let slot = slot as usize;
+    store.multi_get_each(table, &keys, &mut |i, raw| {
+        let slot = order[i] as usize;
         persisted[slot] = raw.is_some();
         let value = match (raw, ttl) {
             (None, _) => None,
-            (Some(raw), None) => Some(raw.as_slice()),
+            (Some(raw), None) => Some(raw),
             (Some(raw), Some(ttl)) => ttl.unwrap(raw)?,
         };
         if let Some(mut bytes) = value {
@@ -780,7 +849,8 @@ pub(super) fn read_accs(
                     .collect::<Result<_>>()?,
             );
         }
-    }
+        Ok(())
+    })?;
     Ok((accs, persisted))
 }
 
@@ -894,12 +964,25 @@ impl Changes {
         rules: EmitRules,
         key_row: u32,
         first: bool,
-        prev: Vec<Value>,
-        new: Option<Vec<Value>>,
+        mut prev: Vec<Value>,
+        mut new: Option<Vec<Value>>,
+    ) {
+        self.emit_from(rules, key_row, first, &mut prev, new.as_mut());
+    }
+
+    /// [`Changes::emit`] taking the results out of reusable buffers (left empty when
+    /// emitted).
+    pub(super) fn emit_from(
+        &mut self,
+        rules: EmitRules,
+        key_row: u32,
+        first: bool,
+        prev: &mut Vec<Value>,
+        new: Option<&mut Vec<Value>>,
     ) {
         match new {
             Some(new) if first => self.push(RowKind::Insert, key_row, new),
-            Some(new) if rules.suppress_equal && results_equal(&prev, &new) => {}
+            Some(new) if rules.suppress_equal && results_equal(prev, new) => {}
             Some(new) => {
                 if rules.generate_update_before {
                     self.push(RowKind::UpdateBefore, key_row, prev);
@@ -911,10 +994,10 @@ impl Changes {
         }
     }
 
-    fn push(&mut self, kind: RowKind, key_row: u32, values: Vec<Value>) {
+    fn push(&mut self, kind: RowKind, key_row: u32, values: &mut Vec<Value>) {
         self.kinds.push(kind.to_byte());
         self.key_rows.push(key_row);
-        for (column, value) in self.values.iter_mut().zip(values) {
+        for (column, value) in self.values.iter_mut().zip(values.drain(..)) {
             column.push(value);
         }
     }

@@ -34,8 +34,9 @@
 //! (`AggregateUtil.doAllSupportPartialMerge`). FIRST_VALUE/LAST_VALUE (with or without
 //! retraction), LISTAGG without retraction and JSON_ARRAYAGG have no `merge`, so Flink keeps
 //! such a query one-phase: they are refused here. Retracting MIN/MAX, LISTAGG with
-//! retraction and DISTINCT calls can merge in Flink (their partials carry maps or lists),
-//! but are not implemented natively yet: they are refused too, with a different message.
+//! retraction, JSON_OBJECTAGG and DISTINCT calls can merge in Flink (their partials carry
+//! maps or lists), but are not implemented natively yet: they are refused too, with a
+//! different message.
 //!
 //! # Where the result differs from the one-phase operator
 //!
@@ -173,6 +174,13 @@ fn partial_fields(
         AggFunction::Min | AggFunction::Max => {
             return Err(refuse(
                 "Flink splits it (its partial carries the value map), which is not \
+                 implemented natively yet; plan it one-phase",
+            ));
+        }
+        // JsonObjectAggFunction has a merge (its partial would carry the key -> value map).
+        AggFunction::JsonObjectAggNullOnNull | AggFunction::JsonObjectAggAbsentOnNull => {
+            return Err(refuse(
+                "Flink can split it (its partial carries the key -> value map), which is not \
                  implemented natively yet; plan it one-phase",
             ));
         }
@@ -362,6 +370,15 @@ impl LocalGroupAggregate {
                     .transpose()
             })
             .collect::<Result<_>>()?;
+        // Two-argument calls' second column.
+        let value_readers: Vec<Option<ColumnReader<'_>>> = calls
+            .iter()
+            .map(|c| {
+                c.value_arg
+                    .map(|a| ColumnReader::new(batch.column(a), &self.spec.input_types[a], a))
+                    .transpose()
+            })
+            .collect::<Result<_>>()?;
         let templates: Vec<Acc> = calls.iter().map(BoundCall::create).collect();
         let mut accs: Vec<Vec<Acc>> = vec![templates; groups.len()];
         // `MiniBatchLocalGroupAggFunction.addInput`: no state, so nothing is ignored.
@@ -369,7 +386,10 @@ impl LocalGroupAggregate {
             let negate = !input.kind(row).is_accumulate();
             for (c, (call, acc)) in calls.iter().zip(&mut accs[slot as usize]).enumerate() {
                 let x = readers[c].as_ref().map_or(Value::Null, |r| r.value(row));
-                call.update(acc, &x, negate, None)?;
+                let y = value_readers[c]
+                    .as_ref()
+                    .map_or(Value::Null, |r| r.value(row));
+                call.update(acc, &x, &y, negate, None)?;
             }
         }
 

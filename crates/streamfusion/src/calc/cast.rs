@@ -57,6 +57,9 @@ pub fn cast(
     if from == to || (is_string(from) && matches!(to, LogicalType::VarChar(_)) && fits(from, to)) {
         return Ok(input);
     }
+    if binary_fits(from, to) {
+        return Ok(input);
+    }
     if is_exact_widening(from, to) {
         return Ok(Arc::new(CastExpr::new(input, to.to_arrow(), None)));
     }
@@ -207,6 +210,9 @@ fn cast_array(
     to: &LogicalType,
     on_error: OnError,
 ) -> DfResult<ArrayRef> {
+    if family(from) == Family::Binary && family(to) == Family::Binary {
+        return cast_binary_array(array, to);
+    }
     let mut out = Vec::with_capacity(array.len());
     for i in 0..array.len() {
         if array.is_null(i) {
@@ -491,6 +497,68 @@ fn fit_string(s: String, to: &LogicalType) -> String {
         }
         None => s,
     }
+}
+
+/// Whether every value of binary type `from` is a value of `to` as it is: a `VARBINARY(m)`
+/// holds any `BINARY(n)` or `VARBINARY(n)` with `n <= m` (Flink's `BinaryToBinaryCastRule`
+/// neither pads nor truncates then), so the cast is the input itself and shares its buffers.
+fn binary_fits(from: &LogicalType, to: &LogicalType) -> bool {
+    match (from, to) {
+        (LogicalType::Binary(n) | LogicalType::VarBinary(n), LogicalType::VarBinary(m)) => n <= m,
+        _ => false,
+    }
+}
+
+/// A binary array cast to `BINARY(n)` (zero-padded or truncated to `n`) or `VARBINARY(n)`
+/// (truncated): the input itself, buffers shared, when every value already has the target's
+/// length; else one pass into exactly sized buffers.
+fn cast_binary_array(array: &ArrayRef, to: &LogicalType) -> DfResult<ArrayRef> {
+    let binary = array
+        .as_binary_opt::<i32>()
+        .ok_or_else(|| internal("binary array"))?;
+    let (target, pad) = match to {
+        LogicalType::Binary(n) => (*n as usize, true),
+        LogicalType::VarBinary(n) => (*n as usize, false),
+        _ => return Err(internal("binary cast target")),
+    };
+    let fits = |len: usize| if pad { len == target } else { len <= target };
+    let lengths = binary.offsets().windows(2).map(|w| (w[1] - w[0]) as usize);
+    let all_fit = match binary.nulls() {
+        None => lengths.clone().all(fits),
+        Some(nulls) => lengths
+            .zip(nulls.iter())
+            .all(|(len, valid)| !valid || fits(len)),
+    };
+    if all_fit {
+        return Ok(Arc::clone(array));
+    }
+    let data: usize = (0..binary.len())
+        .filter(|&i| binary.is_valid(i))
+        .map(|i| {
+            if pad {
+                target
+            } else {
+                binary.value(i).len().min(target)
+            }
+        })
+        .sum();
+    let mut out = BinaryBuilder::with_capacity(binary.len(), data);
+    let zeros = vec![0u8; if pad { target } else { 0 }];
+    let mut padded = Vec::with_capacity(if pad { target } else { 0 });
+    for v in binary.iter() {
+        match v {
+            None => out.append_null(),
+            Some(v) if v.len() >= target => out.append_value(&v[..target]),
+            Some(v) if pad => {
+                padded.clear();
+                padded.extend_from_slice(v);
+                padded.extend_from_slice(&zeros[v.len()..]);
+                out.append_value(&padded);
+            }
+            Some(v) => out.append_value(v),
+        }
+    }
+    Ok(Arc::new(out.finish()))
 }
 
 fn fit_binary(mut b: Vec<u8>, to: &LogicalType) -> Vec<u8> {

@@ -52,6 +52,7 @@ pub fn compile(program: &CalcProgram, input: &[LogicalType]) -> Result<CompiledC
             OnError::Fail
         },
         config: Arc::new(ConfigOptions::default()),
+        time_zone: &program.time_zone,
     };
     let filter = program
         .filter
@@ -200,6 +201,7 @@ struct Compiler<'a> {
     schema: SchemaRef,
     on_cast_error: OnError,
     config: Arc<ConfigOptions>,
+    time_zone: &'a str,
 }
 
 impl Compiler<'_> {
@@ -364,6 +366,7 @@ impl Compiler<'_> {
         let bound = (def.bind)(&Args {
             types: &types,
             literals: &literals,
+            time_zone: self.time_zone,
         })
         .map_err(|reason| CalcError::ArgumentTypes {
             path: path.clone(),

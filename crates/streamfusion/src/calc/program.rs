@@ -38,6 +38,10 @@
 //!
 //! `legacy_cast_behaviour` is Flink's `table.exec.legacy-cast-behaviour`: when `true`, a failing
 //! `CAST` returns NULL instead of failing (as `TRY_CAST` always does).
+//!
+//! `time_zone` is Flink's session time zone `table.local-time-zone`, an IANA id (`UTC`,
+//! `Asia/Shanghai`, `America/New_York`) or a fixed offset (`GMT+08:00`); omitted means `UTC`.
+//! It drives the temporal functions that read or produce `TIMESTAMP_LTZ` or the wall clock.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -60,6 +64,17 @@ pub struct CalcProgram {
     /// Flink's `table.exec.legacy-cast-behaviour`: failing casts give NULL.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub legacy_cast_behaviour: bool,
+    /// Flink's `table.local-time-zone` (see the module documentation).
+    #[serde(default = "utc", skip_serializing_if = "is_utc")]
+    pub time_zone: String,
+}
+
+fn utc() -> String {
+    "UTC".into()
+}
+
+fn is_utc(zone: &str) -> bool {
+    zone == "UTC"
 }
 
 impl CalcProgram {
@@ -70,6 +85,7 @@ impl CalcProgram {
             filter: None,
             names: Vec::new(),
             legacy_cast_behaviour: false,
+            time_zone: utc(),
         }
     }
 
@@ -282,6 +298,7 @@ mod tests {
             )),
             names: vec!["a_plus_one".into(), "b_or_none".into()],
             legacy_cast_behaviour: false,
+            time_zone: "UTC".into(),
         };
         assert_eq!(program, expected);
         assert_eq!(CalcProgram::from_json(&program.to_json()).unwrap(), program);

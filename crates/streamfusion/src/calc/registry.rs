@@ -10,6 +10,10 @@
 //! | 300–399 | strings | [`super::functions::string`] |
 //! | 400–499 | math | [`super::functions::math`] |
 //! | 500–549 | hashes | [`super::functions::hash`] |
+//! | 600–699 | temporal | [`super::functions::temporal`] |
+//! | 700–799 | collections | [`super::functions::collection`] |
+//! | 800–849 | JSON predicates | [`super::functions::json`] |
+//! | 850–899 | values and encodings | [`super::functions::value`] |
 //!
 //! Each module lists its opcodes as documented constants (`arithmetic::PLUS` = 100, ...).
 //!
@@ -72,12 +76,24 @@ pub struct Args<'a> {
     pub types: &'a [LogicalType],
     /// Each argument's value when it is a literal (after its own casts), else `None`.
     pub literals: &'a [Option<ScalarValue>],
+    /// The program's session time zone (`CalcProgram::time_zone`, Flink's
+    /// `table.local-time-zone`).
+    pub time_zone: &'a str,
 }
 
-impl Args<'_> {
+impl<'a> Args<'a> {
     /// The literal value of argument `i`, if it is one.
     pub fn literal(&self, i: usize) -> Option<&ScalarValue> {
         self.literals.get(i).and_then(Option::as_ref)
+    }
+
+    /// Arguments of these types and literals, bound in the `UTC` session time zone.
+    pub fn utc(types: &'a [LogicalType], literals: &'a [Option<ScalarValue>]) -> Self {
+        Args {
+            types,
+            literals,
+            time_zone: "UTC",
+        }
     }
 }
 
@@ -226,6 +242,10 @@ const FAMILIES: &[&[FunctionDef]] = &[
     functions::string::FUNCTIONS,
     functions::math::FUNCTIONS,
     functions::hash::FUNCTIONS,
+    functions::temporal::FUNCTIONS,
+    functions::collection::FUNCTIONS,
+    functions::json::FUNCTIONS,
+    functions::value::FUNCTIONS,
 ];
 
 impl Registry {
@@ -268,7 +288,17 @@ mod tests {
 
     #[test]
     fn opcodes_are_unique_and_in_their_familys_range() {
-        let ranges = [(100, 199), (200, 299), (300, 399), (400, 499), (500, 549)];
+        let ranges = [
+            (100, 199),
+            (200, 299),
+            (300, 399),
+            (400, 499),
+            (500, 549),
+            (600, 699),
+            (700, 799),
+            (800, 849),
+            (850, 899),
+        ];
         assert_eq!(ranges.len(), FAMILIES.len());
         let mut seen = HashMap::new();
         for (family, &(lo, hi)) in FAMILIES.iter().zip(&ranges) {

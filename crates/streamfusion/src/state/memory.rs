@@ -16,7 +16,7 @@ use std::ops::Bound;
 use std::path::Path;
 
 use super::budget::{MemoryBudget, Reservation};
-use super::{BackendKind, BulkLoader, ScanRange, StateBackend, TableId, WriteBatch};
+use super::{BackendKind, BulkLoader, ScanRange, StateBackend, TableId, ValueVisitor, WriteBatch};
 use crate::error::{Error, Result};
 
 const MAGIC: &[u8; 8] = b"SFMEM001";
@@ -155,6 +155,19 @@ impl StateBackend for MemoryBackend {
         Ok(keys.iter().map(|k| table.get(*k).cloned()).collect())
     }
 
+    fn multi_get_each(
+        &self,
+        table: TableId,
+        keys: &[&[u8]],
+        visit: &mut ValueVisitor<'_>,
+    ) -> Result<()> {
+        let table = self.table(table)?;
+        for (i, key) in keys.iter().enumerate() {
+            visit(i, table.get(*key).map(Vec::as_slice))?;
+        }
+        Ok(())
+    }
+
     fn write(&mut self, batch: &WriteBatch) -> Result<()> {
         // Validate every table first so a bad batch changes nothing.
         if let Some((t, ..)) = batch.ops().find(|(t, ..)| t.0 >= self.tables.len()) {
@@ -173,15 +186,7 @@ impl StateBackend for MemoryBackend {
             }
         }
         for (table, key, value) in batch.ops() {
-            let table = &mut self.tables[table.0];
-            match value {
-                Some(v) => {
-                    table.insert(key.to_vec(), v.to_vec());
-                }
-                None => {
-                    table.remove(key);
-                }
-            }
+            apply_one(&mut self.tables[table.0], key, value);
         }
         Ok(())
     }
@@ -237,6 +242,18 @@ impl StateBackend for MemoryBackend {
             out.flush()
         };
         write().map_err(io)
+    }
+}
+
+/// One put (`Some`) or delete (`None`).
+fn apply_one(table: &mut Table, key: &[u8], value: Option<&[u8]>) {
+    match value {
+        Some(v) => {
+            table.insert(key.to_vec(), v.to_vec());
+        }
+        None => {
+            table.remove(key);
+        }
     }
 }
 
@@ -345,5 +362,68 @@ impl<'a> Reader<'a> {
     fn take_prefixed(&mut self) -> Result<&'a [u8], String> {
         let n = self.u32()? as usize;
         self.take(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every entry of `table`, by scanning.
+    fn contents(store: &MemoryBackend, table: TableId) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let mut out = Vec::new();
+        store
+            .scan(table, ScanRange::All, &mut |k, v| {
+                out.push((k.to_vec(), v.to_vec()));
+                true
+            })
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn sorted_and_unsorted_writes_match_a_map_model() {
+        let mut store = MemoryBackend::new();
+        let a = store.open_table("a").unwrap();
+        let b = store.open_table("b").unwrap();
+        let mut model: [BTreeMap<Vec<u8>, Vec<u8>>; 2] = Default::default();
+        // A small linear congruential sequence: deterministic keys with repeats.
+        let mut seed = 7u64;
+        let mut next = move |m: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) % m
+        };
+        for round in 0..12 {
+            let ops = [10, 300, 1000][round % 3];
+            let sorted = round % 2 == 0;
+            let mut keys: Vec<u64> = (0..ops).map(|_| next(2000)).collect();
+            if sorted {
+                keys.sort_unstable();
+                keys.dedup();
+            }
+            let mut batch = WriteBatch::new();
+            for (i, k) in keys.iter().enumerate() {
+                let key = k.to_be_bytes();
+                let t = if k % 3 == 0 { b } else { a };
+                let value = (next(5) > 0).then(|| format!("v{round}-{i}").into_bytes());
+                match &value {
+                    Some(v) => batch.put(t, key, v),
+                    None => batch.delete(t, key),
+                }
+            }
+            // The model applies in batch order, one operation at a time.
+            for (t, key, value) in batch.ops() {
+                let m = &mut model[t.index()];
+                match value {
+                    Some(v) => m.insert(key.to_vec(), v.to_vec()),
+                    None => m.remove(key),
+                };
+            }
+            store.write(&batch).unwrap();
+            for (t, m) in [a, b].into_iter().zip(&model) {
+                let expected: Vec<_> = m.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                assert_eq!(contents(&store, t), expected, "round {round}");
+            }
+        }
     }
 }

@@ -104,6 +104,12 @@ impl WriteBatch {
         self.ops.push((table, self.data.len(), None));
     }
 
+    /// Removes every operation, keeping the allocated room for the next batch.
+    pub fn clear(&mut self) {
+        self.data.clear();
+        self.ops.clear();
+    }
+
     /// The number of operations.
     pub fn len(&self) -> usize {
         self.ops.len()
@@ -163,6 +169,10 @@ pub enum BackendKind {
     Rocksdb,
 }
 
+/// Receives [`StateBackend::multi_get_each`]'s values: a key's index and its value (`None`
+/// where absent).
+pub type ValueVisitor<'v> = dyn FnMut(usize, Option<&[u8]>) -> Result<()> + 'v;
+
 /// A keyed-state store.
 pub trait StateBackend {
     /// Which kind of backend this is.
@@ -176,6 +186,21 @@ pub trait StateBackend {
 
     /// The value of each key (`None` where absent), in the order of `keys`.
     fn multi_get(&self, table: TableId, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>>;
+
+    /// Reads each key of `keys` and passes its index and value (`None` where absent) to
+    /// `visit`, in the order of `keys`, stopping at the first error `visit` returns: the
+    /// batched read without a copy of every value.
+    fn multi_get_each(
+        &self,
+        table: TableId,
+        keys: &[&[u8]],
+        visit: &mut ValueVisitor<'_>,
+    ) -> Result<()> {
+        for (i, value) in self.multi_get(table, keys)?.iter().enumerate() {
+            visit(i, value.as_deref())?;
+        }
+        Ok(())
+    }
 
     /// Applies a batch of puts and deletes.
     fn write(&mut self, batch: &WriteBatch) -> Result<()>;

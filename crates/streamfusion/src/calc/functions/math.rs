@@ -902,7 +902,7 @@ mod tests {
 
     fn bind(opcode: u16, types: &[LogicalType], literals: &[Option<ScalarValue>]) -> Bound {
         let def = FUNCTIONS.iter().find(|d| d.opcode == opcode).unwrap();
-        (def.bind)(&Args { types, literals }).unwrap()
+        (def.bind)(&Args::utc(types, literals)).unwrap()
     }
 
     fn call(b: &Bound, cols: Vec<ArrayRef>) -> ArrayRef {
@@ -974,11 +974,7 @@ mod tests {
         assert_eq!(f64s(&out), vec![1200.0]);
         // NaN fails as BigDecimal.valueOf does.
         let def = FUNCTIONS.iter().find(|d| d.opcode == ROUND).unwrap();
-        let b = (def.bind)(&Args {
-            types: &[T::Double],
-            literals: &[None],
-        })
-        .unwrap();
+        let b = (def.bind)(&Args::utc(&[T::Double], &[None])).unwrap();
         let Kernel::Function(udf) = &b.kernel else {
             panic!()
         };

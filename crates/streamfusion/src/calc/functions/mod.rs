@@ -1,11 +1,20 @@
 //! The scalar function families of the [`super::registry`], one module per opcode range.
 
 pub mod arithmetic;
+pub mod collection;
+mod collection_kernels;
+mod collection_sort;
 pub mod comparison;
 mod decimal;
 pub mod hash;
 pub(crate) mod java_format;
+pub mod json;
 pub mod math;
 mod math_fdlibm;
 pub mod string;
+pub mod temporal;
+mod temporal_calendar;
+mod temporal_format;
+mod temporal_values;
 mod util;
+pub mod value;

@@ -4,10 +4,19 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
@@ -20,7 +29,9 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
 import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeParser;
 import org.apache.flink.table.types.utils.TypeConversions;
 import org.apache.flink.types.Row;
@@ -702,6 +713,29 @@ public final class CalcVectors {
                 call("LIKE", "({0} LIKE {1})", a, b));
     }
 
+    /** Every column encoding the harness reads, passed through unchanged. */
+    void passThrough() {
+        add("pass_through_typed_columns",
+                t("DATE", "TIME(0)", "TIMESTAMP(3)", "TIMESTAMP(9)", "TIMESTAMP_LTZ(3)",
+                        "BYTES", "BINARY(3)"),
+                rows(r("2024-02-29", "23:59:59", "2024-02-29 23:59:59.123",
+                                "1969-12-31 23:59:59.999999999", "1970-01-01 00:00:00.001",
+                                "00ff7f", "010203"),
+                        r("0001-01-01", "00:00:00", "9999-12-31 00:00:00.000",
+                                "2000-01-01 00:00:00.000000001", "1900-06-30 12:00:00.5",
+                                "", "000000"),
+                        r(null, null, null, null, null, null, null)),
+                col(0), col(1), col(2), col(3), col(4), col(5), col(6));
+        add("pass_through_nested_columns",
+                t("ARRAY<INT>", "ARRAY<STRING>", "MAP<STRING, BIGINT>", "ROW<a INT, b STRING>",
+                        "ARRAY<ARRAY<DECIMAL(5, 2)>>"),
+                rows(r("[1, null, -3]", "[\"a\", null, \"\u00e9\"]", "[[\"x\", 1], [\"y\", null]]",
+                                "[7, \"q\"]", "[[\"1.50\", null], [], null]"),
+                        r("[]", "[]", "[]", "[null, null]", "[]"),
+                        r(null, null, null, null, null)),
+                col(0), col(1), col(2), col(3), col(4));
+    }
+
     // ------------------------------------------------------------------------------------
     // Running.
 
@@ -719,6 +753,10 @@ public final class CalcVectors {
         g.casts();
         g.math();
         g.strings();
+        g.passThrough();
+        TemporalCases.register(g);
+        CollectionCases.register(g);
+        ValueCases.register(g);
         Set<String> names = new LinkedHashSet<>();
         for (Case c : g.cases) {
             if (!names.add(c.name) || (c.legacyToo && !names.add(c.name + "_legacy"))) {
@@ -733,11 +771,18 @@ public final class CalcVectors {
                 + " (Calc IR with function names), legacy_cast, then types and output, or error"
                 + " {class, message} of the root cause; values: null, booleans, integers as"
                 + " decimal text, FLOAT/DOUBLE {bits: raw IEEE hex, text: Java toString},"
-                + " DECIMAL plain text with the type's scale, strings raw");
+                + " DECIMAL plain text with the type's scale, strings raw, binaries hex,"
+                + " DATE yyyy-MM-dd, TIME HH:mm:ss.nnnnnnnnn, TIMESTAMP/TIMESTAMP_LTZ (UTC)"
+                + " yyyy-MM-dd HH:mm:ss.nnnnnnnnn, ARRAY/ROW arrays, MAP [key, value] pairs"
+                + " sorted by encoded text");
         out.append("}\n");
 
         Configuration conf = new Configuration();
         conf.setString("parallelism.default", "1");
+        // Every case is its own pipeline in one job, with chaining off: the default 64 MiB of
+        // network buffers runs out (and the fallback runs each case as a job of its own).
+        conf.setString("taskmanager.memory.network.min", "512mb");
+        conf.setString("taskmanager.memory.network.max", "512mb");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
         // Rows reach Calc serialized (as in any real pipeline), so strings are binary: with
@@ -998,10 +1043,75 @@ public final class CalcVectors {
             case CHAR:
             case VARCHAR:
                 return text;
+            case BINARY:
+            case VARBINARY:
+                return unhex(text);
+            case DATE:
+                return LocalDate.parse(text);
+            case TIME_WITHOUT_TIME_ZONE:
+                return LocalTime.parse(text);
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+                return LocalDateTime.parse(text.replace(' ', 'T'));
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return LocalDateTime.parse(text.replace(' ', 'T')).toInstant(ZoneOffset.UTC);
+            case ARRAY: {
+                LogicalType element = ((ArrayType) type).getElementType();
+                List<Object> items = MiniJson.parse(text);
+                Object array = java.lang.reflect.Array.newInstance(
+                        TypeConversions.fromLogicalToDataType(element).getConversionClass(),
+                        items.size());
+                for (int k = 0; k < items.size(); k++) {
+                    java.lang.reflect.Array.set(array, k, parseNested(element, items.get(k)));
+                }
+                return array;
+            }
+            case MAP: {
+                MapType map = (MapType) type;
+                Map<Object, Object> entries = new LinkedHashMap<>();
+                for (Object pair : MiniJson.parse(text)) {
+                    List<?> kv = (List<?>) pair;
+                    entries.put(parseNested(map.getKeyType(), kv.get(0)),
+                            parseNested(map.getValueType(), kv.get(1)));
+                }
+                return entries;
+            }
+            case ROW: {
+                List<LogicalType> fields = type.getChildren();
+                List<Object> items = MiniJson.parse(text);
+                Object[] values = new Object[fields.size()];
+                for (int k = 0; k < values.length; k++) {
+                    values[k] = parseNested(fields.get(k), items.get(k));
+                }
+                return Row.of(values);
+            }
             default:
                 throw new IllegalArgumentException("no input encoding for " + type);
         }
     }
+
+    /**
+     * A nested input value: scalars are JSON strings, numbers or booleans (parsed from their
+     * text like a top-level value), containers nested JSON arrays (re-rendered for parse).
+     */
+    static Object parseNested(LogicalType type, Object item) {
+        if (item == null) {
+            return null;
+        }
+        return parse(type, item instanceof List ? MiniJson.render((List<?>) item) : (String) item);
+    }
+
+    static byte[] unhex(String text) {
+        byte[] out = new byte[text.length() / 2];
+        for (int k = 0; k < out.length; k++) {
+            out[k] = (byte) Integer.parseInt(text.substring(2 * k, 2 * k + 2), 16);
+        }
+        return out;
+    }
+
+    /** Nanosecond ISO text: yyyy-MM-dd HH:mm:ss.nnnnnnnnn (a fixed shape for the reader). */
+    static final DateTimeFormatter TIMESTAMP_TEXT =
+            DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.nnnnnnnnn");
+    static final DateTimeFormatter TIME_TEXT = DateTimeFormatter.ofPattern("HH:mm:ss.nnnnnnnnn");
 
     static void row(StringBuilder out, Row r) {
         out.append('[');
@@ -1038,8 +1148,38 @@ public final class CalcVectors {
             Json.string(out, (String) v);
         } else if (v instanceof byte[]) {
             Json.string(out, Json.hex((byte[]) v));
+        } else if (v instanceof LocalDate) {
+            Json.string(out, v.toString());
+        } else if (v instanceof LocalTime) {
+            Json.string(out, TIME_TEXT.format((LocalTime) v));
+        } else if (v instanceof LocalDateTime) {
+            Json.string(out, TIMESTAMP_TEXT.format((LocalDateTime) v));
+        } else if (v instanceof Instant) {
+            Json.string(out, TIMESTAMP_TEXT.format(
+                    LocalDateTime.ofInstant((Instant) v, ZoneOffset.UTC)));
+        } else if (v instanceof Row) {
+            row(out, (Row) v);
+        } else if (v.getClass().isArray()) {
+            out.append('[');
+            for (int k = 0; k < java.lang.reflect.Array.getLength(v); k++) {
+                out.append(k == 0 ? "" : ",");
+                value(out, java.lang.reflect.Array.get(v, k));
+            }
+            out.append(']');
+        } else if (v instanceof Map) {
+            // Flink converts a MAP to a HashMap: entries sorted by their encoded key.
+            List<String> entries = new ArrayList<>();
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                StringBuilder b = new StringBuilder("[");
+                value(b, e.getKey());
+                b.append(',');
+                value(b, e.getValue());
+                entries.add(b.append(']').toString());
+            }
+            Collections.sort(entries);
+            out.append('[').append(String.join(",", entries)).append(']');
         } else {
-            Json.string(out, v.toString()); // java.time values print ISO text
+            throw new IllegalArgumentException("no golden encoding for " + v.getClass());
         }
     }
 }

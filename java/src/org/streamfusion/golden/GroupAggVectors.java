@@ -44,7 +44,8 @@ import org.apache.flink.util.CloseableIterator;
  *   <li>line 1: {@code {"flink":"2.3.0","seed":..,"generator":..,"format":..}};
  *   <li>per scenario, a header {@code {"scenario":name,"description":..,"retracts":bool,
  *       "input":[{"name":..,"type":..}..],"grouping":[column..],"calls":[{"function":..,"arg":
- *       column or null,"name":..[,"distinct":true][,"separator":..]}..],"output":[{"name":..,
+ *       column or null,"name":..[,"distinct":true][,"separator":..][,"value_arg":column]}..],
+ *       "output":[{"name":..,
  *       "type":..}..],"sql":..,"plan":..,"rows_in":n,"rows_out":m}} ({@code function} is the
  *       Rust AggFunction's serde name, a call the Rust AggCall);
  *   <li>then n lines {@code {"in":kind,"row":[..]}} and m lines {@code {"out":kind,"row":[..]}},
@@ -73,6 +74,8 @@ public final class GroupAggVectors {
         boolean distinct;
         /** LISTAGG's separator literal, or null for the default. */
         String separator;
+        /** JSON_OBJECTAGG's value column (arg is its key), or -1. */
+        int valueArg = -1;
 
         Call(String function, int arg, String name) {
             this.function = function;
@@ -87,6 +90,11 @@ public final class GroupAggVectors {
                 // The planner's names: JSON_ARRAYAGG_ABSENT_ON_NULL / _NULL_ON_NULL.
                 String onNull = function.substring("JSON_ARRAYAGG_".length()).replace('_', ' ');
                 return "JSON_ARRAYAGG(" + a + " " + onNull + ") AS `" + name + "`";
+            }
+            if (function.startsWith("JSON_OBJECTAGG_")) {
+                String onNull = function.substring("JSON_OBJECTAGG_".length()).replace('_', ' ');
+                return "JSON_OBJECTAGG(KEY " + a + " VALUE `" + columns[valueArg] + "` " + onNull
+                        + ") AS `" + name + "`";
             }
             String sep = separator == null ? "" : ", '" + separator.replace("'", "''") + "'";
             return f + "(" + (distinct ? "DISTINCT " : "") + a + sep + ") AS `" + name + "`";
@@ -133,8 +141,19 @@ public final class GroupAggVectors {
             return this;
         }
 
+        Scenario jsonObjectAgg(String onNull, int key, int value, String name) {
+            Call c = new Call("JSON_OBJECTAGG_" + onNull, key, name);
+            c.valueArg = value;
+            calls.add(c);
+            return this;
+        }
+
         void row(RowKind kind, Object key, Object value) {
             input.add(Row.ofKind(kind, key, value));
+        }
+
+        void row(RowKind kind, Object group, Object key, Object value) {
+            input.add(Row.ofKind(kind, group, key, value));
         }
 
         String sql(String view) {
@@ -250,6 +269,9 @@ public final class GroupAggVectors {
             if (c.separator != null) {
                 out.append(",\"separator\":");
                 Json.string(out, c.separator);
+            }
+            if (c.valueArg >= 0) {
+                out.append(",\"value_arg\":").append(c.valueArg);
             }
             out.append('}');
         }
@@ -386,6 +408,10 @@ public final class GroupAggVectors {
         list.add(decimalAvgRetract());
         list.add(jsonArrayAggRetract());
         list.add(jsonArrayAggInsertOnly());
+        // JSON_OBJECTAGG (appended likewise).
+        list.add(jsonObjectAggRetract());
+        list.add(jsonObjectAggAbsentRetract());
+        list.add(jsonObjectAggInsertOnly());
         return list;
     }
 
@@ -1146,6 +1172,148 @@ public final class GroupAggVectors {
             int d = rnd.nextInt(8);
             s.row(RowKind.INSERT, keys[rnd.nextInt(keys.length)],
                     d == 0 ? null : (Object) (d == 1 ? Long.MAX_VALUE : (long) (d - 4)));
+        }
+        return s;
+    }
+
+    static final String[] GKV = {"g", "k", "v"};
+
+    /** Object keys: escapes, Unicode, NUL, and enough plain ones to grow a HashMap twice. */
+    static final String[] OBJECT_KEYS;
+
+    static {
+        List<String> keys = new ArrayList<>(Arrays.asList("", "a", "b", "quote\"key",
+                "back\\slash", "tab\tnl\ncr\r", "ctl\u0001\u001f\u007f", "größer 🦀",
+                "nul\0byte", "\u2028", "null", "1", "/slash"));
+        for (int i = 0; i < 40; i++) {
+            keys.add("key-" + i);
+        }
+        OBJECT_KEYS = keys.toArray(new String[0]);
+    }
+
+    static Scenario objectScenario(String name, String description, boolean retracts,
+            String valueType, DataType valueDataType) {
+        return new Scenario(name, description, retracts, GKV,
+                new String[] {"STRING", "STRING", valueType},
+                new DataType[] {DataTypes.STRING(), DataTypes.STRING().notNull(), valueDataType});
+    }
+
+    /**
+     * A consistent changelog of (group, object key, value) rows that never inserts a key its
+     * group holds (JSON_OBJECTAGG fails on a duplicate key): insertions, retractions of live
+     * rows, ghost retractions of groups without state; with {@code drain}, all retracted.
+     */
+    void objectChangelog(Scenario s, int rows, Object[] groups, Supplier<Object> value,
+            boolean drain) {
+        List<Object[]> live = new ArrayList<>();
+        for (int n = 0; n < rows; n++) {
+            int dice = rnd.nextInt(10);
+            Object g = groups[rnd.nextInt(groups.length)];
+            String k = OBJECT_KEYS[rnd.nextInt(OBJECT_KEYS.length)];
+            boolean taken = false;
+            for (Object[] r : live) {
+                taken |= java.util.Objects.equals(r[0], g) && r[1].equals(k);
+            }
+            if ((dice < 6 || live.isEmpty()) && !taken) {
+                Object v = value.get();
+                live.add(new Object[] {g, k, v});
+                s.row(rnd.nextInt(4) == 0 ? RowKind.UPDATE_AFTER : RowKind.INSERT, g, k, v);
+            } else if (dice < 9 && !live.isEmpty()) {
+                Object[] r = live.remove(rnd.nextInt(live.size()));
+                s.row(rnd.nextBoolean() ? RowKind.UPDATE_BEFORE : RowKind.DELETE, r[0], r[1], r[2]);
+            } else {
+                s.row(rnd.nextBoolean() ? RowKind.UPDATE_BEFORE : RowKind.DELETE,
+                        "ghost-" + rnd.nextInt(5), k, value.get());
+            }
+        }
+        while (drain && !live.isEmpty()) {
+            Object[] r = live.remove(rnd.nextInt(live.size()));
+            s.row(rnd.nextBoolean() ? RowKind.UPDATE_BEFORE : RowKind.DELETE, r[0], r[1], r[2]);
+        }
+    }
+
+    /**
+     * n. JSON_OBJECTAGG with retraction (JsonObjectAggFunction over the planner's JSON_STRING of
+     * the value): a key -> JSON map in a state-backed MapView, on the hashmap backend a
+     * java.util.HashMap whose iteration order is the members' order; a retraction removes the
+     * key whatever its value; NULL ON NULL keeps NULL values as null, ABSENT ON NULL drops them.
+     */
+    Scenario jsonObjectAggRetract() {
+        Scenario s = objectScenario("json_objectagg_retract",
+                "JSON_OBJECTAGG(KEY k VALUE v NULL ON NULL) and (.. ABSENT ON NULL) of a nullable"
+                        + " STRING over a retracting changelog: escaped and Unicode keys, NULL"
+                        + " values, maps grown past 12 and 24 keys, emptied and refilled",
+                true, "STRING", DataTypes.STRING())
+                .jsonObjectAgg("NULL_ON_NULL", 1, 2, "obj")
+                .jsonObjectAgg("ABSENT_ON_NULL", 1, 2, "obj_absent");
+        // Group "big": 30 keys (the HashMap table grows 16 -> 32 -> 64), some removed and
+        // re-added at the end of their bucket, then all removed: -D.
+        for (int i = 0; i < 30; i++) {
+            s.row(RowKind.INSERT, "big", OBJECT_KEYS[i], i % 5 == 0 ? null : "v" + i);
+        }
+        for (int i = 0; i < 30; i += 3) {
+            s.row(RowKind.DELETE, "big", OBJECT_KEYS[i], i % 5 == 0 ? null : "v" + i);
+        }
+        for (int i = 0; i < 30; i += 6) {
+            s.row(RowKind.INSERT, "big", OBJECT_KEYS[i], "again" + i);
+        }
+        for (int i = 0; i < 30; i++) {
+            if (i % 3 != 0) {
+                s.row(RowKind.UPDATE_BEFORE, "big", OBJECT_KEYS[i], i % 5 == 0 ? null : "v" + i);
+            } else if (i % 6 == 0) {
+                s.row(RowKind.DELETE, "big", OBJECT_KEYS[i], "again" + i);
+            }
+        }
+        // Group "n": only NULL values; a retraction with another value still removes the key.
+        s.row(RowKind.INSERT, "n", "x", null);
+        s.row(RowKind.INSERT, "n", "y", null);
+        s.row(RowKind.DELETE, "n", "x", "not the value");
+        s.row(RowKind.INSERT, "n", "x", "back");
+        s.row(RowKind.DELETE, "n", "absent-key", null);
+        s.row(RowKind.DELETE, "n", "x", "back");
+        s.row(RowKind.DELETE, "n", "y", null);
+        objectChangelog(s, 300, new Object[] {"p", "q", null},
+                () -> JSON_STRINGS[rnd.nextInt(JSON_STRINGS.length)], true);
+        return s;
+    }
+
+    /** n'. ABSENT ON NULL alone: a NULL value leaves the result unchanged, so nothing is emitted. */
+    Scenario jsonObjectAggAbsentRetract() {
+        Scenario s = objectScenario("json_objectagg_absent_retract",
+                "JSON_OBJECTAGG(KEY k VALUE v ABSENT ON NULL) of a nullable STRING over a"
+                        + " retracting changelog: NULL values change nothing",
+                true, "STRING", DataTypes.STRING())
+                .jsonObjectAgg("ABSENT_ON_NULL", 1, 2, "obj");
+        s.row(RowKind.INSERT, "a", "k1", "x");
+        s.row(RowKind.INSERT, "a", "k2", null);
+        s.row(RowKind.INSERT, "a", "k3", "y");
+        s.row(RowKind.DELETE, "a", "k2", null);
+        s.row(RowKind.DELETE, "a", "k1", "x");
+        s.row(RowKind.INSERT, "b", "k", null);
+        s.row(RowKind.DELETE, "b", "k", null);
+        objectChangelog(s, 200, new Object[] {"p", "q", null},
+                () -> JSON_STRINGS[rnd.nextInt(JSON_STRINGS.length)], true);
+        return s;
+    }
+
+    /** n''. JSON_OBJECTAGG of a BIGINT without retraction; one group of 40 keys. */
+    Scenario jsonObjectAggInsertOnly() {
+        Scenario s = objectScenario("json_objectagg_insert_only",
+                "JSON_OBJECTAGG(KEY k VALUE v NULL ON NULL) and (.. ABSENT ON NULL) of a nullable"
+                        + " BIGINT over an insert-only stream, every key once per group",
+                false, "BIGINT", DataTypes.BIGINT())
+                .jsonObjectAgg("NULL_ON_NULL", 1, 2, "obj")
+                .jsonObjectAgg("ABSENT_ON_NULL", 1, 2, "obj_absent");
+        Object[] groups = {"p", "q", null};
+        for (Object g : groups) {
+            List<String> keys = new ArrayList<>(Arrays.asList(OBJECT_KEYS));
+            int n = g == null ? 8 : (g.equals("p") ? OBJECT_KEYS.length : 20);
+            for (int i = 0; i < n; i++) {
+                String k = keys.remove(rnd.nextInt(keys.size()));
+                int d = rnd.nextInt(8);
+                s.row(RowKind.INSERT, g, k,
+                        d == 0 ? null : (Object) (d == 1 ? Long.MIN_VALUE : (long) (d - 4)));
+            }
         }
         return s;
     }

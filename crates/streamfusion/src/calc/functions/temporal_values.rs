@@ -1,0 +1,328 @@
+//! Reading temporal kernels' arguments and writing their results row by row, and the session
+//! time zone (`java.util.TimeZone` semantics over chrono-tz).
+
+use std::str::FromStr;
+use std::sync::Arc;
+
+use arrow::array::timezone::Tz;
+use arrow::array::{
+    Array, ArrayRef, AsArray, Date32Builder, Int32Builder, Int64Builder, StringBuilder,
+    Time32MillisecondBuilder, TimestampMicrosecondBuilder, TimestampMillisecondBuilder,
+    TimestampNanosecondBuilder,
+};
+use arrow::datatypes::{
+    DataType, Date32Type, Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
+    Int64Type, Time32MillisecondType, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType,
+};
+use chrono::{DateTime, LocalResult, NaiveDateTime, Offset, TimeZone};
+use datafusion::error::Result as DfResult;
+use datafusion::logical_expr::ColumnarValue;
+
+use crate::calc::registry::Kernel;
+use crate::types::LogicalType;
+
+use super::temporal_calendar::{MILLIS_PER_DAY, floor_div, floor_mod};
+use super::util::{arrays, fail, result};
+
+/// One argument value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum In<'a> {
+    /// Any integer type.
+    Int(i64),
+    /// FLOAT or DOUBLE.
+    Double(f64),
+    /// A DECIMAL's unscaled value and scale.
+    Decimal(i128, i8),
+    /// CHAR or VARCHAR.
+    Str(&'a str),
+    /// DATE: days since 1970-01-01.
+    Date(i32),
+    /// TIME: milliseconds of the day.
+    Time(i32),
+    /// TIMESTAMP or TIMESTAMP_LTZ as Flink's `TimestampData`: epoch milliseconds (floor) and
+    /// nanoseconds of that millisecond.
+    Ts(i64, i32),
+}
+
+/// One result value (its kind matches the bound result type).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Out {
+    /// BIGINT or INT.
+    Int(i64),
+    /// STRING.
+    Str(String),
+    /// DATE.
+    Date(i32),
+    /// TIME.
+    Time(i32),
+    /// TIMESTAMP or TIMESTAMP_LTZ: epoch milliseconds and nanoseconds of the millisecond.
+    Ts(i64, i32),
+}
+
+/// A column's values, typed once per batch.
+enum Column<'a> {
+    Int8(&'a arrow::array::PrimitiveArray<Int8Type>),
+    Int16(&'a arrow::array::PrimitiveArray<Int16Type>),
+    Int32(&'a arrow::array::PrimitiveArray<Int32Type>),
+    Int64(&'a arrow::array::PrimitiveArray<Int64Type>),
+    Float32(&'a arrow::array::PrimitiveArray<Float32Type>),
+    Float64(&'a arrow::array::PrimitiveArray<Float64Type>),
+    Decimal(&'a arrow::array::PrimitiveArray<Decimal128Type>, i8),
+    Utf8(&'a arrow::array::StringArray),
+    Date(&'a arrow::array::PrimitiveArray<Date32Type>),
+    Time(&'a arrow::array::PrimitiveArray<Time32MillisecondType>),
+    Millis(&'a arrow::array::PrimitiveArray<TimestampMillisecondType>),
+    Micros(&'a arrow::array::PrimitiveArray<TimestampMicrosecondType>),
+    Nanos(&'a arrow::array::PrimitiveArray<TimestampNanosecondType>),
+}
+
+impl<'a> Column<'a> {
+    fn new(a: &'a ArrayRef) -> DfResult<Self> {
+        Ok(match a.data_type() {
+            DataType::Int8 => Column::Int8(a.as_primitive()),
+            DataType::Int16 => Column::Int16(a.as_primitive()),
+            DataType::Int32 => Column::Int32(a.as_primitive()),
+            DataType::Int64 => Column::Int64(a.as_primitive()),
+            DataType::Float32 => Column::Float32(a.as_primitive()),
+            DataType::Float64 => Column::Float64(a.as_primitive()),
+            DataType::Decimal128(_, s) => Column::Decimal(a.as_primitive(), *s),
+            DataType::Utf8 => Column::Utf8(a.as_string()),
+            DataType::Date32 => Column::Date(a.as_primitive()),
+            DataType::Time32(TimeUnit::Millisecond) => Column::Time(a.as_primitive()),
+            DataType::Timestamp(TimeUnit::Millisecond, _) => Column::Millis(a.as_primitive()),
+            DataType::Timestamp(TimeUnit::Microsecond, _) => Column::Micros(a.as_primitive()),
+            DataType::Timestamp(TimeUnit::Nanosecond, _) => Column::Nanos(a.as_primitive()),
+            other => {
+                return Err(fail(format!(
+                    "temporal function: unexpected argument {other}"
+                )));
+            }
+        })
+    }
+
+    fn get(&self, i: usize) -> Option<In<'a>> {
+        macro_rules! v {
+            ($a:expr, $f:expr) => {
+                if $a.is_null(i) {
+                    None
+                } else {
+                    Some($f($a.value(i)))
+                }
+            };
+        }
+        match self {
+            Column::Int8(a) => v!(a, |x: i8| In::Int(x.into())),
+            Column::Int16(a) => v!(a, |x: i16| In::Int(x.into())),
+            Column::Int32(a) => v!(a, |x: i32| In::Int(x.into())),
+            Column::Int64(a) => v!(a, In::Int),
+            Column::Float32(a) => v!(a, |x: f32| In::Double(x.into())),
+            Column::Float64(a) => v!(a, In::Double),
+            Column::Decimal(a, s) => v!(a, |x| In::Decimal(x, *s)),
+            Column::Utf8(a) => v!(a, In::Str),
+            Column::Date(a) => v!(a, In::Date),
+            Column::Time(a) => v!(a, In::Time),
+            Column::Millis(a) => v!(a, |x| In::Ts(x, 0)),
+            Column::Micros(a) => v!(a, |x: i64| In::Ts(
+                floor_div(x, 1000),
+                floor_mod(x, 1000) as i32 * 1000
+            )),
+            Column::Nanos(a) => v!(a, |x: i64| In::Ts(
+                floor_div(x, 1_000_000),
+                floor_mod(x, 1_000_000) as i32
+            )),
+        }
+    }
+}
+
+/// A builder for the result type.
+enum Sink {
+    Int64(Int64Builder),
+    Int32(Int32Builder),
+    Str(StringBuilder),
+    Date(Date32Builder),
+    Time(Time32MillisecondBuilder),
+    Millis(TimestampMillisecondBuilder, Option<Arc<str>>),
+    Micros(TimestampMicrosecondBuilder, Option<Arc<str>>),
+    Nanos(TimestampNanosecondBuilder, Option<Arc<str>>),
+}
+
+impl Sink {
+    fn new(ty: &LogicalType, n: usize) -> DfResult<Self> {
+        Ok(match ty.to_arrow() {
+            DataType::Int64 => Sink::Int64(Int64Builder::with_capacity(n)),
+            DataType::Int32 => Sink::Int32(Int32Builder::with_capacity(n)),
+            DataType::Utf8 => Sink::Str(StringBuilder::with_capacity(n, n * 20)),
+            DataType::Date32 => Sink::Date(Date32Builder::with_capacity(n)),
+            DataType::Time32(_) => Sink::Time(Time32MillisecondBuilder::with_capacity(n)),
+            DataType::Timestamp(TimeUnit::Millisecond, tz) => {
+                Sink::Millis(TimestampMillisecondBuilder::with_capacity(n), tz)
+            }
+            DataType::Timestamp(TimeUnit::Microsecond, tz) => {
+                Sink::Micros(TimestampMicrosecondBuilder::with_capacity(n), tz)
+            }
+            DataType::Timestamp(TimeUnit::Nanosecond, tz) => {
+                Sink::Nanos(TimestampNanosecondBuilder::with_capacity(n), tz)
+            }
+            other => {
+                return Err(fail(format!(
+                    "temporal function: no result of type {other}"
+                )));
+            }
+        })
+    }
+
+    fn push(&mut self, v: Option<Out>) -> DfResult<()> {
+        let wrong = |v: &Out| fail(format!("temporal function: result {v:?} of the wrong kind"));
+        match (self, v) {
+            (Sink::Int64(b), None) => b.append_null(),
+            (Sink::Int32(b), None) => b.append_null(),
+            (Sink::Str(b), None) => b.append_null(),
+            (Sink::Date(b), None) => b.append_null(),
+            (Sink::Time(b), None) => b.append_null(),
+            (Sink::Millis(b, _), None) => b.append_null(),
+            (Sink::Micros(b, _), None) => b.append_null(),
+            (Sink::Nanos(b, _), None) => b.append_null(),
+            (Sink::Int64(b), Some(Out::Int(x))) => b.append_value(x),
+            (Sink::Int32(b), Some(Out::Int(x))) => b.append_value(x as i32),
+            (Sink::Str(b), Some(Out::Str(s))) => b.append_value(s),
+            (Sink::Date(b), Some(Out::Date(d))) => b.append_value(d),
+            (Sink::Time(b), Some(Out::Time(t))) => b.append_value(t),
+            (Sink::Millis(b, _), Some(Out::Ts(ms, _))) => b.append_value(ms),
+            (Sink::Micros(b, _), Some(Out::Ts(ms, ns))) => {
+                b.append_value(ms.wrapping_mul(1000).wrapping_add(i64::from(ns / 1000)))
+            }
+            (Sink::Nanos(b, _), Some(Out::Ts(ms, ns))) => {
+                b.append_value(ms.wrapping_mul(1_000_000).wrapping_add(i64::from(ns)))
+            }
+            (_, Some(v)) => return Err(wrong(&v)),
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> ArrayRef {
+        match self {
+            Sink::Int64(mut b) => Arc::new(b.finish()),
+            Sink::Int32(mut b) => Arc::new(b.finish()),
+            Sink::Str(mut b) => Arc::new(b.finish()),
+            Sink::Date(mut b) => Arc::new(b.finish()),
+            Sink::Time(mut b) => Arc::new(b.finish()),
+            Sink::Millis(mut b, tz) => Arc::new(b.finish().with_timezone_opt(tz)),
+            Sink::Micros(mut b, tz) => Arc::new(b.finish().with_timezone_opt(tz)),
+            Sink::Nanos(mut b, tz) => Arc::new(b.finish().with_timezone_opt(tz)),
+        }
+    }
+}
+
+/// A kernel computing `f` row by row. `f` sees every argument (NULLs as `None`); with
+/// `strict`, rows with any NULL argument are NULL without calling `f` (Flink's
+/// `generateCallIfArgsNotNull`).
+pub(super) fn rowwise(
+    name: &str,
+    result_type: &LogicalType,
+    strict: bool,
+    f: impl Fn(&[Option<In<'_>>]) -> DfResult<Option<Out>> + Send + Sync + 'static,
+) -> Kernel {
+    let ty = result_type.clone();
+    Kernel::function(name, result_type, move |args: &[ColumnarValue], rows| {
+        let arrays = arrays(args, rows)?;
+        let columns = arrays
+            .iter()
+            .map(Column::new)
+            .collect::<DfResult<Vec<_>>>()?;
+        let n = if args.is_empty() {
+            rows
+        } else {
+            arrays[0].len()
+        };
+        let mut sink = Sink::new(&ty, n)?;
+        let mut row: Vec<Option<In<'_>>> = Vec::with_capacity(columns.len());
+        for i in 0..n {
+            row.clear();
+            row.extend(columns.iter().map(|c| c.get(i)));
+            if strict && row.iter().any(Option::is_none) {
+                sink.push(None)?;
+            } else {
+                sink.push(f(&row)?)?;
+            }
+        }
+        if args.is_empty() {
+            Ok(ColumnarValue::Array(sink.finish()))
+        } else {
+            result(args, sink.finish())
+        }
+    })
+}
+
+/// A session time zone with `java.util.TimeZone` / `java.time` offset rules.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Zone(Tz);
+
+impl Zone {
+    /// UTC.
+    pub fn utc() -> Self {
+        Zone(Tz::from_str("+00:00").expect("a fixed offset parses"))
+    }
+
+    /// The zone Java's `ZoneId.of` / `TimeZone.getTimeZone` reads from `id`: an IANA region,
+    /// `UTC`/`GMT`/`Z`, or a fixed offset `+08:00`, `GMT+8`, `UTC-05:30`.
+    pub fn parse(id: &str) -> Result<Self, String> {
+        let id = id.trim();
+        if matches!(id, "UTC" | "GMT" | "UT" | "Z" | "Etc/UTC" | "Etc/GMT") {
+            return Ok(Self::utc());
+        }
+        let offset = ["UTC", "GMT", "UT", ""]
+            .iter()
+            .find_map(|p| id.strip_prefix(p).filter(|r| r.starts_with(['+', '-'])));
+        let text = match offset {
+            Some(o) => {
+                let (sign, body) = o.split_at(1);
+                let (h, m) = body.split_once(':').unwrap_or((body, "0"));
+                let (h, m): (u32, u32) = match (h.parse(), m.parse()) {
+                    (Ok(h), Ok(m)) if h <= 18 && m < 60 => (h, m),
+                    _ => return Err(format!("invalid time zone offset {id:?}")),
+                };
+                format!("{sign}{h:02}:{m:02}")
+            }
+            None => id.to_string(),
+        };
+        Tz::from_str(&text)
+            .map(Zone)
+            .map_err(|e| format!("unknown time zone {id:?}: {e}"))
+    }
+
+    /// `TimeZone.getOffset(epochMillis)`: the offset in milliseconds at that instant.
+    pub fn offset_at(&self, epoch_millis: i64) -> i64 {
+        match DateTime::from_timestamp_millis(epoch_millis) {
+            Some(t) => {
+                i64::from(
+                    self.0
+                        .offset_from_utc_datetime(&t.naive_utc())
+                        .fix()
+                        .local_minus_utc(),
+                ) * 1000
+            }
+            None => 0,
+        }
+    }
+
+    /// The local wall-clock milliseconds of an instant (`LocalDateTime.ofInstant`).
+    pub fn to_local(self, epoch_millis: i64) -> i64 {
+        epoch_millis.wrapping_add(self.offset_at(epoch_millis))
+    }
+
+    /// The instant of a local wall-clock time (`LocalDateTime.atZone(zone).toInstant()`): in
+    /// an overlap the earlier offset, in a gap shifted later by the gap's length.
+    pub fn to_instant(self, local_millis: i64) -> i64 {
+        let Some(t) = DateTime::from_timestamp_millis(local_millis) else {
+            return local_millis;
+        };
+        let naive: NaiveDateTime = t.naive_utc();
+        let offset = match self.0.offset_from_local_datetime(&naive) {
+            LocalResult::Single(o) => i64::from(o.fix().local_minus_utc()) * 1000,
+            LocalResult::Ambiguous(earlier, _) => i64::from(earlier.fix().local_minus_utc()) * 1000,
+            LocalResult::None => self.offset_at(local_millis - MILLIS_PER_DAY),
+        };
+        local_millis.wrapping_sub(offset)
+    }
+}
