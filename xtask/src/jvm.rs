@@ -4,8 +4,12 @@
 //! 1. The jars: Flink's `lib/`, from the PyPI wheel cached outside the checkout (see
 //!    [`flink`]); or `SF_NATIVE_BENCH_CLASSPATH` as given, without downloading anything.
 //! 2. Every `java/src/**/*.java`, compiled with `javac --release 17` against those jars into
-//!    `<target>/jvm/classes` (cleared first).
-//! 3. `<target>/jvm/classpath.txt`: one line, the classes directory first, then the jars.
+//!    `<target>/jvm/classes-<hash>`, named by a hash of the sources and the classpath: it is
+//!    compiled aside and renamed into place whole, and never changed after, so tests and
+//!    suites still reading an earlier classpath (another checkout, a concurrent run) keep
+//!    working; directories unused for a day are removed.
+//! 3. `<target>/jvm/classpath.txt`: one line, the classes directory first, then the jars,
+//!    replaced atomically.
 //!
 //! `smoke`, `bench` and `test` prepare the classpath too when the prerequisites are there, and
 //! give tests and suites its path as `SF_JVM_CLASSPATH_FILE`. Tests and suites read
@@ -219,11 +223,11 @@ pub fn prepare(sh: &Shell, workspace: &Workspace) -> Result<Outcome> {
     fs::create_dir_all(&jvm_dir).with_context(|| format!("creating {}", jvm_dir.display()))?;
     let _lock = files::lock_exclusive(&jvm_dir.join(".lock"), "preparing the JVM classpath")?;
     let classpath_file = jvm_dir.join("classpath.txt");
-    // A failed preparation must not leave the previous classpath looking current.
-    files::remove(&classpath_file)?;
 
     let need_pip = matches!(&source, Source::Flink(cache) if cache.needs_download());
     if let Err(missing) = prereqs::check_jvm(need_pip) {
+        // Tests and suites must not run against a classpath this machine cannot rebuild.
+        files::remove(&classpath_file)?;
         return Ok(Outcome::Missing(missing));
     }
 
@@ -235,9 +239,15 @@ pub fn prepare(sh: &Shell, workspace: &Workspace) -> Result<Outcome> {
         },
     };
     let sources_dir = workspace.root.join("java").join("src");
-    let classes_dir = jvm_dir.join("classes");
-    let (sources_compiled, classes_written) =
-        compile(sh, &sources_dir, &classes_dir, &jars.classpath()?)?;
+    let compiled = compile(sh, &sources_dir, &jvm_dir, &jars.classpath()?);
+    let (classes_dir, sources_compiled, classes_written) = match compiled {
+        Ok(compiled) => compiled,
+        Err(err) => {
+            // A failed preparation must not leave the previous classpath looking current.
+            files::remove(&classpath_file)?;
+            return Err(err);
+        }
+    };
     let classpath = classpath_line(&classes_dir, &jars)?;
     files::write_atomically(&classpath_file, &format!("{classpath}\n"))?;
     Ok(Outcome::Prepared(Prepared {
@@ -261,22 +271,69 @@ fn external_classpath() -> Result<Option<String>> {
     }
 }
 
-/// Compiles every `*.java` under `sources_dir` into a cleared `classes_dir`; returns the
-/// number of sources compiled and of class files written.
+/// How long an unused classes directory is kept.
+const STALE_CLASSES: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
+/// Compiles every `*.java` under `sources_dir` into `jvm_dir/classes-<hash>` (unless that
+/// exists: it is only ever created whole); returns it, the number of sources and of class
+/// files.
 fn compile(
     sh: &Shell,
     sources_dir: &Path,
-    classes_dir: &Path,
+    jvm_dir: &Path,
     classpath: &str,
-) -> Result<(usize, usize)> {
-    files::remove(classes_dir)?;
-    fs::create_dir_all(classes_dir)
-        .with_context(|| format!("creating {}", classes_dir.display()))?;
+) -> Result<(PathBuf, usize, usize)> {
     let sources = files::find_recursive(sources_dir, "java")?;
     let compiled = sources.len();
-    if compiled == 0 {
-        return Ok((0, 0));
+    let classes_dir = jvm_dir.join(format!(
+        "classes-{:016x}",
+        sources_hash(sources_dir, &sources, classpath)?
+    ));
+    files::remove_stale(jvm_dir, "classes", &classes_dir, STALE_CLASSES)?;
+    files::remove_stale(jvm_dir, "building", &classes_dir, STALE_CLASSES)?;
+    if classes_dir.is_dir() {
+        let classes = files::find_recursive(&classes_dir, "class")?.len();
+        return Ok((classes_dir, compiled, classes));
     }
+    let building = jvm_dir.join(format!("building-{}", std::process::id()));
+    files::remove(&building)?;
+    fs::create_dir_all(&building).with_context(|| format!("creating {}", building.display()))?;
+    if compiled > 0 {
+        javac(sh, sources_dir, &sources, &building, classpath)?;
+    }
+    let classes = files::find_recursive(&building, "class")?.len();
+    files::publish_dir(&building, &classes_dir)?;
+    Ok((classes_dir, compiled, classes))
+}
+
+/// A hash of the sources (paths and contents) and the classpath they compile against.
+fn sources_hash(sources_dir: &Path, sources: &[PathBuf], classpath: &str) -> Result<u64> {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut hasher = DefaultHasher::new();
+    classpath.hash(&mut hasher);
+    let mut sources: Vec<&PathBuf> = sources.iter().collect();
+    sources.sort();
+    for source in sources {
+        source
+            .strip_prefix(sources_dir)
+            .unwrap_or(source)
+            .hash(&mut hasher);
+        fs::read(source)
+            .with_context(|| format!("reading {}", source.display()))?
+            .hash(&mut hasher);
+    }
+    Ok(hasher.finish())
+}
+
+/// `javac` of `sources` into `classes_dir`.
+fn javac(
+    sh: &Shell,
+    sources_dir: &Path,
+    sources: &[PathBuf],
+    classes_dir: &Path,
+    classpath: &str,
+) -> Result<()> {
+    let compiled = sources.len();
     eprintln!(
         "$ javac --release 17 -encoding UTF-8 -d {} -cp <{}> <{} under {}>",
         classes_dir.display(),
@@ -297,8 +354,7 @@ fn compile(
             sources_dir.display()
         )
     })?;
-    let classes = files::find_recursive(classes_dir, "class")?.len();
-    Ok((compiled, classes))
+    Ok(())
 }
 
 /// The classpath line: the classes directory, then the jars.

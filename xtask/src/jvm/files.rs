@@ -52,6 +52,46 @@ pub fn remove(path: &Path) -> Result<()> {
     removed.with_context(|| format!("removing {}", path.display()))
 }
 
+/// Renames the finished directory `built` to `target`; if another process published
+/// `target` first (the same contents), `built` is removed instead.
+pub fn publish_dir(built: &Path, target: &Path) -> Result<()> {
+    match fs::rename(built, target) {
+        Ok(()) => Ok(()),
+        Err(_) if target.is_dir() => remove(built),
+        Err(err) => Err(err)
+            .with_context(|| format!("renaming {} to {}", built.display(), target.display())),
+    }
+}
+
+/// Removes the entries of `dir` named `prefix` or `prefix-*`, other than `keep`, not modified
+/// for `age` (an entry still in use by a concurrent reader is recent).
+pub fn remove_stale(dir: &Path, prefix: &str, keep: &Path, age: std::time::Duration) -> Result<()> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == ErrorKind::NotFound => return Ok(()),
+        Err(err) => return Err(err).with_context(|| format!("reading {}", dir.display())),
+    };
+    for entry in entries {
+        let entry = entry.with_context(|| format!("reading {}", dir.display()))?;
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let ours = name == prefix || name.starts_with(&format!("{prefix}-"));
+        if !ours || path == keep {
+            continue;
+        }
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .map(|modified| modified.elapsed().unwrap_or_default() >= age)
+            .unwrap_or(false);
+        if stale {
+            remove(&path)?;
+        }
+    }
+    Ok(())
+}
+
 /// Writes `contents` to a sibling temporary file and renames it over `path`, so readers see
 /// the old contents or the new, never a part.
 pub fn write_atomically(path: &Path, contents: &str) -> Result<()> {
@@ -93,6 +133,30 @@ pub fn lock_exclusive(path: &Path, purpose: &str) -> Result<File> {
 mod tests {
     use super::*;
     use crate::rundir::tests::scratch;
+
+    #[test]
+    fn published_directories_are_kept_and_only_stale_siblings_removed() {
+        let dir = scratch("publish");
+        let current = dir.join("classes-1");
+        for _ in 0..2 {
+            // The second publication finds it done (as a concurrent xtask would).
+            let built = dir.join("building-1");
+            fs::create_dir_all(&built).unwrap();
+            fs::write(built.join("A.class"), "a").unwrap();
+            publish_dir(&built, &current).unwrap();
+            assert!(!built.exists());
+        }
+        assert_eq!(fs::read_to_string(current.join("A.class")).unwrap(), "a");
+        for other in ["classes", "classes-2", "kept-elsewhere"] {
+            fs::create_dir_all(dir.join(other)).unwrap();
+        }
+        let day = std::time::Duration::from_secs(86_400);
+        remove_stale(&dir, "classes", &current, day).unwrap();
+        assert!(dir.join("classes-2").exists(), "recent: kept");
+        remove_stale(&dir, "classes", &current, std::time::Duration::ZERO).unwrap();
+        assert!(!dir.join("classes").exists() && !dir.join("classes-2").exists());
+        assert!(current.exists() && dir.join("kept-elsewhere").exists());
+    }
 
     #[test]
     fn sources_are_found_in_subdirectories_and_sorted() {
