@@ -32,49 +32,39 @@
 //!
 //! UNNEST timing and the JDK offset lookups of temporal casts belong to other suites.
 
+mod array_fixtures;
+
 use std::fmt::Debug;
 use std::sync::Arc;
 
+use array_fixtures::{
+    Fixture, ROWS, Shape, WIDTHS, compiled, opcode, output_column_with_kinds, read_lists_with,
+    same_rows, shapes,
+};
 use arrow::array::{
-    Array, ArrayData, ArrayRef, AsArray, BooleanArray, Int8Array, Int32Array, ListArray,
-    RecordBatch, StringArray, StructArray,
+    Array, ArrayRef, AsArray, BooleanArray, Int32Array, ListArray, StringArray, StructArray,
 };
 use arrow::buffer::{NullBuffer, OffsetBuffer};
-use arrow::datatypes::{DataType, Field, Int32Type, Schema};
-use bench_support::buffers::ArrowBuffers;
-use bench_support::fixtures::{self, NullPattern, SLICE_OFFSET, mix};
-use bench_support::{Suite, Verdict};
+use arrow::datatypes::{DataType, Int32Type};
+use bench_support::Suite;
+use bench_support::fixtures::{self, NullPattern, mix};
 use datafusion::common::ScalarValue;
-use streamfusion::calc::registry::registry;
-use streamfusion::calc::{CalcProgram, CompiledCalc, Expr, compile};
-use streamfusion::changelog::ChangelogBatch;
+use streamfusion::calc::Expr;
 use streamfusion::types::{
     LogicalType, RowField, array_item_field, map_entry_fields, row_arrow_fields, timestamp_unit,
 };
 
 bench_support::counting_allocator!();
 
-const ROWS: [usize; 3] = [0, 16, 1_024];
-const WIDTHS: [usize; 3] = [0, 8, 64];
 /// Flink's `STRING`.
 const STRING: LogicalType = LogicalType::VarChar(i32::MAX as u32);
 
 fn main() {
     let mut suite = Suite::new("collection_expressions");
-    for rows in ROWS {
-        for width in WIDTHS {
-            for (nulls, sliced) in [(false, false), (true, true)] {
-                let shape = Shape {
-                    rows,
-                    width,
-                    nulls,
-                    sliced,
-                };
-                distinct_cases(&mut suite, shape);
-                cardinality_cases(&mut suite, shape);
-                reorder_cases(&mut suite, shape);
-            }
-        }
+    for shape in shapes(&WIDTHS, &[(false, false), (true, true)]) {
+        distinct_cases(&mut suite, shape);
+        cardinality_cases(&mut suite, shape);
+        reorder_cases(&mut suite, shape);
     }
     for rows in ROWS {
         for args in [1, 4] {
@@ -241,166 +231,11 @@ fn list_column<V: Element>(lists: &[List<V>]) -> ArrayRef {
 }
 
 fn read_lists<V: Element>(array: &dyn Array) -> Result<Vec<List<V>>, String> {
-    let list = array
-        .as_list_opt::<i32>()
-        .ok_or_else(|| format!("a {} column, not a list", array.data_type()))?;
-    let values = V::read(list.values().as_ref())?;
-    let offsets = list.value_offsets();
-    Ok((0..list.len())
-        .map(|r| {
-            list.is_valid(r)
-                .then(|| values[offsets[r] as usize..offsets[r + 1] as usize].to_vec())
-        })
-        .collect())
+    read_lists_with(array, V::read)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Shapes and the shared case plumbing.
-
-#[derive(Debug, Clone, Copy)]
-struct Shape {
-    rows: usize,
-    width: usize,
-    nulls: bool,
-    sliced: bool,
-}
-
-impl Shape {
-    fn id(&self) -> String {
-        format!(
-            "rows={}/width={}/nulls={}/sliced={}",
-            self.rows, self.width, self.nulls, self.sliced
-        )
-    }
-
-    fn offset(&self) -> usize {
-        if self.sliced { SLICE_OFFSET } else { 0 }
-    }
-
-    /// Rows generated before the slice (the slice drops `offset` rows on both sides).
-    fn generated(&self) -> usize {
-        self.rows + 2 * self.offset()
-    }
-
-    /// `generated()` arrays of `width` elements, element `j` of row `r` being
-    /// `pick(r, j, random)`; one array in five and one element in seven NULL with `nulls`.
-    fn lists<V>(&self, lane: u64, pick: impl Fn(usize, usize, u64) -> V) -> Vec<List<V>> {
-        (0..self.generated())
-            .map(|r| {
-                if self.nulls && mix(r as u64, lane) % 5 == 1 {
-                    return None;
-                }
-                Some(
-                    (0..self.width)
-                        .map(|j| {
-                            let m = mix(r as u64, lane * 4_096 + j as u64 + 1);
-                            (!(self.nulls && m % 7 == 3)).then(|| pick(r, j, m >> 8))
-                        })
-                        .collect(),
-                )
-            })
-            .collect()
-    }
-
-    /// The batch of `columns` (`generated()` rows each), read through the slice; with
-    /// `kinds`, its rows cycle through `+I`, `-U`, `+U`, `-D`.
-    fn batch(&self, types: &[LogicalType], columns: Vec<ArrayRef>, kinds: bool) -> ChangelogBatch {
-        let schema = Schema::new(
-            types
-                .iter()
-                .enumerate()
-                .map(|(i, t)| Field::new(format!("f{i}"), t.to_arrow(), true))
-                .collect::<Vec<_>>(),
-        );
-        let batch = RecordBatch::try_new(Arc::new(schema), columns)
-            .expect("fixture batch")
-            .slice(self.offset(), self.rows);
-        let kinds = kinds.then(|| {
-            Int8Array::from_iter_values((0..self.generated()).map(|r| (r % 4) as i8))
-                .slice(self.offset(), self.rows)
-        });
-        ChangelogBatch::try_new(batch, kinds).expect("fixture row kinds")
-    }
-
-    /// The model's rows inside the slice.
-    fn visible<T: Clone>(&self, generated: &[T]) -> Vec<T> {
-        generated[self.offset()..self.offset() + self.rows].to_vec()
-    }
-}
-
-/// The opcode of Flink's function `name`, or why there is none.
-fn opcode(name: &str) -> Result<u16, String> {
-    registry()
-        .by_name(name)
-        .map(|d| d.opcode)
-        .ok_or_else(|| format!("{name} is not registered"))
-}
-
-struct Fixture<E> {
-    compiled: CompiledCalc,
-    input: ChangelogBatch,
-    expected: E,
-}
-
-impl<E> ArrowBuffers for Fixture<E> {
-    fn collect_arrays(&self, out: &mut Vec<ArrayData>) {
-        self.input.collect_arrays(out);
-    }
-}
-
-fn compiled(call: Expr, types: &[LogicalType]) -> CompiledCalc {
-    compile(&CalcProgram::project(vec![call]), types)
-        .unwrap_or_else(|e| panic!("the program compiles: {e}"))
-}
-
-/// The one output column: Arrow type `ty`, the input's rows and the input's row kinds.
-fn output_column<'a>(
-    out: &'a ChangelogBatch,
-    input: &ChangelogBatch,
-    ty: &LogicalType,
-) -> Result<&'a ArrayRef, String> {
-    if out.num_rows() != input.num_rows() || out.batch().num_columns() != 1 {
-        return Err(format!(
-            "{} rows x {} columns, expected {} x 1",
-            out.num_rows(),
-            out.batch().num_columns(),
-            input.num_rows()
-        ));
-    }
-    let kinds = |b: &ChangelogBatch| b.kinds().map(|k| k.values().to_vec());
-    let (got, want) = (kinds(out), kinds(input));
-    let all_insert = |k: &Option<Vec<i8>>| k.as_ref().is_none_or(|k| k.iter().all(|&b| b == 0));
-    if got != want && !(all_insert(&got) && all_insert(&want)) {
-        return Err(format!("row kinds {got:?}, expected {want:?}"));
-    }
-    let column = out.batch().column(0);
-    if column.data_type() != &ty.to_arrow() {
-        return Err(format!(
-            "a {} column, expected {}",
-            column.data_type(),
-            ty.to_arrow()
-        ));
-    }
-    Ok(column)
-}
-
-/// The first row where `actual` and `expected` differ, if any.
-fn same_rows<T: PartialEq + Debug>(actual: &[T], expected: &[T]) -> Verdict {
-    if actual.len() != expected.len() {
-        return Err(format!(
-            "{} rows, expected {}",
-            actual.len(),
-            expected.len()
-        ));
-    }
-    match actual.iter().zip(expected).position(|(a, e)| a != e) {
-        None => Ok(()),
-        Some(r) => Err(format!(
-            "row {r}: expected {:?}, got {:?}",
-            expected[r], actual[r]
-        )),
-    }
-}
+// The shared case plumbing.
 
 /// A case of `name(array, extra...)` over the lists and extra columns `build` makes, checked
 /// against `model` row by row.
@@ -435,13 +270,13 @@ fn list_case<V: Element, R: PartialEq + Debug + Clone>(
             args.extend(extra_args);
             Fixture {
                 compiled: compiled(Expr::call(op, args), &types),
-                input: shape.batch(&types, columns, kinds),
+                input: shape.batch_with_kinds(&types, columns, kinds),
                 expected: shape.visible(&expected),
             }
         },
         |f| f.compiled.evaluate(&f.input).expect("evaluation"),
         |f, out| {
-            let column = output_column(out, &f.input, &result)?;
+            let column = output_column_with_kinds(out, &f.input, &result)?;
             same_rows(&read(column.as_ref())?, &f.expected)
         },
     );
@@ -581,13 +416,13 @@ fn map_cardinality_case(suite: &mut Suite, shape: Shape) {
             let types = [ty];
             Fixture {
                 compiled: compiled(Expr::call(op, vec![Expr::input(0)]), &types),
-                input: shape.batch(&types, vec![column], false),
+                input: shape.batch_with_kinds(&types, vec![column], false),
                 expected: shape.visible(&expected),
             }
         },
         |f| f.compiled.evaluate(&f.input).expect("evaluation"),
         |f, out| {
-            let column = output_column(out, &f.input, &LogicalType::Int)?;
+            let column = output_column_with_kinds(out, &f.input, &LogicalType::Int)?;
             same_rows(&i32::read(column.as_ref())?, &f.expected)
         },
     );
@@ -799,7 +634,7 @@ fn constructor_case(suite: &mut Suite, column: &Constructed, shape: Shape) {
                 })
                 .collect();
             let types = vec![element.clone(); args];
-            let input = shape.batch(&types, columns, false);
+            let input = shape.batch_with_kinds(&types, columns, false);
             let batch = input.batch();
             let expected: ScalarRows = (0..batch.num_rows())
                 .map(|r| {
@@ -817,7 +652,7 @@ fn constructor_case(suite: &mut Suite, column: &Constructed, shape: Shape) {
         },
         |f| f.compiled.evaluate(&f.input).expect("evaluation"),
         |f, out| {
-            let column = output_column(out, &f.input, &result)?;
+            let column = output_column_with_kinds(out, &f.input, &result)?;
             let list = column
                 .as_list_opt::<i32>()
                 .ok_or("the ARRAY result is not a list")?;
