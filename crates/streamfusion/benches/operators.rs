@@ -92,17 +92,11 @@ impl ArrowBuffers for Fixture {
 
 impl Fixture {
     fn fresh(&self) -> GroupAggStore {
-        let mut store = self.lifecycle.create().expect("create operator");
-        if let Some(seed) = &self.seed {
-            self.lifecycle.push(&mut store, seed).expect("seed push");
-            self.lifecycle.fire(&mut store, 0).expect("seed flush");
-        }
-        store
+        group_fixtures::seeded_store(&self.lifecycle, self.seed.as_ref())
     }
 
     fn update(&self, store: &mut GroupAggStore, batch: &ChangelogBatch) -> Vec<ChangelogBatch> {
-        let pushed = self.lifecycle.push(store, batch).expect("push");
-        vec![pushed, self.lifecycle.fire(store, 0).expect("flush")]
+        group_fixtures::push_and_flush(&self.lifecycle, store, batch)
     }
 
     fn check(&self, out: &[ChangelogBatch]) -> Verdict {

@@ -19,8 +19,10 @@ use arrow::datatypes::{
     TimestampNanosecondType,
 };
 use bench_support::Verdict;
+use bench_support::adapters::StoreLifecycle;
 use bench_support::group_model::Emission;
 use streamfusion::aggregate::{AggCall, GroupAggSpec};
+use streamfusion::bench::{GroupAggLifecycle, GroupAggStore};
 use streamfusion::changelog::ChangelogBatch;
 use streamfusion::types::LogicalType;
 
@@ -314,4 +316,25 @@ pub fn text(id: usize, width: usize) -> String {
 /// `rows` split into physical batches of `size` rows.
 pub fn chunks<T: Clone>(rows: &[T], size: usize) -> Vec<Vec<T>> {
     rows.chunks(size.max(1)).map(<[T]>::to_vec).collect()
+}
+
+/// A fresh operator, with `seed` (if any) pushed and flushed: the state a timed update starts
+/// from.
+pub fn seeded_store(lifecycle: &GroupAggLifecycle, seed: Option<&ChangelogBatch>) -> GroupAggStore {
+    let mut store = lifecycle.create().expect("create operator");
+    if let Some(seed) = seed {
+        lifecycle.push(&mut store, seed).expect("seed push");
+        lifecycle.fire(&mut store, 0).expect("seed flush");
+    }
+    store
+}
+
+/// One update: `batch` pushed, then the bundle flushed; both outputs in order.
+pub fn push_and_flush(
+    lifecycle: &GroupAggLifecycle,
+    store: &mut GroupAggStore,
+    batch: &ChangelogBatch,
+) -> Vec<ChangelogBatch> {
+    let pushed = lifecycle.push(store, batch).expect("push");
+    vec![pushed, lifecycle.fire(store, 0).expect("flush")]
 }
