@@ -11,7 +11,9 @@
 //!   flushed outside timing; timed is retracting half or all of them (update, state deletes,
 //!   `-U/+U` versus `-D` output).
 //! - `extrema/rocksdb/{insert,retract_half,retract_all}/...`: `COUNT(*), MIN(v), MAX(v)` with
-//!   retraction, whose sorted map state is read and written by bundle.
+//!   retraction. Unique keys keep their one-value maps inside the accumulator; repeated keys
+//!   at 16,384 rows (256 each) outgrow it and use the sorted-map state, read and written by
+//!   bundle.
 //! - `checkpoint/rocksdb/...` and `restore/rocksdb/{aligned,rebuilt}/...`: publishing a
 //!   checkpoint of an ingested operator, and restoring one (opening the store included).
 //! - `peer/datafusion/...`: DataFusion's `AggregateExec` (single mode) computing `COUNT(*),

@@ -87,6 +87,11 @@ fn key_domain() -> Vec<Key> {
 /// A consistent changelog: retractions take back live rows; "ghost" keys that never get
 /// an insertion are retracted now and then (Flink ignores those).
 fn changelog(rng: &mut Rng, rows: usize) -> Vec<Row> {
+    changelog_over(rng, rows, 40)
+}
+
+/// [`changelog`] with small values drawn from `values` distinct ones.
+fn changelog_over(rng: &mut Rng, rows: usize, values: u64) -> Vec<Row> {
     let keys = key_domain();
     let mut live: Vec<(Key, Option<i64>)> = Vec::new();
     let mut out = Vec::with_capacity(rows);
@@ -98,7 +103,7 @@ fn changelog(rng: &mut Rng, rows: usize) -> Vec<Row> {
                     0 => None,
                     1 => Some(i64::MAX - rng.below(3) as i64),
                     2 => Some(i64::MIN + rng.below(3) as i64),
-                    _ => Some(rng.below(40) as i64 - 20),
+                    _ => Some(rng.below(values) as i64 - (values / 2) as i64),
                 };
                 live.push((key.clone(), value));
                 out.push((if rng.below(4) == 0 { 2 } else { 0 }, key, value));
@@ -264,6 +269,54 @@ fn random_changelogs_match_the_model_on_both_backends() {
             }
         }
     }
+}
+
+#[test]
+fn wide_extremum_maps_move_to_state_and_still_match_the_model() {
+    // Hundreds of distinct values per group: retracting MIN/MAX outgrow the map kept in the
+    // accumulator and continue in the sorted-map table, across chunking and a restore.
+    let mut rng = Rng(SEED ^ 0x51);
+    let input = changelog_over(&mut rng, 2400, 600);
+    for backend in [Backend::Memory, Backend::Rocks] {
+        for mini_batch in [None, Some(200)] {
+            let spec = spec(true, true, mini_batch);
+            for (chunk, restore_midway) in [(input.len(), false), (17, true)] {
+                let got = run(&backend, &spec, &input, chunk, restore_midway);
+                let want = expected(&spec, &input, chunk, restore_midway);
+                assert_eq!(got, want, "mini_batch={mini_batch:?} chunk={chunk}");
+            }
+        }
+    }
+
+    // Where the maps live: in the table for these wide groups, nowhere else for narrow ones.
+    let map_entries = |input: &[Row]| {
+        let mut op =
+            GroupAggregate::new(spec(true, true, Some(64)), Box::new(MemoryBackend::new()))
+                .unwrap();
+        op.process(&batch(input)).unwrap();
+        op.flush().unwrap();
+        let store = op.store();
+        let table = store
+            .table_names()
+            .iter()
+            .position(|n| n.ends_with("sorted_map"))
+            .map(streamfusion::state::TableId::from_index);
+        let mut entries = 0;
+        if let Some(table) = table {
+            store
+                .scan(table, streamfusion::state::ScanRange::All, &mut |_, _| {
+                    entries += 1;
+                    true
+                })
+                .unwrap();
+        }
+        entries
+    };
+    assert!(map_entries(&input) > 100);
+    let narrow: Vec<Row> = (0..50)
+        .map(|i| (0, Some(format!("k{}", i % 5)), Some(i % 7)))
+        .collect();
+    assert_eq!(map_entries(&narrow), 0);
 }
 
 #[test]

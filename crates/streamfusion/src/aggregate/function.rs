@@ -24,6 +24,10 @@
 //! `merge`, which a GROUP BY never calls, so it is not kept. Both lists live in the
 //! accumulator, read and written with it once per bundle.
 //!
+//! Retracting MIN/MAX keep their value -> count map inside the accumulator too while it is
+//! small (up to [`INLINE_ENTRIES`] values and [`INLINE_BYTES`] bytes), and in the sorted-map
+//! table once it outgrows that: most groups then cost one state entry, not one per value.
+//!
 //! JSON_OBJECTAGG keeps Flink's `MapView<key, JSON_STRING(v)>` inside the accumulator,
 //! sorted by key as Flink's JSON mapper writes the object (see [`JsonObject`]). A key
 //! already in the map fails, as Flink fails the job; retraction removes the key whatever the
@@ -47,6 +51,12 @@ use serde::{Deserialize, Serialize};
 use super::value::{Class, Value, compare, java_equals, sql_greater};
 use crate::error::{Error, Result};
 use crate::types::LogicalType;
+
+/// A retracting MIN/MAX keeps its value -> count map inside the accumulator up to this many
+/// distinct values ...
+const INLINE_ENTRIES: usize = 16;
+/// ... and this many bytes of order-encoded values; beyond either, in the sorted-map table.
+const INLINE_BYTES: usize = 1024;
 
 /// The aggregate functions the operators run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -419,6 +429,7 @@ impl BoundCall {
                 value: Value::Null,
                 map_size: 0,
                 entries: 0,
+                inline: Some(Vec::new()),
             },
             AggFunction::SingleValue => Acc::Single {
                 value: Value::Null,
@@ -576,12 +587,30 @@ impl BoundCall {
                 value,
                 map_size,
                 entries,
+                inline,
             } => {
                 if x.is_null() {
                     return Ok(());
                 }
                 let map = map.expect("retracting MIN/MAX is always given its map");
                 let max = self.function == AggFunction::Max;
+                if let Some(list) = inline {
+                    self.update_inline(list, value, map_size, x, negate, map)?;
+                    if list.len() > INLINE_ENTRIES
+                        || list.iter().map(|(k, _)| k.len()).sum::<usize>() > INLINE_BYTES
+                    {
+                        // Too big to rewrite with the accumulator every bundle: the entries
+                        // move to the sorted-map table, where only touched ones are written.
+                        for (bytes, count) in list.drain(..) {
+                            map.key.clear();
+                            map.key.extend_from_slice(map.prefix);
+                            map.key.extend_from_slice(&bytes);
+                            *entries += map.maps.set(map.map, map.key, Some(count));
+                        }
+                        *inline = None;
+                    }
+                    return Ok(());
+                }
                 map.resolve(self.class(), value, map_size, max)?;
                 map.fill_key(x);
                 let key: &[u8] = map.key;
@@ -686,6 +715,63 @@ impl BoundCall {
                     "{}: a JSON object accumulator updated with one argument",
                     self.function.sql_name()
                 )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Retracting MIN/MAX over a map held in the accumulator: the same steps as over the
+    /// sorted-map table (`accumulate`/`retract` of `Max[Min]WithRetractAggFunction`), on
+    /// `list`, sorted by the values' order bytes. `updateMax` runs at once: it is a look at
+    /// the list's end.
+    fn update_inline(
+        &self,
+        list: &mut Vec<(Vec<u8>, i64)>,
+        value: &mut Value,
+        map_size: &mut i64,
+        x: &Value,
+        negate: bool,
+        map: &mut MapCtx<'_>,
+    ) -> Result<()> {
+        let max = self.function == AggFunction::Max;
+        map.key.clear();
+        super::value::order_bytes(x, map.key);
+        let bytes: &[u8] = map.key;
+        let at = list.binary_search_by(|(k, _)| k.as_slice().cmp(bytes));
+        let count = at.map_or(0, |i| list[i].1) + if negate { -1 } else { 1 };
+        match (at, count != 0) {
+            (Ok(i), true) => list[i].1 = count,
+            (Ok(i), false) => {
+                list.remove(i);
+            }
+            (Err(i), true) => list.insert(i, (bytes.to_vec(), count)),
+            (Err(_), false) => {}
+        }
+        if !negate {
+            let beaten = if max {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
+            if *map_size == 0 || compare(value, x) == beaten {
+                *value = x.clone();
+            }
+            if count == 1 {
+                *map_size += 1;
+            }
+        } else if count == 0 {
+            *map_size -= 1;
+            if *map_size == 0 {
+                *value = Value::Null;
+            } else if compare(x, value).is_eq() {
+                let extreme = if max { list.last() } else { list.first() };
+                match extreme {
+                    Some((k, _)) => *value = super::value::from_order_bytes(self.class(), k)?,
+                    None => {
+                        *value = Value::Null;
+                        *map_size = 0;
+                    }
+                }
             }
         }
         Ok(())
@@ -996,11 +1082,16 @@ pub(crate) enum Acc {
     },
     /// Non-retracting MIN/MAX/FIRST_VALUE/LAST_VALUE.
     Value(Value),
-    /// Retracting MIN/MAX: Flink's `(max, mapSize)` plus the number of physical map entries.
+    /// Retracting MIN/MAX: Flink's `(max, mapSize)`, the number of physical entries in the
+    /// sorted-map table, and the map itself while it is small (`inline`: order bytes and
+    /// count, sorted; `None` once the map lives in the table). A group with a few distinct
+    /// values then costs one state entry instead of one per value, and retracting it deletes
+    /// one key.
     Extremum {
         value: Value,
         map_size: i64,
         entries: i64,
+        inline: Option<Vec<(Vec<u8>, i64)>>,
     },
     /// SINGLE_VALUE: `(value, count)`.
     Single {
@@ -1032,10 +1123,22 @@ impl Acc {
                 value,
                 map_size,
                 entries,
+                inline,
             } => {
                 encode(value, out);
                 encode(&Value::Int(*map_size), out);
                 encode(&Value::Int(*entries), out);
+                // -1: the map lives in the sorted-map table.
+                match inline {
+                    None => encode(&Value::Int(-1), out),
+                    Some(list) => {
+                        encode(&Value::Int(list.len() as i64), out);
+                        for (bytes, count) in list {
+                            encode(&Value::Bytes(bytes.clone()), out);
+                            encode(&Value::Int(*count), out);
+                        }
+                    }
+                }
             }
             Acc::Single { value, count } => {
                 encode(value, out);
@@ -1062,6 +1165,17 @@ impl Acc {
                 }
             }
         }
+    }
+
+    /// Whether this is a retracting MIN/MAX whose map is held inline (nothing to preload).
+    pub(crate) fn map_is_inline(&self) -> bool {
+        matches!(
+            self,
+            Acc::Extremum {
+                inline: Some(_),
+                ..
+            }
+        )
     }
 
     /// The number of physical sorted-map entries, for calls that keep a map.
@@ -1091,6 +1205,29 @@ impl Acc {
                 value: decode(input)?,
                 map_size: decode_count(input)?,
                 entries: decode_count(input)?,
+                inline: match decode_count(input)? {
+                    -1 => None,
+                    // Every entry takes at least two bytes, which bounds a corrupt length.
+                    len if len < 0 || len as u64 > input.len() as u64 => {
+                        return Err(Error::State(format!(
+                            "corrupt accumulator: an inline map of {len} entries in {} bytes",
+                            input.len()
+                        )));
+                    }
+                    len => {
+                        let mut list = Vec::with_capacity(len as usize);
+                        for _ in 0..len {
+                            let Value::Bytes(bytes) = decode(input)? else {
+                                return Err(Error::State(
+                                    "corrupt accumulator: an inline map key that is not bytes"
+                                        .into(),
+                                ));
+                            };
+                            list.push((bytes, decode_count(input)?));
+                        }
+                        Some(list)
+                    }
+                },
             },
             Acc::Single { .. } => Acc::Single {
                 value: decode(input)?,

@@ -35,9 +35,9 @@ use crate::keys::KeyHasher;
 use crate::keys::key_groups::key_groups_for_hashes;
 use crate::keys::state_key::StateKeyCodec;
 use crate::state::checkpoint::{self, Checkpoint};
-use crate::state::layout::{append_state_key, key_group};
+use crate::state::layout::{KEY_GROUP_BYTES, append_state_key, key_group};
 use crate::state::ttl::{Clock, StateTtl, SystemClock, TTL_TABLE_PREFIX};
-use crate::state::{StateBackend, TableId, WriteBatch};
+use crate::state::{StateBackend, TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 
 /// What a GROUP BY computes and how it emits: the operator's plan.
@@ -70,7 +70,7 @@ impl GroupAggSpec {
     /// fails instead of misreading state.
     pub(super) fn fingerprint(&self) -> String {
         format!(
-            "group-aggregate v1 types={:?} grouping={:?} calls={:?} retracts={} ttl={:?} max_parallelism={}",
+            "group-aggregate v2 types={:?} grouping={:?} calls={:?} retracts={} ttl={:?} max_parallelism={}",
             self.input_types
                 .iter()
                 .map(ToString::to_string)
@@ -147,7 +147,7 @@ impl GroupAggregate {
 
         let ttl = state_ttl(&spec, clock)?;
         let table = |name: &str| table_name(ttl.as_ref(), name);
-        let accs = store.open_table(&table(ACC_TABLE))?;
+        let accs = store.open_table_with(&table(ACC_TABLE), TableAccess::Point)?;
         let maps = if calls.iter().any(BoundCall::uses_sorted_map) {
             Some(SortedMaps::new(
                 store.open_table(&table(MAP_TABLE))?,
@@ -327,6 +327,10 @@ impl GroupAggregate {
                 let slot = slot as usize;
                 let rows = &grouped[starts[slot] as usize..starts[slot + 1] as usize];
                 for (m, &c) in map_calls.iter().enumerate() {
+                    // A map held in its accumulator (or a new group's) has nothing stored.
+                    if accs.get(slot).is_none_or(|acc| acc[c].map_is_inline()) {
+                        continue;
+                    }
                     let reader = readers[c]
                         .as_ref()
                         .expect("MIN/MAX/DISTINCT has an argument");
@@ -354,10 +358,12 @@ impl GroupAggregate {
                 }
             }
             maps.preload(self.store.as_ref(), touched)?;
-            for (slot, acc) in accs.iter().enumerate() {
-                let Some(acc) = acc else { continue };
+            for slot in 0..slots {
+                let acc = accs.get(slot);
                 for (m, &c) in map_calls.iter().enumerate() {
-                    if let Some(entries) = acc[c].map_entries() {
+                    // A group without state has no entries stored either.
+                    let entries = acc.map_or(Some(0), |acc| acc[c].map_entries());
+                    if let Some(entries) = entries {
                         maps.note_loaded(slot * per_group + m, entries);
                     }
                 }
@@ -368,7 +374,6 @@ impl GroupAggregate {
             calls: &self.calls,
             visible: self.spec.calls.len(),
             counter: self.counter,
-            templates: &templates,
             readers: &readers,
             value_readers: &value_readers,
             input,
@@ -393,13 +398,12 @@ impl GroupAggregate {
         };
         if per_row {
             for (row, &slot) in row_slot.iter().enumerate() {
-                let slot = slot as usize;
-                bundle.apply(slot, &[row as u32], &mut accs[slot])?;
+                bundle.apply(slot as usize, &[row as u32], &mut accs)?;
             }
         } else {
-            for (slot, acc) in accs.iter_mut().enumerate() {
+            for slot in 0..slots {
                 let range = starts[slot] as usize..starts[slot + 1] as usize;
-                bundle.apply(slot, &grouped[range], acc)?;
+                bundle.apply(slot, &grouped[range], &mut accs)?;
             }
         }
         let out = bundle.out;
@@ -480,7 +484,6 @@ struct Bundle<'a> {
     calls: &'a [BoundCall],
     visible: usize,
     counter: Option<usize>,
-    templates: &'a [Acc],
     readers: &'a [Option<ColumnReader<'a>>],
     value_readers: &'a [Option<ColumnReader<'a>>],
     input: &'a ChangelogBatch,
@@ -505,10 +508,10 @@ struct Bundle<'a> {
 
 impl Bundle<'_> {
     /// Applies `rows` (all of group `slot`) to its accumulators and emits.
-    fn apply(&mut self, slot: usize, rows: &[u32], acc: &mut Option<Vec<Acc>>) -> Result<()> {
+    fn apply(&mut self, slot: usize, rows: &[u32], accs: &mut GroupAccs) -> Result<()> {
         let key_row = self.groups.first_row[slot];
         let mut rows = rows;
-        let first = acc.is_none();
+        let first = accs.get(slot).is_none();
         if first {
             // No state: leading retractions are ignored.
             match rows
@@ -518,9 +521,8 @@ impl Bundle<'_> {
                 Some(start) => rows = &rows[start..],
                 None => return Ok(()),
             }
-            *acc = Some(self.templates.to_vec());
         }
-        let values = acc.as_mut().expect("created above");
+        let (values, _) = accs.get_or_create(slot);
         let mut prev = std::mem::take(&mut self.prev);
         let mut new = std::mem::take(&mut self.new);
         prev.clear();
@@ -553,7 +555,7 @@ impl Bundle<'_> {
         );
         (self.prev, self.new) = (prev, new);
         if !alive {
-            *acc = None;
+            accs.remove(slot);
             if let Some(maps) = self.maps.as_deref_mut() {
                 for m in 0..self.map_calls.len() {
                     let i = slot * self.map_calls.len() + m;
@@ -752,6 +754,8 @@ pub(super) fn assign_groups(
     let spread = |h: i32| u64::from(h as u32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let mut table: HashTable<u32> = HashTable::with_capacity(n.min(1 << 16));
     let mut groups = Groups::default();
+    // Room for every row's key (unique keys, the costly case) saves regrowing the buffer.
+    groups.keys.reserve(encoded.size() + KEY_GROUP_BYTES * n);
     let mut row_slot: Vec<u32> = Vec::with_capacity(n);
     for row in 0..n {
         let key = encoded.row(row).data();
@@ -815,8 +819,50 @@ pub(super) fn key_order(groups: &Groups) -> Vec<u32> {
     keyed.into_iter().map(|(_, s)| s).collect()
 }
 
-/// Each bundle group's accumulators, `None` for a group without state.
-pub(super) type GroupAccs = Vec<Option<Vec<Acc>>>;
+/// Each bundle group's accumulators in one vector (`calls` per group, no allocation per
+/// group), and which groups have any.
+pub(super) struct GroupAccs {
+    templates: Vec<Acc>,
+    accs: Vec<Acc>,
+    present: Vec<bool>,
+}
+
+impl GroupAccs {
+    /// `slots` groups without state, their slots holding `templates` (fresh accumulators).
+    fn fresh(slots: usize, templates: &[Acc]) -> Self {
+        let mut accs = Vec::with_capacity(slots * templates.len());
+        for _ in 0..slots {
+            accs.extend_from_slice(templates);
+        }
+        Self {
+            templates: templates.to_vec(),
+            accs,
+            present: vec![false; slots],
+        }
+    }
+
+    /// The accumulators of group `slot`, if it has state.
+    pub(super) fn get(&self, slot: usize) -> Option<&[Acc]> {
+        let calls = self.templates.len();
+        self.present[slot].then(|| &self.accs[slot * calls..(slot + 1) * calls])
+    }
+
+    /// Group `slot`'s accumulators, fresh (as created) when it has no state; and whether
+    /// it had state. It has state from now on.
+    pub(super) fn get_or_create(&mut self, slot: usize) -> (&mut [Acc], bool) {
+        let calls = self.templates.len();
+        let had = std::mem::replace(&mut self.present[slot], true);
+        (&mut self.accs[slot * calls..(slot + 1) * calls], had)
+    }
+
+    /// Removes group `slot`'s state (its record count reached zero): a later row starts
+    /// it afresh.
+    pub(super) fn remove(&mut self, slot: usize) {
+        let calls = self.templates.len();
+        self.present[slot] = false;
+        self.accs[slot * calls..(slot + 1) * calls].clone_from_slice(&self.templates);
+    }
+}
 
 /// One batched read of every group's accumulators (shaped like `templates`), in `order`:
 /// each slot's accumulators (`None` without state, or with expired state) and whether
@@ -832,7 +878,7 @@ pub(super) fn read_accs(
     let slots = groups.len();
     let keys: Vec<&[u8]> = order.iter().map(|&s| groups.key(s as usize)).collect();
     let mut persisted = vec![false; slots];
-    let mut accs: Vec<Option<Vec<Acc>>> = vec![None; slots];
+    let mut accs = GroupAccs::fresh(slots, templates);
     store.multi_get_each(table, &keys, &mut |i, raw| {
         let slot = order[i] as usize;
         persisted[slot] = raw.is_some();
@@ -842,12 +888,10 @@ pub(super) fn read_accs(
             (Some(raw), Some(ttl)) => ttl.unwrap(raw)?,
         };
         if let Some(mut bytes) = value {
-            accs[slot] = Some(
-                templates
-                    .iter()
-                    .map(|t| Acc::decode(t, &mut bytes))
-                    .collect::<Result<_>>()?,
-            );
+            let (slot_accs, _) = accs.get_or_create(slot);
+            for (acc, template) in slot_accs.iter_mut().zip(templates) {
+                *acc = Acc::decode(template, &mut bytes)?;
+            }
         }
         Ok(())
     })?;
@@ -862,7 +906,7 @@ pub(super) fn write_accs(
     ttl: Option<&StateTtl>,
     groups: &Groups,
     order: &[u32],
-    accs: &[Option<Vec<Acc>>],
+    accs: &GroupAccs,
     persisted: &[bool],
 ) {
     let mut bytes = Vec::new();
@@ -870,7 +914,7 @@ pub(super) fn write_accs(
     for &slot in order {
         let slot = slot as usize;
         let key = groups.key(slot);
-        match &accs[slot] {
+        match accs.get(slot) {
             Some(acc) => {
                 bytes.clear();
                 for a in acc {

@@ -73,7 +73,7 @@ use crate::keys::KeyHasher;
 use crate::keys::state_key::StateKeyCodec;
 use crate::state::checkpoint::{self, Checkpoint};
 use crate::state::ttl::{Clock, StateTtl, SystemClock};
-use crate::state::{StateBackend, TableId, WriteBatch};
+use crate::state::{StateBackend, TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 
 const ACC_TABLE: &str = "global_group_agg.acc";
@@ -457,7 +457,8 @@ impl GlobalGroupAggregate {
         }
         let split = Split::new(&spec)?;
         let ttl = state_ttl(&spec, clock)?;
-        let accs = store.open_table(&table_name(ttl.as_ref(), ACC_TABLE))?;
+        let accs =
+            store.open_table_with(&table_name(ttl.as_ref(), ACC_TABLE), TableAccess::Point)?;
         Ok(Self {
             key_codec: StateKeyCodec::try_new(split.key_types.clone())?,
             hasher: KeyHasher::new(split.key_types.clone()),
@@ -635,24 +636,22 @@ impl GlobalGroupAggregate {
         };
         let mut out = Changes::new(slots, visible);
         for (slot, buffer) in buffers.iter().enumerate() {
-            let first = accs[slot].is_none();
-            let mut acc = accs[slot].take().unwrap_or_else(|| templates.clone());
-            let prev = if first {
-                Vec::new()
-            } else {
-                results(&mut acc)?
-            };
+            let (acc, had_state) = accs.get_or_create(slot);
+            let first = !had_state;
+            let prev = if first { Vec::new() } else { results(acc)? };
             for (c, call) in calls.iter().enumerate() {
                 call.merge(&mut acc[c], &buffer[c])?;
             }
-            let new = if is_alive(self.split.counter, &acc) {
-                Some(results(&mut acc)?)
+            let new = if is_alive(self.split.counter, acc) {
+                Some(results(acc)?)
             } else {
                 None
             };
             let alive = new.is_some();
             out.emit(rules, groups.first_row[slot], first, prev, new);
-            accs[slot] = alive.then_some(acc);
+            if !alive {
+                accs.remove(slot);
+            }
         }
 
         let mut writes = WriteBatch::new();

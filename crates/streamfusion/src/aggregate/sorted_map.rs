@@ -7,6 +7,8 @@
 //! `[group prefix][order bytes of the value]`, so a group's entries are one contiguous range
 //! sorted like `compareTo`: the largest entry is the last key of the range and the smallest
 //! the first, and Flink's "iterate every key to find the new extremum" becomes a seek.
+//! A retracting MIN/MAX keeps its map inside the accumulator until it outgrows a few values
+//! (see [`super::function`]); only then do its entries come here.
 //!
 //! A bundle first preloads every entry it will touch with one batched read
 //! ([`SortedMaps::preload`]); updates then go to a small in-memory overlay per (group, call),

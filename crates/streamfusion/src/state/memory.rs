@@ -1,4 +1,5 @@
-//! The memory (heap) backend: one ordered map per table.
+//! The memory (heap) backend: one map per table, ordered or (for
+//! [`TableAccess::Point`] tables) hashed; see [`super::memory_table`].
 //!
 //! Checkpoint file `memory.state` (all integers little-endian):
 //!
@@ -10,20 +11,20 @@
 //! Integrity (sizes and CRC32 of every file) is the checkpoint manifest's job; parsing
 //! still checks every length so a damaged file is an error, never a partial restore.
 
-use std::collections::BTreeMap;
 use std::io::Write;
-use std::ops::Bound;
 use std::path::Path;
 
 use super::budget::{MemoryBudget, Reservation};
-use super::{BackendKind, BulkLoader, ScanRange, StateBackend, TableId, ValueVisitor, WriteBatch};
+use super::memory_table::Table;
+use super::{
+    BackendKind, BulkLoader, ScanRange, StateBackend, TableAccess, TableId, ValueVisitor,
+    WriteBatch,
+};
 use crate::error::{Error, Result};
 
 const MAGIC: &[u8; 8] = b"SFMEM001";
 /// The checkpoint file's name inside the data directory.
 pub const SNAPSHOT_FILE: &str = "memory.state";
-
-type Table = BTreeMap<Vec<u8>, Vec<u8>>;
 
 /// Estimated heap bytes of one entry beyond its key and value (map node and vectors).
 pub const ENTRY_OVERHEAD: u64 = 64;
@@ -72,7 +73,7 @@ impl MemoryBackend {
     pub fn estimated_bytes(&self) -> u64 {
         self.tables
             .iter()
-            .flat_map(|t| t.iter())
+            .flat_map(Table::entries)
             .map(|(k, v)| entry_bytes(k, v))
             .sum()
     }
@@ -105,24 +106,13 @@ impl MemoryBackend {
     ) -> Result<()> {
         let table = self.table(table)?;
         let (start, end) = range.bounds();
-        let upper = end.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
-        let mut entries = table.range::<[u8], _>((Bound::Included(start.as_slice()), upper));
-        loop {
-            let next = if reverse {
-                entries.next_back()
-            } else {
-                entries.next()
-            };
-            match next {
-                Some((k, v)) if visit(k, v) => {}
-                _ => return Ok(()),
-            }
-        }
+        table.scan(&start, end.as_deref(), reverse, visit);
+        Ok(())
     }
 
     /// The number of entries in `table`.
     pub fn len(&self, table: TableId) -> usize {
-        self.tables.get(table.0).map_or(0, BTreeMap::len)
+        self.tables.get(table.0).map_or(0, Table::len)
     }
 
     fn table(&self, table: TableId) -> Result<&Table> {
@@ -138,11 +128,20 @@ impl StateBackend for MemoryBackend {
     }
 
     fn open_table(&mut self, name: &str) -> Result<TableId> {
+        self.open_table_with(name, TableAccess::Ordered)
+    }
+
+    fn open_table_with(&mut self, name: &str, access: TableAccess) -> Result<TableId> {
         if let Some(i) = self.names.iter().position(|n| n == name) {
+            // A restored table is ordered until its operator says how it reads it.
+            if access == TableAccess::Point {
+                let table = std::mem::replace(&mut self.tables[i], Table::new(access));
+                self.tables[i] = table.into_access(access);
+            }
             return Ok(TableId(i));
         }
         self.names.push(name.to_string());
-        self.tables.push(Table::new());
+        self.tables.push(Table::new(access));
         Ok(TableId(self.tables.len() - 1))
     }
 
@@ -152,7 +151,10 @@ impl StateBackend for MemoryBackend {
 
     fn multi_get(&self, table: TableId, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
         let table = self.table(table)?;
-        Ok(keys.iter().map(|k| table.get(*k).cloned()).collect())
+        Ok(keys
+            .iter()
+            .map(|k| table.get(k).map(<[u8]>::to_vec))
+            .collect())
     }
 
     fn multi_get_each(
@@ -163,7 +165,7 @@ impl StateBackend for MemoryBackend {
     ) -> Result<()> {
         let table = self.table(table)?;
         for (i, key) in keys.iter().enumerate() {
-            visit(i, table.get(*key).map(Vec::as_slice))?;
+            visit(i, table.get(key))?;
         }
         Ok(())
     }
@@ -185,8 +187,15 @@ impl StateBackend for MemoryBackend {
                 reservation.shrink(delta.unsigned_abs() as u64)?;
             }
         }
+        let mut puts = vec![0usize; self.tables.len()];
+        for (table, _, value) in batch.ops() {
+            puts[table.0] += usize::from(value.is_some());
+        }
+        for (table, puts) in self.tables.iter_mut().zip(puts) {
+            table.reserve(puts);
+        }
         for (table, key, value) in batch.ops() {
-            apply_one(&mut self.tables[table.0], key, value);
+            self.tables[table.0].apply(key, value);
         }
         Ok(())
     }
@@ -232,7 +241,11 @@ impl StateBackend for MemoryBackend {
                 out.write_all(&(name.len() as u32).to_le_bytes())?;
                 out.write_all(name.as_bytes())?;
                 out.write_all(&(table.len() as u64).to_le_bytes())?;
-                for (k, v) in table {
+                // In key order whatever the table's structure, so equal state writes equal
+                // files.
+                let mut entries: Vec<(&[u8], &[u8])> = table.entries().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                for (k, v) in entries {
                     out.write_all(&(k.len() as u32).to_le_bytes())?;
                     out.write_all(k)?;
                     out.write_all(&(v.len() as u32).to_le_bytes())?;
@@ -242,18 +255,6 @@ impl StateBackend for MemoryBackend {
             out.flush()
         };
         write().map_err(io)
-    }
-}
-
-/// One put (`Some`) or delete (`None`).
-fn apply_one(table: &mut Table, key: &[u8], value: Option<&[u8]>) {
-    match value {
-        Some(v) => {
-            table.insert(key.to_vec(), v.to_vec());
-        }
-        None => {
-            table.remove(key);
-        }
     }
 }
 
@@ -307,11 +308,11 @@ fn read_snapshot(path: &Path) -> Result<Vec<(String, Table)>> {
             .map_err(|_| bad("a table name is not UTF-8".into()))?
             .to_string();
         let entries = r.u64().map_err(&bad)?;
-        let mut table = Table::new();
+        let mut table = Table::new(TableAccess::Ordered);
         for _ in 0..entries {
-            let k = r.take_prefixed().map_err(&bad)?.to_vec();
-            let v = r.take_prefixed().map_err(&bad)?.to_vec();
-            table.insert(k, v);
+            let k = r.take_prefixed().map_err(&bad)?;
+            let v = r.take_prefixed().map_err(&bad)?;
+            table.apply(k, Some(v));
         }
         tables.push((name, table));
     }
@@ -367,6 +368,8 @@ impl<'a> Reader<'a> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     /// Every entry of `table`, by scanning.

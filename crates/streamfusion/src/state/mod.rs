@@ -33,6 +33,7 @@ pub mod budget;
 pub mod checkpoint;
 pub mod layout;
 pub mod memory;
+mod memory_table;
 pub mod rocks;
 pub mod timers;
 pub mod ttl;
@@ -169,6 +170,18 @@ pub enum BackendKind {
     Rocksdb,
 }
 
+/// How an operator reads a table: a hint that lets a backend pick the structure it keeps
+/// the table in. Every table supports every operation either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableAccess {
+    /// Point reads and writes, and ordered scans on the hot path (sorted maps, timers).
+    Ordered,
+    /// Point reads and writes; scans only for checkpoints and rescaling, where a backend
+    /// may answer them more slowly (the memory backend hashes such tables and sorts on
+    /// scan).
+    Point,
+}
+
 /// Receives [`StateBackend::multi_get_each`]'s values: a key's index and its value (`None`
 /// where absent).
 pub type ValueVisitor<'v> = dyn FnMut(usize, Option<&[u8]>) -> Result<()> + 'v;
@@ -178,8 +191,15 @@ pub trait StateBackend {
     /// Which kind of backend this is.
     fn kind(&self) -> BackendKind;
 
-    /// Opens (creating if needed) the table called `name`.
+    /// Opens (creating if needed) the table called `name`, for ordered access.
     fn open_table(&mut self, name: &str) -> Result<TableId>;
+
+    /// Opens (creating if needed) the table called `name`, read as `access` says. Backends
+    /// without a choice of structure open it as [`StateBackend::open_table`] does.
+    fn open_table_with(&mut self, name: &str, access: TableAccess) -> Result<TableId> {
+        let _ = access;
+        self.open_table(name)
+    }
 
     /// The names of all tables, in [`TableId`] order.
     fn table_names(&self) -> Vec<String>;
