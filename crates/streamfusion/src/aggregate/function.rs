@@ -1134,7 +1134,7 @@ impl Acc {
                     Some(list) => {
                         encode(&Value::Int(list.len() as i64), out);
                         for (bytes, count) in list {
-                            encode(&Value::Bytes(bytes.clone()), out);
+                            super::value::encode_bytes(bytes, out);
                             encode(&Value::Int(*count), out);
                         }
                     }
@@ -1157,9 +1157,9 @@ impl Acc {
             Acc::Object(object) => {
                 encode(&Value::Int(object.entries.len() as i64), out);
                 for (key, value) in &object.entries {
-                    encode(&Value::Bytes(key.clone()), out);
+                    super::value::encode_bytes(key, out);
                     match value {
-                        Some(v) => encode(&Value::Bytes(v.clone()), out),
+                        Some(v) => super::value::encode_bytes(v, out),
                         None => encode(&Value::Null, out),
                     }
                 }

@@ -457,12 +457,15 @@ pub(crate) fn encode(value: &Value, out: &mut Vec<u8>) {
             out.push(TAG_DECIMAL);
             out.extend_from_slice(&d.to_le_bytes());
         }
-        Value::Bytes(b) => {
-            out.push(TAG_BYTES);
-            out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-            out.extend_from_slice(b);
-        }
+        Value::Bytes(b) => encode_bytes(b, out),
     }
+}
+
+/// [`encode`] of `Value::Bytes(bytes)`, without building the value.
+pub(crate) fn encode_bytes(bytes: &[u8], out: &mut Vec<u8>) {
+    out.push(TAG_BYTES);
+    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    out.extend_from_slice(bytes);
 }
 
 /// Reads a count (always an integer) written by [`encode`] from the front of `input`.
