@@ -616,20 +616,9 @@ impl BoundCall {
                 let key: &[u8] = map.key;
                 let old = map.maps.get(map.map, key);
                 if !negate {
-                    // `if (mapSize == 0 || max.compareTo(v) < 0) max = v` (MIN mirrored).
-                    let beaten = if max {
-                        Ordering::Less
-                    } else {
-                        Ordering::Greater
-                    };
-                    if *map_size == 0 || compare(value, x) == beaten {
-                        *value = x.clone();
-                    }
                     let count = old + 1;
                     *entries += map.maps.set(map.map, key, (count != 0).then_some(count));
-                    if count == 1 {
-                        *map_size += 1;
-                    }
+                    note_accumulated(max, value, map_size, x, count);
                 } else {
                     let count = old - 1;
                     if count == 0 {
@@ -748,17 +737,7 @@ impl BoundCall {
             (Err(_), false) => {}
         }
         if !negate {
-            let beaten = if max {
-                Ordering::Less
-            } else {
-                Ordering::Greater
-            };
-            if *map_size == 0 || compare(value, x) == beaten {
-                *value = x.clone();
-            }
-            if count == 1 {
-                *map_size += 1;
-            }
+            note_accumulated(max, value, map_size, x, count);
         } else if count == 0 {
             *map_size -= 1;
             if *map_size == 0 {
@@ -924,6 +903,23 @@ impl BoundCall {
                 }
             }
         })
+    }
+}
+
+/// `accumulate` of `Max[Min]WithRetractAggFunction` once `x`'s map count became `count`:
+/// `if (mapSize == 0 || max.compareTo(v) < 0) max = v` (MIN mirrored), and one more distinct
+/// value when the count reached 1.
+fn note_accumulated(max: bool, value: &mut Value, map_size: &mut i64, x: &Value, count: i64) {
+    let beaten = if max {
+        Ordering::Less
+    } else {
+        Ordering::Greater
+    };
+    if *map_size == 0 || compare(value, x) == beaten {
+        *value = x.clone();
+    }
+    if count == 1 {
+        *map_size += 1;
     }
 }
 
