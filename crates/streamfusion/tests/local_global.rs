@@ -584,6 +584,67 @@ fn single_value_merges_as_flink_does() {
     assert!(err.to_string().contains("more than one"), "{err}");
 }
 
+/// LISTAGG with retraction in two phases, step by step as `ListAggWithRetractAggFunction`
+/// (`retract`, `merge`) and the global emission rules give it: one local bundle per global
+/// bundle, one key.
+#[test]
+fn listagg_with_retraction_merges_its_lists_as_flink_does() {
+    let mut spec = spec_of(&[(AggFunction::ListAgg, "l")], true);
+    spec.input_types[1] = STRING;
+    let mut local = LocalGroupAggregate::new(spec.clone()).unwrap();
+    assert_eq!(
+        local
+            .partial_schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect::<Vec<_>>(),
+        ["k", "l$list", "l$retractList", "$count1"]
+    );
+    let mut global = GlobalGroupAggregate::new(spec, Box::new(MemoryBackend::new())).unwrap();
+    let mut step = |rows: &[(i8, &str)]| -> Vec<(i8, Option<String>)> {
+        let kinds = Int8Array::from(rows.iter().map(|r| r.0).collect::<Vec<_>>());
+        let input = RecordBatch::try_from_iter([
+            (
+                "k",
+                Arc::new(StringArray::from(vec!["k"; rows.len()])) as ArrayRef,
+            ),
+            (
+                "v",
+                Arc::new(StringArray::from(
+                    rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+                )),
+            ),
+        ])
+        .unwrap();
+        let input = ChangelogBatch::try_new(input, Some(kinds)).unwrap();
+        let out = global.process(&local.process(&input).unwrap()).unwrap();
+        let values = out.batch().column(1).as_string::<i32>();
+        (0..out.num_rows())
+            .map(|r| {
+                let v = values.is_valid(r).then(|| values.value(r).to_string());
+                (out.kind(r).to_byte(), v)
+            })
+            .collect()
+    };
+    let s = |v: &str| Some(v.to_string());
+    // A new group: the partial's list as it came.
+    assert_eq!(step(&[(0, "a"), (0, "b"), (0, "a")]), [(0, s("a,b,a"))]);
+    // `-U a` finds no `a` locally: retractList [a]; the merge removes the first stored `a`.
+    assert_eq!(
+        step(&[(1, "a"), (2, "c")]),
+        [(1, s("a,b,a")), (2, s("b,a,c"))]
+    );
+    // `+I a, -D a` cancel in the local list, so the stored list is untouched and the
+    // unchanged result is suppressed (one-phase would have removed the stored `a` and
+    // emitted "b,c,a"). `-D z` finds no `z` anywhere and stays pending in the state.
+    assert_eq!(step(&[(0, "a"), (3, "a"), (3, "z")]), []);
+    // A later `z` meets the pending retraction in the merge: still "b,a,c", still silent.
+    assert_eq!(step(&[(0, "z")]), []);
+    // Retracting the rest empties the list and brings the count to zero.
+    assert_eq!(step(&[(3, "b"), (3, "a"), (3, "c")]), [(3, s("b,a,c"))]);
+}
+
 #[test]
 fn calls_flink_does_not_split_are_refused() {
     let one_phase_only = [
@@ -599,12 +660,10 @@ fn calls_flink_does_not_split_are_refused() {
     }
     let mut listagg = spec_of(&[(AggFunction::ListAgg, "x")], false);
     listagg.input_types[1] = STRING;
-    let err = LocalGroupAggregate::new(listagg.clone()).unwrap_err();
+    let err = LocalGroupAggregate::new(listagg).unwrap_err();
     assert!(err.to_string().contains("no merge"), "{err}");
-    // Flink splits these, but the native partials do not carry maps or lists yet.
-    listagg.input_retracts = true;
+    // Flink splits these, but the native partials do not carry maps yet.
     let not_yet = [
-        listagg,
         spec_of(&[(AggFunction::Max, "x")], true),
         GroupAggSpec {
             calls: vec![AggCall::new(AggFunction::Count, Some(1), "x").distinct()],

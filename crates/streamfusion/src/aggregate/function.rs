@@ -236,6 +236,9 @@ pub(crate) struct BoundCall {
     separator: Vec<u8>,
     /// The second argument column (JSON_OBJECTAGG's value).
     pub(crate) value_arg: Option<usize>,
+    /// Whether accumulators are merged (two-phase aggregation): LISTAGG with retraction
+    /// then keeps the retractions it could not apply, which only `merge` reads.
+    pub(crate) merging: bool,
 }
 
 impl BoundCall {
@@ -391,6 +394,7 @@ impl BoundCall {
             distinct: call.distinct,
             separator,
             value_arg,
+            merging: false,
         })
     }
 
@@ -434,6 +438,10 @@ impl BoundCall {
             AggFunction::SingleValue => Acc::Single {
                 value: Value::Null,
                 count: 0,
+            },
+            AggFunction::ListAgg if self.retracting && self.merging => Acc::ListWithRetract {
+                list: Vec::new(),
+                retract_list: Vec::new(),
             },
             AggFunction::ListAgg
             | AggFunction::JsonArrayAggAbsentOnNull
@@ -693,6 +701,20 @@ impl BoundCall {
                     list.push(x.clone());
                 }
             }
+            Acc::ListWithRetract { list, retract_list } => {
+                // `ListAgg[Ws]WithRetractAggFunction`: NULL is skipped; a retraction of a
+                // value the list does not hold waits in `retractList` for a merge.
+                if x.is_null() {
+                    return Ok(());
+                }
+                if !negate {
+                    list.push(x.clone());
+                } else if let Some(i) = list.iter().position(|v| java_equals(v, x)) {
+                    list.remove(i);
+                } else {
+                    retract_list.push(x.clone());
+                }
+            }
             Acc::Distinct { .. } => {
                 return Err(Error::State(format!(
                     "{}: a DISTINCT accumulator nested in another",
@@ -810,6 +832,30 @@ impl BoundCall {
                 };
                 *count = i64::from(total);
             }
+            (
+                Acc::ListWithRetract { list, retract_list },
+                Acc::ListWithRetract {
+                    list: other_list,
+                    retract_list: other_retract,
+                },
+            ) => {
+                // `ListAgg[Ws]WithRetractAggFunction.merge`: both lists in order, then each
+                // pending retraction (this accumulator's, then the other's) removes the first
+                // equal value, or stays pending.
+                list.extend(other_list.iter().cloned());
+                let pending: Vec<Value> = retract_list
+                    .drain(..)
+                    .chain(other_retract.iter().cloned())
+                    .collect();
+                for r in pending {
+                    match list.iter().position(|v| java_equals(v, &r)) {
+                        Some(i) => {
+                            list.remove(i);
+                        }
+                        None => retract_list.push(r),
+                    }
+                }
+            }
             (acc, other) => {
                 return Err(Error::State(format!(
                     "{}: cannot merge {other:?} into {acc:?}",
@@ -818,6 +864,23 @@ impl BoundCall {
             }
         }
         Ok(())
+    }
+
+    /// LISTAGG's `getValue`: NULL for an empty list, else `BinaryStringDataUtil.concatWs`.
+    fn joined(&self, list: &[Value]) -> Value {
+        if list.is_empty() {
+            return Value::Null;
+        }
+        let mut joined = Vec::new();
+        for (i, v) in list.iter().enumerate() {
+            if i > 0 {
+                joined.extend_from_slice(&self.separator);
+            }
+            if let Value::Bytes(b) = v {
+                joined.extend_from_slice(b);
+            }
+        }
+        Value::Bytes(joined)
     }
 
     /// `getValue` of this call.
@@ -843,20 +906,9 @@ impl BoundCall {
                 _ if list.is_empty() => Value::Null,
                 AggFunction::FirstValue => list[0].clone(),
                 AggFunction::LastValue => list[list.len() - 1].clone(),
-                // `BinaryStringDataUtil.concatWs`.
-                _ => {
-                    let mut joined = Vec::new();
-                    for (i, v) in list.iter().enumerate() {
-                        if i > 0 {
-                            joined.extend_from_slice(&self.separator);
-                        }
-                        if let Value::Bytes(b) = v {
-                            joined.extend_from_slice(b);
-                        }
-                    }
-                    Value::Bytes(joined)
-                }
+                _ => self.joined(list),
             },
+            Acc::ListWithRetract { list, .. } => self.joined(list),
             Acc::Object(object) => Value::Bytes(object.to_json()),
             Acc::Count(c) => Value::Int(*c),
             Acc::Sum { sum, count } => {
@@ -1096,6 +1148,12 @@ pub(crate) enum Acc {
     },
     /// LISTAGG, and FIRST_VALUE/LAST_VALUE with retraction: non-NULL values in arrival order.
     List(Vec<Value>),
+    /// LISTAGG with retraction in two-phase aggregation: the list, and the retractions of
+    /// values it did not hold (`retractList`), which a merge applies.
+    ListWithRetract {
+        list: Vec<Value>,
+        retract_list: Vec<Value>,
+    },
     /// `f(DISTINCT x)`: `f`'s accumulator and the number of distinct-map entries.
     Distinct {
         inner: Box<Acc>,
@@ -1140,11 +1198,10 @@ impl Acc {
                 encode(value, out);
                 encode(&Value::Int(*count), out);
             }
-            Acc::List(list) => {
-                encode(&Value::Int(list.len() as i64), out);
-                for v in list {
-                    encode(v, out);
-                }
+            Acc::List(list) => encode_list(list, out),
+            Acc::ListWithRetract { list, retract_list } => {
+                encode_list(list, out);
+                encode_list(retract_list, out);
             }
             Acc::Distinct { inner, entries } => {
                 inner.encode(out);
@@ -1229,21 +1286,11 @@ impl Acc {
                 value: decode(input)?,
                 count: decode_count(input)?,
             },
-            Acc::List(_) => {
-                let len = decode_count(input)?;
-                // Every element takes at least one byte, which bounds a corrupt length.
-                if len < 0 || len as u64 > input.len() as u64 {
-                    return Err(Error::State(format!(
-                        "corrupt accumulator: a list of {len} values in {} bytes",
-                        input.len()
-                    )));
-                }
-                let mut list = Vec::with_capacity(len as usize);
-                for _ in 0..len {
-                    list.push(decode(input)?);
-                }
-                Acc::List(list)
-            }
+            Acc::List(_) => Acc::List(decode_list(input)?),
+            Acc::ListWithRetract { .. } => Acc::ListWithRetract {
+                list: decode_list(input)?,
+                retract_list: decode_list(input)?,
+            },
             Acc::Distinct { inner, .. } => Acc::Distinct {
                 inner: Box::new(Acc::decode(inner, input)?),
                 entries: decode_count(input)?,
@@ -1276,6 +1323,32 @@ impl Acc {
             }
         })
     }
+}
+
+/// A list of values as [`Acc::encode`] writes it: the length, then each value.
+fn encode_list(list: &[Value], out: &mut Vec<u8>) {
+    super::value::encode(&Value::Int(list.len() as i64), out);
+    for v in list {
+        super::value::encode(v, out);
+    }
+}
+
+/// Reads a list written by [`encode_list`] from the front of `input`.
+fn decode_list(input: &mut &[u8]) -> Result<Vec<Value>> {
+    use super::value::{decode, decode_count};
+    let len = decode_count(input)?;
+    // Every element takes at least one byte, which bounds a corrupt length.
+    if len < 0 || len as u64 > input.len() as u64 {
+        return Err(Error::State(format!(
+            "corrupt accumulator: a list of {len} values in {} bytes",
+            input.len()
+        )));
+    }
+    let mut list = Vec::with_capacity(len as usize);
+    for _ in 0..len {
+        list.push(decode(input)?);
+    }
+    Ok(list)
 }
 
 /// JSON_OBJECTAGG's `MapView<StringData, StringData>`: keys and `JSON_STRING(v)` texts.

@@ -27,16 +27,21 @@
 //! | `AVG(x)` | `sum` (BIGINT for integers, DOUBLE for FLOAT/DOUBLE, `DECIMAL(38, s)`), `count` BIGINT |
 //! | `MIN(x)`, `MAX(x)`, insert-only input | `value` (x's type) |
 //! | `SINGLE_VALUE(x)` | `value` (x's type), `count` INT |
+//! | `LISTAGG(x [, sep])`, retracting input | `list`, `retractList`: ARRAY of STRING (`ListAgg[Ws]WithRetractAggFunction`) |
 //!
 //! # What is not split
 //!
 //! The planner splits an aggregate only when every call can `merge`
 //! (`AggregateUtil.doAllSupportPartialMerge`). FIRST_VALUE/LAST_VALUE (with or without
 //! retraction), LISTAGG without retraction and JSON_ARRAYAGG have no `merge`, so Flink keeps
-//! such a query one-phase: they are refused here. Retracting MIN/MAX, LISTAGG with
-//! retraction, JSON_OBJECTAGG and DISTINCT calls can merge in Flink (their partials carry
-//! maps or lists), but are not implemented natively yet: they are refused too, with a
-//! different message.
+//! such a query one-phase: they are refused here. Retracting MIN/MAX, JSON_OBJECTAGG and
+//! DISTINCT calls can merge in Flink (their partials carry maps), but are not implemented
+//! natively yet: they are refused too, with a different message.
+//!
+//! LISTAGG with retraction splits as Flink splits it: a local retraction of a value the
+//! local list does not hold goes to `retractList`, and the global `merge` appends the
+//! partial's list to the stored one, then removes the first equal value for each pending
+//! retraction (the stored ones first), keeping those it cannot find for later partials.
 //!
 //! # Where the result differs from the one-phase operator
 //!
@@ -48,8 +53,10 @@
 //! same. Flink's two-phase output genuinely differs when a retraction reaches a group
 //! without state (one-phase ignores it; here it becomes a negative count that is stored and
 //! emitted), when a global bundle spans several local bundles (one emission per global
-//! bundle), and for SINGLE_VALUE, whose `merge` does not fail on a retraction-cancelled
-//! second row and takes the partial's value when the counts sum to one.
+//! bundle), for SINGLE_VALUE, whose `merge` does not fail on a retraction-cancelled
+//! second row and takes the partial's value when the counts sum to one, and for LISTAGG
+//! with retraction, where a value accumulated and retracted within one local bundle cancels
+//! there instead of removing an equal, earlier value from the stored list.
 //!
 //! Within a bundle, Flink emits keys in `HashMap` order (`AbstractMapBundleOperator`), for
 //! partials and results alike; like the one-phase operator, these emit in order of first
@@ -58,7 +65,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, RecordBatch, UInt32Array};
+use arrow::array::{Array, ArrayRef, AsArray, ListArray, RecordBatch, UInt32Array};
+use arrow::buffer::OffsetBuffer;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::function::{Acc, AggFunction, BoundCall};
@@ -93,7 +101,10 @@ struct Split {
 
 impl Split {
     fn new(spec: &GroupAggSpec) -> Result<Self> {
-        let bound = bind(spec)?;
+        let mut bound = bind(spec)?;
+        for call in &mut bound.calls {
+            call.merging = true;
+        }
         let visible = spec.calls.len();
         let mut schema_fields: Vec<Field> = spec
             .grouping
@@ -185,10 +196,8 @@ fn partial_fields(
             ));
         }
         AggFunction::ListAgg if call.retracting => {
-            return Err(refuse(
-                "Flink splits it (its partial carries the value map or list), which is not \
-                 implemented natively yet; plan it one-phase",
-            ));
+            let list = LogicalType::Array(Box::new(call.result.clone()));
+            vec![("list", list.clone()), ("retractList", list)]
         }
         AggFunction::FirstValue
         | AggFunction::LastValue
@@ -202,17 +211,105 @@ fn partial_fields(
     })
 }
 
+/// One partial field's values for a bundle's keys: scalars, or lists (ARRAY fields).
+enum PartialColumn {
+    Values(Vec<Value>),
+    Lists(Vec<Vec<Value>>),
+}
+
+impl PartialColumn {
+    fn new(ty: &LogicalType, keys: usize) -> Self {
+        match ty {
+            LogicalType::Array(_) => Self::Lists(Vec::with_capacity(keys)),
+            _ => Self::Values(Vec::with_capacity(keys)),
+        }
+    }
+
+    fn finish(self, ty: &LogicalType) -> Result<ArrayRef> {
+        match (self, ty) {
+            (Self::Values(values), _) => build_array(&ty.to_arrow(), values.iter()),
+            (Self::Lists(lists), LogicalType::Array(element)) => {
+                let offsets = OffsetBuffer::from_lengths(lists.iter().map(Vec::len));
+                let flat: Vec<&Value> = lists.iter().flatten().collect();
+                let values = build_array(&element.to_arrow(), flat.into_iter())?;
+                let DataType::List(field) = ty.to_arrow() else {
+                    return Err(Error::State(format!("{ty} is not a list type")));
+                };
+                Ok(Arc::new(ListArray::try_new(field, offsets, values, None)?))
+            }
+            (Self::Lists(_), _) => Err(Error::State(format!("lists for a {ty} field"))),
+        }
+    }
+}
+
+/// Reads one partial field: a scalar column, or an ARRAY column's lists.
+enum FieldReader<'a> {
+    Scalar(ColumnReader<'a>),
+    List(&'a ListArray, ColumnReader<'a>),
+}
+
+impl<'a> FieldReader<'a> {
+    fn new(array: &'a dyn Array, ty: &LogicalType, column: usize) -> Result<Self> {
+        let LogicalType::Array(element) = ty else {
+            return Ok(Self::Scalar(ColumnReader::new(array, ty, column)?));
+        };
+        let list = array
+            .as_list_opt::<i32>()
+            .filter(|l| l.data_type() == &ty.to_arrow())
+            .ok_or_else(|| Error::ColumnType {
+                column,
+                logical: ty.to_string(),
+                expected: ty.to_arrow().to_string(),
+                found: array.data_type().to_string(),
+            })?;
+        Ok(Self::List(
+            list,
+            ColumnReader::new(list.values().as_ref(), element, column)?,
+        ))
+    }
+
+    fn value(&self, row: usize) -> Value {
+        match self {
+            Self::Scalar(reader) => reader.value(row),
+            Self::List(..) => Value::Null,
+        }
+    }
+
+    /// The list at `row`; a NULL list reads as empty.
+    fn list(&self, row: usize) -> Vec<Value> {
+        match self {
+            Self::List(list, values) if list.is_valid(row) => {
+                let offsets = list.value_offsets();
+                (offsets[row] as usize..offsets[row + 1] as usize)
+                    .map(|i| values.value(i))
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// A call's accumulator as its partial fields.
-fn to_partial(acc: &Acc, out: &mut [Vec<Value>]) -> Result<()> {
+fn to_partial(acc: &Acc, out: &mut [PartialColumn]) -> Result<()> {
     let fields = out.len();
+    fn field<'o>(
+        out: &'o mut [PartialColumn],
+        acc: &Acc,
+        i: usize,
+    ) -> Result<&'o mut PartialColumn> {
+        out.get_mut(i).ok_or_else(|| {
+            Error::State(format!(
+                "accumulator {acc:?} has more fields than its partial"
+            ))
+        })
+    }
     let mut push = |i: usize, v: Value| -> Result<()> {
-        out.get_mut(i)
-            .ok_or_else(|| {
-                Error::State(format!(
-                    "accumulator {acc:?} has more fields than its partial"
-                ))
-            })?
-            .push(v);
+        match field(out, acc, i)? {
+            PartialColumn::Values(values) => values.push(v),
+            PartialColumn::Lists(_) => {
+                return Err(Error::State(format!("a scalar for list field {i}")));
+            }
+        }
         Ok(())
     };
     match acc {
@@ -225,6 +322,16 @@ fn to_partial(acc: &Acc, out: &mut [Vec<Value>]) -> Result<()> {
             }
         }
         Acc::Sum0(v) | Acc::Value(v) => push(0, v.clone())?,
+        Acc::ListWithRetract { list, retract_list } => {
+            for (i, values) in [list, retract_list].into_iter().enumerate() {
+                match field(out, acc, i)? {
+                    PartialColumn::Lists(lists) => lists.push(values.clone()),
+                    PartialColumn::Values(_) => {
+                        return Err(Error::State(format!("a list for scalar field {i}")));
+                    }
+                }
+            }
+        }
         other => {
             return Err(Error::State(format!(
                 "accumulator {other:?} has no partial form"
@@ -235,7 +342,7 @@ fn to_partial(acc: &Acc, out: &mut [Vec<Value>]) -> Result<()> {
 }
 
 /// A call's accumulator from its partial fields at `row`, shaped like `template`.
-fn from_partial(template: &Acc, readers: &[ColumnReader<'_>], row: usize) -> Result<Acc> {
+fn from_partial(template: &Acc, readers: &[FieldReader<'_>], row: usize) -> Result<Acc> {
     let value = |i: usize| readers.get(i).map_or(Value::Null, |r| r.value(row));
     // Insert-only SUM has no count column (0); a NULL count cannot come from the local
     // phase, so it is refused rather than read as zero.
@@ -262,6 +369,13 @@ fn from_partial(template: &Acc, readers: &[ColumnReader<'_>], row: usize) -> Res
         },
         Acc::Sum0(_) => Acc::Sum0(value(0)),
         Acc::Value(_) => Acc::Value(value(0)),
+        Acc::ListWithRetract { .. } => {
+            let list = |i: usize| readers.get(i).map_or_else(Vec::new, |r| r.list(row));
+            Acc::ListWithRetract {
+                list: list(0),
+                retract_list: list(1),
+            }
+        }
         other => {
             return Err(Error::State(format!(
                 "accumulator {other:?} has no partial form"
@@ -400,12 +514,15 @@ impl LocalGroupAggregate {
             columns.push(arrow::compute::take(key.as_ref(), &first_rows, None)?);
         }
         for (c, types) in self.split.fields.iter().enumerate() {
-            let mut values: Vec<Vec<Value>> = vec![Vec::with_capacity(accs.len()); types.len()];
+            let mut fields: Vec<PartialColumn> = types
+                .iter()
+                .map(|ty| PartialColumn::new(ty, accs.len()))
+                .collect();
             for acc in &accs {
-                to_partial(&acc[c], &mut values)?;
+                to_partial(&acc[c], &mut fields)?;
             }
-            for (vals, ty) in values.iter().zip(types) {
-                columns.push(build_array(&ty.to_arrow(), vals.iter())?);
+            for (field, ty) in fields.into_iter().zip(types) {
+                columns.push(field.finish(ty)?);
             }
         }
         Ok(RecordBatch::try_new(
@@ -591,11 +708,11 @@ impl GlobalGroupAggregate {
 
         // `addInput`: each key's partials merged, in order, into a fresh buffer.
         let mut column = keys;
-        let mut readers: Vec<Vec<ColumnReader<'_>>> = Vec::with_capacity(calls.len());
+        let mut readers: Vec<Vec<FieldReader<'_>>> = Vec::with_capacity(calls.len());
         for types in &self.split.fields {
             let mut call_readers = Vec::with_capacity(types.len());
             for ty in types {
-                call_readers.push(ColumnReader::new(
+                call_readers.push(FieldReader::new(
                     partials.column(column).as_ref(),
                     ty,
                     column,
