@@ -584,6 +584,14 @@ fn single_value_merges_as_flink_does() {
     assert!(err.to_string().contains("more than one"), "{err}");
 }
 
+/// A changelog of `kinds.len()` rows of the one key `"k"`, then `columns`.
+fn one_key_batch(kinds: &[i8], columns: Vec<(&str, ArrayRef)>) -> ChangelogBatch {
+    let key: ArrayRef = Arc::new(StringArray::from(vec!["k"; kinds.len()]));
+    let columns = std::iter::once(("k", key)).chain(columns);
+    let input = RecordBatch::try_from_iter(columns).unwrap();
+    ChangelogBatch::try_new(input, Some(Int8Array::from(kinds.to_vec()))).unwrap()
+}
+
 /// LISTAGG with retraction in two phases, step by step as `ListAggWithRetractAggFunction`
 /// (`retract`, `merge`) and the global emission rules give it: one local bundle per global
 /// bundle, one key.
@@ -603,21 +611,9 @@ fn listagg_with_retraction_merges_its_lists_as_flink_does() {
     );
     let mut global = GlobalGroupAggregate::new(spec, Box::new(MemoryBackend::new())).unwrap();
     let mut step = |rows: &[(i8, &str)]| -> Vec<(i8, Option<String>)> {
-        let kinds = Int8Array::from(rows.iter().map(|r| r.0).collect::<Vec<_>>());
-        let input = RecordBatch::try_from_iter([
-            (
-                "k",
-                Arc::new(StringArray::from(vec!["k"; rows.len()])) as ArrayRef,
-            ),
-            (
-                "v",
-                Arc::new(StringArray::from(
-                    rows.iter().map(|r| r.1).collect::<Vec<_>>(),
-                )),
-            ),
-        ])
-        .unwrap();
-        let input = ChangelogBatch::try_new(input, Some(kinds)).unwrap();
+        let values = StringArray::from(rows.iter().map(|r| r.1).collect::<Vec<_>>());
+        let kinds: Vec<i8> = rows.iter().map(|r| r.0).collect();
+        let input = one_key_batch(&kinds, vec![("v", Arc::new(values))]);
         let out = global.process(&local.process(&input).unwrap()).unwrap();
         let values = out.batch().column(1).as_string::<i32>();
         (0..out.num_rows())
@@ -643,6 +639,80 @@ fn listagg_with_retraction_merges_its_lists_as_flink_does() {
     assert_eq!(step(&[(0, "z")]), []);
     // Retracting the rest empties the list and brings the count to zero.
     assert_eq!(step(&[(3, "b"), (3, "a"), (3, "c")]), [(3, s("b,a,c"))]);
+}
+
+/// JSON_OBJECTAGG in two phases as `JsonObjectAggFunction.merge` gives it: members put
+/// after `assertKeyNotPresent`; a local retraction never reaches the stored object, so an
+/// update of a stored key fails as a duplicate, as it does in Flink.
+#[test]
+fn json_objectagg_merges_its_members_as_flink_does() {
+    let spec = |input_retracts: bool| GroupAggSpec {
+        input_names: vec!["k".into(), "name".into(), "v".into()],
+        input_types: vec![STRING, STRING, LogicalType::BigInt],
+        grouping: vec![0],
+        calls: vec![AggCall::json_object_agg(1, 2, true, "o")],
+        input_retracts,
+        generate_update_before: true,
+        mini_batch_rows: None,
+        state_ttl: None,
+        max_parallelism: 128,
+    };
+    let run = |input_retracts: bool, bundles: &[&[(i8, &str, Option<i64>)]]| {
+        let mut local = LocalGroupAggregate::new(spec(input_retracts)).unwrap();
+        let mut global =
+            GlobalGroupAggregate::new(spec(input_retracts), Box::new(MemoryBackend::new()))
+                .unwrap();
+        let mut out: Vec<(i8, String)> = Vec::new();
+        for rows in bundles {
+            let names = StringArray::from(rows.iter().map(|r| r.1).collect::<Vec<_>>());
+            let values = Int64Array::from(rows.iter().map(|r| r.2).collect::<Vec<_>>());
+            let kinds: Vec<i8> = rows.iter().map(|r| r.0).collect();
+            let input = one_key_batch(
+                &kinds,
+                vec![("name", Arc::new(names)), ("v", Arc::new(values))],
+            );
+            let partial = local.process(&input)?;
+            let changes = global.process(&partial)?;
+            let json = changes.batch().column(1).as_string::<i32>();
+            for r in 0..changes.num_rows() {
+                out.push((changes.kind(r).to_byte(), json.value(r).to_string()));
+            }
+        }
+        Ok::<_, streamfusion::Error>(out)
+    };
+    let j = |s: &str| s.to_string();
+    assert_eq!(
+        run(
+            false,
+            &[&[(0, "b", Some(2)), (0, "a", None)], &[(0, "c", Some(3))]]
+        )
+        .unwrap(),
+        [
+            (0, j(r#"{"a":null,"b":2}"#)),
+            (1, j(r#"{"a":null,"b":2}"#)),
+            (2, j(r#"{"a":null,"b":2,"c":3}"#)),
+        ]
+    );
+    // A key both the stored object and a partial hold.
+    let err = run(false, &[&[(0, "a", Some(1))], &[(0, "a", Some(5))]]).unwrap_err();
+    assert!(
+        err.to_string().contains("Key 'a' is already present"),
+        "{err}"
+    );
+    // `-U b, +U b` in one local bundle: the removal finds nothing locally, the partial puts
+    // `b` again, and the merge fails on the stored `b`.
+    let err = run(
+        true,
+        &[
+            &[(0, "b", Some(2))],
+            &[(1, "b", Some(2)), (2, "b", Some(7))],
+        ],
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("Key 'b' is already present"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -832,6 +832,7 @@ impl BoundCall {
                 };
                 *count = i64::from(total);
             }
+            (Acc::Object(object), Acc::Object(other)) => object.merge(other)?,
             (
                 Acc::ListWithRetract { list, retract_list },
                 Acc::ListWithRetract {
@@ -1363,6 +1364,15 @@ pub(crate) struct JsonObject {
     entries: Vec<(Vec<u8>, Option<Vec<u8>>)>,
 }
 
+/// `JsonObjectAggFunction.assertKeyNotPresent`'s failure.
+fn duplicate_key(key: &[u8]) -> Error {
+    Error::InvalidShape(format!(
+        "Key '{}' is already present. Duplicate keys are not allowed in JSON_OBJECTAGG. Please \
+         ensure that keys are unique.",
+        String::from_utf8_lossy(key)
+    ))
+}
+
 /// `String.compareTo` of two UTF-8 keys: by UTF-16 code units (a supplementary character
 /// sorts below U+E000..U+FFFF, unlike in UTF-8 byte order).
 fn java_string_order(a: &[u8], b: &[u8]) -> Ordering {
@@ -1402,16 +1412,7 @@ impl JsonObject {
             return Ok(());
         }
         // `assertKeyNotPresent` first, even for a NULL value that ABSENT ON NULL skips.
-        let i = match at {
-            Ok(_) => {
-                return Err(Error::InvalidShape(format!(
-                    "Key '{}' is already present. Duplicate keys are not allowed in \
-                     JSON_OBJECTAGG. Please ensure that keys are unique.",
-                    String::from_utf8_lossy(key)
-                )));
-            }
-            Err(i) => i,
-        };
+        let i = at.map_or_else(Ok, |_| Err(duplicate_key(key)))?;
         let value = match v {
             Value::Null if function == AggFunction::JsonObjectAggAbsentOnNull => return Ok(()),
             Value::Null => None,
@@ -1419,6 +1420,55 @@ impl JsonObject {
         };
         self.entries.insert(i, (key.clone(), value));
         Ok(())
+    }
+
+    /// `merge` (two-phase): every member of `other` is put after `assertKeyNotPresent`,
+    /// so a key both sides hold fails as a duplicate accumulation does.
+    fn merge(&mut self, other: &JsonObject) -> Result<()> {
+        for (key, value) in &other.entries {
+            let at = self
+                .entries
+                .binary_search_by(|(k, _)| java_string_order(k, key));
+            let i = at.map_or_else(Ok, |_| Err(duplicate_key(key)))?;
+            self.entries.insert(i, (key.clone(), value.clone()));
+        }
+        Ok(())
+    }
+
+    /// The members as `(key, JSON text or NULL)` values: the partial's MAP entries.
+    pub(crate) fn to_pairs(&self) -> Vec<(Value, Value)> {
+        self.entries
+            .iter()
+            .map(|(k, v)| {
+                (
+                    Value::Bytes(k.clone()),
+                    v.clone().map_or(Value::Null, Value::Bytes),
+                )
+            })
+            .collect()
+    }
+
+    /// The object of a partial's MAP entries; keys must be non-NULL strings, values strings
+    /// or NULL.
+    pub(crate) fn from_pairs(pairs: Vec<(Value, Value)>) -> Result<Self> {
+        let mut object = JsonObject::default();
+        for (key, value) in pairs {
+            let (Value::Bytes(key), value @ (Value::Bytes(_) | Value::Null)) = (key, value) else {
+                return Err(Error::InvalidShape(
+                    "a JSON_OBJECTAGG partial member needs a string key and a string or NULL \
+                     value"
+                        .into(),
+                ));
+            };
+            let value = match value {
+                Value::Bytes(v) => Some(v),
+                _ => None,
+            };
+            object.merge(&JsonObject {
+                entries: vec![(key, value)],
+            })?;
+        }
+        Ok(object)
     }
 
     /// `getValue`: `{"k":v,..}` as Jackson writes an `ObjectNode` of raw values, keys

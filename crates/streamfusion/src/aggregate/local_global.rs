@@ -28,15 +28,21 @@
 //! | `MIN(x)`, `MAX(x)`, insert-only input | `value` (x's type) |
 //! | `SINGLE_VALUE(x)` | `value` (x's type), `count` INT |
 //! | `LISTAGG(x [, sep])`, retracting input | `list`, `retractList`: ARRAY of STRING (`ListAgg[Ws]WithRetractAggFunction`) |
+//! | `JSON_OBJECTAGG(KEY k VALUE v ..)` | `map`: MAP<STRING, STRING>, key -> JSON text (NULL for NULL ON NULL's `null`) |
 //!
 //! # What is not split
 //!
 //! The planner splits an aggregate only when every call can `merge`
 //! (`AggregateUtil.doAllSupportPartialMerge`). FIRST_VALUE/LAST_VALUE (with or without
 //! retraction), LISTAGG without retraction and JSON_ARRAYAGG have no `merge`, so Flink keeps
-//! such a query one-phase: they are refused here. Retracting MIN/MAX, JSON_OBJECTAGG and
-//! DISTINCT calls can merge in Flink (their partials carry maps), but are not implemented
-//! natively yet: they are refused too, with a different message.
+//! such a query one-phase: they are refused here. Retracting MIN/MAX and DISTINCT calls can
+//! merge in Flink (their partials carry maps), but are not implemented natively yet: they
+//! are refused too, with a different message.
+//!
+//! JSON_OBJECTAGG splits as Flink splits it: the partial is the local key -> value map, and
+//! `merge` puts each member after `assertKeyNotPresent`. A local retraction only removes a
+//! key from the local map, so, exactly as in Flink, an update of a key already stored fails
+//! the merge as a duplicate key, and a retraction never reaches the stored object.
 //!
 //! LISTAGG with retraction splits as Flink splits it: a local retraction of a value the
 //! local list does not hold goes to `retractList`, and the global `merge` appends the
@@ -65,11 +71,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, ListArray, RecordBatch, UInt32Array};
+use arrow::array::{Array, ArrayRef, AsArray, ListArray, RecordBatch, StructArray, UInt32Array};
 use arrow::buffer::OffsetBuffer;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use super::function::{Acc, AggFunction, BoundCall};
+use super::function::{Acc, AggFunction, BoundCall, JsonObject};
 use super::group::{
     Changes, EmitRules, GroupAggSpec, assign_groups, bind, check_input, check_plan, concat,
     is_alive, key_order, read_accs, state_ttl, table_name, write_accs,
@@ -82,7 +88,7 @@ use crate::keys::state_key::StateKeyCodec;
 use crate::state::checkpoint::{self, Checkpoint};
 use crate::state::ttl::{Clock, StateTtl, SystemClock};
 use crate::state::{StateBackend, TableAccess, TableId, WriteBatch};
-use crate::types::LogicalType;
+use crate::types::{LogicalType, map_entry_fields};
 
 const ACC_TABLE: &str = "global_group_agg.acc";
 
@@ -188,12 +194,12 @@ fn partial_fields(
                  implemented natively yet; plan it one-phase",
             ));
         }
-        // JsonObjectAggFunction has a merge (its partial would carry the key -> value map).
         AggFunction::JsonObjectAggNullOnNull | AggFunction::JsonObjectAggAbsentOnNull => {
-            return Err(refuse(
-                "Flink can split it (its partial carries the key -> value map), which is not \
-                 implemented natively yet; plan it one-phase",
-            ));
+            let string = LogicalType::VarChar(i32::MAX as u32);
+            vec![(
+                "map",
+                LogicalType::Map(Box::new(string.clone()), Box::new(string)),
+            )]
         }
         AggFunction::ListAgg if call.retracting => {
             let list = LogicalType::Array(Box::new(call.result.clone()));
@@ -215,12 +221,14 @@ fn partial_fields(
 enum PartialColumn {
     Values(Vec<Value>),
     Lists(Vec<Vec<Value>>),
+    Maps(Vec<Vec<(Value, Value)>>),
 }
 
 impl PartialColumn {
     fn new(ty: &LogicalType, keys: usize) -> Self {
         match ty {
             LogicalType::Array(_) => Self::Lists(Vec::with_capacity(keys)),
+            LogicalType::Map(..) => Self::Maps(Vec::with_capacity(keys)),
             _ => Self::Values(Vec::with_capacity(keys)),
         }
     }
@@ -237,7 +245,32 @@ impl PartialColumn {
                 };
                 Ok(Arc::new(ListArray::try_new(field, offsets, values, None)?))
             }
-            (Self::Lists(_), _) => Err(Error::State(format!("lists for a {ty} field"))),
+            (Self::Maps(maps), LogicalType::Map(key, value)) => {
+                let offsets = OffsetBuffer::from_lengths(maps.iter().map(Vec::len));
+                let entries = maps.iter().flatten();
+                let keys: Vec<&Value> = entries.clone().map(|(k, _)| k).collect();
+                let values: Vec<&Value> = entries.map(|(_, v)| v).collect();
+                let entries = StructArray::try_new(
+                    map_entry_fields(key, value),
+                    vec![
+                        build_array(&key.to_arrow(), keys.into_iter())?,
+                        build_array(&value.to_arrow(), values.into_iter())?,
+                    ],
+                    None,
+                )?;
+                let DataType::List(field) = ty.to_arrow() else {
+                    return Err(Error::State(format!("{ty} is not carried as a list")));
+                };
+                Ok(Arc::new(ListArray::try_new(
+                    field,
+                    offsets,
+                    Arc::new(entries),
+                    None,
+                )?))
+            }
+            (Self::Lists(_) | Self::Maps(_), _) => {
+                Err(Error::State(format!("lists or maps for a {ty} field")))
+            }
         }
     }
 }
@@ -246,13 +279,15 @@ impl PartialColumn {
 enum FieldReader<'a> {
     Scalar(ColumnReader<'a>),
     List(&'a ListArray, ColumnReader<'a>),
+    /// A MAP column (a list of key/value structs): the list, the keys and the values.
+    Map(&'a ListArray, ColumnReader<'a>, ColumnReader<'a>),
 }
 
 impl<'a> FieldReader<'a> {
     fn new(array: &'a dyn Array, ty: &LogicalType, column: usize) -> Result<Self> {
-        let LogicalType::Array(element) = ty else {
+        if !matches!(ty, LogicalType::Array(_) | LogicalType::Map(..)) {
             return Ok(Self::Scalar(ColumnReader::new(array, ty, column)?));
-        };
+        }
         let list = array
             .as_list_opt::<i32>()
             .filter(|l| l.data_type() == &ty.to_arrow())
@@ -262,16 +297,40 @@ impl<'a> FieldReader<'a> {
                 expected: ty.to_arrow().to_string(),
                 found: array.data_type().to_string(),
             })?;
-        Ok(Self::List(
-            list,
-            ColumnReader::new(list.values().as_ref(), element, column)?,
-        ))
+        Ok(match ty {
+            LogicalType::Map(key, value) => {
+                let entries = list.values().as_struct();
+                Self::Map(
+                    list,
+                    ColumnReader::new(entries.column(0).as_ref(), key, column)?,
+                    ColumnReader::new(entries.column(1).as_ref(), value, column)?,
+                )
+            }
+            LogicalType::Array(element) => Self::List(
+                list,
+                ColumnReader::new(list.values().as_ref(), element, column)?,
+            ),
+            _ => unreachable!("scalar types returned above"),
+        })
     }
 
     fn value(&self, row: usize) -> Value {
         match self {
             Self::Scalar(reader) => reader.value(row),
-            Self::List(..) => Value::Null,
+            Self::List(..) | Self::Map(..) => Value::Null,
+        }
+    }
+
+    /// The map entries at `row`; a NULL map reads as empty.
+    fn pairs(&self, row: usize) -> Vec<(Value, Value)> {
+        match self {
+            Self::Map(list, keys, values) if list.is_valid(row) => {
+                let offsets = list.value_offsets();
+                (offsets[row] as usize..offsets[row + 1] as usize)
+                    .map(|i| (keys.value(i), values.value(i)))
+                    .collect()
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -306,8 +365,8 @@ fn to_partial(acc: &Acc, out: &mut [PartialColumn]) -> Result<()> {
     let mut push = |i: usize, v: Value| -> Result<()> {
         match field(out, acc, i)? {
             PartialColumn::Values(values) => values.push(v),
-            PartialColumn::Lists(_) => {
-                return Err(Error::State(format!("a scalar for list field {i}")));
+            PartialColumn::Lists(_) | PartialColumn::Maps(_) => {
+                return Err(Error::State(format!("a scalar for list or map field {i}")));
             }
         }
         Ok(())
@@ -326,12 +385,16 @@ fn to_partial(acc: &Acc, out: &mut [PartialColumn]) -> Result<()> {
             for (i, values) in [list, retract_list].into_iter().enumerate() {
                 match field(out, acc, i)? {
                     PartialColumn::Lists(lists) => lists.push(values.clone()),
-                    PartialColumn::Values(_) => {
-                        return Err(Error::State(format!("a list for scalar field {i}")));
+                    PartialColumn::Values(_) | PartialColumn::Maps(_) => {
+                        return Err(Error::State(format!("a list for non-list field {i}")));
                     }
                 }
             }
         }
+        Acc::Object(object) => match field(out, acc, 0)? {
+            PartialColumn::Maps(maps) => maps.push(object.to_pairs()),
+            _ => return Err(Error::State("a map for a non-map field".into())),
+        },
         other => {
             return Err(Error::State(format!(
                 "accumulator {other:?} has no partial form"
@@ -369,6 +432,9 @@ fn from_partial(template: &Acc, readers: &[FieldReader<'_>], row: usize) -> Resu
         },
         Acc::Sum0(_) => Acc::Sum0(value(0)),
         Acc::Value(_) => Acc::Value(value(0)),
+        Acc::Object(_) => Acc::Object(JsonObject::from_pairs(
+            readers.first().map_or_else(Vec::new, |r| r.pairs(row)),
+        )?),
         Acc::ListWithRetract { .. } => {
             let list = |i: usize| readers.get(i).map_or_else(Vec::new, |r| r.list(row));
             Acc::ListWithRetract {
