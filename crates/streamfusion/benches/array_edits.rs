@@ -23,7 +23,7 @@
 mod array_fixtures;
 
 use array_fixtures::{
-    Elem, Fixture, List, Shape, Value, WIDTHS, case_id, compiled, opcode, output_column,
+    Elem, Fixture, List, Shape, Value, WIDTHS, case_id, compiled, opcode_or_skip, output_column,
     read_lists, same_rows, shapes,
 };
 use bench_support::Suite;
@@ -127,9 +127,8 @@ impl Edit {
 
 fn case(suite: &mut Suite, function: Edit, elem: Elem, shape: Shape) {
     let id = case_id(function.flink_name(), elem, &shape);
-    let op = match opcode(function.flink_name()) {
-        Ok(op) => op,
-        Err(why) => return suite.skip(&id, &why),
+    let Some(op) = opcode_or_skip(suite, &id, function.flink_name()) else {
+        return;
     };
     suite.stateless(
         &id,

@@ -18,8 +18,8 @@
 mod array_fixtures;
 
 use array_fixtures::{
-    Elem, Fixture, List, Shape, Value, case_id, compiled, opcode, output_column, read_values,
-    same_rows, shapes,
+    Elem, Fixture, List, Shape, Value, case_id, compiled, opcode_or_skip, output_column,
+    read_values, same_rows, shapes,
 };
 use bench_support::Suite;
 use streamfusion::calc::Expr;
@@ -73,9 +73,8 @@ impl Extremum {
 
 fn case(suite: &mut Suite, function: Extremum, elem: Elem, shape: Shape) {
     let id = case_id(function.flink_name(), elem, &shape);
-    let op = match opcode(function.flink_name()) {
-        Ok(op) => op,
-        Err(why) => return suite.skip(&id, &why),
+    let Some(op) = opcode_or_skip(suite, &id, function.flink_name()) else {
+        return;
     };
     suite.stateless(
         &id,

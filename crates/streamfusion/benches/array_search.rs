@@ -19,7 +19,7 @@
 mod array_fixtures;
 
 use array_fixtures::{
-    Elem, Fixture, List, Shape, Value, WIDTHS, case_id, compiled, opcode, output_column,
+    Elem, Fixture, List, Shape, Value, WIDTHS, case_id, compiled, opcode_or_skip, output_column,
     read_values, same_rows, shapes,
 };
 use bench_support::Suite;
@@ -79,9 +79,8 @@ impl Search {
 
 fn case(suite: &mut Suite, function: Search, elem: Elem, shape: Shape) {
     let id = case_id(function.flink_name(), elem, &shape);
-    let op = match opcode(function.flink_name()) {
-        Ok(op) => op,
-        Err(why) => return suite.skip(&id, &why),
+    let Some(op) = opcode_or_skip(suite, &id, function.flink_name()) else {
+        return;
     };
     suite.stateless(
         &id,

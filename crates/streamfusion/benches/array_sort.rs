@@ -30,7 +30,8 @@
 mod array_fixtures;
 
 use array_fixtures::{
-    Elem, Fixture, List, Shape, compiled, opcode, output_column, read_lists, same_rows, shapes,
+    Elem, Fixture, List, Shape, compiled, opcode, opcode_or_skip, output_column, read_lists,
+    same_rows, shapes,
 };
 use arrow::array::ArrayData;
 use bench_support::Suite;
@@ -232,9 +233,8 @@ fn contract_cases(suite: &mut Suite) {
 
 fn case(suite: &mut Suite, order: Order, elem: Elem, shape: Shape) {
     let id = format!("{}/{}/{}", order.id(), elem.name(), shape.id());
-    let op = match opcode("ARRAY_SORT") {
-        Ok(op) => op,
-        Err(why) => return suite.skip(&id, &why),
+    let Some(op) = opcode_or_skip(suite, &id, "ARRAY_SORT") else {
+        return;
     };
     suite.stateless(
         &id,

@@ -18,9 +18,9 @@ use arrow::datatypes::{
     ArrowPrimitiveType, DataType, Decimal128Type, Field, Int8Type, Int16Type, Int32Type, Int64Type,
     Schema,
 };
-use bench_support::Verdict;
 use bench_support::buffers::ArrowBuffers;
 use bench_support::fixtures::{SLICE_OFFSET, mix};
+use bench_support::{Suite, Verdict};
 use streamfusion::calc::registry::registry;
 use streamfusion::calc::{CalcProgram, CompiledCalc, Expr, compile};
 use streamfusion::changelog::ChangelogBatch;
@@ -462,4 +462,16 @@ impl<E> ArrowBuffers for Fixture<E> {
 pub fn compiled(call: Expr, types: &[LogicalType]) -> CompiledCalc {
     compile(&CalcProgram::project(vec![call]), types)
         .unwrap_or_else(|e| panic!("the program compiles: {e}"))
+}
+
+/// The opcode Flink's `name` compiles to, or `None` once the case `id` is recorded as
+/// skipped with the reason.
+pub fn opcode_or_skip(suite: &mut Suite, id: &str, name: &str) -> Option<u16> {
+    match opcode(name) {
+        Ok(op) => Some(op),
+        Err(why) => {
+            suite.skip(id, &why);
+            None
+        }
+    }
 }
