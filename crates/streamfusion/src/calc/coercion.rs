@@ -154,6 +154,37 @@ pub fn decimal_result(op: DecimalOp, (p1, s1): (u8, u8), (p2, s2): (u8, u8)) -> 
     }
 }
 
+/// The common type of two operands (`LogicalTypeMerging.findCommonType` for the types Calc
+/// has), for CASE/COALESCE results and collection constructors and set functions: numbers
+/// widen, strings and binaries take the longest length (CHARs of different lengths give
+/// VARCHAR, unpadded, as `FlinkTypeSystem.shouldConvertRaggedUnionTypesToVarying` says; of
+/// one length, that CHAR), ARRAY and MAP by their element types, anything else must be
+/// equal.
+pub fn common_type(a: &LogicalType, b: &LogicalType) -> Option<LogicalType> {
+    use LogicalType::*;
+    if a == b {
+        return Some(a.clone());
+    }
+    if let Some(t) = common_numeric(a, b) {
+        return Some(t);
+    }
+    let len = |t: &LogicalType| match t {
+        Char(n) | VarChar(n) | Binary(n) | VarBinary(n) => *n,
+        _ => 0,
+    };
+    match (a, b) {
+        _ if is_string(a) && is_string(b) => Some(VarChar(len(a).max(len(b)))),
+        (Binary(_), Binary(_)) => Some(Binary(len(a).max(len(b)))),
+        _ if is_binary(a) && is_binary(b) => Some(VarBinary(len(a).max(len(b)))),
+        (Array(x), Array(y)) => Some(Array(Box::new(common_type(x, y)?))),
+        (Map(k1, v1), Map(k2, v2)) => Some(Map(
+            Box::new(common_type(k1, k2)?),
+            Box::new(common_type(v1, v2)?),
+        )),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

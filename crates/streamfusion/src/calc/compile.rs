@@ -17,7 +17,7 @@ use crate::types::LogicalType;
 
 use super::CalcError;
 use super::cast::{self, OnError};
-use super::coercion::{common_numeric, is_binary, is_string};
+use super::coercion::common_type;
 use super::literal;
 use super::logic::LazyLogic;
 use super::program::{CalcProgram, Expr};
@@ -476,29 +476,5 @@ impl Compiler<'_> {
             ty,
             literal: None,
         })
-    }
-}
-
-/// The type CASE/COALESCE results are cast to (`LogicalTypeMerging.findCommonType` for the
-/// families Calc supports): numbers widen, strings and binaries take the longest length,
-/// anything else must be equal. CHARs of different lengths give VARCHAR, unpadded
-/// (`FlinkTypeSystem.shouldConvertRaggedUnionTypesToVarying`); of one length, that CHAR.
-fn common_type(a: &LogicalType, b: &LogicalType) -> Option<LogicalType> {
-    use LogicalType::*;
-    if a == b {
-        return Some(a.clone());
-    }
-    if let Some(t) = common_numeric(a, b) {
-        return Some(t);
-    }
-    let len = |t: &LogicalType| match t {
-        Char(n) | VarChar(n) | Binary(n) | VarBinary(n) => *n,
-        _ => 0,
-    };
-    match (a, b) {
-        _ if is_string(a) && is_string(b) => Some(VarChar(len(a).max(len(b)))),
-        (Binary(_), Binary(_)) => Some(Binary(len(a).max(len(b)))),
-        _ if is_binary(a) && is_binary(b) => Some(VarBinary(len(a).max(len(b)))),
-        _ => None,
     }
 }

@@ -29,7 +29,7 @@ use datafusion::error::Result as DfResult;
 use datafusion::logical_expr::ColumnarValue;
 
 use crate::calc::cast::is_implicit;
-use crate::calc::coercion::{common_numeric, is_binary, is_integer, is_string};
+use crate::calc::coercion::{common_type, is_binary, is_integer, is_string};
 use crate::calc::registry::{Args, Arity, Bound, FunctionDef, Kernel};
 use crate::types::{LogicalType, RowField};
 
@@ -191,35 +191,6 @@ pub const FUNCTIONS: &[FunctionDef] = &[
 
 // ---------------------------------------------------------------------------------------------
 // Types.
-
-/// The common type of two operands of a constructor or set function
-/// (`LogicalTypeMerging.findCommonType` for the types Calc has): numbers widen, strings and
-/// binaries take the longest length (CHARs of different lengths give VARCHAR), ARRAY and MAP
-/// by their element types, anything else must be equal.
-pub fn common_type(a: &LogicalType, b: &LogicalType) -> Option<LogicalType> {
-    use LogicalType::*;
-    if a == b {
-        return Some(a.clone());
-    }
-    if let Some(t) = common_numeric(a, b) {
-        return Some(t);
-    }
-    let len = |t: &LogicalType| match t {
-        Char(n) | VarChar(n) | Binary(n) | VarBinary(n) => *n,
-        _ => 0,
-    };
-    match (a, b) {
-        _ if is_string(a) && is_string(b) => Some(VarChar(len(a).max(len(b)))),
-        (Binary(_), Binary(_)) => Some(Binary(len(a).max(len(b)))),
-        _ if is_binary(a) && is_binary(b) => Some(VarBinary(len(a).max(len(b)))),
-        (Array(x), Array(y)) => Some(Array(Box::new(common_type(x, y)?))),
-        (Map(k1, v1), Map(k2, v2)) => Some(Map(
-            Box::new(common_type(k1, k2)?),
-            Box::new(common_type(v1, v2)?),
-        )),
-        _ => None,
-    }
-}
 
 /// Whether a value of `from` widens to `to` without loss (element-wise for ARRAY and MAP).
 fn widens(from: &LogicalType, to: &LogicalType) -> bool {
