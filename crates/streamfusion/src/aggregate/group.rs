@@ -2,8 +2,9 @@
 //! `MiniBatchGroupAggFunction` (bundles), over keyed state.
 //!
 //! A batch is processed a bundle at a time, never a state round trip per row:
-//! 1. key columns are encoded once (arrow-row state keys) and hashed once (Flink key
-//!    groups); rows are assigned to distinct groups;
+//! 1. key columns are written once as Flink's key rows (`BinaryRowData`), which are hashed
+//!    for the key groups and, behind their key group, are the state keys; rows are assigned
+//!    to distinct groups;
 //! 2. every group's accumulator is read with one batched read, and so is every sorted-map
 //!    entry that retracting MIN/MAX and DISTINCT calls will touch;
 //! 3. rows are applied in memory with Flink's exact emission rules;
@@ -31,9 +32,8 @@ use super::sorted_map::SortedMaps;
 use super::value::{ColumnReader, Value, build_array, order_bytes, results_equal};
 use crate::changelog::{ChangelogBatch, RowKind};
 use crate::error::{Error, Result};
-use crate::keys::KeyHasher;
 use crate::keys::key_groups::key_groups_for_hashes;
-use crate::keys::state_key::StateKeyCodec;
+use crate::keys::{KeyHasher, hash_rows};
 use crate::state::checkpoint::{self, Checkpoint};
 use crate::state::layout::{KEY_GROUP_BYTES, append_state_key, key_group};
 use crate::state::ttl::{Clock, StateTtl, SystemClock, TTL_TABLE_PREFIX};
@@ -70,7 +70,7 @@ impl GroupAggSpec {
     /// fails instead of misreading state.
     pub(super) fn fingerprint(&self) -> String {
         format!(
-            "group-aggregate v2 types={:?} grouping={:?} calls={:?} retracts={} ttl={:?} max_parallelism={}",
+            "group-aggregate v3 types={:?} grouping={:?} calls={:?} retracts={} ttl={:?} max_parallelism={}",
             self.input_types
                 .iter()
                 .map(ToString::to_string)
@@ -91,7 +91,6 @@ pub struct GroupAggregate {
     calls: Vec<BoundCall>,
     /// The call whose count decides whether a group still exists (`RecordCounter`).
     counter: Option<usize>,
-    key_codec: StateKeyCodec,
     hasher: KeyHasher,
     schema: SchemaRef,
     result_types: Vec<DataType>,
@@ -157,7 +156,6 @@ impl GroupAggregate {
             None
         };
         Ok(Self {
-            key_codec: StateKeyCodec::try_new(key_types.clone())?,
             hasher: KeyHasher::new(key_types),
             schema,
             result_types,
@@ -267,19 +265,14 @@ impl GroupAggregate {
             .iter()
             .map(|&g| batch.column(g).clone())
             .collect();
-        let (groups, row_slot) = assign_groups(
-            &self.key_codec,
-            &self.hasher,
-            &key_columns,
-            self.spec.max_parallelism,
-        )?;
+        let (groups, row_slot) =
+            assign_groups(&self.hasher, &key_columns, self.spec.max_parallelism)?;
         let slots = groups.len();
 
-        // One batched read of every group's accumulators.
-        // State is read and written in key order: RocksDB then neither sorts the read batch
-        // nor inserts into its memtable at random places (a sequential skip-list insert
-        // reuses the previous position), and the memory backend's tree stays cache-warm.
-        let order = key_order(&groups);
+        // One batched read of every group's accumulators, in the order the tables prefer.
+        let mut tables = vec![self.accs];
+        tables.extend(self.maps.as_ref().map(SortedMaps::table));
+        let order = access_order(self.store.as_ref(), &tables, &groups);
         let templates: Vec<Acc> = self.calls.iter().map(BoundCall::create).collect();
         let (mut accs, persisted) = read_accs(
             self.store.as_ref(),
@@ -739,14 +732,14 @@ pub(super) fn check_input(spec: &GroupAggSpec, input: &ChangelogBatch) -> Result
 /// Assigns rows to distinct groups in order of first appearance: the groups' state keys
 /// (`[key group][key]`) and each row's group.
 pub(super) fn assign_groups(
-    key_codec: &StateKeyCodec,
     hasher: &KeyHasher,
     key_columns: &[ArrayRef],
     max_parallelism: u32,
 ) -> Result<(Groups, Vec<u32>)> {
     let n = key_columns.first().map_or(0, |c| c.len());
-    let encoded = key_codec.encode(key_columns)?;
-    let hashes = hasher.hashes(key_columns)?;
+    // The key rows Flink hashes are the state keys too (decision 0011).
+    let encoded = hasher.key_rows(key_columns)?;
+    let hashes = hash_rows(&encoded);
     let key_groups = key_groups_for_hashes(&hashes, max_parallelism)?;
 
     // Distinct groups in order of first appearance, found through Flink's key hash
@@ -755,14 +748,16 @@ pub(super) fn assign_groups(
     let mut table: HashTable<u32> = HashTable::with_capacity(n.min(1 << 16));
     let mut groups = Groups::default();
     // Room for every row's key (unique keys, the costly case) saves regrowing the buffer.
-    groups.keys.reserve(encoded.size() + KEY_GROUP_BYTES * n);
+    groups
+        .keys
+        .reserve(encoded.data().len() + KEY_GROUP_BYTES * n);
     let mut row_slot: Vec<u32> = Vec::with_capacity(n);
     for row in 0..n {
-        let key = encoded.row(row).data();
+        let key = encoded.row(row);
         let next = groups.len() as u32;
         let entry = table.entry(
             spread(hashes[row]),
-            |&s| encoded.row(groups.first_row[s as usize] as usize).data() == key,
+            |&s| encoded.row(groups.first_row[s as usize] as usize) == key,
             |&s| spread(hashes[groups.first_row[s as usize] as usize]),
         );
         let slot = *entry.or_insert(next).get();
@@ -794,29 +789,89 @@ pub(super) fn rows_by_slot(row_slot: &[u32], slots: usize) -> (Vec<u32>, Vec<u32
     (starts, rows)
 }
 
+/// The order in which a bundle reads and writes its groups' state in `tables`: key order
+/// when any of them prefers it ([`StateBackend::prefers_key_order`]), else the groups' own
+/// order (first appearance), which walks the bundle's buffers front to back.
+pub(super) fn access_order(
+    store: &dyn StateBackend,
+    tables: &[TableId],
+    groups: &Groups,
+) -> Vec<u32> {
+    if tables.iter().any(|&t| store.prefers_key_order(t)) {
+        key_order(groups)
+    } else {
+        (0..groups.len() as u32).collect()
+    }
+}
+
 /// The groups' slots in state-key order.
 ///
-/// State is read and written in key order: RocksDB then neither sorts the read batch nor
-/// inserts into its memtable at random places (a sequential skip-list insert reuses the
-/// previous position), and the memory backend's tree stays cache-warm.
-pub(super) fn key_order(groups: &Groups) -> Vec<u32> {
-    // Sorted by each key's first eight bytes as one integer (key group and the key's
-    // leading bytes), comparing whole keys only on ties: wide keys cost one memcmp per tie
-    // instead of one per comparison.
-    let head = |key: &[u8]| {
-        let mut word = [0u8; 8];
-        let n = key.len().min(8);
-        word[..n].copy_from_slice(&key[..n]);
-        u64::from_be_bytes(word)
-    };
+/// State read and written in key order costs RocksDB less: it neither sorts the read batch
+/// nor inserts into its memtable at random places (a sequential skip-list insert reuses the
+/// previous position), and an ordered table's tree path stays cache-warm.
+fn key_order(groups: &Groups) -> Vec<u32> {
     let mut keyed: Vec<(u64, u32)> = (0..groups.len())
-        .map(|s| (head(groups.key(s)), s as u32))
+        .map(|s| (key_word(groups.key(s), 0), s as u32))
         .collect();
-    keyed.sort_unstable_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then_with(|| groups.key(a.1 as usize).cmp(groups.key(b.1 as usize)))
-    });
+    keyed.sort_unstable_by_key(|&(word, _)| word);
+    refine_key_order(groups, &mut keyed, 8);
     keyed.into_iter().map(|(_, s)| s).collect()
+}
+
+/// Eight bytes of `key` from `at` as one big-endian integer, zero-padded past its end: keys
+/// that order by these words order the same as by their bytes from `at`, up to ties.
+fn key_word(key: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    let rest = key.get(at..).unwrap_or_default();
+    let n = rest.len().min(8);
+    word[..n].copy_from_slice(&rest[..n]);
+    u64::from_be_bytes(word)
+}
+
+/// Orders each run of `keyed` whose keys agree on their first `at` bytes (equal words) by
+/// the next eight bytes in which the run's keys differ, recursively (a radix sort by
+/// words from the most significant). Key rows share their header and often their slots,
+/// so comparing whole keys on ties would compare those bytes again and again.
+fn refine_key_order(groups: &Groups, keyed: &mut [(u64, u32)], at: usize) {
+    let key = |e: &(u64, u32)| groups.key(e.1 as usize);
+    let mut start = 0;
+    while start < keyed.len() {
+        let word = keyed[start].0;
+        let end = start
+            + keyed[start..]
+                .iter()
+                .position(|e| e.0 != word)
+                .unwrap_or(keyed.len() - start);
+        let run = &mut keyed[start..end];
+        start = end;
+        if run.len() < 2 {
+            continue;
+        }
+        let longest = run.iter().map(|e| key(e).len()).max().unwrap_or(0);
+        if at >= longest {
+            // Only zero padding is left to compare: the bytes decide (a key that is a
+            // prefix of another comes first).
+            run.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+            continue;
+        }
+        // Skip what every key of the run shares from `at`.
+        let first = key(&run[0]).get(at..).unwrap_or_default();
+        let shared = run[1..].iter().fold(first.len(), |shared, e| {
+            let other = key(e).get(at..).unwrap_or_default();
+            let limit = shared.min(other.len());
+            first[..limit]
+                .iter()
+                .zip(&other[..limit])
+                .position(|(a, b)| a != b)
+                .unwrap_or(limit)
+        });
+        let next = at + shared;
+        for e in run.iter_mut() {
+            e.0 = key_word(groups.key(e.1 as usize), next);
+        }
+        run.sort_unstable_by_key(|&(word, _)| word);
+        refine_key_order(groups, run, next + 8);
+    }
 }
 
 /// Each bundle group's accumulators in one vector (`calls` per group, no allocation per
@@ -1096,4 +1151,58 @@ pub(super) fn concat(batches: &[ChangelogBatch]) -> Result<ChangelogBatch> {
         .flat_map(|b| (0..b.num_rows()).map(move |r| b.kind(r).to_byte()))
         .collect();
     ChangelogBatch::try_new(rows, Some(kinds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys built to stress the word-by-word order: shared headers, equal words, NUL and
+    /// 0xFF bytes, prefixes of one another, and lengths around word boundaries.
+    fn keys(seed: u64) -> Vec<Vec<u8>> {
+        let mut state = seed;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize
+        };
+        let alphabet = [0u8, 1, 0x7f, 0x80, 0xff];
+        let mut keys: Vec<Vec<u8>> = (0..300)
+            .map(|_| {
+                let shared = [7u8; 19];
+                let mut key = vec![(next() % 3) as u8, (next() % 2) as u8];
+                key.extend_from_slice(&shared[..next() % 20]);
+                for _ in 0..next() % 12 {
+                    key.push(alphabet[next() % alphabet.len()]);
+                }
+                key
+            })
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys
+    }
+
+    #[test]
+    fn key_order_is_the_byte_order_of_the_state_keys() {
+        for seed in 0..20 {
+            let mut keys = keys(seed);
+            // Present them in a scrambled order.
+            keys.sort_by_key(|k| k.iter().rev().copied().collect::<Vec<u8>>());
+            let mut groups = Groups::default();
+            for (row, key) in keys.iter().enumerate() {
+                groups.keys.extend_from_slice(key);
+                groups.ends.push(groups.keys.len());
+                groups.first_row.push(row as u32);
+            }
+            let ordered: Vec<&[u8]> = key_order(&groups)
+                .into_iter()
+                .map(|s| groups.key(s as usize))
+                .collect();
+            let mut expected: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+            expected.sort();
+            assert_eq!(ordered, expected, "seed {seed}");
+        }
+    }
 }

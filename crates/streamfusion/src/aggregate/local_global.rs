@@ -77,14 +77,13 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::function::{Acc, AggFunction, BoundCall, JsonObject};
 use super::group::{
-    Changes, EmitRules, GroupAggSpec, assign_groups, bind, check_input, check_plan, concat,
-    is_alive, key_order, read_accs, state_ttl, table_name, write_accs,
+    Changes, EmitRules, GroupAggSpec, access_order, assign_groups, bind, check_input, check_plan,
+    concat, is_alive, read_accs, state_ttl, table_name, write_accs,
 };
 use super::value::{Class, ColumnReader, Value, build_array};
 use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
-use crate::keys::state_key::StateKeyCodec;
 use crate::state::checkpoint::{self, Checkpoint};
 use crate::state::ttl::{Clock, StateTtl, SystemClock};
 use crate::state::{StateBackend, TableAccess, TableId, WriteBatch};
@@ -454,7 +453,6 @@ fn from_partial(template: &Acc, readers: &[FieldReader<'_>], row: usize) -> Resu
 pub struct LocalGroupAggregate {
     spec: GroupAggSpec,
     split: Split,
-    key_codec: StateKeyCodec,
     hasher: KeyHasher,
     pending: Vec<ChangelogBatch>,
     pending_rows: usize,
@@ -479,7 +477,6 @@ impl LocalGroupAggregate {
         }
         let split = Split::new(&spec)?;
         Ok(Self {
-            key_codec: StateKeyCodec::try_new(split.key_types.clone())?,
             hasher: KeyHasher::new(split.key_types.clone()),
             split,
             spec,
@@ -535,12 +532,8 @@ impl LocalGroupAggregate {
             .iter()
             .map(|&g| batch.column(g).clone())
             .collect();
-        let (groups, row_slot) = assign_groups(
-            &self.key_codec,
-            &self.hasher,
-            &key_columns,
-            self.spec.max_parallelism,
-        )?;
+        let (groups, row_slot) =
+            assign_groups(&self.hasher, &key_columns, self.spec.max_parallelism)?;
         let calls = &self.split.calls;
         let readers: Vec<Option<ColumnReader<'_>>> = calls
             .iter()
@@ -602,7 +595,6 @@ impl LocalGroupAggregate {
 pub struct GlobalGroupAggregate {
     spec: GroupAggSpec,
     split: Split,
-    key_codec: StateKeyCodec,
     hasher: KeyHasher,
     store: Box<dyn StateBackend>,
     accs: TableId,
@@ -643,7 +635,6 @@ impl GlobalGroupAggregate {
         let accs =
             store.open_table_with(&table_name(ttl.as_ref(), ACC_TABLE), TableAccess::Point)?;
         Ok(Self {
-            key_codec: StateKeyCodec::try_new(split.key_types.clone())?,
             hasher: KeyHasher::new(split.key_types.clone()),
             split,
             spec,
@@ -762,12 +753,8 @@ impl GlobalGroupAggregate {
         }
         let keys = self.spec.grouping.len();
         let key_columns: Vec<ArrayRef> = partials.columns()[..keys].to_vec();
-        let (groups, row_slot) = assign_groups(
-            &self.key_codec,
-            &self.hasher,
-            &key_columns,
-            self.spec.max_parallelism,
-        )?;
+        let (groups, row_slot) =
+            assign_groups(&self.hasher, &key_columns, self.spec.max_parallelism)?;
         let slots = groups.len();
         let calls = &self.split.calls;
         let templates: Vec<Acc> = calls.iter().map(BoundCall::create).collect();
@@ -796,7 +783,7 @@ impl GlobalGroupAggregate {
         }
 
         // `finishBundle`: each buffer merged into the stored accumulator, then emission.
-        let order = key_order(&groups);
+        let order = access_order(self.store.as_ref(), &[self.accs], &groups);
         let (mut accs, persisted) = read_accs(
             self.store.as_ref(),
             self.accs,

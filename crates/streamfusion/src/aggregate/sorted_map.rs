@@ -124,6 +124,11 @@ impl SortedMaps {
         }
     }
 
+    /// The state table the maps live in.
+    pub(crate) fn table(&self) -> TableId {
+        self.table
+    }
+
     /// An empty key buffer with room for `keys` keys of `bytes` bytes, reusing the previous
     /// bundle's arena.
     pub(crate) fn key_buffer(&mut self, keys: usize, bytes: usize) -> MapKeys {

@@ -4,7 +4,9 @@
 //! - [`murmur`]: `MurmurHashUtils` (row hash) and `MathUtils.murmurHash` (scrambler).
 //! - [`key_groups`]: `KeyGroupRangeAssignment`: key group, operator index, ranges, default
 //!   max parallelism.
-//! - [`state_key`]: order-preserving composite keys (arrow-row) for keyed state.
+//! - [`state_key`]: order-preserving composite keys (arrow-row), for state that must scan
+//!   keys in value order. Operators that only look keys up (GROUP BY) key their state by
+//!   the key rows themselves (decision 0011).
 //!
 //! [`KeyHasher`] puts the row writer, hashing and key groups together: a batch of key columns in, Flink's
 //! `BinaryRowData.hashCode()` and key group per row out. Key fields may be nested ROWs
@@ -47,24 +49,28 @@ impl KeyHasher {
 
     /// `BinaryRowData.hashCode()` of each key row.
     pub fn hashes(&self, columns: &[ArrayRef]) -> Result<Vec<i32>> {
-        let rows = self.key_rows(columns)?;
-        let mut hashes = Vec::with_capacity(rows.len());
-        for i in (0..rows.len() / 4 * 4).step_by(4) {
-            let quad: [&[u8]; 4] = std::array::from_fn(|j| rows.row(i + j));
-            // Long rows hash faster four at a time; short ones lose more to the bookkeeping
-            // than they gain (decisions 0003 and 0008).
-            if quad.iter().all(|r| r.len() >= INTERLEAVED_ROW_BYTES) {
-                hashes.extend(hash4_bytes_by_words(quad));
-            } else {
-                hashes.extend(quad.map(hash_bytes_by_words));
-            }
-        }
-        hashes.extend((rows.len() / 4 * 4..rows.len()).map(|i| hash_bytes_by_words(rows.row(i))));
-        Ok(hashes)
+        Ok(hash_rows(&self.key_rows(columns)?))
     }
 
     /// `KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism)` of each row.
     pub fn key_groups(&self, columns: &[ArrayRef], max_parallelism: u32) -> Result<Vec<u32>> {
         key_groups_for_hashes(&self.hashes(columns)?, max_parallelism)
     }
+}
+
+/// `BinaryRowData.hashCode()` of each of `rows`.
+pub fn hash_rows(rows: &BinaryRows) -> Vec<i32> {
+    let mut hashes = Vec::with_capacity(rows.len());
+    for i in (0..rows.len() / 4 * 4).step_by(4) {
+        let quad: [&[u8]; 4] = std::array::from_fn(|j| rows.row(i + j));
+        // Long rows hash faster four at a time; short ones lose more to the bookkeeping
+        // than they gain (decisions 0003 and 0008).
+        if quad.iter().all(|r| r.len() >= INTERLEAVED_ROW_BYTES) {
+            hashes.extend(hash4_bytes_by_words(quad));
+        } else {
+            hashes.extend(quad.map(hash_bytes_by_words));
+        }
+    }
+    hashes.extend((rows.len() / 4 * 4..rows.len()).map(|i| hash_bytes_by_words(rows.row(i))));
+    hashes
 }

@@ -149,6 +149,10 @@ impl StateBackend for MemoryBackend {
         self.names.clone()
     }
 
+    fn prefers_key_order(&self, table: TableId) -> bool {
+        !matches!(self.tables.get(table.0), Some(Table::Point(_)))
+    }
+
     fn multi_get(&self, table: TableId, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
         let table = self.table(table)?;
         Ok(keys

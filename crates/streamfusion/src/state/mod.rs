@@ -18,8 +18,9 @@
 //! so all state of a key group, and of a key within it, is one contiguous range in byte
 //! order: rescaling scans a key-group range, and map/list state scans a key's prefix. The
 //! key, namespace and user key encodings must be prefix-free (no encoding is a proper
-//! prefix of another of the same kind), which arrow-row encodings and fixed-width encodings
-//! are; see [`layout`].
+//! prefix of another of the same kind), which Flink key rows of one row type (the fixed
+//! part fixes the row's length), arrow-row encodings and fixed-width encodings are; see
+//! [`layout`].
 //!
 //! A table is a named key space (a RocksDB column family). Value state is one entry per
 //! (key, namespace); map and list state use the user key. Timers live in a table too
@@ -203,6 +204,15 @@ pub trait StateBackend {
 
     /// The names of all tables, in [`TableId`] order.
     fn table_names(&self) -> Vec<String>;
+
+    /// Whether a batch of reads or writes of `table` costs less in ascending key order, so
+    /// an operator should sort a batch's keys first. RocksDB and ordered tables do (sorted
+    /// `MultiGet`, sequential memtable inserts, a warm tree path); the memory backend's
+    /// point tables do not: sorting only scatters the batch's accesses.
+    fn prefers_key_order(&self, table: TableId) -> bool {
+        let _ = table;
+        true
+    }
 
     /// The value of each key (`None` where absent), in the order of `keys`.
     fn multi_get(&self, table: TableId, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>>;
