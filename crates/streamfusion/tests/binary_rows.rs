@@ -249,6 +249,44 @@ fn fixture_columns_round_trip_with_row_kinds_through_rows_and_back() {
     }
 }
 
+#[test]
+fn prefixed_rows_are_the_plain_rows_each_after_zeroed_room() {
+    let offset = fixtures::SLICE_OFFSET;
+    for rows in [0, 1, 16, 1_024] {
+        let (types, full) = fixture_columns(rows + offset);
+        let columns: Vec<ArrayRef> = full.iter().map(|c| c.slice(offset, rows)).collect();
+        let writer = RowWriter::new(types.clone());
+        let plain = writer.write(&columns).unwrap();
+        for prefix in [0, 2, 5] {
+            let mut prefixed = writer.write_prefixed(&columns, prefix).unwrap();
+            assert_eq!(prefixed.len(), rows);
+            assert_eq!(prefixed.prefix(), prefix);
+            for r in 0..rows {
+                assert_eq!(
+                    prefixed.row(r),
+                    plain.row(r),
+                    "{rows} rows, prefix {prefix}, row {r}"
+                );
+                let region = prefixed.prefixed_row(r);
+                assert_eq!(&region[..prefix], vec![0u8; prefix].as_slice());
+                assert_eq!(&region[prefix..], plain.row(r));
+            }
+            assert!(prefixed.iter().eq(plain.iter()));
+            // Filling one row's prefix leaves every row as it was.
+            if rows > 0 {
+                prefixed.prefix_mut(rows - 1).fill(0xAB);
+                assert_eq!(prefixed.row(rows - 1), plain.row(rows - 1));
+            }
+            let read = RowReader::new(types.clone()).read_rows(&prefixed);
+            if prefix == 0 {
+                read.unwrap();
+            } else {
+                assert!(matches!(read, Err(Error::InvalidShape(_))), "{read:?}");
+            }
+        }
+    }
+}
+
 /// Types of the malformed-row cases, and one well-formed row of them.
 fn sample() -> (Vec<LogicalType>, Vec<u8>) {
     let types = vec![

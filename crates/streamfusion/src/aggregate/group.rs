@@ -30,12 +30,13 @@ use hashbrown::HashTable;
 use super::function::{Acc, AggCall, AggFunction, BoundCall, MapCtx};
 use super::sorted_map::SortedMaps;
 use super::value::{ColumnReader, Value, build_array, order_bytes, results_equal};
+use crate::binary_row::BinaryRows;
 use crate::changelog::{ChangelogBatch, RowKind};
 use crate::error::{Error, Result};
 use crate::keys::key_groups::key_groups_for_hashes;
 use crate::keys::{KeyHasher, hash_rows};
 use crate::state::checkpoint::{self, Checkpoint};
-use crate::state::layout::{KEY_GROUP_BYTES, append_state_key, key_group};
+use crate::state::layout::{KEY_GROUP_BYTES, key_group};
 use crate::state::ttl::{Clock, StateTtl, SystemClock, TTL_TABLE_PREFIX};
 use crate::state::{StateBackend, TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
@@ -312,7 +313,7 @@ impl GroupAggregate {
             // gives the keys in ascending order without sorting them all.
             let mut touched = maps.key_buffer(
                 n * per_group,
-                n * per_group * (groups.keys.len() / slots.max(1) + 17),
+                n * per_group * (groups.key_bytes / slots.max(1) + 17),
             );
             let mut values: Vec<u8> = Vec::new();
             let mut spans: Vec<(usize, usize)> = Vec::new();
@@ -409,7 +410,7 @@ impl GroupAggregate {
         let map_entries = self.maps.as_ref().map_or(0, |_| slots * map_calls.len());
         writes.reserve(
             slots + map_entries,
-            groups.keys.len() * (1 + map_calls.len()) + (slots + map_entries) * 48,
+            groups.key_bytes * (1 + map_calls.len()) + (slots + map_entries) * 48,
         );
         write_accs(
             &mut writes,
@@ -446,29 +447,25 @@ impl GroupAggregate {
     }
 }
 
-/// A bundle's distinct groups: state keys in one buffer, and each group's first row.
-#[derive(Default)]
+/// A bundle's distinct groups: each group's first row, whose key row (after its key group)
+/// is the group's state key.
 pub(super) struct Groups {
-    keys: Vec<u8>,
-    ends: Vec<usize>,
+    /// Every input row's state key, `[key group][key row]`: key rows written with the key
+    /// group in their prefix, so no key is copied.
+    keys: BinaryRows,
     pub(super) first_row: Vec<u32>,
+    /// The groups' state keys' bytes together.
+    pub(super) key_bytes: usize,
 }
 
 impl Groups {
     pub(super) fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    fn push(&mut self, key_group: u16, key: &[u8], first_row: u32) {
-        append_state_key(&mut self.keys, key_group, key, &[], &[]);
-        self.ends.push(self.keys.len());
-        self.first_row.push(first_row);
+        self.first_row.len()
     }
 
     /// The state key of group `slot`.
     pub(super) fn key(&self, slot: usize) -> &[u8] {
-        let start = if slot == 0 { 0 } else { self.ends[slot - 1] };
-        &self.keys[start..self.ends[slot]]
+        self.keys.prefixed_row(self.first_row[slot] as usize)
     }
 }
 
@@ -737,36 +734,46 @@ pub(super) fn assign_groups(
     max_parallelism: u32,
 ) -> Result<(Groups, Vec<u32>)> {
     let n = key_columns.first().map_or(0, |c| c.len());
-    // The key rows Flink hashes are the state keys too (decision 0011).
-    let encoded = hasher.key_rows(key_columns)?;
-    let hashes = hash_rows(&encoded);
-    let key_groups = key_groups_for_hashes(&hashes, max_parallelism)?;
+    // The key rows Flink hashes are the state keys too (decision 0011), each written after
+    // room for its key group.
+    let mut keys = hasher.key_rows_prefixed(key_columns, KEY_GROUP_BYTES)?;
+    let hashes = hash_rows(&keys);
+    for (row, &kg) in key_groups_for_hashes(&hashes, max_parallelism)?
+        .iter()
+        .enumerate()
+    {
+        keys.prefix_mut(row)
+            .copy_from_slice(&key_group(kg)?.to_be_bytes());
+    }
 
     // Distinct groups in order of first appearance, found through Flink's key hash
     // (already computed for the key groups). Their state keys share one buffer.
     let spread = |h: i32| u64::from(h as u32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let mut table: HashTable<u32> = HashTable::with_capacity(n.min(1 << 16));
-    let mut groups = Groups::default();
-    // Room for every row's key (unique keys, the costly case) saves regrowing the buffer.
-    groups
-        .keys
-        .reserve(encoded.data().len() + KEY_GROUP_BYTES * n);
+    let mut first_row: Vec<u32> = Vec::new();
+    let mut key_bytes = 0;
     let mut row_slot: Vec<u32> = Vec::with_capacity(n);
     for row in 0..n {
-        let key = encoded.row(row);
-        let next = groups.len() as u32;
+        let key = keys.row(row);
+        let next = first_row.len() as u32;
         let entry = table.entry(
             spread(hashes[row]),
-            |&s| encoded.row(groups.first_row[s as usize] as usize) == key,
-            |&s| spread(hashes[groups.first_row[s as usize] as usize]),
+            |&s| keys.row(first_row[s as usize] as usize) == key,
+            |&s| spread(hashes[first_row[s as usize] as usize]),
         );
         let slot = *entry.or_insert(next).get();
         if slot == next {
-            groups.push(key_group(key_groups[row])?, key, row as u32);
+            first_row.push(row as u32);
+            key_bytes += KEY_GROUP_BYTES + key.len();
         }
         row_slot.push(slot);
     }
     drop(table);
+    let groups = Groups {
+        keys,
+        first_row,
+        key_bytes,
+    };
     Ok((groups, row_slot))
 }
 
@@ -1190,12 +1197,15 @@ mod tests {
             let mut keys = keys(seed);
             // Present them in a scrambled order.
             keys.sort_by_key(|k| k.iter().rev().copied().collect::<Vec<u8>>());
-            let mut groups = Groups::default();
-            for (row, key) in keys.iter().enumerate() {
-                groups.keys.extend_from_slice(key);
-                groups.ends.push(groups.keys.len());
-                groups.first_row.push(row as u32);
+            let mut offsets = vec![0];
+            for key in &keys {
+                offsets.push(offsets.last().unwrap() + key.len());
             }
+            let groups = Groups {
+                keys: BinaryRows::from_parts(keys.concat(), offsets),
+                first_row: (0..keys.len() as u32).collect(),
+                key_bytes: keys.iter().map(Vec::len).sum(),
+            };
             let ordered: Vec<&[u8]> = key_order(&groups)
                 .into_iter()
                 .map(|s| groups.key(s as usize))

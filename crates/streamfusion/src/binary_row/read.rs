@@ -82,6 +82,13 @@ impl RowReader {
 
     /// Reads rows written by [`super::RowWriter`] (or Flink).
     pub fn read_rows(&self, rows: &BinaryRows) -> Result<ChangelogBatch> {
+        if rows.prefix() > 0 {
+            return Err(Error::InvalidShape(format!(
+                "rows written with a {}-byte prefix are state keys, not a row batch; write \
+                 them without one to read them back",
+                rows.prefix()
+            )));
+        }
         self.read(rows.data(), rows.offsets())
     }
 

@@ -35,11 +35,14 @@ use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
 use crate::types::LogicalType;
 
-/// Many `BinaryRowData` rows in one buffer: row `i` is `data[offsets[i]..offsets[i + 1]]`.
+/// Many `BinaryRowData` rows in one buffer. Row `i`'s region is
+/// `data[offsets[i]..offsets[i + 1]]`: `prefix` bytes of the caller's (zero unless written by
+/// [`RowWriter::write_prefixed`]), then the row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BinaryRows {
     data: Vec<u8>,
     offsets: Vec<usize>,
+    prefix: usize,
 }
 
 impl BinaryRows {
@@ -55,27 +58,55 @@ impl BinaryRows {
 
     /// Row `i`'s bytes.
     pub fn row(&self, i: usize) -> &[u8] {
+        &self.data[self.offsets[i] + self.prefix..self.offsets[i + 1]]
+    }
+
+    /// The bytes before each row (0 unless written by [`RowWriter::write_prefixed`]).
+    pub fn prefix(&self) -> usize {
+        self.prefix
+    }
+
+    /// Row `i`'s prefix, then its bytes.
+    pub fn prefixed_row(&self, i: usize) -> &[u8] {
         &self.data[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// Row `i`'s prefix, to fill in.
+    pub fn prefix_mut(&mut self, i: usize) -> &mut [u8] {
+        let start = self.offsets[i];
+        &mut self.data[start..start + self.prefix]
     }
 
     /// Iterates over the rows' bytes.
     pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        self.offsets.windows(2).map(|w| &self.data[w[0]..w[1]])
+        self.offsets
+            .windows(2)
+            .map(|w| &self.data[w[0] + self.prefix..w[1]])
     }
 
-    /// All rows, back to back.
+    /// All regions (prefixes and rows), back to back.
     pub fn data(&self) -> &[u8] {
         &self.data
     }
 
-    /// Row boundaries (`len() + 1` entries).
+    /// Region boundaries (`len() + 1` entries).
     pub fn offsets(&self) -> &[usize] {
         &self.offsets
     }
 
-    /// The buffer and the row boundaries.
+    /// The buffer and the region boundaries.
     pub fn into_parts(self) -> (Vec<u8>, Vec<usize>) {
         (self.data, self.offsets)
+    }
+
+    /// Rows from their parts, for tests that need rows of arbitrary bytes.
+    #[cfg(test)]
+    pub(crate) fn from_parts(data: Vec<u8>, offsets: Vec<usize>) -> Self {
+        Self {
+            data,
+            offsets,
+            prefix: 0,
+        }
     }
 }
 
@@ -124,13 +155,19 @@ impl RowWriter {
     /// must carry its field's type ([`LogicalType::to_arrow`]; strings and binaries may also
     /// be `Large*`).
     pub fn write(&self, columns: &[ArrayRef]) -> Result<BinaryRows> {
+        self.write_prefixed(columns, 0)
+    }
+
+    /// [`RowWriter::write`], leaving `prefix` zero bytes before each row for the caller
+    /// (a state key's key group, so the rows can be the state keys without a copy).
+    pub fn write_prefixed(&self, columns: &[ArrayRef], prefix: usize) -> Result<BinaryRows> {
         let rows = columns.first().map_or(0, |c| c.len());
-        self.write_columns(columns, rows)
+        self.write_columns(columns, rows, prefix)
     }
 
     /// Writes one row per row of `batch`; row `i`'s header byte is its row kind.
     pub fn write_changelog(&self, batch: &ChangelogBatch) -> Result<BinaryRows> {
-        let mut rows = self.write_columns(batch.batch().columns(), batch.num_rows())?;
+        let mut rows = self.write_columns(batch.batch().columns(), batch.num_rows(), 0)?;
         if let Some(kinds) = batch.kinds() {
             // `ChangelogBatch` guarantees one valid kind byte per row.
             for (start, kind) in rows.offsets.iter().zip(kinds.values().iter()) {
@@ -140,7 +177,12 @@ impl RowWriter {
         Ok(rows)
     }
 
-    fn write_columns(&self, columns: &[ArrayRef], rows: usize) -> Result<BinaryRows> {
+    fn write_columns(
+        &self,
+        columns: &[ArrayRef],
+        rows: usize,
+        prefix: usize,
+    ) -> Result<BinaryRows> {
         if columns.len() != self.types.len() {
             return Err(Error::InvalidShape(format!(
                 "a row of {} fields got {} columns",
@@ -163,7 +205,7 @@ impl RowWriter {
 
         // Pass 1: each row's length, so the buffer is allocated once.
         let fixed = self.fixed_len();
-        let mut offsets = vec![fixed; rows + 1];
+        let mut offsets = vec![prefix + fixed; rows + 1];
         offsets[rows] = 0;
         for field in &fields {
             field.add_variable_lengths(&mut offsets[..rows], |r| r, self.reserve_wide_nulls);
@@ -182,14 +224,19 @@ impl RowWriter {
             let mut target = RowTarget {
                 data: &mut data,
                 offsets: &offsets,
+                prefix,
                 cursor: &mut cursor,
-                null_byte: (index + 8) / 8,
+                null_byte: prefix + (index + 8) / 8,
                 null_mask: 1 << ((index + 8) % 8),
-                slot: self.null_bits + 8 * index,
+                slot: prefix + self.null_bits + 8 * index,
             };
             field.write(&mut target, self.reserve_wide_nulls);
         }
-        Ok(BinaryRows { data, offsets })
+        Ok(BinaryRows {
+            data,
+            offsets,
+            prefix,
+        })
     }
 }
 
@@ -210,10 +257,12 @@ trait Target {
     }
 }
 
-/// Where one field's slot and null bit are in every row.
+/// Where one field's slot and null bit are in every row (`null_byte` and `slot` count from
+/// the region start, so they include the prefix; `cursor` counts from the row start).
 struct RowTarget<'a> {
     data: &'a mut [u8],
     offsets: &'a [usize],
+    prefix: usize,
     cursor: &'a mut [usize],
     null_byte: usize,
     null_mask: u8,
@@ -235,7 +284,7 @@ impl Target for RowTarget<'_> {
     #[inline]
     fn append(&mut self, row: usize, bytes: &[u8], reserve: usize) -> usize {
         let offset = self.cursor[row];
-        let at = self.offsets[row] + offset;
+        let at = self.offsets[row] + self.prefix + offset;
         self.data[at..at + bytes.len()].copy_from_slice(bytes);
         self.cursor[row] += reserve;
         offset
@@ -333,6 +382,7 @@ fn write_arrays(
     Ok(BinaryRows {
         data,
         offsets: lens,
+        prefix: 0,
     })
 }
 
@@ -359,6 +409,7 @@ fn write_maps(
     Ok(BinaryRows {
         data,
         offsets: ends,
+        prefix: 0,
     })
 }
 
@@ -450,7 +501,7 @@ impl<'a> Field<'a> {
             };
             let types = fields.iter().map(|f| f.ty.clone()).collect();
             let nested = RowWriter::nested(types)
-                .write_columns(rows.columns(), rows.len())
+                .write_columns(rows.columns(), rows.len(), 0)
                 .map_err(|e| match e {
                     Error::ColumnType { .. } => mismatch(),
                     e => e,

@@ -47,6 +47,11 @@ impl KeyHasher {
         self.writer.write(columns)
     }
 
+    /// [`KeyHasher::key_rows`], each after `prefix` bytes for the caller to fill in.
+    pub fn key_rows_prefixed(&self, columns: &[ArrayRef], prefix: usize) -> Result<BinaryRows> {
+        self.writer.write_prefixed(columns, prefix)
+    }
+
     /// `BinaryRowData.hashCode()` of each key row.
     pub fn hashes(&self, columns: &[ArrayRef]) -> Result<Vec<i32>> {
         Ok(hash_rows(&self.key_rows(columns)?))
