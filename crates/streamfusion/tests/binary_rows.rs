@@ -210,13 +210,20 @@ fn fixture_columns(len: usize) -> (Vec<LogicalType>, Vec<ArrayRef>) {
     columns.into_iter().unzip()
 }
 
+/// [`fixture_columns`] of `rows` rows, sliced: buffers begin mid-allocation and validity is
+/// not byte aligned.
+fn sliced_fixture_columns(rows: usize) -> (Vec<LogicalType>, Vec<ArrayRef>) {
+    let offset = fixtures::SLICE_OFFSET;
+    let (types, full) = fixture_columns(rows + offset);
+    let columns = full.iter().map(|c| c.slice(offset, rows)).collect();
+    (types, columns)
+}
+
 #[test]
 fn fixture_columns_round_trip_with_row_kinds_through_rows_and_back() {
     let offset = fixtures::SLICE_OFFSET;
     for rows in [0, 1, 16, 1_024] {
-        let (types, full) = fixture_columns(rows + offset);
-        // Sliced inputs: buffers begin mid-allocation and validity is not byte aligned.
-        let columns: Vec<ArrayRef> = full.iter().map(|c| c.slice(offset, rows)).collect();
+        let (types, columns) = sliced_fixture_columns(rows);
         let reader = RowReader::new(types.clone());
         let writer = RowWriter::new(types.clone());
         let batch = RecordBatch::try_new(reader.schema().clone(), columns.clone()).unwrap();
@@ -251,10 +258,8 @@ fn fixture_columns_round_trip_with_row_kinds_through_rows_and_back() {
 
 #[test]
 fn prefixed_rows_are_the_plain_rows_each_after_zeroed_room() {
-    let offset = fixtures::SLICE_OFFSET;
     for rows in [0, 1, 16, 1_024] {
-        let (types, full) = fixture_columns(rows + offset);
-        let columns: Vec<ArrayRef> = full.iter().map(|c| c.slice(offset, rows)).collect();
+        let (types, columns) = sliced_fixture_columns(rows);
         let writer = RowWriter::new(types.clone());
         let plain = writer.write(&columns).unwrap();
         for prefix in [0, 2, 5] {
