@@ -25,7 +25,8 @@ use crate::types::LogicalType;
 use key_groups::key_groups_for_hashes;
 use murmur::{hash_bytes_by_words, hash4_bytes_by_words, hash8_bytes_by_words};
 
-/// Rows at least this long are hashed four at a time ([`hash4_bytes_by_words`]).
+/// Rows at least this long are hashed several at a time ([`hash8_bytes_by_words`],
+/// [`hash4_bytes_by_words`]).
 const INTERLEAVED_ROW_BYTES: usize = 64;
 
 /// Hashes key columns as Flink hashes its SQL keys.

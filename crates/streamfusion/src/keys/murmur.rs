@@ -39,6 +39,14 @@ fn word(bytes: &[u8], at: usize) -> i32 {
     i32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
+/// The murmur state `h` after the words of `bytes` (whose length is a multiple of 4).
+#[inline]
+fn mix_words(h: i32, bytes: &[u8]) -> i32 {
+    bytes
+        .chunks_exact(4)
+        .fold(h, |h, w| mix_h1(h, mix_k1(word(w, 0))))
+}
+
 /// `MurmurHashUtils.hashBytesByWords(segment, 0, len)` with seed 42: `bytes.len()` must be
 /// a multiple of 4 (a `BinaryRowData` is always a multiple of 8).
 ///
@@ -50,10 +58,7 @@ pub fn hash_bytes_by_words(bytes: &[u8]) -> i32 {
         "hash_bytes_by_words needs a multiple of 4 bytes, got {}",
         bytes.len()
     );
-    let h = bytes
-        .chunks_exact(4)
-        .fold(DEFAULT_SEED, |h, w| mix_h1(h, mix_k1(word(w, 0))));
-    fmix(h, bytes.len())
+    fmix(mix_words(DEFAULT_SEED, bytes), bytes.len())
 }
 
 /// [`hash_bytes_by_words`] of four rows at once: their word rounds are interleaved, so the
@@ -81,10 +86,7 @@ pub fn hash4_bytes_by_words(rows: [&[u8]; 4]) -> [i32; 4] {
     }
     std::array::from_fn(|lane| {
         let row = rows[lane];
-        let h = row[common..]
-            .chunks_exact(4)
-            .fold(h[lane], |h, w| mix_h1(h, mix_k1(word(w, 0))));
-        fmix(h, row.len())
+        fmix(mix_words(h[lane], &row[common..]), row.len())
     })
 }
 
@@ -111,10 +113,7 @@ pub fn hash8_bytes_by_words(rows: [&[u8]; 8]) -> Option<[i32; 8]> {
         let h = unsafe { avx2::hash8_blocks(rows, blocked) };
         return Some(std::array::from_fn(|lane| {
             let row = rows[lane];
-            let h = row[blocked..]
-                .chunks_exact(4)
-                .fold(h[lane], |h, w| mix_h1(h, mix_k1(word(w, 0))));
-            fmix(h, row.len())
+            fmix(mix_words(h[lane], &row[blocked..]), row.len())
         }));
     }
     None
@@ -199,9 +198,7 @@ mod avx2 {
 /// full mixing round per tail byte (sign-extended), which is Flink's and not Murmur3's tail.
 pub fn hash_bytes(bytes: &[u8]) -> i32 {
     let aligned = bytes.len() - bytes.len() % 4;
-    let mut h = bytes[..aligned]
-        .chunks_exact(4)
-        .fold(DEFAULT_SEED, |h, w| mix_h1(h, mix_k1(word(w, 0))));
+    let mut h = mix_words(DEFAULT_SEED, &bytes[..aligned]);
     for &b in &bytes[aligned..] {
         h = mix_h1(h, mix_k1(i32::from(b as i8)));
     }
