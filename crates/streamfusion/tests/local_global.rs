@@ -62,7 +62,13 @@ fn spec(
             .iter()
             .map(|&(f, name)| {
                 let arg = (f != AggFunction::CountStar).then_some(1);
-                AggCall::new(f, arg, name)
+                let call = AggCall::new(f, arg, name);
+                // Calls named `*_d` are `f(DISTINCT v)`.
+                if name.ends_with("_d") {
+                    call.distinct()
+                } else {
+                    call
+                }
             })
             .collect(),
         input_retracts,
@@ -90,6 +96,22 @@ const INSERT_ONLY: &[(AggFunction, &str)] = &[
     (AggFunction::Sum0, "sum0_v"),
     (AggFunction::Avg, "avg_v"),
     (AggFunction::Min, "min_v"),
+    (AggFunction::Max, "max_v"),
+];
+
+/// Retracting MIN/MAX (value maps in the partials) and DISTINCT calls (distinct maps).
+const MAPS: &[(AggFunction, &str)] = &[
+    (AggFunction::CountStar, "cnt"),
+    (AggFunction::Min, "min_v"),
+    (AggFunction::Max, "max_v"),
+    (AggFunction::Count, "cnt_d"),
+    (AggFunction::Sum, "sum_d"),
+    (AggFunction::Avg, "avg_d"),
+];
+/// DISTINCT over an insert-only input.
+const INSERT_ONLY_DISTINCT: &[(AggFunction, &str)] = &[
+    (AggFunction::Count, "cnt_d"),
+    (AggFunction::Sum0, "sum0_d"),
     (AggFunction::Max, "max_v"),
 ];
 
@@ -154,7 +176,8 @@ fn single_row_changelog(rng: &mut Rng, rows: usize) -> Vec<Row> {
 /// The model: each group's live values; results recomputed from them per bundle, emitted
 /// with `MiniBatchGroupAggFunction`'s rules (TTL off).
 struct Model {
-    calls: Vec<AggFunction>,
+    /// Each call's function and whether it is DISTINCT.
+    calls: Vec<(AggFunction, bool)>,
     retracts: bool,
     generate_update_before: bool,
     groups: Vec<(Key, Vec<Option<i64>>)>,
@@ -162,23 +185,34 @@ struct Model {
 
 impl Model {
     fn results(&self, values: &[Option<i64>]) -> Vec<Option<i64>> {
-        let present: Vec<i64> = values.iter().flatten().copied().collect();
-        let sum = present.iter().fold(0i64, |a, b| a.wrapping_add(*b));
-        let any = !present.is_empty();
         self.calls
             .iter()
-            .map(|f| match f {
-                AggFunction::CountStar => Some(values.len() as i64),
-                AggFunction::Count => Some(present.len() as i64),
-                AggFunction::Sum => any.then_some(sum),
-                AggFunction::Sum0 => Some(sum),
-                AggFunction::Avg => any.then(|| sum.wrapping_div(present.len() as i64)),
-                AggFunction::Min => present.iter().min().copied(),
-                AggFunction::Max => present.iter().max().copied(),
-                AggFunction::SingleValue => values.first().copied().flatten(),
-                other => panic!("the model has no {other:?}"),
+            .map(|&(f, distinct)| {
+                let mut present: Vec<i64> = values.iter().flatten().copied().collect();
+                if distinct {
+                    present.sort_unstable();
+                    present.dedup();
+                }
+                Self::result(f, values, &present)
             })
             .collect()
+    }
+
+    /// `f` over a group's rows (`values`) and their non-NULL values (`present`).
+    fn result(f: AggFunction, values: &[Option<i64>], present: &[i64]) -> Option<i64> {
+        let sum = present.iter().fold(0i64, |a, b| a.wrapping_add(*b));
+        let any = !present.is_empty();
+        match f {
+            AggFunction::CountStar => Some(values.len() as i64),
+            AggFunction::Count => Some(present.len() as i64),
+            AggFunction::Sum => any.then_some(sum),
+            AggFunction::Sum0 => Some(sum),
+            AggFunction::Avg => any.then(|| sum.wrapping_div(present.len() as i64)),
+            AggFunction::Min => present.iter().min().copied(),
+            AggFunction::Max => present.iter().max().copied(),
+            AggFunction::SingleValue => values.first().copied().flatten(),
+            other => panic!("the model has no {other:?}"),
+        }
     }
 
     fn bundle(&mut self, rows: &[Row], out: &mut Vec<Out>) {
@@ -234,7 +268,11 @@ impl Model {
 /// global operator's), plus the remainder.
 fn expected(spec: &GroupAggSpec, input: &[Row], local_rows: usize, per_global: usize) -> Vec<Out> {
     let mut model = Model {
-        calls: spec.calls.iter().map(|c| c.function).collect(),
+        calls: spec
+            .calls
+            .iter()
+            .map(|c| (c.function, c.distinct))
+            .collect(),
         retracts: spec.input_retracts,
         generate_update_before: spec.generate_update_before,
         groups: Vec::new(),
@@ -412,11 +450,15 @@ fn local_then_global_matches_the_model_and_one_phase_mini_batch() {
         (HIDDEN_COUNTER, true),
         (INSERT_ONLY, false),
         (SINGLE, true),
+        (MAPS, true),
+        (INSERT_ONLY_DISTINCT, false),
     ] {
-        let input = if calls == SINGLE {
-            single_row_changelog(&mut rng, 700)
-        } else {
-            changelog(&mut rng, 700, retracts)
+        let input = match calls {
+            SINGLE => single_row_changelog(&mut rng, 700),
+            // Long enough for groups to hold more values than fit in an accumulator, so
+            // maps move to the sorted-map table.
+            MAPS => changelog(&mut rng, 2000, retracts),
+            _ => changelog(&mut rng, 700, retracts),
         };
         for backend in [Backend::Memory, Backend::Rocks] {
             for gub in [true, false] {
@@ -443,12 +485,15 @@ fn local_then_global_matches_the_model_and_one_phase_mini_batch() {
 fn a_global_bundle_spanning_local_bundles_emits_once_per_key() {
     let mut rng = Rng(SEED ^ 3);
     let input = changelog(&mut rng, 500, true);
-    let spec = spec(RETRACTING, true, true, None);
-    for backend in [Backend::Memory, Backend::Rocks] {
-        for per_global in [2, 5] {
-            let got = two_phase(backend, &spec, &input, 20, per_global, Some(2));
-            let want = expected(&spec, &input, 20, per_global);
-            assert_same(&got, &want, &format!("{backend:?} per_global={per_global}"));
+    for calls in [RETRACTING, MAPS] {
+        let spec = spec(calls, true, true, None);
+        for backend in [Backend::Memory, Backend::Rocks] {
+            for per_global in [2, 5] {
+                let got = two_phase(backend, &spec, &input, 20, per_global, Some(2));
+                let want = expected(&spec, &input, 20, per_global);
+                let what = format!("{backend:?} calls={} per_global={per_global}", calls.len());
+                assert_same(&got, &want, &what);
+            }
         }
     }
 }
@@ -732,18 +777,6 @@ fn calls_flink_does_not_split_are_refused() {
     listagg.input_types[1] = STRING;
     let err = LocalGroupAggregate::new(listagg).unwrap_err();
     assert!(err.to_string().contains("no merge"), "{err}");
-    // Flink splits these, but the native partials do not carry maps yet.
-    let not_yet = [
-        spec_of(&[(AggFunction::Max, "x")], true),
-        GroupAggSpec {
-            calls: vec![AggCall::new(AggFunction::Count, Some(1), "x").distinct()],
-            ..spec_of(&[], false)
-        },
-    ];
-    for s in not_yet {
-        let err = GlobalGroupAggregate::new(s.clone(), Box::new(MemoryBackend::new())).unwrap_err();
-        assert!(err.to_string().contains("not implemented"), "{s:?}: {err}");
-    }
 }
 
 #[test]
@@ -781,4 +814,177 @@ fn the_global_checkpoint_refuses_buffered_partials_and_other_plans() {
     global.process(&nulled).unwrap();
     let err = global.flush().unwrap_err();
     assert!(err.to_string().contains("NULL count"), "{err}");
+}
+
+/// Runs one-key bundles through local -> global (one local bundle per global bundle) and
+/// returns each bundle's changelog rows.
+fn one_key_bundles(
+    backend: Backend,
+    spec: &GroupAggSpec,
+    bundles: &[Vec<(i8, i64)>],
+) -> Vec<Vec<Out>> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut local = LocalGroupAggregate::new(spec.clone()).unwrap();
+    let mut global = GlobalGroupAggregate::new(spec.clone(), open(backend, dir.path())).unwrap();
+    let k = Some("k".to_string());
+    bundles
+        .iter()
+        .map(|rows| {
+            let rows: Vec<Row> = rows
+                .iter()
+                .map(|&(kind, v)| (kind, k.clone(), Some(v)))
+                .collect();
+            rows_of(
+                &global
+                    .process(&local.process(&batch(&rows)).unwrap())
+                    .unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Retracting MAX and MIN merged as `Max[Min]WithRetractAggFunction.merge` does, traced step
+/// by step through Flink's code: counts add, `mapSize` follows the entries turning positive
+/// or not, and the new extremum after the old one's entry is gone is the largest key of the
+/// map, even one with a negative count (a retraction of a value never accumulated). With
+/// the map inside the accumulator and with it in the sorted-map table (`filler` values
+/// below every other push it out), on both backends.
+#[test]
+fn retracting_extrema_merge_their_value_maps_as_flink_does() {
+    for (function, sign) in [(AggFunction::Max, 1), (AggFunction::Min, -1)] {
+        let spec = spec_of(&[(function, "m")], true);
+        for filler in [0, 20] {
+            let v = |x: i64| x * sign;
+            let mut first: Vec<(i8, i64)> = vec![(0, v(5)), (0, v(3)), (0, v(1))];
+            first.extend((0..filler).map(|i| (0, v(-100 - i))));
+            let bundles = vec![
+                first,
+                // Partial: extremum NULL, mapSize 0, {9: -1}; the stored map takes the -1.
+                vec![(3, v(9)), (0, v(7)), (3, v(7))],
+                // {5: -1}: the extremum's entry goes, and the largest key left is 9 (-1).
+                vec![(3, v(5))],
+                // {9: 1} cancels the -1; mapSize stays, the extremum stays 9.
+                vec![(0, v(9))],
+                // {3: -1}: not the extremum, which is still 9.
+                vec![(3, v(3))],
+            ];
+            let k = Some("k".to_string());
+            let want: Vec<Vec<Out>> = vec![
+                vec![(0, k.clone(), vec![Some(v(5))])],
+                vec![],
+                vec![
+                    (1, k.clone(), vec![Some(v(5))]),
+                    (2, k.clone(), vec![Some(v(9))]),
+                ],
+                vec![],
+                vec![],
+            ];
+            for backend in [Backend::Memory, Backend::Rocks] {
+                let got = one_key_bundles(backend, &spec, &bundles);
+                assert_eq!(got, want, "{function:?} filler={filler} {backend:?}");
+            }
+        }
+    }
+}
+
+/// DISTINCT merged as the planner's distinct `merge` with counts does: the inner function
+/// accumulates a value whose merged count turns positive and retracts one whose count stops
+/// being positive, so a retraction of a value never seen cancels its next arrival.
+#[test]
+fn distinct_calls_merge_their_distinct_maps_as_flink_does() {
+    let spec = spec_of(
+        &[(AggFunction::Count, "cnt_d"), (AggFunction::Sum, "sum_d")],
+        true,
+    );
+    let k = Some("k".to_string());
+    let bundles = vec![
+        vec![(0, 4), (0, 4), (0, 6)],
+        // {8: -1, 4: 1}: nothing turns positive or stops being.
+        vec![(3, 8), (0, 4)],
+        // {8: 1}: -1 + 1 = 0, not positive: 8 is not counted yet.
+        vec![(0, 8)],
+        // Now it is.
+        vec![(0, 8)],
+        // {4: -3}: 3 - 3 = 0, so 4 is retracted from COUNT and SUM.
+        vec![(3, 4), (3, 4), (3, 4)],
+    ];
+    let want: Vec<Vec<Out>> = vec![
+        vec![(0, k.clone(), vec![Some(2), Some(10)])],
+        vec![],
+        vec![],
+        vec![
+            (1, k.clone(), vec![Some(2), Some(10)]),
+            (2, k.clone(), vec![Some(3), Some(18)]),
+        ],
+        vec![
+            (1, k.clone(), vec![Some(3), Some(18)]),
+            (2, k.clone(), vec![Some(2), Some(14)]),
+        ],
+    ];
+    for backend in [Backend::Memory, Backend::Rocks] {
+        assert_eq!(
+            one_key_bundles(backend, &spec, &bundles),
+            want,
+            "{backend:?}"
+        );
+    }
+}
+
+#[test]
+fn map_partials_carry_the_accumulator_fields_and_typed_maps() {
+    let spec = spec_of(MAPS, true);
+    let mut local = LocalGroupAggregate::new(spec).unwrap();
+    let names: Vec<&str> = local
+        .partial_schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "k",
+            "cnt$count",
+            "min_v$min",
+            "min_v$mapSize",
+            "min_v$map",
+            "max_v$max",
+            "max_v$mapSize",
+            "max_v$map",
+            "cnt_d$count",
+            "cnt_d$distinct",
+            "sum_d$sum",
+            "sum_d$count",
+            "sum_d$distinct",
+            "avg_d$sum",
+            "avg_d$count",
+            "avg_d$distinct",
+        ]
+    );
+    // One key: +I 2, +I 2, -D 5, +I 7.
+    let k = Some("k".to_string());
+    let rows: Vec<Row> = [(0, 2), (0, 2), (3, 5), (0, 7)]
+        .iter()
+        .map(|&(kind, v)| (kind, k.clone(), Some(v)))
+        .collect();
+    let p = local.process(&batch(&rows)).unwrap();
+    let map = |c: usize| -> Vec<(i64, i64)> {
+        let list = p.column(c).as_list::<i32>();
+        let entries = list.value(0);
+        let entries = entries.as_struct();
+        let keys = entries.column(0).as_primitive::<Int64Type>();
+        let counts = entries.column(1).as_primitive::<Int64Type>();
+        (0..entries.len())
+            .map(|i| (keys.value(i), counts.value(i)))
+            .collect()
+    };
+    let scalar = |c: usize| p.column(c).as_primitive::<Int64Type>().value(0);
+    // MaxWithRetractAggFunction after accumulate 2, 2, retract 5, accumulate 7.
+    assert_eq!((scalar(5), scalar(6)), (7, 2));
+    assert_eq!(map(7), [(2, 2), (5, -1), (7, 1)]);
+    assert_eq!((scalar(2), scalar(3)), (2, 2));
+    assert_eq!(map(4), [(2, 2), (5, -1), (7, 1)]);
+    // COUNT(DISTINCT): the inner count saw 2 and 7; the distinct map has every count.
+    assert_eq!(scalar(8), 2);
+    assert_eq!(map(9), [(2, 2), (5, -1), (7, 1)]);
 }

@@ -225,7 +225,8 @@ impl AggCall {
 pub(crate) struct BoundCall {
     pub(crate) function: AggFunction,
     pub(crate) arg: Option<usize>,
-    /// The argument's class (`COUNT(*)` has none).
+    /// The argument's type and class (`COUNT(*)` has none).
+    pub(crate) arg_type: Option<LogicalType>,
     pub(crate) class: Option<Class>,
     pub(crate) result: LogicalType,
     /// Whether the input can retract, which selects the retracting implementations.
@@ -388,6 +389,7 @@ impl BoundCall {
         Ok(Self {
             function: call.function,
             arg: call.arg,
+            arg_type: arg_type.cloned(),
             class,
             result,
             retracting,
@@ -414,6 +416,19 @@ impl BoundCall {
             }
         } else {
             plain
+        }
+    }
+
+    /// A fresh accumulator whose maps are held in it, never in the sorted-map table:
+    /// Flink's heap data views, as the two-phase local partials and the global operator's
+    /// bundle buffers use them.
+    pub(crate) fn create_local(&self) -> Acc {
+        match self.create() {
+            Acc::Distinct { inner, .. } => Acc::LocalDistinct {
+                inner,
+                map: Vec::new(),
+            },
+            acc => acc,
         }
     }
 
@@ -514,18 +529,22 @@ impl BoundCall {
         negate: bool,
         map: Option<&mut MapCtx<'_>>,
     ) -> Result<()> {
-        let Acc::Distinct { inner, entries } = acc else {
-            return self.update_plain(acc, x, negate, map);
+        let delta = if negate { -1 } else { 1 };
+        let (inner, count) = match acc {
+            // NULL never reaches the inner COUNT/SUM/AVG, so its map entry is not kept.
+            Acc::Distinct { .. } | Acc::LocalDistinct { .. } if x.is_null() => return Ok(()),
+            Acc::Distinct { inner, entries } => {
+                let map = map.ok_or_else(|| no_map_context(self))?;
+                map.fill_key(x);
+                (inner, map.add_key(delta, entries).1)
+            }
+            Acc::LocalDistinct { inner, map } => {
+                let mut key = Vec::new();
+                super::value::order_bytes(x, &mut key);
+                (inner, inline_add(map, &key, delta).1)
+            }
+            _ => return self.update_plain(acc, x, negate, map),
         };
-        // NULL never reaches the inner COUNT/SUM/AVG, so its map entry is not kept.
-        if x.is_null() {
-            return Ok(());
-        }
-        let map = map.expect("DISTINCT is always given its map");
-        map.fill_key(x);
-        let key: &[u8] = map.key;
-        let count = map.maps.get(map.map, key) + if negate { -1 } else { 1 };
-        *entries += map.maps.set(map.map, key, (count != 0).then_some(count));
         // `cnt += 1; if (cnt == 1)` and `cnt -= 1; if (cnt == 0)`.
         if (!negate && count == 1) || (negate && count == 0) {
             self.update_plain(inner, x, negate, None)?;
@@ -600,48 +619,34 @@ impl BoundCall {
                 if x.is_null() {
                     return Ok(());
                 }
-                let map = map.expect("retracting MIN/MAX is always given its map");
                 let max = self.function == AggFunction::Max;
                 if let Some(list) = inline {
-                    self.update_inline(list, value, map_size, x, negate, map)?;
-                    if list.len() > INLINE_ENTRIES
-                        || list.iter().map(|(k, _)| k.len()).sum::<usize>() > INLINE_BYTES
-                    {
-                        // Too big to rewrite with the accumulator every bundle: the entries
-                        // move to the sorted-map table, where only touched ones are written.
-                        for (bytes, count) in list.drain(..) {
-                            map.key.clear();
-                            map.key.extend_from_slice(map.prefix);
-                            map.key.extend_from_slice(&bytes);
-                            *entries += map.maps.set(map.map, map.key, Some(count));
+                    let mut scratch = Vec::new();
+                    match map {
+                        Some(map) => {
+                            self.update_inline(list, value, map_size, x, negate, map.key)?;
+                            spill_if_large(inline, entries, map);
                         }
-                        *inline = None;
+                        // Local maps stay in the accumulator, whatever their size.
+                        None => {
+                            self.update_inline(list, value, map_size, x, negate, &mut scratch)?
+                        }
                     }
                     return Ok(());
                 }
+                let map = map.ok_or_else(|| no_map_context(self))?;
                 map.resolve(self.class(), value, map_size, max)?;
                 map.fill_key(x);
-                let key: &[u8] = map.key;
-                let old = map.maps.get(map.map, key);
+                let (_, count) = map.add_key(if negate { -1 } else { 1 }, entries);
                 if !negate {
-                    let count = old + 1;
-                    *entries += map.maps.set(map.map, key, (count != 0).then_some(count));
                     note_accumulated(max, value, map_size, x, count);
-                } else {
-                    let count = old - 1;
-                    if count == 0 {
-                        *entries += map.maps.set(map.map, key, None);
-                        *map_size -= 1;
-                        if *map_size == 0 {
-                            *value = Value::Null;
-                            return Ok(());
-                        }
-                        if compare(x, value).is_eq() {
-                            // updateMax/updateMin, deferred to the next use (see MapCtx).
-                            *map.dirty = true;
-                        }
-                    } else {
-                        *entries += map.maps.set(map.map, key, Some(count));
+                } else if count == 0 {
+                    *map_size -= 1;
+                    if *map_size == 0 {
+                        *value = Value::Null;
+                    } else if compare(x, value).is_eq() {
+                        // updateMax/updateMin, deferred to the next use (see MapCtx).
+                        *map.dirty = true;
                     }
                 }
             }
@@ -715,7 +720,7 @@ impl BoundCall {
                     retract_list.push(x.clone());
                 }
             }
-            Acc::Distinct { .. } => {
+            Acc::Distinct { .. } | Acc::LocalDistinct { .. } => {
                 return Err(Error::State(format!(
                     "{}: a DISTINCT accumulator nested in another",
                     self.function.sql_name()
@@ -733,8 +738,8 @@ impl BoundCall {
 
     /// Retracting MIN/MAX over a map held in the accumulator: the same steps as over the
     /// sorted-map table (`accumulate`/`retract` of `Max[Min]WithRetractAggFunction`), on
-    /// `list`, sorted by the values' order bytes. `updateMax` runs at once: it is a look at
-    /// the list's end.
+    /// `list`, sorted by the values' order bytes (`scratch` holds `x`'s). `updateMax` runs
+    /// at once: it is a look at the list's end.
     fn update_inline(
         &self,
         list: &mut Vec<(Vec<u8>, i64)>,
@@ -742,22 +747,12 @@ impl BoundCall {
         map_size: &mut i64,
         x: &Value,
         negate: bool,
-        map: &mut MapCtx<'_>,
+        scratch: &mut Vec<u8>,
     ) -> Result<()> {
         let max = self.function == AggFunction::Max;
-        map.key.clear();
-        super::value::order_bytes(x, map.key);
-        let bytes: &[u8] = map.key;
-        let at = list.binary_search_by(|(k, _)| k.as_slice().cmp(bytes));
-        let count = at.map_or(0, |i| list[i].1) + if negate { -1 } else { 1 };
-        match (at, count != 0) {
-            (Ok(i), true) => list[i].1 = count,
-            (Ok(i), false) => {
-                list.remove(i);
-            }
-            (Err(i), true) => list.insert(i, (bytes.to_vec(), count)),
-            (Err(_), false) => {}
-        }
+        scratch.clear();
+        super::value::order_bytes(x, scratch);
+        let (_, count) = inline_add(list, scratch, if negate { -1 } else { 1 });
         if !negate {
             note_accumulated(max, value, map_size, x, count);
         } else if count == 0 {
@@ -765,15 +760,125 @@ impl BoundCall {
             if *map_size == 0 {
                 *value = Value::Null;
             } else if compare(x, value).is_eq() {
-                let extreme = if max { list.last() } else { list.first() };
-                match extreme {
-                    Some((k, _)) => *value = super::value::from_order_bytes(self.class(), k)?,
-                    None => {
-                        *value = Value::Null;
-                        *map_size = 0;
-                    }
+                self.inline_extreme(list, value, map_size)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `updateMax`/`updateMin` over an inline map: its last (first) key, which may be one
+    /// with a negative count, as Flink iterates every key; an empty map resets `mapSize`.
+    fn inline_extreme(
+        &self,
+        list: &[(Vec<u8>, i64)],
+        value: &mut Value,
+        map_size: &mut i64,
+    ) -> Result<()> {
+        let max = self.function == AggFunction::Max;
+        match if max { list.last() } else { list.first() } {
+            Some((k, _)) => *value = super::value::from_order_bytes(self.class(), k)?,
+            None => {
+                *value = Value::Null;
+                *map_size = 0;
+            }
+        }
+        Ok(())
+    }
+
+    /// Merges a partial's MIN/MAX map into this accumulator's
+    /// (`Max[Min]WithRetractAggFunction.merge`): the partial's extremum is taken when this
+    /// map has no positive entry or it is beyond this one; counts add, `mapSize` follows the
+    /// entries that turn positive or stop being positive, and the extremum is searched again
+    /// when its own entry stopped being positive.
+    #[allow(clippy::too_many_arguments)]
+    fn merge_extremum(
+        &self,
+        (value, map_size, entries, inline): (
+            &mut Value,
+            &mut i64,
+            &mut i64,
+            &mut Option<InlineMap>,
+        ),
+        other_value: &Value,
+        other_size: i64,
+        other: &[(Vec<u8>, i64)],
+        mut map: Option<&mut MapCtx<'_>>,
+    ) -> Result<()> {
+        let max = self.function == AggFunction::Max;
+        if inline.is_none() {
+            let map = map.as_deref_mut().ok_or_else(|| no_map_context(self))?;
+            map.resolve(self.class(), value, map_size, max)?;
+        }
+        let beaten = if max {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        };
+        if *map_size == 0
+            || (other_size > 0 && !other_value.is_null() && compare(value, other_value) == beaten)
+        {
+            *value = other_value.clone();
+        }
+        // `key.equals(acc.max)`: equal order bytes.
+        let extreme = (!value.is_null()).then(|| {
+            let mut bytes = Vec::new();
+            super::value::order_bytes(value, &mut bytes);
+            bytes
+        });
+        let mut search = false;
+        for (bytes, count) in other {
+            let (this, merged) = match (inline.as_mut(), map.as_deref_mut()) {
+                (Some(list), _) => inline_add(list, bytes, *count),
+                (None, Some(map)) => {
+                    map.fill_key_from(bytes);
+                    map.add_key(*count, entries)
+                }
+                (None, None) => return Err(no_map_context(self)),
+            };
+            if merged > 0 {
+                if this <= 0 {
+                    *map_size += 1;
+                }
+            } else if this > 0 {
+                *map_size -= 1;
+                search |= extreme.as_deref() == Some(bytes.as_slice());
+            }
+        }
+        match (inline.as_mut(), map) {
+            (Some(list), map) => {
+                if search {
+                    self.inline_extreme(list, value, map_size)?;
+                }
+                if let Some(map) = map {
+                    spill_if_large(inline, entries, map);
                 }
             }
+            // updateMax, deferred to the next use as after a retraction (see MapCtx).
+            (None, Some(map)) => *map.dirty |= search,
+            (None, None) => return Err(no_map_context(self)),
+        }
+        Ok(())
+    }
+
+    /// Merges a partial's distinct map into this call's (the planner's distinct `merge`
+    /// with counts): counts add, and the inner function accumulates a value whose count
+    /// turns positive and retracts one whose count stops being positive. The partial's own
+    /// inner accumulator is not read.
+    fn merge_distinct(
+        &self,
+        inner: &mut Acc,
+        mut add: impl FnMut(&[u8], i64) -> (i64, i64),
+        other: &[(Vec<u8>, i64)],
+    ) -> Result<()> {
+        for (bytes, count) in other {
+            let (this, merged) = add(bytes, *count);
+            let negate = match (this > 0, merged > 0) {
+                (false, true) => false,
+                (true, false) => true,
+                _ => continue,
+            };
+            let x = super::value::from_order_bytes(self.class(), bytes)?;
+            self.update_plain(inner, &x, negate, None)?;
         }
         Ok(())
     }
@@ -781,8 +886,49 @@ impl BoundCall {
     /// `merge` of another accumulator of this call into `acc` (the planner's
     /// `mergeExpressions`), as the two-phase global aggregate applies partials. Only calls
     /// that [`super::local_global`] splits have one.
-    pub(crate) fn merge(&self, acc: &mut Acc, other: &Acc) -> Result<()> {
+    /// `map` is this group's sorted-map context for retracting MIN/MAX and DISTINCT calls
+    /// whose maps live in state; `other` holds its maps itself ([`BoundCall::create_local`]).
+    pub(crate) fn merge(
+        &self,
+        acc: &mut Acc,
+        other: &Acc,
+        map: Option<&mut MapCtx<'_>>,
+    ) -> Result<()> {
         match (acc, other) {
+            (
+                Acc::Extremum {
+                    value,
+                    map_size,
+                    entries,
+                    inline,
+                },
+                Acc::Extremum {
+                    value: other_value,
+                    map_size: other_size,
+                    inline: Some(other),
+                    ..
+                },
+            ) => self.merge_extremum(
+                (value, map_size, entries, inline),
+                other_value,
+                *other_size,
+                other,
+                map,
+            )?,
+            (Acc::Distinct { inner, entries }, Acc::LocalDistinct { map: other, .. }) => {
+                let map = map.ok_or_else(|| no_map_context(self))?;
+                self.merge_distinct(
+                    inner,
+                    |bytes, count| {
+                        map.fill_key_from(bytes);
+                        map.add_key(count, entries)
+                    },
+                    other,
+                )?;
+            }
+            (Acc::LocalDistinct { inner, map: list }, Acc::LocalDistinct { map: other, .. }) => {
+                self.merge_distinct(inner, |bytes, count| inline_add(list, bytes, count), other)?;
+            }
             (Acc::Count(a), Acc::Count(b)) => *a = a.wrapping_add(*b),
             // Sum[WithRetract]AggFunction: a NULL side leaves the other; `count + count`.
             (Acc::Sum { sum, count }, Acc::Sum { sum: b, count: c }) => {
@@ -887,7 +1033,9 @@ impl BoundCall {
     /// `getValue` of this call.
     pub(crate) fn value(&self, acc: &mut Acc, map: Option<&mut MapCtx<'_>>) -> Result<Value> {
         Ok(match acc {
-            Acc::Distinct { inner, .. } => self.value(inner, None)?,
+            Acc::Distinct { inner, .. } | Acc::LocalDistinct { inner, .. } => {
+                self.value(inner, None)?
+            }
             Acc::Single { value, .. } => value.clone(),
             Acc::List(list) => match self.function {
                 // Jackson's ArrayNode of raw values: `[a,b]`, `[]` when empty.
@@ -944,11 +1092,20 @@ impl BoundCall {
             }
             Acc::Value(v) => v.clone(),
             Acc::Extremum {
-                value, map_size, ..
+                value,
+                map_size,
+                inline,
+                ..
             } => {
-                let map = map.expect("retracting MIN/MAX is always given its map");
-                let max = self.function == AggFunction::Max;
-                map.resolve(self.class(), value, map_size, max)?;
+                // A map held inline has its extremum at hand.
+                match map {
+                    Some(map) => {
+                        let max = self.function == AggFunction::Max;
+                        map.resolve(self.class(), value, map_size, max)?;
+                    }
+                    None if inline.is_some() => {}
+                    None => return Err(no_map_context(self)),
+                }
                 if *map_size > 0 {
                     value.clone()
                 } else {
@@ -1160,8 +1317,61 @@ pub(crate) enum Acc {
         inner: Box<Acc>,
         entries: i64,
     },
+    /// `f(DISTINCT x)` with its map held here (two-phase partials and buffers): `f`'s
+    /// accumulator and the value -> count map, sorted by the values' order bytes.
+    LocalDistinct {
+        inner: Box<Acc>,
+        map: InlineMap,
+    },
     /// JSON_OBJECTAGG: the key -> JSON value map.
     Object(JsonObject),
+}
+
+/// A value -> count map held in an accumulator: order bytes and count, sorted, no zero
+/// counts.
+pub(crate) type InlineMap = Vec<(Vec<u8>, i64)>;
+
+/// Adds `delta` to the count of `key` in `list` (an entry whose count becomes 0 goes): the
+/// count before and after.
+fn inline_add(list: &mut InlineMap, key: &[u8], delta: i64) -> (i64, i64) {
+    let at = list.binary_search_by(|(k, _)| k.as_slice().cmp(key));
+    let old = at.map_or(0, |i| list[i].1);
+    let count = old.wrapping_add(delta);
+    match (at, count != 0) {
+        (Ok(i), true) => list[i].1 = count,
+        (Ok(i), false) => {
+            list.remove(i);
+        }
+        (Err(i), true) => list.insert(i, (key.to_vec(), count)),
+        (Err(_), false) => {}
+    }
+    (old, count)
+}
+
+/// Moves a retracting MIN/MAX's inline map to the sorted-map table once it is too big to
+/// rewrite with the accumulator every bundle; there only touched entries are written.
+fn spill_if_large(inline: &mut Option<InlineMap>, entries: &mut i64, map: &mut MapCtx<'_>) {
+    let Some(list) = inline else {
+        return;
+    };
+    if list.len() <= INLINE_ENTRIES
+        && list.iter().map(|(k, _)| k.len()).sum::<usize>() <= INLINE_BYTES
+    {
+        return;
+    }
+    for (bytes, count) in list.drain(..) {
+        map.fill_key_from(&bytes);
+        *entries += map.maps.set(map.map, map.key, Some(count));
+    }
+    *inline = None;
+}
+
+/// A call whose map lives in the sorted-map table was used without the table.
+fn no_map_context(call: &BoundCall) -> Error {
+    Error::State(format!(
+        "{}: a map kept in state was used without its state",
+        call.function.sql_name()
+    ))
 }
 
 impl Acc {
@@ -1207,6 +1417,14 @@ impl Acc {
             Acc::Distinct { inner, entries } => {
                 inner.encode(out);
                 encode(&Value::Int(*entries), out);
+            }
+            Acc::LocalDistinct { inner, map } => {
+                inner.encode(out);
+                encode(&Value::Int(map.len() as i64), out);
+                for (bytes, count) in map {
+                    super::value::encode_bytes(bytes, out);
+                    encode(&Value::Int(*count), out);
+                }
             }
             Acc::Object(object) => {
                 encode(&Value::Int(object.entries.len() as i64), out);
@@ -1261,26 +1479,7 @@ impl Acc {
                 entries: decode_count(input)?,
                 inline: match decode_count(input)? {
                     -1 => None,
-                    // Every entry takes at least two bytes, which bounds a corrupt length.
-                    len if len < 0 || len as u64 > input.len() as u64 => {
-                        return Err(Error::State(format!(
-                            "corrupt accumulator: an inline map of {len} entries in {} bytes",
-                            input.len()
-                        )));
-                    }
-                    len => {
-                        let mut list = Vec::with_capacity(len as usize);
-                        for _ in 0..len {
-                            let Value::Bytes(bytes) = decode(input)? else {
-                                return Err(Error::State(
-                                    "corrupt accumulator: an inline map key that is not bytes"
-                                        .into(),
-                                ));
-                            };
-                            list.push((bytes, decode_count(input)?));
-                        }
-                        Some(list)
-                    }
+                    len => Some(decode_inline_map(len, input)?),
                 },
             },
             Acc::Single { .. } => Acc::Single {
@@ -1296,6 +1495,14 @@ impl Acc {
                 inner: Box::new(Acc::decode(inner, input)?),
                 entries: decode_count(input)?,
             },
+            Acc::LocalDistinct { inner, .. } => {
+                let inner = Box::new(Acc::decode(inner, input)?);
+                let len = decode_count(input)?;
+                Acc::LocalDistinct {
+                    inner,
+                    map: decode_inline_map(len, input)?,
+                }
+            }
             Acc::Object(_) => {
                 let corrupt = |what: String| Error::State(format!("corrupt accumulator: {what}"));
                 let len = decode_count(input)?;
@@ -1324,6 +1531,28 @@ impl Acc {
             }
         })
     }
+}
+
+/// The `len` entries of an inline map as [`Acc::encode`] writes them.
+fn decode_inline_map(len: i64, input: &mut &[u8]) -> Result<InlineMap> {
+    use super::value::{decode, decode_count};
+    // Every entry takes at least two bytes, which bounds a corrupt length.
+    if len < 0 || len as u64 > input.len() as u64 {
+        return Err(Error::State(format!(
+            "corrupt accumulator: an inline map of {len} entries in {} bytes",
+            input.len()
+        )));
+    }
+    let mut list = Vec::with_capacity(len as usize);
+    for _ in 0..len {
+        let Value::Bytes(bytes) = decode(input)? else {
+            return Err(Error::State(
+                "corrupt accumulator: an inline map key that is not bytes".into(),
+            ));
+        };
+        list.push((bytes, decode_count(input)?));
+    }
+    Ok(list)
 }
 
 /// A list of values as [`Acc::encode`] writes it: the length, then each value.
@@ -1510,6 +1739,25 @@ impl MapCtx<'_> {
         self.key.clear();
         self.key.extend_from_slice(self.prefix);
         super::value::order_bytes(x, self.key);
+    }
+
+    /// Puts the entry key of a value given by its order bytes in the scratch buffer.
+    fn fill_key_from(&mut self, bytes: &[u8]) {
+        self.key.clear();
+        self.key.extend_from_slice(self.prefix);
+        self.key.extend_from_slice(bytes);
+    }
+
+    /// Adds `delta` to the count of the entry in the scratch buffer (a count of 0 removes
+    /// it), keeping `entries` (the physical entry count) in step: the count before and
+    /// after.
+    fn add_key(&mut self, delta: i64, entries: &mut i64) -> (i64, i64) {
+        let old = self.maps.get(self.map, self.key);
+        let count = old.wrapping_add(delta);
+        *entries += self
+            .maps
+            .set(self.map, self.key, (count != 0).then_some(count));
+        (old, count)
     }
 
     /// Runs a pending `updateMax`/`updateMin`: the extremum becomes the map's last (first)

@@ -302,102 +302,59 @@ impl GroupAggregate {
         let (starts, grouped) = rows_by_slot(&row_slot, slots);
 
         // Sorted maps: one batched read of every entry the bundle will touch.
-        let map_calls: Vec<usize> = (0..self.calls.len())
-            .filter(|&c| self.calls[c].uses_sorted_map())
-            .collect();
+        let map_calls = map_calls(&self.calls);
         if let Some(maps) = &mut self.maps {
-            let per_group = map_calls.len();
-            maps.begin(slots * per_group);
-            // Entry keys are `[group key][call][value]` and group keys are prefix-free, so
-            // visiting groups in key order, calls in order and each group's values sorted
-            // gives the keys in ascending order without sorting them all.
-            let mut touched = maps.key_buffer(
-                n * per_group,
-                n * per_group * (groups.key_bytes / slots.max(1) + 17),
-            );
-            let mut values: Vec<u8> = Vec::new();
-            let mut spans: Vec<(usize, usize)> = Vec::new();
-            for &slot in &order {
-                let slot = slot as usize;
-                let rows = &grouped[starts[slot] as usize..starts[slot + 1] as usize];
-                for (m, &c) in map_calls.iter().enumerate() {
-                    // A map held in its accumulator (or a new group's) has nothing stored.
-                    if accs.get(slot).is_none_or(|acc| acc[c].map_is_inline()) {
-                        continue;
-                    }
+            let per_value = groups.key_bytes / slots.max(1) + 17;
+            preload_maps(
+                maps,
+                self.store.as_ref(),
+                &groups,
+                &order,
+                &accs,
+                &map_calls,
+                (n, n * per_value),
+                |slot, c, values| {
                     let reader = readers[c]
                         .as_ref()
                         .expect("MIN/MAX/DISTINCT has an argument");
-                    values.clear();
-                    spans.clear();
+                    let rows = &grouped[starts[slot] as usize..starts[slot + 1] as usize];
                     for &row in rows {
                         let row = row as usize;
                         if !reader.is_null(row) {
-                            let start = values.len();
-                            order_bytes(&reader.value(row), &mut values);
-                            spans.push((start, values.len()));
+                            values.push_with(|out| order_bytes(&reader.value(row), out));
                         }
                     }
-                    if spans.len() > 1 {
-                        spans.sort_unstable_by(|a, b| values[a.0..a.1].cmp(&values[b.0..b.1]));
-                        spans.dedup_by(|b, a| values[a.0..a.1] == values[b.0..b.1]);
-                    }
-                    for &(start, end) in &spans {
-                        let key = touched.buffer();
-                        key.extend_from_slice(groups.key(slot));
-                        key.push(c as u8);
-                        key.extend_from_slice(&values[start..end]);
-                        touched.push(slot * per_group + m);
-                    }
-                }
-            }
-            maps.preload(self.store.as_ref(), touched)?;
-            for slot in 0..slots {
-                let acc = accs.get(slot);
-                for (m, &c) in map_calls.iter().enumerate() {
-                    // A group without state has no entries stored either.
-                    let entries = acc.map_or(Some(0), |acc| acc[c].map_entries());
-                    if let Some(entries) = entries {
-                        maps.note_loaded(slot * per_group + m, entries);
-                    }
-                }
-            }
+                },
+            )?;
         }
 
-        let mut bundle = Bundle {
-            calls: &self.calls,
-            visible: self.spec.calls.len(),
-            counter: self.counter,
+        let rows = Rows {
+            input,
             readers: &readers,
             value_readers: &value_readers,
-            input,
-            store: self.store.as_ref(),
-            maps: self.maps.as_mut(),
-            map_calls: &map_calls,
-            map_of: (0..self.calls.len())
-                .map(|c| map_calls.iter().position(|&mc| mc == c))
-                .collect(),
-            groups: &groups,
-            dirty: vec![false; slots * map_calls.len()],
-            prefix: Vec::new(),
-            prefix_of: None,
-            key: Vec::new(),
-            prev: Vec::with_capacity(self.spec.calls.len()),
-            new: Vec::with_capacity(self.spec.calls.len()),
-            rules: EmitRules {
+        };
+        let mut bundle = Bundle::new(
+            &self.calls,
+            self.spec.calls.len(),
+            self.counter,
+            self.store.as_ref(),
+            self.maps.as_mut(),
+            &map_calls,
+            &groups,
+            EmitRules {
                 suppress_equal: self.ttl.is_none(),
                 generate_update_before: self.spec.generate_update_before,
             },
-            out: Changes::new(n, self.spec.calls.len()),
-        };
+            n,
+        );
         if per_row {
             for (row, &slot) in row_slot.iter().enumerate() {
-                bundle.apply(slot as usize, &[row as u32], &mut accs)?;
+                bundle.apply(&rows, slot as usize, &[row as u32], &mut accs)?;
             }
         } else {
             for slot in 0..slots {
                 let range = starts[slot] as usize..starts[slot + 1] as usize;
-                bundle.apply(slot, &grouped[range], &mut accs)?;
+                bundle.apply(&rows, slot, &grouped[range], &mut accs)?;
             }
         }
         let out = bundle.out;
@@ -422,20 +379,13 @@ impl GroupAggregate {
             &persisted,
         );
         if let Some(maps) = &mut self.maps {
-            // Maps in key order, each with its group key and call (`[group key][call]` is
-            // its prefix).
-            let per_group = map_calls.len();
-            let (groups, map_calls) = (&groups, &map_calls);
-            maps.finish(
+            finish_maps(
+                maps,
                 self.store.as_ref(),
                 &mut writes,
-                order.iter().flat_map(|&slot| {
-                    let slot = slot as usize;
-                    map_calls
-                        .iter()
-                        .enumerate()
-                        .map(move |(m, &c)| (slot * per_group + m, groups.key(slot), c as u8))
-                }),
+                &groups,
+                &order,
+                &map_calls,
             )?;
         }
         self.store.write(&writes)?;
@@ -469,14 +419,21 @@ impl Groups {
     }
 }
 
-/// The state of one bundle being applied.
-struct Bundle<'a> {
+/// A bundle's input rows, as [`Bundle::apply`] reads them.
+struct Rows<'a> {
+    input: &'a ChangelogBatch,
+    readers: &'a [Option<ColumnReader<'a>>],
+    /// Two-argument calls' second column (JSON_OBJECTAGG's value).
+    value_readers: &'a [Option<ColumnReader<'a>>],
+}
+
+/// The state of one bundle being applied: its groups' sorted maps and the changelog being
+/// emitted. Shared with the two-phase global operator, which merges partials where this
+/// operator applies rows.
+pub(super) struct Bundle<'a> {
     calls: &'a [BoundCall],
     visible: usize,
     counter: Option<usize>,
-    readers: &'a [Option<ColumnReader<'a>>],
-    value_readers: &'a [Option<ColumnReader<'a>>],
-    input: &'a ChangelogBatch,
     store: &'a dyn StateBackend,
     maps: Option<&'a mut SortedMaps>,
     map_calls: &'a [usize],
@@ -493,20 +450,62 @@ struct Bundle<'a> {
     prev: Vec<Value>,
     new: Vec<Value>,
     rules: EmitRules,
-    out: Changes,
+    pub(super) out: Changes,
 }
 
-impl Bundle<'_> {
+impl<'a> Bundle<'a> {
+    /// A bundle of `groups` over `calls` (the first `visible` are output) emitting with
+    /// `rules`; `maps` (with `map_calls`, the calls keeping one) preloaded; room for
+    /// `capacity` changes.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        calls: &'a [BoundCall],
+        visible: usize,
+        counter: Option<usize>,
+        store: &'a dyn StateBackend,
+        maps: Option<&'a mut SortedMaps>,
+        map_calls: &'a [usize],
+        groups: &'a Groups,
+        rules: EmitRules,
+        capacity: usize,
+    ) -> Self {
+        Self {
+            calls,
+            visible,
+            counter,
+            store,
+            maps,
+            map_calls,
+            map_of: (0..calls.len())
+                .map(|c| map_calls.iter().position(|&mc| mc == c))
+                .collect(),
+            groups,
+            dirty: vec![false; groups.len() * map_calls.len()],
+            prefix: Vec::new(),
+            prefix_of: None,
+            key: Vec::new(),
+            prev: Vec::with_capacity(visible),
+            new: Vec::with_capacity(visible),
+            rules,
+            out: Changes::new(capacity, visible),
+        }
+    }
+
     /// Applies `rows` (all of group `slot`) to its accumulators and emits.
-    fn apply(&mut self, slot: usize, rows: &[u32], accs: &mut GroupAccs) -> Result<()> {
-        let key_row = self.groups.first_row[slot];
+    fn apply(
+        &mut self,
+        input: &Rows<'_>,
+        slot: usize,
+        rows: &[u32],
+        accs: &mut GroupAccs,
+    ) -> Result<()> {
         let mut rows = rows;
         let first = accs.get(slot).is_none();
         if first {
             // No state: leading retractions are ignored.
             match rows
                 .iter()
-                .position(|&r| self.input.kind(r as usize).is_accumulate())
+                .position(|&r| input.input.kind(r as usize).is_accumulate())
             {
                 Some(start) => rows = &rows[start..],
                 None => return Ok(()),
@@ -514,31 +513,71 @@ impl Bundle<'_> {
         }
         let (values, _) = accs.get_or_create(slot);
         let mut prev = std::mem::take(&mut self.prev);
-        let mut new = std::mem::take(&mut self.new);
         prev.clear();
-        new.clear();
         if !first {
             self.results(slot, values, &mut prev)?;
         }
         for &row in rows {
             let row = row as usize;
-            let negate = !self.input.kind(row).is_accumulate();
+            let negate = !input.input.kind(row).is_accumulate();
             for (c, (call, value)) in self.calls.iter().zip(values.iter_mut()).enumerate() {
                 let read = |readers: &[Option<ColumnReader<'_>>]| match &readers[c] {
                     Some(reader) => reader.value(row),
                     None => Value::Null,
                 };
-                let (x, y) = (read(self.readers), read(self.value_readers));
+                let (x, y) = (read(input.readers), read(input.value_readers));
                 self.with_map(slot, c, |ctx| call.update(value, &x, &y, negate, ctx))?;
             }
         }
+        self.emit(slot, first, prev, accs)
+    }
+
+    /// Merges `buffer` (group `slot`'s partials, merged) into its accumulators and emits
+    /// (`MiniBatchGlobalGroupAggFunction.finishBundle`).
+    pub(super) fn merge(
+        &mut self,
+        slot: usize,
+        buffer: &[Acc],
+        accs: &mut GroupAccs,
+    ) -> Result<()> {
+        let (values, had_state) = accs.get_or_create(slot);
+        let first = !had_state;
+        let mut prev = std::mem::take(&mut self.prev);
+        prev.clear();
+        if !first {
+            self.results(slot, values, &mut prev)?;
+        }
+        for (c, ((call, value), partial)) in self
+            .calls
+            .iter()
+            .zip(values.iter_mut())
+            .zip(buffer)
+            .enumerate()
+        {
+            self.with_map(slot, c, |ctx| call.merge(value, partial, ctx))?;
+        }
+        self.emit(slot, first, prev, accs)
+    }
+
+    /// Emits group `slot`'s change from `prev` (its results before, empty when `first`)
+    /// and clears its state when its record count reached zero.
+    fn emit(
+        &mut self,
+        slot: usize,
+        first: bool,
+        mut prev: Vec<Value>,
+        accs: &mut GroupAccs,
+    ) -> Result<()> {
+        let (values, _) = accs.get_or_create(slot);
         let alive = is_alive(self.counter, values);
+        let mut new = std::mem::take(&mut self.new);
+        new.clear();
         if alive {
             self.results(slot, values, &mut new)?;
         }
-        self.out.emit_from(
+        self.out.emit(
             self.rules,
-            key_row,
+            self.groups.first_row[slot],
             first,
             &mut prev,
             alive.then_some(&mut new),
@@ -601,6 +640,116 @@ impl Bundle<'_> {
         }
         Ok(())
     }
+}
+
+/// The calls that keep a sorted map (retracting MIN/MAX, DISTINCT), by index.
+pub(super) fn map_calls(calls: &[BoundCall]) -> Vec<usize> {
+    (0..calls.len())
+        .filter(|&c| calls[c].uses_sorted_map())
+        .collect()
+}
+
+/// The order bytes of the values a bundle touches in one (group, call) map, in any order
+/// and with repeats.
+pub(super) struct TouchedValues {
+    bytes: Vec<u8>,
+    spans: Vec<(usize, usize)>,
+}
+
+impl TouchedValues {
+    /// Adds the value `write` appends.
+    pub(super) fn push_with(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        let start = self.bytes.len();
+        write(&mut self.bytes);
+        self.spans.push((start, self.bytes.len()));
+    }
+}
+
+/// Preloads every sorted-map entry a bundle will touch with one batched read: for each group
+/// with stored maps, the values `touched(slot, call, values)` adds. `hint` is the expected
+/// number of entry keys and their bytes.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn preload_maps(
+    maps: &mut SortedMaps,
+    store: &dyn StateBackend,
+    groups: &Groups,
+    order: &[u32],
+    accs: &GroupAccs,
+    map_calls: &[usize],
+    hint: (usize, usize),
+    mut touched: impl FnMut(usize, usize, &mut TouchedValues),
+) -> Result<()> {
+    let slots = groups.len();
+    let per_group = map_calls.len();
+    maps.begin(slots * per_group);
+    // Entry keys are `[group key][call][value]` and group keys are prefix-free, so visiting
+    // groups in key order, calls in order and each group's values sorted gives the keys in
+    // ascending order without sorting them all.
+    let mut keys = maps.key_buffer(hint.0 * per_group, hint.1 * per_group);
+    let mut values = TouchedValues {
+        bytes: Vec::new(),
+        spans: Vec::new(),
+    };
+    for &slot in order {
+        let slot = slot as usize;
+        for (m, &c) in map_calls.iter().enumerate() {
+            // A map held in its accumulator (or a new group's) has nothing stored.
+            if accs.get(slot).is_none_or(|acc| acc[c].map_is_inline()) {
+                continue;
+            }
+            values.bytes.clear();
+            values.spans.clear();
+            touched(slot, c, &mut values);
+            let TouchedValues { bytes, spans } = &mut values;
+            if spans.len() > 1 {
+                spans.sort_unstable_by(|a, b| bytes[a.0..a.1].cmp(&bytes[b.0..b.1]));
+                spans.dedup_by(|b, a| bytes[a.0..a.1] == bytes[b.0..b.1]);
+            }
+            for &(start, end) in spans.iter() {
+                let key = keys.buffer();
+                key.extend_from_slice(groups.key(slot));
+                key.push(c as u8);
+                key.extend_from_slice(&bytes[start..end]);
+                keys.push(slot * per_group + m);
+            }
+        }
+    }
+    maps.preload(store, keys)?;
+    for slot in 0..slots {
+        let acc = accs.get(slot);
+        for (m, &c) in map_calls.iter().enumerate() {
+            // A group without state has no entries stored either.
+            let entries = acc.map_or(Some(0), |acc| acc[c].map_entries());
+            if let Some(entries) = entries {
+                maps.note_loaded(slot * per_group + m, entries);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Puts every changed sorted-map entry of the bundle into `writes`: maps in key order, each
+/// with its group key and call (`[group key][call]` is its prefix).
+pub(super) fn finish_maps(
+    maps: &mut SortedMaps,
+    store: &dyn StateBackend,
+    writes: &mut WriteBatch,
+    groups: &Groups,
+    order: &[u32],
+    map_calls: &[usize],
+) -> Result<()> {
+    let per_group = map_calls.len();
+    maps.finish(
+        store,
+        writes,
+        order.iter().flat_map(|&slot| {
+            let slot = slot as usize;
+            map_calls
+                .iter()
+                .enumerate()
+                .map(move |(m, &c)| (slot * per_group + m, groups.key(slot), c as u8))
+        }),
+    )
 }
 
 // Shared with the two-phase global operator (`super::local_global`), which differs only in
@@ -1064,21 +1213,9 @@ impl Changes {
     }
 
     /// Emits one group's change with `GroupAggFunction`'s rules: `new` is `None` when the
-    /// record count reached zero; `first` when the group had no state.
+    /// record count reached zero; `first` when the group had no state. The results are
+    /// taken out of reusable buffers (left empty when emitted).
     pub(super) fn emit(
-        &mut self,
-        rules: EmitRules,
-        key_row: u32,
-        first: bool,
-        mut prev: Vec<Value>,
-        mut new: Option<Vec<Value>>,
-    ) {
-        self.emit_from(rules, key_row, first, &mut prev, new.as_mut());
-    }
-
-    /// [`Changes::emit`] taking the results out of reusable buffers (left empty when
-    /// emitted).
-    pub(super) fn emit_from(
         &mut self,
         rules: EmitRules,
         key_row: u32,

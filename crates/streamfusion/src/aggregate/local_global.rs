@@ -26,18 +26,35 @@
 //! | `$SUM0(x)` | `sum` (the result type) |
 //! | `AVG(x)` | `sum` (BIGINT for integers, DOUBLE for FLOAT/DOUBLE, `DECIMAL(38, s)`), `count` BIGINT |
 //! | `MIN(x)`, `MAX(x)`, insert-only input | `value` (x's type) |
+//! | `MIN(x)`, `MAX(x)`, retracting input | `min`/`max` (x's type), `mapSize` BIGINT, `map`: MAP<x, BIGINT> (`Min/MaxWithRetractAccumulator`) |
 //! | `SINGLE_VALUE(x)` | `value` (x's type), `count` INT |
 //! | `LISTAGG(x [, sep])`, retracting input | `list`, `retractList`: ARRAY of STRING (`ListAgg[Ws]WithRetractAggFunction`) |
 //! | `JSON_OBJECTAGG(KEY k VALUE v ..)` | `map`: MAP<STRING, STRING>, key -> JSON text (NULL for NULL ON NULL's `null`) |
+//! | `f(DISTINCT x)` | `f`'s fields, then `distinct`: MAP<x, BIGINT>, value -> count |
+//!
+//! Maps are carried as typed Arrow maps where Flink carries its accumulators' `MapView`s
+//! (the distinct view as a RAW field); counts are never zero, and may be negative (a local
+//! retraction of a value the bundle did not accumulate). The local phase keeps them in its
+//! accumulators, as Flink's local function keeps heap views; the global phase merges a
+//! bundle's partials into such heap buffers, then merges each buffer into the stored
+//! accumulator, whose map lives inline or in the global operator's sorted-map table exactly
+//! as in the one-phase operator.
 //!
 //! # What is not split
 //!
 //! The planner splits an aggregate only when every call can `merge`
 //! (`AggregateUtil.doAllSupportPartialMerge`). FIRST_VALUE/LAST_VALUE (with or without
 //! retraction), LISTAGG without retraction and JSON_ARRAYAGG have no `merge`, so Flink keeps
-//! such a query one-phase: they are refused here. Retracting MIN/MAX and DISTINCT calls can
-//! merge in Flink (their partials carry maps), but are not implemented natively yet: they
-//! are refused too, with a different message.
+//! such a query one-phase: they are refused here.
+//!
+//! Retracting MIN/MAX merge as `Max[Min]WithRetractAggFunction.merge`: the partial's
+//! extremum is taken when the stored map has no positive entry or it lies beyond the stored
+//! one; counts add; `mapSize` counts the entries turning positive or ceasing to be; when the
+//! extremum's own entry ceases to be positive, the new one is the map's largest (smallest)
+//! key, which, as in Flink, may be a key with a negative count. DISTINCT merges as the
+//! planner's distinct `merge` with counts: the inner function accumulates a value whose
+//! count turns positive and retracts one whose count ceases to be positive; the partial's
+//! inner accumulator is not read.
 //!
 //! JSON_OBJECTAGG splits as Flink splits it: the partial is the local key -> value map, and
 //! `merge` puts each member after `assertKeyNotPresent`. A local retraction only removes a
@@ -60,9 +77,11 @@
 //! without state (one-phase ignores it; here it becomes a negative count that is stored and
 //! emitted), when a global bundle spans several local bundles (one emission per global
 //! bundle), for SINGLE_VALUE, whose `merge` does not fail on a retraction-cancelled
-//! second row and takes the partial's value when the counts sum to one, and for LISTAGG
+//! second row and takes the partial's value when the counts sum to one, for LISTAGG
 //! with retraction, where a value accumulated and retracted within one local bundle cancels
-//! there instead of removing an equal, earlier value from the stored list.
+//! there instead of removing an equal, earlier value from the stored list, and for
+//! retracting MIN/MAX after a retraction of a value a group never held, whose negative
+//! entry can become the extremum.
 //!
 //! Within a bundle, Flink emits keys in `HashMap` order (`AbstractMapBundleOperator`), for
 //! partials and results alike; like the one-phase operator, these emit in order of first
@@ -75,12 +94,13 @@ use arrow::array::{Array, ArrayRef, AsArray, ListArray, RecordBatch, StructArray
 use arrow::buffer::OffsetBuffer;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use super::function::{Acc, AggFunction, BoundCall, JsonObject};
+use super::function::{Acc, AggFunction, BoundCall, InlineMap, JsonObject};
 use super::group::{
-    Changes, EmitRules, GroupAggSpec, access_order, assign_groups, bind, check_input, check_plan,
-    concat, is_alive, read_accs, state_ttl, table_name, write_accs,
+    Bundle, EmitRules, GroupAggSpec, access_order, assign_groups, bind, check_input, check_plan,
+    concat, finish_maps, map_calls, preload_maps, read_accs, state_ttl, table_name, write_accs,
 };
-use super::value::{Class, ColumnReader, Value, build_array};
+use super::sorted_map::SortedMaps;
+use super::value::{Class, ColumnReader, Value, build_array, from_order_bytes, order_bytes};
 use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
@@ -90,6 +110,7 @@ use crate::state::{StateBackend, TableAccess, TableId, WriteBatch};
 use crate::types::{LogicalType, map_entry_fields};
 
 const ACC_TABLE: &str = "global_group_agg.acc";
+const MAP_TABLE: &str = "global_group_agg.sorted_map";
 
 /// A plan split in two: the bound calls and the partial layout both phases share.
 struct Split {
@@ -157,13 +178,9 @@ fn partial_fields(
             call.function.sql_name(),
         ))
     };
-    if call.distinct {
-        return Err(refuse(
-            "Flink splits DISTINCT calls with the distinct map in the partial, which is not \
-             implemented natively yet; plan it one-phase",
-        ));
-    }
-    Ok(match call.function {
+    let counts =
+        |key: &LogicalType| LogicalType::Map(Box::new(key.clone()), Box::new(LogicalType::BigInt));
+    let mut fields = match call.function {
         AggFunction::CountStar | AggFunction::Count => vec![("count", LogicalType::BigInt)],
         AggFunction::Sum if call.retracting => {
             vec![("sum", call.result.clone()), ("count", LogicalType::BigInt)]
@@ -183,15 +200,21 @@ fn partial_fields(
         AggFunction::Min | AggFunction::Max if !call.retracting => {
             vec![("value", call.result.clone())]
         }
+        // `Max[Min]WithRetractAccumulator`: the extremum, `mapSize` and the value -> count map.
+        AggFunction::Min | AggFunction::Max => vec![
+            (
+                if call.function == AggFunction::Max {
+                    "max"
+                } else {
+                    "min"
+                },
+                call.result.clone(),
+            ),
+            ("mapSize", LogicalType::BigInt),
+            ("map", counts(&call.result)),
+        ],
         AggFunction::SingleValue => {
             vec![("value", call.result.clone()), ("count", LogicalType::Int)]
-        }
-        // Retracting (insert-only MIN/MAX matched above).
-        AggFunction::Min | AggFunction::Max => {
-            return Err(refuse(
-                "Flink splits it (its partial carries the value map), which is not \
-                 implemented natively yet; plan it one-phase",
-            ));
         }
         AggFunction::JsonObjectAggNullOnNull | AggFunction::JsonObjectAggAbsentOnNull => {
             let string = LogicalType::VarChar(i32::MAX as u32);
@@ -213,7 +236,16 @@ fn partial_fields(
                 "its Flink function has no merge, so the planner keeps the aggregate one-phase",
             ));
         }
-    })
+    };
+    if call.distinct {
+        // The distinct value -> count map after the inner function's fields.
+        let arg = call
+            .arg_type
+            .as_ref()
+            .ok_or_else(|| refuse("DISTINCT needs an argument"))?;
+        fields.push(("distinct", counts(arg)));
+    }
+    Ok(fields)
 }
 
 /// One partial field's values for a bundle's keys: scalars, or lists (ARRAY fields).
@@ -348,7 +380,7 @@ impl<'a> FieldReader<'a> {
 }
 
 /// A call's accumulator as its partial fields.
-fn to_partial(acc: &Acc, out: &mut [PartialColumn]) -> Result<()> {
+fn to_partial(call: &BoundCall, acc: &Acc, out: &mut [PartialColumn]) -> Result<()> {
     let fields = out.len();
     fn field<'o>(
         out: &'o mut [PartialColumn],
@@ -361,6 +393,21 @@ fn to_partial(acc: &Acc, out: &mut [PartialColumn]) -> Result<()> {
             ))
         })
     }
+    // A value -> count map as typed map entries.
+    let counts = |out: &mut [PartialColumn], i: usize, map: &InlineMap| -> Result<()> {
+        let class = call
+            .class
+            .ok_or_else(|| Error::State("a map partial without an argument".into()))?;
+        let pairs = map
+            .iter()
+            .map(|(bytes, count)| Ok((from_order_bytes(class, bytes)?, Value::Int(*count))))
+            .collect::<Result<Vec<_>>>()?;
+        match field(out, acc, i)? {
+            PartialColumn::Maps(maps) => maps.push(pairs),
+            _ => return Err(Error::State(format!("a map for non-map field {i}"))),
+        }
+        Ok(())
+    };
     let mut push = |i: usize, v: Value| -> Result<()> {
         match field(out, acc, i)? {
             PartialColumn::Values(values) => values.push(v),
@@ -380,6 +427,21 @@ fn to_partial(acc: &Acc, out: &mut [PartialColumn]) -> Result<()> {
             }
         }
         Acc::Sum0(v) | Acc::Value(v) => push(0, v.clone())?,
+        Acc::Extremum {
+            value,
+            map_size,
+            inline: Some(map),
+            ..
+        } => {
+            push(0, value.clone())?;
+            push(1, Value::Int(*map_size))?;
+            counts(out, 2, map)?;
+        }
+        Acc::LocalDistinct { inner, map } => {
+            let (inner_fields, distinct) = out.split_at_mut(fields.saturating_sub(1));
+            to_partial(call, inner, inner_fields)?;
+            counts(distinct, 0, map)?;
+        }
         Acc::ListWithRetract { list, retract_list } => {
             for (i, values) in [list, retract_list].into_iter().enumerate() {
                 match field(out, acc, i)? {
@@ -403,8 +465,39 @@ fn to_partial(acc: &Acc, out: &mut [PartialColumn]) -> Result<()> {
     Ok(())
 }
 
-/// A call's accumulator from its partial fields at `row`, shaped like `template`.
-fn from_partial(template: &Acc, readers: &[FieldReader<'_>], row: usize) -> Result<Acc> {
+/// A value -> count map from a partial's map entries at `row`: NULL counts are refused,
+/// zero counts are not entries, and a value may appear once.
+fn counts_from_partial(reader: Option<&FieldReader<'_>>, row: usize) -> Result<InlineMap> {
+    let mut map: InlineMap = Vec::new();
+    for (key, count) in reader.map_or_else(Vec::new, |r| r.pairs(row)) {
+        let Value::Int(count) = count else {
+            return Err(Error::InvalidShape(format!(
+                "partial row {row} has a NULL count in its value map"
+            )));
+        };
+        let mut bytes = Vec::new();
+        order_bytes(&key, &mut bytes);
+        if count != 0 {
+            map.push((bytes, count));
+        }
+    }
+    map.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    if map.windows(2).any(|w| w[0].0 == w[1].0) {
+        return Err(Error::InvalidShape(format!(
+            "partial row {row} has a value twice in its value map"
+        )));
+    }
+    Ok(map)
+}
+
+/// A call's accumulator from its partial fields at `row`, shaped like `template` (a
+/// [`BoundCall::create_local`] one).
+fn from_partial(
+    call: &BoundCall,
+    template: &Acc,
+    readers: &[FieldReader<'_>],
+    row: usize,
+) -> Result<Acc> {
     let value = |i: usize| readers.get(i).map_or(Value::Null, |r| r.value(row));
     // Insert-only SUM has no count column (0); a NULL count cannot come from the local
     // phase, so it is refused rather than read as zero.
@@ -431,6 +524,19 @@ fn from_partial(template: &Acc, readers: &[FieldReader<'_>], row: usize) -> Resu
         },
         Acc::Sum0(_) => Acc::Sum0(value(0)),
         Acc::Value(_) => Acc::Value(value(0)),
+        Acc::Extremum { .. } => Acc::Extremum {
+            value: value(0),
+            map_size: count(1)?,
+            entries: 0,
+            inline: Some(counts_from_partial(readers.get(2), row)?),
+        },
+        Acc::LocalDistinct { inner, .. } => {
+            let (inner_readers, distinct) = readers.split_at(readers.len().saturating_sub(1));
+            Acc::LocalDistinct {
+                inner: Box::new(from_partial(call, inner, inner_readers, row)?),
+                map: counts_from_partial(distinct.first(), row)?,
+            }
+        }
         Acc::Object(_) => Acc::Object(JsonObject::from_pairs(
             readers.first().map_or_else(Vec::new, |r| r.pairs(row)),
         )?),
@@ -552,7 +658,8 @@ impl LocalGroupAggregate {
                     .transpose()
             })
             .collect::<Result<_>>()?;
-        let templates: Vec<Acc> = calls.iter().map(BoundCall::create).collect();
+        // Maps stay in the accumulators: Flink's local phase keeps heap data views.
+        let templates: Vec<Acc> = calls.iter().map(BoundCall::create_local).collect();
         let mut accs: Vec<Vec<Acc>> = vec![templates; groups.len()];
         // `MiniBatchLocalGroupAggFunction.addInput`: no state, so nothing is ignored.
         for (row, &slot) in row_slot.iter().enumerate() {
@@ -578,7 +685,7 @@ impl LocalGroupAggregate {
                 .map(|ty| PartialColumn::new(ty, accs.len()))
                 .collect();
             for acc in &accs {
-                to_partial(&acc[c], &mut fields)?;
+                to_partial(&calls[c], &acc[c], &mut fields)?;
             }
             for (field, ty) in fields.into_iter().zip(types) {
                 columns.push(field.finish(ty)?);
@@ -598,6 +705,8 @@ pub struct GlobalGroupAggregate {
     hasher: KeyHasher,
     store: Box<dyn StateBackend>,
     accs: TableId,
+    /// The maps of retracting MIN/MAX and DISTINCT calls that outgrow their accumulators.
+    maps: Option<SortedMaps>,
     ttl: Option<StateTtl>,
     pending: Vec<RecordBatch>,
     pending_rows: usize,
@@ -634,12 +743,21 @@ impl GlobalGroupAggregate {
         let ttl = state_ttl(&spec, clock)?;
         let accs =
             store.open_table_with(&table_name(ttl.as_ref(), ACC_TABLE), TableAccess::Point)?;
+        let maps = if split.calls.iter().any(BoundCall::uses_sorted_map) {
+            Some(SortedMaps::new(
+                store.open_table(&table_name(ttl.as_ref(), MAP_TABLE))?,
+                ttl.clone(),
+            ))
+        } else {
+            None
+        };
         Ok(Self {
             hasher: KeyHasher::new(split.key_types.clone()),
             split,
             spec,
             store,
             accs,
+            maps,
             ttl,
             pending: Vec::new(),
             pending_rows: 0,
@@ -758,8 +876,9 @@ impl GlobalGroupAggregate {
         let slots = groups.len();
         let calls = &self.split.calls;
         let templates: Vec<Acc> = calls.iter().map(BoundCall::create).collect();
+        let local: Vec<Acc> = calls.iter().map(BoundCall::create_local).collect();
 
-        // `addInput`: each key's partials merged, in order, into a fresh buffer.
+        // `addInput`: each key's partials merged, in order, into a fresh buffer (heap maps).
         let mut column = keys;
         let mut readers: Vec<Vec<FieldReader<'_>>> = Vec::with_capacity(calls.len());
         for types in &self.split.fields {
@@ -774,16 +893,18 @@ impl GlobalGroupAggregate {
             }
             readers.push(call_readers);
         }
-        let mut buffers: Vec<Vec<Acc>> = vec![templates.clone(); slots];
+        let mut buffers: Vec<Vec<Acc>> = vec![local.clone(); slots];
         for (row, &slot) in row_slot.iter().enumerate() {
             for (c, call) in calls.iter().enumerate() {
-                let partial = from_partial(&templates[c], &readers[c], row)?;
-                call.merge(&mut buffers[slot as usize][c], &partial)?;
+                let partial = from_partial(call, &local[c], &readers[c], row)?;
+                call.merge(&mut buffers[slot as usize][c], &partial, None)?;
             }
         }
 
         // `finishBundle`: each buffer merged into the stored accumulator, then emission.
-        let order = access_order(self.store.as_ref(), &[self.accs], &groups);
+        let mut tables = vec![self.accs];
+        tables.extend(self.maps.as_ref().map(SortedMaps::table));
+        let order = access_order(self.store.as_ref(), &tables, &groups);
         let (mut accs, persisted) = read_accs(
             self.store.as_ref(),
             self.accs,
@@ -792,37 +913,46 @@ impl GlobalGroupAggregate {
             &order,
             &templates,
         )?;
-        let visible = self.spec.calls.len();
-        let rules = EmitRules {
-            suppress_equal: self.ttl.is_none(),
-            generate_update_before: self.spec.generate_update_before,
-        };
-        let results = |acc: &mut [Acc]| -> Result<Vec<Value>> {
-            calls[..visible]
+        let map_calls = map_calls(calls);
+        if let Some(maps) = &mut self.maps {
+            // The entries a merge touches: the buffer's map keys.
+            let entries: usize = buffers
                 .iter()
-                .zip(acc.iter_mut())
-                .map(|(call, a)| call.value(a, None))
-                .collect()
-        };
-        let mut out = Changes::new(slots, visible);
-        for (slot, buffer) in buffers.iter().enumerate() {
-            let (acc, had_state) = accs.get_or_create(slot);
-            let first = !had_state;
-            let prev = if first { Vec::new() } else { results(acc)? };
-            for (c, call) in calls.iter().enumerate() {
-                call.merge(&mut acc[c], &buffer[c])?;
-            }
-            let new = if is_alive(self.split.counter, acc) {
-                Some(results(acc)?)
-            } else {
-                None
-            };
-            let alive = new.is_some();
-            out.emit(rules, groups.first_row[slot], first, prev, new);
-            if !alive {
-                accs.remove(slot);
-            }
+                .flat_map(|b| map_calls.iter().map(|&c| buffer_map(&b[c]).len()))
+                .sum();
+            preload_maps(
+                maps,
+                self.store.as_ref(),
+                &groups,
+                &order,
+                &accs,
+                &map_calls,
+                (entries, entries * (groups.key_bytes / slots.max(1) + 17)),
+                |slot, c, values| {
+                    for (bytes, _) in buffer_map(&buffers[slot][c]) {
+                        values.push_with(|out| out.extend_from_slice(bytes));
+                    }
+                },
+            )?;
         }
+        let mut bundle = Bundle::new(
+            calls,
+            self.spec.calls.len(),
+            self.split.counter,
+            self.store.as_ref(),
+            self.maps.as_mut(),
+            &map_calls,
+            &groups,
+            EmitRules {
+                suppress_equal: self.ttl.is_none(),
+                generate_update_before: self.spec.generate_update_before,
+            },
+            slots,
+        );
+        for (slot, buffer) in buffers.iter().enumerate() {
+            bundle.merge(slot, buffer, &mut accs)?;
+        }
+        let out = bundle.out;
 
         let mut writes = WriteBatch::new();
         write_accs(
@@ -834,8 +964,29 @@ impl GlobalGroupAggregate {
             &accs,
             &persisted,
         );
+        if let Some(maps) = &mut self.maps {
+            finish_maps(
+                maps,
+                self.store.as_ref(),
+                &mut writes,
+                &groups,
+                &order,
+                &map_calls,
+            )?;
+        }
         self.store.write(&writes)?;
         out.finish(&self.split.schema, &key_columns, &self.split.result_types)
+    }
+}
+
+/// The value -> count map a bundle buffer holds for a retracting MIN/MAX or DISTINCT call.
+fn buffer_map(acc: &Acc) -> &[(Vec<u8>, i64)] {
+    match acc {
+        Acc::Extremum {
+            inline: Some(map), ..
+        }
+        | Acc::LocalDistinct { map, .. } => map,
+        _ => &[],
     }
 }
 

@@ -11,7 +11,8 @@
 //! Accumulators live in keyed state, one value per group (`[key group][key]`); retracting
 //! MIN/MAX and DISTINCT calls also keep a sorted map per group and call ([`sorted_map`]);
 //! LISTAGG and retracting FIRST_VALUE/LAST_VALUE keep their value lists inside the
-//! accumulator. Everything is read and written a bundle at a time.
+//! accumulator. Everything is read and written a bundle at a time. Two-phase partials and
+//! buffers hold their maps in the accumulator ([`function`]'s local accumulators).
 
 pub mod function;
 pub mod group;
