@@ -12,7 +12,6 @@ use crate::prereqs;
 use crate::rundir::RunDirArgs;
 use crate::selection::Selection;
 use crate::suite_binary::{CriterionFlags, Mode};
-use crate::suite_build::Scope;
 use crate::suites::{self, Session};
 use crate::workspace::Workspace;
 
@@ -69,7 +68,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     session.metadata.criterion.flags = flags.clone();
     prereqs::ensure(&session.sh)?;
     let jvm_ready = jvm::prepare_for_session(&mut session)?;
-    let built = session.build(&selected, &features, Scope::SelectedPackages)?;
+    let built = session.build(&selected, &features)?;
 
     if let Some(baseline) = &flags.baseline {
         let mut cases = Vec::new();

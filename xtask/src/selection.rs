@@ -25,10 +25,16 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// Resolves `--package`/`--suite`/`--features` against the workspace.
+    /// Resolves `--package`/`--suite`/`--features` against the workspace. The features are
+    /// the test command's plus the selection's ([`Workspace::test_features`]).
     pub fn resolve(&self, workspace: &Workspace) -> Result<(Vec<Suite>, Features)> {
         let selected = workspace::select_suites(&workspace.suites, &self.packages, &self.suites)?;
-        let features = workspace::resolve_features(&workspace.packages, &selected, &self.features)?;
+        let mut features = workspace.test_features()?;
+        features.extend(&workspace::resolve_features(
+            &workspace.packages,
+            &selected,
+            &self.features,
+        )?);
         Ok((selected, features))
     }
 }

@@ -11,7 +11,6 @@ use crate::prereqs;
 use crate::rundir::RunDirArgs;
 use crate::selection::Selection;
 use crate::suite_binary::Mode;
-use crate::suite_build::Scope;
 use crate::suites::{self, Session};
 use crate::workspace::Workspace;
 
@@ -29,7 +28,7 @@ pub fn run(args: &SmokeArgs) -> Result<ExitCode> {
     let mut session = Session::start(workspace, "smoke", args.run_dir.output.as_deref())?;
     prereqs::ensure(&session.sh)?;
     let jvm_ready = jvm::prepare_for_session(&mut session)?;
-    let built = session.build(&selected, &features, Scope::SelectedPackages)?;
+    let built = session.build(&selected, &features)?;
     let outcomes = session.run_suites(&built, &Mode::Smoke, args.selection.filter.as_deref())?;
     let all_passed = session.finish(&outcomes)?;
     Ok(suites::exit_code_with_jvm(all_passed, &outcomes, jvm_ready))

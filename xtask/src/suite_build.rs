@@ -17,26 +17,28 @@ use crate::prereqs;
 use crate::suite_binary;
 use crate::workspace::{self, Features, Suite, Workspace, cargo};
 
-/// Which packages cargo resolves features for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    /// `--workspace`: feature unification matches `cargo test --workspace`, so `cargo xtask
-    /// test` reuses the test build's dependencies for its suites.
-    Workspace,
-    /// `-p <pkg>` for each package with a selected suite.
-    SelectedPackages,
-}
-
-/// One `cargo bench --no-run` invocation.
+/// The `cargo bench --no-run` invocation that builds the selected suites.
+///
+/// It is always `--workspace` with every selected `--bench`, and the features include the
+/// test command's (see [`crate::workspace::Workspace::test_features`]): cargo unifies
+/// dependency features over the packages it builds, so `-p <pkg>` would resolve DataFusion
+/// and RocksDB differently from `cargo xtask test` and compile them a second time. A suite
+/// of the same name in another package is built too (its features are on) and not run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Invocation {
-    pub scope: Scope,
-    pub packages: Vec<String>,
     pub benches: Vec<String>,
     pub features: Features,
 }
 
 impl Invocation {
+    pub fn new(selected: &[Suite], features: &Features) -> Self {
+        let names: BTreeSet<&str> = selected.iter().map(|s| s.name.as_str()).collect();
+        Self {
+            benches: names.into_iter().map(String::from).collect(),
+            features: features.clone(),
+        }
+    }
+
     pub fn args(&self) -> Vec<String> {
         let mut args: Vec<String> = [
             "bench",
@@ -44,17 +46,10 @@ impl Invocation {
             "release",
             "--no-run",
             "--message-format=json-render-diagnostics",
+            "--workspace",
         ]
         .map(String::from)
         .to_vec();
-        match self.scope {
-            Scope::Workspace => args.push("--workspace".into()),
-            Scope::SelectedPackages => {
-                for package in &self.packages {
-                    args.extend(["-p".into(), package.clone()]);
-                }
-            }
-        }
         for bench in &self.benches {
             args.extend(["--bench".into(), bench.clone()]);
         }
@@ -63,54 +58,6 @@ impl Invocation {
         }
         args
     }
-}
-
-/// Plans the fewest invocations that build exactly the selected suites.
-///
-/// cargo applies every `--bench NAME` to every `-p` package, so one invocation is only safe
-/// when that cross product names no unselected target (which could need features we did not
-/// enable); otherwise each package gets its own invocation.
-pub fn plan(
-    all: &[Suite],
-    selected: &[Suite],
-    features: &Features,
-    scope: Scope,
-) -> Vec<Invocation> {
-    let packages: BTreeSet<&str> = selected.iter().map(|s| s.package.as_str()).collect();
-    let names: BTreeSet<&str> = selected.iter().map(|s| s.name.as_str()).collect();
-    let single = |packages: &BTreeSet<&str>, names: &BTreeSet<&str>| Invocation {
-        scope,
-        packages: packages.iter().map(|p| p.to_string()).collect(),
-        benches: names.iter().map(|n| n.to_string()).collect(),
-        features: features.clone(),
-    };
-    let cross_product_is_exact = all
-        .iter()
-        .filter(|s| names.contains(s.name.as_str()))
-        .filter(|s| matches!(scope, Scope::Workspace) || packages.contains(s.package.as_str()))
-        .all(|s| selected.contains(s));
-    if cross_product_is_exact {
-        return vec![single(&packages, &names)];
-    }
-    packages
-        .iter()
-        .map(|package| {
-            let names = selected
-                .iter()
-                .filter(|s| s.package == *package)
-                .map(|s| s.name.clone())
-                .collect();
-            Invocation {
-                scope: Scope::SelectedPackages,
-                packages: vec![package.to_string()],
-                benches: names,
-                // Another selected package's features would name a package this invocation
-                // does not select; features of dependencies (`bench-support/mimalloc`) stay.
-                features: features
-                    .without(&packages.iter().filter(|p| *p != package).copied().collect()),
-            }
-        })
-        .collect()
 }
 
 /// A suite with its freshly built executable.
@@ -146,27 +93,23 @@ fn native_dir(linked_path: &str, target_dir: &Path) -> Option<PathBuf> {
     path.starts_with(target_dir).then_some(path)
 }
 
-/// Runs the planned invocations and returns the executables in selection order. Each exact
-/// command line is appended to `commands` (for `metadata.json`) before it runs.
+/// Builds the selected suites with `features` and returns the executables in selection
+/// order. The exact command line is appended to `commands` (for `metadata.json`) before it
+/// runs.
 pub fn build(
     sh: &Shell,
     workspace: &Workspace,
     selected: &[Suite],
-    invocations: &[Invocation],
+    features: &Features,
     commands: &mut Vec<String>,
 ) -> Result<Vec<BuiltSuite>> {
-    let mut output = BuildOutput::default();
-    for invocation in invocations {
-        let cargo = cargo();
-        let args = invocation.args();
-        let command = cmd!(sh, "{cargo} {args...}");
-        let line = command.to_string();
-        eprintln!("$ {line}");
-        commands.push(line.clone());
-        let one = run_build(command.into(), &line, workspace)?;
-        output.executables.extend(one.executables);
-        output.native_dirs.extend(one.native_dirs);
-    }
+    let cargo = cargo();
+    let args = Invocation::new(selected, features).args();
+    let command = cmd!(sh, "{cargo} {args...}");
+    let line = command.to_string();
+    eprintln!("$ {line}");
+    commands.push(line.clone());
+    let output = run_build(command.into(), &line, workspace)?;
     let mut built = Vec::new();
     for suite in selected {
         let Some((_, _, executable)) = output
@@ -205,13 +148,7 @@ pub fn list_cases(
 ) -> Result<Vec<Vec<String>>> {
     let sh = workspace.shell()?;
     prereqs::ensure(&sh)?;
-    let plan = plan(
-        &workspace.suites,
-        selected,
-        features,
-        Scope::SelectedPackages,
-    );
-    let built = build(&sh, workspace, selected, &plan, &mut Vec::new())?;
+    let built = build(&sh, workspace, selected, features, &mut Vec::new())?;
     built
         .iter()
         .map(|suite| suite_binary::list_cases(&sh, suite, filter, &workspace.criterion_home()))
@@ -270,14 +207,6 @@ mod tests {
     use super::*;
     use crate::workspace::tests::suite;
 
-    fn features_of(suites: &[Suite]) -> Features {
-        let mut features = Features::default();
-        for s in suites {
-            features.add(&s.package, "bench");
-        }
-        features
-    }
-
     #[test]
     fn only_link_search_dirs_inside_the_target_dir_join_the_library_path() {
         let target = Path::new("/ws/target");
@@ -293,42 +222,15 @@ mod tests {
     }
 
     #[test]
-    fn suites_of_distinct_names_build_in_one_invocation() {
-        let all = vec![suite("a", "x"), suite("b", "y"), suite("b", "z")];
-        let selected = vec![all[0].clone(), all[1].clone()];
-        let plan = plan(&all, &selected, &features_of(&all), Scope::SelectedPackages);
-        assert_eq!(plan.len(), 1);
-        assert_eq!(
-            plan[0].args().join(" "),
-            "bench --profile release --no-run --message-format=json-render-diagnostics \
-             -p a -p b --bench x --bench y --features a/bench,b/bench"
-        );
-    }
-
-    #[test]
-    fn a_cross_product_naming_an_unselected_suite_splits_per_package() {
-        let all = vec![suite("a", "x"), suite("a", "y"), suite("b", "x")];
-        // a/y and b/x: `-p a -p b --bench x --bench y` would also build a/x.
-        let selected = vec![all[1].clone(), all[2].clone()];
-        let plan = plan(&all, &selected, &features_of(&all), Scope::SelectedPackages);
-        assert_eq!(plan.len(), 2);
-        assert_eq!(plan[0].packages, vec!["a".to_string()]);
-        assert_eq!(plan[0].benches, vec!["y".to_string()]);
-        assert_eq!(plan[1].features.cargo_arg().as_deref(), Some("b/bench"));
-    }
-
-    #[test]
-    fn workspace_scope_keeps_every_feature_and_uses_dash_dash_workspace() {
-        let all = vec![suite("a", "x"), suite("b", "y")];
-        let mut features = features_of(&all);
+    fn one_workspace_invocation_builds_every_selected_suite_with_every_feature() {
+        let selected = vec![suite("b", "y"), suite("a", "x"), suite("b", "y")];
+        let mut features = Features::default();
+        features.add("a", "bench");
         features.add("c", "bench");
-        let plan = plan(&all, &all, &features, Scope::Workspace);
-        assert_eq!(plan.len(), 1);
-        let args = plan[0].args().join(" ");
-        assert!(args.contains("--workspace --bench x --bench y"), "{args}");
-        assert!(
-            args.ends_with("--features a/bench,b/bench,c/bench"),
-            "{args}"
+        assert_eq!(
+            Invocation::new(&selected, &features).args().join(" "),
+            "bench --profile release --no-run --message-format=json-render-diagnostics \
+             --workspace --bench x --bench y --features a/bench,c/bench"
         );
     }
 }

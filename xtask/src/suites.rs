@@ -18,7 +18,7 @@ use crate::estimates;
 use crate::metadata::{RunMetadata, SuiteRecord};
 use crate::rundir;
 use crate::suite_binary::{self, CaseRow, Mode, SuiteSummary};
-use crate::suite_build::{self, BuiltSuite, Scope};
+use crate::suite_build::{self, BuiltSuite};
 use crate::table::Table;
 use crate::workspace::{Features, Suite, Workspace};
 
@@ -110,21 +110,15 @@ impl Session {
         })
     }
 
-    /// Builds the selected suites in as few cargo invocations as possible.
-    pub fn build(
-        &mut self,
-        selected: &[Suite],
-        features: &Features,
-        scope: Scope,
-    ) -> Result<Vec<BuiltSuite>> {
+    /// Builds the selected suites (one cargo invocation).
+    pub fn build(&mut self, selected: &[Suite], features: &Features) -> Result<Vec<BuiltSuite>> {
         self.metadata.features = features.to_map();
         self.metadata.allocator = features.allocator().to_string();
-        let plan = suite_build::plan(&self.workspace.suites, selected, features, scope);
         let built = suite_build::build(
             &self.sh,
             &self.workspace,
             selected,
-            &plan,
+            features,
             &mut self.metadata.cargo_commands,
         );
         self.metadata.write()?;

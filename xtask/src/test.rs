@@ -25,7 +25,6 @@ use crate::metadata::TestTotals;
 use crate::prereqs;
 use crate::rundir::RunDirArgs;
 use crate::suite_binary::Mode;
-use crate::suite_build::Scope;
 use crate::suites::Session;
 use crate::workspace::{self, Workspace, cargo};
 
@@ -73,12 +72,7 @@ fn run_steps(args: &TestArgs, totals: &mut Totals) -> Result<()> {
     } else {
         workspace::select_suites(&workspace.suites, &[], &[])?
     };
-    let mut features = workspace.bench_features();
-    features.extend(&workspace::resolve_features(
-        &workspace.packages,
-        &suites,
-        &[],
-    )?);
+    let features = workspace.test_features()?;
 
     let mut session = Session::start(workspace, "test", args.run_dir.output.as_deref())?;
     session.metadata.features = features.to_map();
@@ -122,7 +116,7 @@ fn run_steps(args: &TestArgs, totals: &mut Totals) -> Result<()> {
     if suites.is_empty() {
         println!("no bench targets in the workspace; nothing to smoke");
     } else {
-        match session.build(&suites, &features, Scope::Workspace) {
+        match session.build(&suites, &features) {
             Ok(built) => outcomes = session.run_suites(&built, &Mode::Smoke, None)?,
             Err(err) => {
                 eprintln!("error: {err:#}");

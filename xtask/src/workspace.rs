@@ -140,7 +140,16 @@ impl Workspace {
     }
 
     /// `<pkg>/bench` for every member declaring a `bench` feature: what `cargo xtask test` enables.
-    pub fn bench_features(&self) -> Features {
+    /// The features `cargo xtask test` builds the workspace with: every package's `bench`
+    /// and every suite's required features. Suites are always built with these (plus what
+    /// a selection asks for), so tests and suites share one build of the dependency line.
+    pub fn test_features(&self) -> Result<Features> {
+        let mut features = self.bench_features();
+        features.extend(&resolve_features(&self.packages, &self.suites, &[])?);
+        Ok(features)
+    }
+
+    fn bench_features(&self) -> Features {
         let mut features = Features::default();
         for package in self
             .packages
@@ -171,17 +180,6 @@ impl Features {
                 self.add(package, feature);
             }
         }
-    }
-
-    /// All entries except those of the given packages.
-    pub fn without(&self, packages: &BTreeSet<&str>) -> Features {
-        Features(
-            self.0
-                .iter()
-                .filter(|(package, _)| !packages.contains(package.as_str()))
-                .map(|(package, features)| (package.clone(), features.clone()))
-                .collect(),
-        )
     }
 
     /// The value of cargo's `--features`, or `None` when nothing is enabled.
