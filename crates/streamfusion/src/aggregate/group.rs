@@ -1252,10 +1252,22 @@ impl Changes {
         key_columns: &[ArrayRef],
         result_types: &[DataType],
     ) -> Result<ChangelogBatch> {
-        let take_rows = UInt32Array::from(self.key_rows);
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
-        for key in key_columns {
-            columns.push(arrow::compute::take(key.as_ref(), &take_rows, None)?);
+        match contiguous_run(&self.key_rows) {
+            // Each of a run of input rows emitted once, in order (keys unique within the
+            // bundle, each a first insertion or one update): the keys are a slice of the
+            // input's columns, shared rather than copied.
+            Some(start) => {
+                for key in key_columns {
+                    columns.push(key.slice(start, self.key_rows.len()));
+                }
+            }
+            None => {
+                let take_rows = UInt32Array::from(self.key_rows);
+                for key in key_columns {
+                    columns.push(arrow::compute::take(key.as_ref(), &take_rows, None)?);
+                }
+            }
         }
         for (values, ty) in self.values.iter().zip(result_types) {
             columns.push(build_array(ty, values.iter())?);
@@ -1263,6 +1275,15 @@ impl Changes {
         let batch = RecordBatch::try_new(schema.clone(), columns)?;
         ChangelogBatch::try_new(batch, Some(Int8Array::from(self.kinds)))
     }
+}
+
+/// The first of `rows` when they are consecutive ascending row numbers (and not empty).
+fn contiguous_run(rows: &[u32]) -> Option<usize> {
+    let &start = rows.first()?;
+    rows.iter()
+        .enumerate()
+        .all(|(i, &row)| u64::from(row) == u64::from(start) + i as u64)
+        .then_some(start as usize)
 }
 
 /// One batch of several, kinds included.
@@ -1326,6 +1347,18 @@ mod tests {
         keys.sort();
         keys.dedup();
         keys
+    }
+
+    #[test]
+    fn only_consecutive_ascending_rows_are_a_run() {
+        assert_eq!(contiguous_run(&[]), None);
+        assert_eq!(contiguous_run(&[7]), Some(7));
+        assert_eq!(contiguous_run(&[3, 4, 5]), Some(3));
+        assert_eq!(contiguous_run(&[3, 3, 4]), None);
+        assert_eq!(contiguous_run(&[0, 2]), None);
+        assert_eq!(contiguous_run(&[1, 0]), None);
+        // Counting past u32::MAX is not a run.
+        assert_eq!(contiguous_run(&[u32::MAX, 0]), None);
     }
 
     #[test]
