@@ -29,6 +29,9 @@ import org.apache.flink.util.CloseableIterator;
  * 2.3.0 jars: for each scenario, an input changelog goes through {@code SELECT keys, aggs FROM src
  * GROUP BY keys} (streaming mode, parallelism 1, the default hashmap state backend, no
  * mini-batch, no state TTL) and the collected output changelog is recorded with its row kinds.
+ * Scenarios with a {@code two_phase} size run as a two-phase plan instead (mini-batch on with
+ * that size, {@code table.optimizer.agg-phase-strategy} TWO_PHASE, a latency trigger that never
+ * fires within the run).
  * The native GroupAggregate is tested against them (crates/streamfusion/tests/
  * group_aggregate_flink.rs).
  *
@@ -43,6 +46,7 @@ import org.apache.flink.util.CloseableIterator;
  * <ul>
  *   <li>line 1: {@code {"flink":"2.3.0","seed":..,"generator":..,"format":..}};
  *   <li>per scenario, a header {@code {"scenario":name,"description":..,"retracts":bool,
+ *       ["two_phase":size,]
  *       "input":[{"name":..,"type":..}..],"grouping":[column..],"calls":[{"function":..,"arg":
  *       column or null,"name":..[,"distinct":true][,"separator":..][,"value_arg":column]}..],
  *       "output":[{"name":..,
@@ -111,6 +115,11 @@ public final class GroupAggVectors {
         final int[] grouping = {0};
         final List<Call> calls = new ArrayList<>();
         final List<Row> input = new ArrayList<>();
+        /**
+         * The mini-batch size of a two-phase plan (local and global GROUP BY), or 0 for the
+         * one-phase plan without mini-batch.
+         */
+        int twoPhase;
 
         Scenario(String name, String description, boolean retracts, String[] columns,
                 String[] types, DataType[] dataTypes) {
@@ -131,6 +140,12 @@ public final class GroupAggVectors {
             Call c = new Call(function, arg, name);
             c.distinct = true;
             calls.add(c);
+            return this;
+        }
+
+        /** Plans the query in two phases, with mini-batches of {@code size} rows. */
+        Scenario twoPhase(int size) {
+            twoPhase = size;
             return this;
         }
 
@@ -229,11 +244,25 @@ public final class GroupAggVectors {
             }
         }
         String sql = s.sql(view);
+        // Two phases: count-triggered bundles only (the latency trigger never fires within a
+        // run), so a bundle is exactly `twoPhase` input rows, or partial rows for the global
+        // phase, and the final watermark flushes what is left.
+        tEnv.getConfig().set("table.exec.mini-batch.enabled", Boolean.toString(s.twoPhase > 0));
+        tEnv.getConfig().set("table.exec.mini-batch.allow-latency", "1 h");
+        tEnv.getConfig().set("table.exec.mini-batch.size",
+                Integer.toString(Math.max(s.twoPhase, 1)));
+        tEnv.getConfig().set("table.optimizer.agg-phase-strategy",
+                s.twoPhase > 0 ? "TWO_PHASE" : "AUTO");
         String plan = optimizedPlan(tEnv.explainSql(sql));
         if (plan.contains("_RETRACT(") != s.retracts) {
             throw new IllegalStateException(
                     s.name + ": retracting functions " + (s.retracts ? "expected" : "unexpected")
                             + " in " + plan);
+        }
+        if ((s.twoPhase > 0) != (plan.contains("LocalGroupAggregate(")
+                && plan.contains("GlobalGroupAggregate("))) {
+            throw new IllegalStateException(s.name + ": two phases "
+                    + (s.twoPhase > 0 ? "expected" : "unexpected") + " in " + plan);
         }
         Table result = tEnv.sqlQuery(sql);
         List<DataType> outTypes = result.getResolvedSchema().getColumnDataTypes();
@@ -250,7 +279,11 @@ public final class GroupAggVectors {
         Json.string(out, s.name);
         out.append(",\"description\":");
         Json.string(out, s.description);
-        out.append(",\"retracts\":").append(s.retracts).append(",\"input\":[");
+        out.append(",\"retracts\":").append(s.retracts);
+        if (s.twoPhase > 0) {
+            out.append(",\"two_phase\":").append(s.twoPhase);
+        }
+        out.append(",\"input\":[");
         for (int i = 0; i < s.columns.length; i++) {
             column(out, i, s.columns[i], s.types[i]);
         }
@@ -412,7 +445,95 @@ public final class GroupAggVectors {
         list.add(jsonObjectAggRetract());
         list.add(jsonObjectAggAbsentRetract());
         list.add(jsonObjectAggInsertOnly());
+        // Two-phase plans (appended likewise).
+        list.add(twoPhaseTraced());
+        list.add(twoPhaseOneKeyRandom());
+        list.add(twoPhaseRowBundles());
         return list;
+    }
+
+    /** The calls whose two-phase partials carry maps: retracting MIN/MAX and DISTINCT. */
+    static Scenario mapCalls(Scenario s) {
+        return s.call("MAX", 1, "max_v")
+                .call("MIN", 1, "min_v")
+                .distinct("COUNT", 1, "cnt_d")
+                .distinct("SUM", 1, "sum_d");
+    }
+
+    /**
+     * Two phases, one key, bundles of 3 rows (so a global bundle is 3 local ones): traced
+     * through MaxWithRetractAggFunction.merge, the second global bundle retracts the stored
+     * maximum 6 while the stored map holds 9 with count -1 (a retraction of a value never
+     * accumulated), and the new maximum is 9.
+     */
+    Scenario twoPhaseTraced() {
+        Scenario s = mapCalls(new Scenario("two_phase_traced",
+                "two phases, one key, mini-batches of 3 rows: merges of value maps with"
+                        + " negative counts; the maximum after a retraction may be a value with a"
+                        + " negative count, as MaxWithRetractAggFunction.updateMax iterates every"
+                        + " key",
+                true, KV, new String[] {"STRING", "BIGINT"},
+                new DataType[] {DataTypes.STRING(), DataTypes.BIGINT()}))
+                .twoPhase(3);
+        rows(s, new Object[][] {
+            {RowKind.INSERT, "k", 5L}, {RowKind.INSERT, "k", 3L}, {RowKind.INSERT, "k", 1L},
+            {RowKind.DELETE, "k", 9L}, {RowKind.INSERT, "k", 7L}, {RowKind.DELETE, "k", 7L},
+            {RowKind.INSERT, "k", 2L}, {RowKind.INSERT, "k", 4L}, {RowKind.INSERT, "k", 6L},
+            {RowKind.DELETE, "k", 6L}, {RowKind.DELETE, "k", 5L}, {RowKind.DELETE, "k", 4L},
+            {RowKind.INSERT, "k", 8L}, {RowKind.DELETE, "k", 8L}, {RowKind.INSERT, "k", 0L},
+            {RowKind.INSERT, "k", 3L}, {RowKind.DELETE, "k", 3L}, {RowKind.INSERT, "k", 3L},
+            {RowKind.INSERT, "k", 9L}, {RowKind.DELETE, "k", 0L}, {RowKind.INSERT, "k", null},
+        });
+        return s;
+    }
+
+    /**
+     * Two phases, one key, bundles of 5 rows: a random changelog whose retractions take back
+     * any value, held or not, over 40 values, so the stored maps outgrow an accumulator.
+     */
+    Scenario twoPhaseOneKeyRandom() {
+        Scenario s = mapCalls(new Scenario("two_phase_one_key_random",
+                "two phases, one key, mini-batches of 5 rows: insertions and retractions of"
+                        + " random values, held or not, so counts go negative and maps grow wide",
+                true, KV, new String[] {"STRING", "BIGINT"},
+                new DataType[] {DataTypes.STRING(), DataTypes.BIGINT()}))
+                .call("COUNT_STAR", -1, "cnt")
+                .twoPhase(5);
+        for (int n = 0; n < 400; n++) {
+            Object v = rnd.nextInt(12) == 0 ? null : (Object) (long) (rnd.nextInt(40) - 20);
+            RowKind kind;
+            switch (rnd.nextInt(10)) {
+                case 0: case 1: case 2: case 3:
+                    kind = RowKind.INSERT;
+                    break;
+                case 4: case 5:
+                    kind = RowKind.UPDATE_AFTER;
+                    break;
+                case 6: case 7:
+                    kind = RowKind.UPDATE_BEFORE;
+                    break;
+                default:
+                    kind = RowKind.DELETE;
+            }
+            s.row(kind, "k", v);
+        }
+        return s;
+    }
+
+    /**
+     * Two phases, bundles of one row, many keys: every partial is merged into stored state at
+     * once, including ghost retractions that create a group with a negative count.
+     */
+    Scenario twoPhaseRowBundles() {
+        Scenario s = mapCalls(new Scenario("two_phase_row_bundles",
+                "two phases, mini-batches of one row: a consistent changelog over NULL, empty,"
+                        + " Unicode and NUL keys with ghost retractions, merged row by row",
+                true, KV, new String[] {"STRING", "BIGINT"},
+                new DataType[] {DataTypes.STRING(), DataTypes.BIGINT()}))
+                .twoPhase(1);
+        changelog(s, 300, KEYS, () -> rnd.nextInt(7) == 0 ? null : (Object) (long) (rnd.nextInt(30) - 15),
+                true);
+        return s;
     }
 
     /**
