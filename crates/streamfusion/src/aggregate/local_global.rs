@@ -492,12 +492,7 @@ fn counts_from_partial(reader: Option<&FieldReader<'_>>, row: usize) -> Result<I
 
 /// A call's accumulator from its partial fields at `row`, shaped like `template` (a
 /// [`BoundCall::create_local`] one).
-fn from_partial(
-    call: &BoundCall,
-    template: &Acc,
-    readers: &[FieldReader<'_>],
-    row: usize,
-) -> Result<Acc> {
+fn from_partial(template: &Acc, readers: &[FieldReader<'_>], row: usize) -> Result<Acc> {
     let value = |i: usize| readers.get(i).map_or(Value::Null, |r| r.value(row));
     // Insert-only SUM has no count column (0); a NULL count cannot come from the local
     // phase, so it is refused rather than read as zero.
@@ -533,7 +528,7 @@ fn from_partial(
         Acc::LocalDistinct { inner, .. } => {
             let (inner_readers, distinct) = readers.split_at(readers.len().saturating_sub(1));
             Acc::LocalDistinct {
-                inner: Box::new(from_partial(call, inner, inner_readers, row)?),
+                inner: Box::new(from_partial(inner, inner_readers, row)?),
                 map: counts_from_partial(distinct.first(), row)?,
             }
         }
@@ -896,7 +891,7 @@ impl GlobalGroupAggregate {
         let mut buffers: Vec<Vec<Acc>> = vec![local.clone(); slots];
         for (row, &slot) in row_slot.iter().enumerate() {
             for (c, call) in calls.iter().enumerate() {
-                let partial = from_partial(call, &local[c], &readers[c], row)?;
+                let partial = from_partial(&local[c], &readers[c], row)?;
                 call.merge(&mut buffers[slot as usize][c], &partial, None)?;
             }
         }
