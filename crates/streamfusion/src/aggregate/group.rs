@@ -341,10 +341,7 @@ impl GroupAggregate {
             self.maps.as_mut(),
             &map_calls,
             &groups,
-            EmitRules {
-                suppress_equal: self.ttl.is_none(),
-                generate_update_before: self.spec.generate_update_before,
-            },
+            EmitRules::of(&self.spec),
             n,
         );
         if per_row {
@@ -369,26 +366,15 @@ impl GroupAggregate {
             slots + map_entries,
             groups.key_bytes * (1 + map_calls.len()) + (slots + map_entries) * 48,
         );
-        write_accs(
+        write_bundle(
+            self.store.as_mut(),
             &mut writes,
-            self.accs,
-            self.ttl.as_ref(),
+            (self.accs, self.ttl.as_ref()),
             &groups,
             &order,
-            &accs,
-            &persisted,
-        );
-        if let Some(maps) = &mut self.maps {
-            finish_maps(
-                maps,
-                self.store.as_ref(),
-                &mut writes,
-                &groups,
-                &order,
-                &map_calls,
-            )?;
-        }
-        self.store.write(&writes)?;
+            (&accs, &persisted),
+            self.maps.as_mut().map(|maps| (maps, map_calls.as_slice())),
+        )?;
         if writes.data_len() <= RETAINED_WRITE_BYTES {
             self.writes = writes;
         }
@@ -728,9 +714,28 @@ pub(super) fn preload_maps(
     Ok(())
 }
 
+/// Writes a bundle's state in one write batch (`writes`, emptied before): every group's
+/// accumulators (`accs` and whether each was `persisted`, into the table with its TTL) in
+/// `order`, then every changed entry of the sorted maps of `maps`' calls.
+pub(super) fn write_bundle(
+    store: &mut dyn StateBackend,
+    writes: &mut WriteBatch,
+    (table, ttl): (TableId, Option<&StateTtl>),
+    groups: &Groups,
+    order: &[u32],
+    (accs, persisted): (&GroupAccs, &[bool]),
+    maps: Option<(&mut SortedMaps, &[usize])>,
+) -> Result<()> {
+    write_accs(writes, table, ttl, groups, order, accs, persisted);
+    if let Some((maps, map_calls)) = maps {
+        finish_maps(maps, store, writes, groups, order, map_calls)?;
+    }
+    store.write(writes)
+}
+
 /// Puts every changed sorted-map entry of the bundle into `writes`: maps in key order, each
 /// with its group key and call (`[group key][call]` is its prefix).
-pub(super) fn finish_maps(
+fn finish_maps(
     maps: &mut SortedMaps,
     store: &dyn StateBackend,
     writes: &mut WriteBatch,
@@ -1111,7 +1116,7 @@ pub(super) fn read_accs(
 
 /// Puts every group's accumulators into `writes` in `order`, and deletes the stored state
 /// of groups that no longer exist.
-pub(super) fn write_accs(
+fn write_accs(
     writes: &mut WriteBatch,
     table: TableId,
     ttl: Option<&StateTtl>,
@@ -1193,6 +1198,16 @@ pub(super) struct EmitRules {
     pub(super) suppress_equal: bool,
     /// `-U` before every `+U`.
     pub(super) generate_update_before: bool,
+}
+
+impl EmitRules {
+    /// The rules of `spec`: equal results are suppressed only without state TTL.
+    pub(super) fn of(spec: &GroupAggSpec) -> Self {
+        Self {
+            suppress_equal: !matches!(spec.state_ttl, Some(d) if !d.is_zero()),
+            generate_update_before: spec.generate_update_before,
+        }
+    }
 }
 
 /// The output changelog being built: kinds, the input row each key is taken from, and the

@@ -97,7 +97,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use super::function::{Acc, AggFunction, BoundCall, InlineMap, JsonObject};
 use super::group::{
     Bundle, EmitRules, GroupAggSpec, access_order, assign_groups, bind, check_input, check_plan,
-    concat, finish_maps, map_calls, preload_maps, read_accs, state_ttl, table_name, write_accs,
+    concat, map_calls, preload_maps, read_accs, state_ttl, table_name, write_bundle,
 };
 use super::sorted_map::SortedMaps;
 use super::value::{Class, ColumnReader, Value, build_array, from_order_bytes, order_bytes};
@@ -938,10 +938,7 @@ impl GlobalGroupAggregate {
             self.maps.as_mut(),
             &map_calls,
             &groups,
-            EmitRules {
-                suppress_equal: self.ttl.is_none(),
-                generate_update_before: self.spec.generate_update_before,
-            },
+            EmitRules::of(&self.spec),
             slots,
         );
         for (slot, buffer) in buffers.iter().enumerate() {
@@ -949,27 +946,15 @@ impl GlobalGroupAggregate {
         }
         let out = bundle.out;
 
-        let mut writes = WriteBatch::new();
-        write_accs(
-            &mut writes,
-            self.accs,
-            self.ttl.as_ref(),
+        write_bundle(
+            self.store.as_mut(),
+            &mut WriteBatch::new(),
+            (self.accs, self.ttl.as_ref()),
             &groups,
             &order,
-            &accs,
-            &persisted,
-        );
-        if let Some(maps) = &mut self.maps {
-            finish_maps(
-                maps,
-                self.store.as_ref(),
-                &mut writes,
-                &groups,
-                &order,
-                &map_calls,
-            )?;
-        }
-        self.store.write(&writes)?;
+            (&accs, &persisted),
+            self.maps.as_mut().map(|maps| (maps, map_calls.as_slice())),
+        )?;
         out.finish(&self.split.schema, &key_columns, &self.split.result_types)
     }
 }
