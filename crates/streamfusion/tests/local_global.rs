@@ -988,3 +988,61 @@ fn map_partials_carry_the_accumulator_fields_and_typed_maps() {
     assert_eq!(scalar(8), 2);
     assert_eq!(map(9), [(2, 2), (5, -1), (7, 1)]);
 }
+
+/// Partials come from outside (another task, through JNI): a value map with a NULL count, a
+/// NULL value or a value twice is a typed error, and the stored state is left as it was.
+#[test]
+fn malformed_value_maps_in_partials_are_typed_errors() {
+    use arrow::array::{ListArray, StructArray};
+    use arrow::buffer::OffsetBuffer;
+
+    let spec = spec_of(&[(AggFunction::Max, "m")], true);
+    let mut local = LocalGroupAggregate::new(spec.clone()).unwrap();
+    let mut global = GlobalGroupAggregate::new(spec, Box::new(MemoryBackend::new())).unwrap();
+    let k = Some("k".to_string());
+    let good = local.process(&batch(&[(0, k.clone(), Some(3))])).unwrap();
+    assert_eq!(
+        rows_of(&global.process(&good).unwrap()),
+        vec![(0, k.clone(), vec![Some(3)])]
+    );
+    // Column 3 is `m$map`: one row whose entries are `entries`.
+    let with_map = |entries: &[(Option<i64>, Option<i64>)]| {
+        let DataType::List(field) = good.column(3).data_type().clone() else {
+            panic!("a map partial is a list of entries");
+        };
+        let DataType::Struct(fields) = field.data_type().clone() else {
+            panic!("map entries are structs");
+        };
+        let keys: Int64Array = entries.iter().map(|e| e.0).collect();
+        let counts: Int64Array = entries.iter().map(|e| e.1).collect();
+        let entries =
+            StructArray::try_new(fields, vec![Arc::new(keys), Arc::new(counts)], None).unwrap();
+        let map = ListArray::try_new(
+            field,
+            OffsetBuffer::from_lengths([entries.len()]),
+            Arc::new(entries),
+            None,
+        )
+        .unwrap();
+        let mut columns = good.columns().to_vec();
+        columns[3] = Arc::new(map);
+        RecordBatch::try_new(good.schema(), columns).unwrap()
+    };
+    for (entries, why) in [
+        (vec![(Some(4), None)], "a NULL count"),
+        (vec![(None, Some(1))], "a NULL value"),
+        (
+            vec![(Some(4), Some(1)), (Some(4), Some(0))],
+            "a value twice",
+        ),
+    ] {
+        let err = global.process(&with_map(&entries)).unwrap_err();
+        assert!(err.to_string().contains(why), "{why}: {err}");
+    }
+    // Nothing was stored by the refused partials: retracting the one 3 deletes the group.
+    let retract = local.process(&batch(&[(3, k.clone(), Some(3))])).unwrap();
+    assert_eq!(
+        rows_of(&global.process(&retract).unwrap()),
+        vec![(3, k.clone(), vec![Some(3)])]
+    );
+}

@@ -468,25 +468,25 @@ fn to_partial(call: &BoundCall, acc: &Acc, out: &mut [PartialColumn]) -> Result<
 /// A value -> count map from a partial's map entries at `row`: NULL counts are refused,
 /// zero counts are not entries, and a value may appear once.
 fn counts_from_partial(reader: Option<&FieldReader<'_>>, row: usize) -> Result<InlineMap> {
+    let refuse =
+        |what: &str| Error::InvalidShape(format!("partial row {row} has {what} in its value map"));
     let mut map: InlineMap = Vec::new();
     for (key, count) in reader.map_or_else(Vec::new, |r| r.pairs(row)) {
         let Value::Int(count) = count else {
-            return Err(Error::InvalidShape(format!(
-                "partial row {row} has a NULL count in its value map"
-            )));
+            return Err(refuse("a NULL count"));
         };
+        if key.is_null() {
+            return Err(refuse("a NULL value"));
+        }
         let mut bytes = Vec::new();
         order_bytes(&key, &mut bytes);
-        if count != 0 {
-            map.push((bytes, count));
-        }
+        map.push((bytes, count));
     }
     map.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     if map.windows(2).any(|w| w[0].0 == w[1].0) {
-        return Err(Error::InvalidShape(format!(
-            "partial row {row} has a value twice in its value map"
-        )));
+        return Err(refuse("a value twice"));
     }
+    map.retain(|(_, count)| *count != 0);
     Ok(map)
 }
 
