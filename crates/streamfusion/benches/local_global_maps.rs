@@ -79,7 +79,8 @@ impl Bundle {
             Keys::Unique => format!("key-{r:06}"),
         };
         // Values repeat within a key (a hot key sees about rows / 32 distinct ones).
-        let value = |r: usize| (r % 7 != 0).then(|| ((r * 7_919) % (rows / 2).max(1)) as i64);
+        let value =
+            |r: usize| (!r.is_multiple_of(7)).then(|| ((r * 7_919) % (rows / 2).max(1)) as i64);
         let mut out: Vec<(i8, String, Option<i64>)> =
             (0..rows).map(|r| (INSERT, key(r), value(r))).collect();
         out.extend(
