@@ -1167,3 +1167,88 @@ fn double_and_string_value_maps_merge_like_one_phase() {
         assert_eq!(got, want, "{backend:?}");
     }
 }
+
+/// With state TTL, an expired group starts afresh in the global phase and its expired value
+/// maps (spilled to the sorted-map table) never come back, exactly as in the one-phase
+/// operator under the same clock; equal results are not suppressed.
+#[test]
+fn expired_two_phase_groups_start_afresh_without_their_old_maps() {
+    use std::time::Duration;
+    use streamfusion::state::ttl::{Clock, ManualClock};
+
+    let mut spec = spec_of(
+        &[
+            (AggFunction::CountStar, "cnt"),
+            (AggFunction::Max, "max_v"),
+            (AggFunction::Min, "min_v"),
+            (AggFunction::Count, "cnt_d"),
+        ],
+        true,
+    );
+    spec.state_ttl = Some(Duration::from_millis(1_000));
+    spec.mini_batch_rows = Some(usize::MAX);
+    let k = || Some("k".to_string());
+    // (time, rows): 20 values spill the maps; the maximum is retracted; the state expires;
+    // a new life of the group retracts its own maximum.
+    let mut first: Vec<Row> = (0..20).map(|v| (0, k(), Some(v + 10))).collect();
+    first.push((0, k(), None));
+    let steps: Vec<(i64, Vec<Row>)> = vec![
+        (0, first),
+        (999, vec![(3, k(), Some(29)), (0, k(), Some(12))]),
+        (1_998, vec![(0, k(), Some(40))]),
+        (2_998 + 1_000, vec![(0, k(), Some(3)), (0, k(), Some(1))]),
+        (3_999 + 500, vec![(3, k(), Some(3))]),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for backend in [Backend::Memory, Backend::Rocks] {
+        let run = |two_phase: bool, path: &Path| -> Vec<Out> {
+            let clock = Arc::new(ManualClock::new(0));
+            let store: Box<dyn StateBackend> = match backend {
+                Backend::Memory => Box::new(MemoryBackend::new()),
+                Backend::Rocks => Box::new(
+                    RocksBackend::open_with_clock(
+                        path,
+                        &RocksOptions::checked_in(),
+                        clock.clone() as Arc<dyn Clock>,
+                    )
+                    .unwrap(),
+                ),
+            };
+            let dyn_clock = clock.clone() as Arc<dyn Clock>;
+            let mut out = Vec::new();
+            if two_phase {
+                let mut local = LocalGroupAggregate::new(spec.clone()).unwrap();
+                let mut global =
+                    GlobalGroupAggregate::with_clock(spec.clone(), store, dyn_clock).unwrap();
+                for (time, rows) in &steps {
+                    clock.set(*time);
+                    local.process(&batch(rows)).unwrap();
+                    global.process(&local.flush().unwrap()).unwrap();
+                    out.extend(rows_of(&global.flush().unwrap()));
+                }
+            } else {
+                let mut op = GroupAggregate::with_clock(spec.clone(), store, dyn_clock).unwrap();
+                for (time, rows) in &steps {
+                    clock.set(*time);
+                    op.process(&batch(rows)).unwrap();
+                    out.extend(rows_of(&op.flush().unwrap()));
+                }
+            }
+            out
+        };
+        let want = run(false, &dir.path().join(format!("{backend:?}-one")));
+        let got = run(true, &dir.path().join(format!("{backend:?}-two")));
+        assert_eq!(got, want, "{backend:?}");
+        // The new life: +I of 3 and 1, then the retraction of 3 leaves 1 (no 10..40 back).
+        let tail: Vec<Out> = want[want.len() - 3..].to_vec();
+        assert_eq!(
+            tail,
+            vec![
+                (0, k(), vec![Some(2), Some(3), Some(1), Some(2)]),
+                (1, k(), vec![Some(2), Some(3), Some(1), Some(2)]),
+                (2, k(), vec![Some(1), Some(1), Some(1), Some(1)]),
+            ],
+            "{backend:?}"
+        );
+    }
+}
