@@ -538,11 +538,10 @@ impl BoundCall {
                 map.fill_key(x);
                 (inner, map.add_key(delta, entries).1)
             }
-            Acc::LocalDistinct { inner, map } => {
-                let mut key = Vec::new();
-                super::value::order_bytes(x, &mut key);
-                (inner, inline_add(map, &key, delta).1)
-            }
+            Acc::LocalDistinct { inner, map } => (
+                inner,
+                super::value::with_order_bytes(x, |key| inline_add(map, key, delta).1),
+            ),
             _ => return self.update_plain(acc, x, negate, map),
         };
         // `cnt += 1; if (cnt == 1)` and `cnt -= 1; if (cnt == 0)`.
@@ -621,16 +620,10 @@ impl BoundCall {
                 }
                 let max = self.function == AggFunction::Max;
                 if let Some(list) = inline {
-                    let mut scratch = Vec::new();
-                    match map {
-                        Some(map) => {
-                            self.update_inline(list, value, map_size, x, negate, map.key)?;
-                            spill_if_large(inline, entries, map);
-                        }
-                        // Local maps stay in the accumulator, whatever their size.
-                        None => {
-                            self.update_inline(list, value, map_size, x, negate, &mut scratch)?
-                        }
+                    self.update_inline(list, value, map_size, x, negate)?;
+                    // Local maps stay in the accumulator, whatever their size.
+                    if let Some(map) = map {
+                        spill_if_large(inline, entries, map);
                     }
                     return Ok(());
                 }
@@ -738,8 +731,8 @@ impl BoundCall {
 
     /// Retracting MIN/MAX over a map held in the accumulator: the same steps as over the
     /// sorted-map table (`accumulate`/`retract` of `Max[Min]WithRetractAggFunction`), on
-    /// `list`, sorted by the values' order bytes (`scratch` holds `x`'s). `updateMax` runs
-    /// at once: it is a look at the list's end.
+    /// `list`, sorted by the values' order bytes. `updateMax` runs at once: it is a look at
+    /// the list's end.
     fn update_inline(
         &self,
         list: &mut Vec<(Vec<u8>, i64)>,
@@ -747,12 +740,10 @@ impl BoundCall {
         map_size: &mut i64,
         x: &Value,
         negate: bool,
-        scratch: &mut Vec<u8>,
     ) -> Result<()> {
         let max = self.function == AggFunction::Max;
-        scratch.clear();
-        super::value::order_bytes(x, scratch);
-        let (_, count) = inline_add(list, scratch, if negate { -1 } else { 1 });
+        let delta = if negate { -1 } else { 1 };
+        let (_, count) = super::value::with_order_bytes(x, |key| inline_add(list, key, delta));
         if !negate {
             note_accumulated(max, value, map_size, x, count);
         } else if count == 0 {

@@ -248,18 +248,27 @@ fn partial_fields(
     Ok(fields)
 }
 
-/// One partial field's values for a bundle's keys: scalars, or lists (ARRAY fields).
+/// One partial field's values for a bundle's keys: scalars, lists (ARRAY fields), or maps
+/// (every key's entries one after another, with each key's entry count).
 enum PartialColumn {
     Values(Vec<Value>),
     Lists(Vec<Vec<Value>>),
-    Maps(Vec<Vec<(Value, Value)>>),
+    Maps {
+        lengths: Vec<usize>,
+        keys: Vec<Value>,
+        values: Vec<Value>,
+    },
 }
 
 impl PartialColumn {
     fn new(ty: &LogicalType, keys: usize) -> Self {
         match ty {
             LogicalType::Array(_) => Self::Lists(Vec::with_capacity(keys)),
-            LogicalType::Map(..) => Self::Maps(Vec::with_capacity(keys)),
+            LogicalType::Map(..) => Self::Maps {
+                lengths: Vec::with_capacity(keys),
+                keys: Vec::with_capacity(keys),
+                values: Vec::with_capacity(keys),
+            },
             _ => Self::Values(Vec::with_capacity(keys)),
         }
     }
@@ -276,16 +285,20 @@ impl PartialColumn {
                 };
                 Ok(Arc::new(ListArray::try_new(field, offsets, values, None)?))
             }
-            (Self::Maps(maps), LogicalType::Map(key, value)) => {
-                let offsets = OffsetBuffer::from_lengths(maps.iter().map(Vec::len));
-                let entries = maps.iter().flatten();
-                let keys: Vec<&Value> = entries.clone().map(|(k, _)| k).collect();
-                let values: Vec<&Value> = entries.map(|(_, v)| v).collect();
+            (
+                Self::Maps {
+                    lengths,
+                    keys,
+                    values,
+                },
+                LogicalType::Map(key_type, value_type),
+            ) => {
+                let offsets = OffsetBuffer::from_lengths(lengths);
                 let entries = StructArray::try_new(
-                    map_entry_fields(key, value),
+                    map_entry_fields(key_type, value_type),
                     vec![
-                        build_array(&key.to_arrow(), keys.into_iter())?,
-                        build_array(&value.to_arrow(), values.into_iter())?,
+                        build_array(&key_type.to_arrow(), keys.iter())?,
+                        build_array(&value_type.to_arrow(), values.iter())?,
                     ],
                     None,
                 )?;
@@ -299,7 +312,7 @@ impl PartialColumn {
                     None,
                 )?))
             }
-            (Self::Lists(_) | Self::Maps(_), _) => {
+            (Self::Lists(_) | Self::Maps { .. }, _) => {
                 Err(Error::State(format!("lists or maps for a {ty} field")))
             }
         }
@@ -398,20 +411,25 @@ fn to_partial(call: &BoundCall, acc: &Acc, out: &mut [PartialColumn]) -> Result<
         let class = call
             .class
             .ok_or_else(|| Error::State("a map partial without an argument".into()))?;
-        let pairs = map
-            .iter()
-            .map(|(bytes, count)| Ok((from_order_bytes(class, bytes)?, Value::Int(*count))))
-            .collect::<Result<Vec<_>>>()?;
-        match field(out, acc, i)? {
-            PartialColumn::Maps(maps) => maps.push(pairs),
-            _ => return Err(Error::State(format!("a map for non-map field {i}"))),
+        let PartialColumn::Maps {
+            lengths,
+            keys,
+            values,
+        } = field(out, acc, i)?
+        else {
+            return Err(Error::State(format!("a map for non-map field {i}")));
+        };
+        for (bytes, count) in map {
+            keys.push(from_order_bytes(class, bytes)?);
+            values.push(Value::Int(*count));
         }
+        lengths.push(map.len());
         Ok(())
     };
     let mut push = |i: usize, v: Value| -> Result<()> {
         match field(out, acc, i)? {
             PartialColumn::Values(values) => values.push(v),
-            PartialColumn::Lists(_) | PartialColumn::Maps(_) => {
+            PartialColumn::Lists(_) | PartialColumn::Maps { .. } => {
                 return Err(Error::State(format!("a scalar for list or map field {i}")));
             }
         }
@@ -446,14 +464,25 @@ fn to_partial(call: &BoundCall, acc: &Acc, out: &mut [PartialColumn]) -> Result<
             for (i, values) in [list, retract_list].into_iter().enumerate() {
                 match field(out, acc, i)? {
                     PartialColumn::Lists(lists) => lists.push(values.clone()),
-                    PartialColumn::Values(_) | PartialColumn::Maps(_) => {
+                    PartialColumn::Values(_) | PartialColumn::Maps { .. } => {
                         return Err(Error::State(format!("a list for non-list field {i}")));
                     }
                 }
             }
         }
         Acc::Object(object) => match field(out, acc, 0)? {
-            PartialColumn::Maps(maps) => maps.push(object.to_pairs()),
+            PartialColumn::Maps {
+                lengths,
+                keys,
+                values,
+            } => {
+                let pairs = object.to_pairs();
+                lengths.push(pairs.len());
+                for (k, v) in pairs {
+                    keys.push(k);
+                    values.push(v);
+                }
+            }
             _ => return Err(Error::State("a map for a non-map field".into())),
         },
         other => {
@@ -655,11 +684,18 @@ impl LocalGroupAggregate {
             .collect::<Result<_>>()?;
         // Maps stay in the accumulators: Flink's local phase keeps heap data views.
         let templates: Vec<Acc> = calls.iter().map(BoundCall::create_local).collect();
-        let mut accs: Vec<Vec<Acc>> = vec![templates; groups.len()];
+        // Every key's accumulators in one vector, `calls.len()` a key.
+        let mut accs: Vec<Acc> = Vec::with_capacity(groups.len() * calls.len());
+        for _ in 0..groups.len() {
+            accs.extend_from_slice(&templates);
+        }
+        let per_key = calls.len();
         // `MiniBatchLocalGroupAggFunction.addInput`: no state, so nothing is ignored.
         for (row, &slot) in row_slot.iter().enumerate() {
             let negate = !input.kind(row).is_accumulate();
-            for (c, (call, acc)) in calls.iter().zip(&mut accs[slot as usize]).enumerate() {
+            let slot = slot as usize;
+            let key_accs = &mut accs[slot * per_key..(slot + 1) * per_key];
+            for (c, (call, acc)) in calls.iter().zip(key_accs).enumerate() {
                 let x = readers[c].as_ref().map_or(Value::Null, |r| r.value(row));
                 let y = value_readers[c]
                     .as_ref()
@@ -677,10 +713,10 @@ impl LocalGroupAggregate {
         for (c, types) in self.split.fields.iter().enumerate() {
             let mut fields: Vec<PartialColumn> = types
                 .iter()
-                .map(|ty| PartialColumn::new(ty, accs.len()))
+                .map(|ty| PartialColumn::new(ty, groups.len()))
                 .collect();
-            for acc in &accs {
-                to_partial(&calls[c], &acc[c], &mut fields)?;
+            for key_accs in accs.chunks(per_key.max(1)) {
+                to_partial(&calls[c], &key_accs[c], &mut fields)?;
             }
             for (field, ty) in fields.into_iter().zip(types) {
                 columns.push(field.finish(ty)?);

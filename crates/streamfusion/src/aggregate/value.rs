@@ -395,14 +395,34 @@ pub(crate) fn results_equal(a: &[Value], b: &[Value]) -> bool {
 /// [`compare`] order, and equal bytes mean `equals` in Java (one canonical NaN, -0.0 and
 /// 0.0 distinct). Used as the user key of sorted map state.
 pub(crate) fn order_bytes(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        Value::Null => {}
-        Value::Bool(b) => out.push(u8::from(*b)),
-        Value::Int(i) => out.extend_from_slice(&((*i as u64) ^ (1 << 63)).to_be_bytes()),
-        Value::Float(f) => out.extend_from_slice(&total_order_bits(*f).to_be_bytes()),
-        Value::Decimal(d) => out.extend_from_slice(&((*d as u128) ^ (1 << 127)).to_be_bytes()),
-        Value::Bytes(b) => out.extend_from_slice(b),
-    }
+    with_order_bytes(value, |bytes| out.extend_from_slice(bytes));
+}
+
+/// Runs `f` on the order bytes of `value` ([`order_bytes`]) without allocating: a string's
+/// or binary's own bytes, or a fixed-width encoding on the stack.
+pub(crate) fn with_order_bytes<R>(value: &Value, f: impl FnOnce(&[u8]) -> R) -> R {
+    let mut word = [0u8; 16];
+    let bytes: &[u8] = match value {
+        Value::Null => &[],
+        Value::Bool(b) => {
+            word[0] = u8::from(*b);
+            &word[..1]
+        }
+        Value::Int(i) => {
+            word[..8].copy_from_slice(&((*i as u64) ^ (1 << 63)).to_be_bytes());
+            &word[..8]
+        }
+        Value::Float(f) => {
+            word[..8].copy_from_slice(&total_order_bits(*f).to_be_bytes());
+            &word[..8]
+        }
+        Value::Decimal(d) => {
+            word.copy_from_slice(&((*d as u128) ^ (1 << 127)).to_be_bytes());
+            &word
+        }
+        Value::Bytes(b) => b,
+    };
+    f(bytes)
 }
 
 /// Inverts [`order_bytes`] for a value of `class`.
