@@ -39,6 +39,10 @@
 //! entry. A retraction of a value the group does not hold thus leaves -1, which cancels the
 //! next accumulation of it. Keys are Java `equals`: -0.0 and 0.0 differ, NaNs are one.
 //!
+//! Two-phase partials and the global operator's bundle buffers keep both kinds of map in
+//! the accumulator instead, whatever their size ([`BoundCall::create_local`]), as Flink's
+//! local functions keep heap views; [`BoundCall::merge`] merges them with Flink's `merge`.
+//!
 //! Arithmetic is Java's: integer sums wrap at the argument's width (`SUM(INT)` is `INT`),
 //! FLOAT sums round to `float` after every step, `AVG` of an integer type divides `BIGINT`
 //! sum by `BIGINT` count and truncates, DECIMAL sums are `DECIMAL(38, s)` and become NULL on
@@ -781,7 +785,6 @@ impl BoundCall {
     /// map has no positive entry or it is beyond this one; counts add, `mapSize` follows the
     /// entries that turn positive or stop being positive, and the extremum is searched again
     /// when its own entry stopped being positive.
-    #[allow(clippy::too_many_arguments)]
     fn merge_extremum(
         &self,
         (value, map_size, entries, inline): (

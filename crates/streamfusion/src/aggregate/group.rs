@@ -304,6 +304,8 @@ impl GroupAggregate {
         // Sorted maps: one batched read of every entry the bundle will touch.
         let map_calls = map_calls(&self.calls);
         if let Some(maps) = &mut self.maps {
+            // At most every row's value for every map call, each behind its group key.
+            let entries = n * map_calls.len();
             let per_value = groups.key_bytes / slots.max(1) + 17;
             preload_maps(
                 maps,
@@ -312,7 +314,7 @@ impl GroupAggregate {
                 &order,
                 &accs,
                 &map_calls,
-                (n, n * per_value),
+                (entries, entries * per_value),
                 |slot, c, values| {
                     let reader = readers[c]
                         .as_ref()
@@ -653,7 +655,7 @@ impl TouchedValues {
 
 /// Preloads every sorted-map entry a bundle will touch with one batched read: for each group
 /// with stored maps, the values `touched(slot, call, values)` adds. `hint` is the expected
-/// number of entry keys and their bytes.
+/// number of entry keys, over all calls, and their bytes.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn preload_maps(
     maps: &mut SortedMaps,
@@ -671,7 +673,7 @@ pub(super) fn preload_maps(
     // Entry keys are `[group key][call][value]` and group keys are prefix-free, so visiting
     // groups in key order, calls in order and each group's values sorted gives the keys in
     // ascending order without sorting them all.
-    let mut keys = maps.key_buffer(hint.0 * per_group, hint.1 * per_group);
+    let mut keys = maps.key_buffer(hint.0, hint.1);
     let mut values = TouchedValues {
         bytes: Vec::new(),
         spans: Vec::new(),
