@@ -991,3 +991,47 @@ fn plans_without_the_new_call_options_keep_their_checkpoint_fingerprint() {
     let json = serde_json::to_string(&AggCall::new(AggFunction::ListAgg, Some(2), "l")).unwrap();
     assert_eq!(json, r#"{"function":"LISTAGG","arg":2,"name":"l"}"#);
 }
+
+#[test]
+fn heap_accumulators_reserve_against_the_budget_and_a_refused_bundle_changes_nothing() {
+    use streamfusion::state::budget::MemoryBudget;
+
+    // The memory backend keeps accumulators decoded (decision 0020); the budget still
+    // counts every group as its encoded entry, and a bundle that does not fit fails whole.
+    let spec = spec(true, true, Some(usize::MAX));
+    let mut rng = Rng(SEED ^ 0xB0D6);
+    let first = changelog(&mut rng, 300);
+    let budget = MemoryBudget::new(16_000);
+    let store = MemoryBackend::with_budget(&budget, "group-agg").unwrap();
+    let mut op = GroupAggregate::new(spec.clone(), Box::new(store)).unwrap();
+    let mut model = GroupModel::new(Emission {
+        input_retracts: true,
+        generate_update_before: true,
+        ttl: false,
+    });
+    op.process(&batch(&first)).unwrap();
+    assert_eq!(rows_of(&op.flush().unwrap()), model.bundle(&first));
+    let reserved = budget.reserved();
+    assert!(reserved > 0);
+
+    // A restore of a checkpoint sees the same bytes the budget counted.
+    let dir = tempfile::tempdir().unwrap();
+    let published = op.checkpoint(&dir.path().join("ckpt")).unwrap();
+    let restored =
+        checkpoint::restore_memory(&Checkpoint::open(published.path()).unwrap()).unwrap();
+    assert_eq!(restored.estimated_bytes(), reserved);
+
+    // Many new wide keys: more than the budget holds.
+    let wide: Vec<Row> = (0..200)
+        .map(|i| (0, Some(format!("{i}-{}", "w".repeat(100))), Some(i)))
+        .collect();
+    op.process(&batch(&wide)).unwrap();
+    let err = op.flush().unwrap_err();
+    assert!(matches!(err, Error::BudgetExceeded { .. }), "{err}");
+    assert_eq!(budget.reserved(), reserved);
+
+    // Nothing of the refused bundle is left: the next bundle continues from the first.
+    let next = changelog(&mut rng, 200);
+    op.process(&batch(&next)).unwrap();
+    assert_eq!(rows_of(&op.flush().unwrap()), model.bundle(&next));
+}

@@ -28,6 +28,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use hashbrown::HashTable;
 
 use super::function::{Acc, AggCall, AggFunction, BoundCall, MapCtx};
+use super::heap_accs::HeapAccs;
 use super::sorted_map::SortedMaps;
 use super::value::{ColumnReader, Value, build_array, order_bytes, results_equal};
 use crate::binary_row::BinaryRows;
@@ -96,7 +97,7 @@ pub struct GroupAggregate {
     schema: SchemaRef,
     result_types: Vec<DataType>,
     store: Box<dyn StateBackend>,
-    accs: TableId,
+    accs: AccTable,
     maps: Option<SortedMaps>,
     ttl: Option<StateTtl>,
     pending: Vec<ChangelogBatch>,
@@ -147,7 +148,12 @@ impl GroupAggregate {
 
         let ttl = state_ttl(&spec, clock)?;
         let table = |name: &str| table_name(ttl.as_ref(), name);
-        let accs = store.open_table_with(&table(ACC_TABLE), TableAccess::Point)?;
+        let accs = AccTable::open(
+            store.as_mut(),
+            &table(ACC_TABLE),
+            ttl.as_ref(),
+            calls.iter().map(BoundCall::create).collect(),
+        )?;
         let maps = if calls.iter().any(BoundCall::uses_sorted_map) {
             Some(SortedMaps::new(
                 store.open_table(&table(MAP_TABLE))?,
@@ -271,12 +277,12 @@ impl GroupAggregate {
         let slots = groups.len();
 
         // One batched read of every group's accumulators, in the order the tables prefer.
-        let mut tables = vec![self.accs];
+        let mut tables = vec![self.accs.id()];
         tables.extend(self.maps.as_ref().map(SortedMaps::table));
         let order = access_order(self.store.as_ref(), &tables, &groups);
         let templates: Vec<Acc> = self.calls.iter().map(BoundCall::create).collect();
         let (mut accs, persisted) = read_accs(
-            self.store.as_ref(),
+            self.store.as_mut(),
             self.accs,
             self.ttl.as_ref(),
             &groups,
@@ -364,9 +370,14 @@ impl GroupAggregate {
         let mut writes = std::mem::take(&mut self.writes);
         writes.clear();
         let map_entries = self.maps.as_ref().map_or(0, |_| slots * map_calls.len());
+        let acc_entries = match self.accs {
+            AccTable::Stored(_) => slots,
+            AccTable::Heap(_) => 0,
+        };
         writes.reserve(
-            slots + map_entries,
-            groups.key_bytes * (1 + map_calls.len()) + (slots + map_entries) * 48,
+            acc_entries + map_entries,
+            groups.key_bytes * (acc_entries.min(1) + map_calls.len())
+                + (acc_entries + map_entries) * 48,
         );
         write_bundle(
             self.store.as_mut(),
@@ -374,7 +385,7 @@ impl GroupAggregate {
             (self.accs, self.ttl.as_ref()),
             &groups,
             &order,
-            (&accs, &persisted),
+            (&mut accs, &persisted),
             self.maps.as_mut().map(|maps| (maps, map_calls.as_slice())),
         )?;
         if writes.data_len() <= RETAINED_WRITE_BYTES {
@@ -391,6 +402,8 @@ pub(super) struct Groups {
     /// Every input row's state key, `[key group][key row]`: key rows written with the key
     /// group in their prefix, so no key is copied.
     keys: BinaryRows,
+    /// Every input row's key hash (`BinaryRowData.hashCode` of its key row).
+    hashes: Vec<i32>,
     pub(super) first_row: Vec<u32>,
     /// The groups' state keys' bytes together.
     pub(super) key_bytes: usize,
@@ -404,6 +417,11 @@ impl Groups {
     /// The state key of group `slot`.
     pub(super) fn key(&self, slot: usize) -> &[u8] {
         self.keys.prefixed_row(self.first_row[slot] as usize)
+    }
+
+    /// The key hash of group `slot` ([`HeapAccs::hash_of`] its state key).
+    fn hash(&self, slot: usize) -> i32 {
+        self.hashes[self.first_row[slot] as usize]
     }
 }
 
@@ -716,23 +734,131 @@ pub(super) fn preload_maps(
     Ok(())
 }
 
-/// Writes a bundle's state in one write batch (`writes`, emptied before): every group's
-/// accumulators (`accs` and whether each was `persisted`, into the table with its TTL) in
-/// `order`, then every changed entry of the sorted maps of `maps`' calls.
+/// Writes a bundle's state (`writes`, emptied before, is its one write batch): every
+/// group's accumulators (`accs` and whether each was `persisted`, into the table with its
+/// TTL) in `order`, then every changed entry of the sorted maps of `maps`' calls. Either all
+/// of it is written or, on an error, none.
 pub(super) fn write_bundle(
     store: &mut dyn StateBackend,
     writes: &mut WriteBatch,
-    (table, ttl): (TableId, Option<&StateTtl>),
+    (table, ttl): (AccTable, Option<&StateTtl>),
     groups: &Groups,
     order: &[u32],
-    (accs, persisted): (&GroupAccs, &[bool]),
+    (accs, persisted): (&mut GroupAccs, &[bool]),
     maps: Option<(&mut SortedMaps, &[usize])>,
 ) -> Result<()> {
-    write_accs(writes, table, ttl, groups, order, accs, persisted);
+    let heap = match table {
+        AccTable::Stored(table) => {
+            write_accs(writes, table, ttl, groups, order, accs, persisted);
+            None
+        }
+        AccTable::Heap(table) => Some(table),
+    };
     if let Some((maps, map_calls)) = maps {
         finish_maps(maps, store, writes, groups, order, map_calls)?;
     }
-    store.write(writes)
+    let Some(heap) = heap else {
+        return store.write(writes);
+    };
+    // The heap's growth is reserved before anything is written and given back if the
+    // write batch (the maps) fails; only then do the accumulators move in, which cannot
+    // fail.
+    let delta = heap_growth(store, heap, groups, accs, persisted)?;
+    reserve_heap(store, delta)?;
+    if let Err(e) = store.write(writes) {
+        reserve_heap(store, -delta)?;
+        return Err(e);
+    }
+    commit_heap(store, heap, groups, accs, persisted)
+}
+
+/// The change in estimated bytes (`key + encoded value + ENTRY_OVERHEAD`, as the memory
+/// backend counts its entries) moving `accs` into the heap table makes; zero without a
+/// budget, which is the only reader.
+fn heap_growth(
+    store: &mut dyn StateBackend,
+    table: TableId,
+    groups: &Groups,
+    accs: &GroupAccs,
+    persisted: &[bool],
+) -> Result<i128> {
+    let (heap, reservation) = heap_accs(store, table)?;
+    if reservation.is_none() {
+        return Ok(0);
+    }
+    let mut bytes = Vec::new();
+    let mut size = |key: &[u8], accs: &[Acc]| {
+        bytes.clear();
+        HeapAccs::encode(accs, &mut bytes);
+        i128::from(crate::state::memory::entry_bytes(key, &bytes))
+    };
+    let mut delta = 0;
+    for (slot, &persisted) in persisted.iter().enumerate() {
+        let key = groups.key(slot);
+        if persisted && let Some(found) = heap.find(groups.hash(slot), key) {
+            delta -= size(key, heap.accs(found));
+        }
+        if let Some(new) = accs.get(slot) {
+            delta += size(key, new);
+        }
+    }
+    Ok(delta)
+}
+
+/// Grows (or, negative, shrinks) the memory backend's reservation by `delta` bytes.
+fn reserve_heap(store: &mut dyn StateBackend, delta: i128) -> Result<()> {
+    let reservation = store.memory_mut().and_then(|m| m.reservation_mut());
+    match reservation {
+        Some(r) if delta > 0 => r.grow(delta as u64),
+        Some(r) if delta < 0 => r.shrink(delta.unsigned_abs() as u64),
+        _ => Ok(()),
+    }
+}
+
+/// Moves every group's accumulators into the heap table (new groups in, gone ones out).
+fn commit_heap(
+    store: &mut dyn StateBackend,
+    table: TableId,
+    groups: &Groups,
+    accs: &mut GroupAccs,
+    persisted: &[bool],
+) -> Result<()> {
+    let (heap, _) = heap_accs(store, table)?;
+    let (mut new, mut new_bytes) = (0, 0);
+    for slot in (0..groups.len()).filter(|&s| !persisted[s] && accs.get(s).is_some()) {
+        new += 1;
+        new_bytes += groups.key(slot).len();
+    }
+    heap.reserve(new, new_bytes);
+    for (slot, &persisted) in persisted.iter().enumerate() {
+        let (hash, key) = (groups.hash(slot), groups.key(slot));
+        let found = if persisted {
+            heap.find(hash, key)
+        } else {
+            None
+        };
+        match (accs.take(slot), found) {
+            (Some(new), Some(found)) => heap.swap(found, new),
+            (Some(new), None) => heap.insert(hash, key, new),
+            (None, Some(found)) => heap.remove_slot(found),
+            (None, None) => {}
+        }
+    }
+    Ok(())
+}
+
+/// The heap table `table` of `store` (a memory backend).
+fn heap_accs(
+    store: &mut dyn StateBackend,
+    table: TableId,
+) -> Result<(
+    &mut HeapAccs,
+    Option<&mut crate::state::budget::Reservation>,
+)> {
+    store
+        .memory_mut()
+        .ok_or_else(|| Error::State("heap accumulators need the memory backend".into()))?
+        .objects_mut::<HeapAccs>(table)
 }
 
 /// Puts every changed sorted-map entry of the bundle into `writes`: maps in key order, each
@@ -761,6 +887,44 @@ fn finish_maps(
 
 // Shared with the two-phase global operator (`super::local_global`), which differs only in
 // how a group's accumulators change within a bundle.
+
+/// Where a GROUP BY keeps its groups' accumulators between bundles.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum AccTable {
+    /// Encoded, one entry per group, in a point table (RocksDB, and any backend with state
+    /// TTL, whose values carry their timestamps).
+    Stored(TableId),
+    /// Decoded, on the memory backend ([`HeapAccs`], decision 0020).
+    Heap(TableId),
+}
+
+impl AccTable {
+    /// Opens the accumulator table `name` of calls whose fresh accumulators are
+    /// `templates`: on the heap where the store is the memory backend and there is no
+    /// TTL, else stored.
+    pub(super) fn open(
+        store: &mut dyn StateBackend,
+        name: &str,
+        ttl: Option<&StateTtl>,
+        templates: Vec<Acc>,
+    ) -> Result<Self> {
+        if ttl.is_none()
+            && let Some(memory) = store.memory_mut()
+        {
+            let heap = Box::new(HeapAccs::new(templates));
+            return Ok(AccTable::Heap(memory.open_objects(name, heap)?));
+        }
+        Ok(AccTable::Stored(
+            store.open_table_with(name, TableAccess::Point)?,
+        ))
+    }
+
+    pub(super) fn id(self) -> TableId {
+        match self {
+            AccTable::Stored(id) | AccTable::Heap(id) => id,
+        }
+    }
+}
 
 /// A plan's calls bound to its input, the hidden record counter, and the output schema.
 pub(super) struct Bound {
@@ -927,6 +1091,7 @@ pub(super) fn assign_groups(
     drop(table);
     let groups = Groups {
         keys,
+        hashes,
         first_row,
         key_bytes,
     };
@@ -1073,6 +1238,13 @@ impl GroupAccs {
         (&mut self.accs[slot * calls..(slot + 1) * calls], had)
     }
 
+    /// Group `slot`'s accumulators to move out (`None` without state); what is left in
+    /// their place is unspecified.
+    fn take(&mut self, slot: usize) -> Option<&mut [Acc]> {
+        let calls = self.templates.len();
+        self.present[slot].then(|| &mut self.accs[slot * calls..(slot + 1) * calls])
+    }
+
     /// Removes group `slot`'s state (its record count reached zero): a later row starts
     /// it afresh.
     pub(super) fn remove(&mut self, slot: usize) {
@@ -1084,19 +1256,35 @@ impl GroupAccs {
 
 /// One batched read of every group's accumulators (shaped like `templates`), in `order`:
 /// each slot's accumulators (`None` without state, or with expired state) and whether
-/// state was stored for it.
+/// state was stored for it. Heap accumulators are cloned, so the bundle changes its own
+/// copies until [`write_bundle`].
 pub(super) fn read_accs(
-    store: &dyn StateBackend,
-    table: TableId,
+    store: &mut dyn StateBackend,
+    table: AccTable,
     ttl: Option<&StateTtl>,
     groups: &Groups,
     order: &[u32],
     templates: &[Acc],
 ) -> Result<(GroupAccs, Vec<bool>)> {
     let slots = groups.len();
-    let keys: Vec<&[u8]> = order.iter().map(|&s| groups.key(s as usize)).collect();
     let mut persisted = vec![false; slots];
     let mut accs = GroupAccs::fresh(slots, templates);
+    let table = match table {
+        AccTable::Heap(table) => {
+            let (heap, _) = heap_accs(store, table)?;
+            for (slot, persisted) in persisted.iter_mut().enumerate() {
+                if let Some(found) = heap.find(groups.hash(slot), groups.key(slot)) {
+                    *persisted = true;
+                    accs.get_or_create(slot)
+                        .0
+                        .clone_from_slice(heap.accs(found));
+                }
+            }
+            return Ok((accs, persisted));
+        }
+        AccTable::Stored(table) => table,
+    };
+    let keys: Vec<&[u8]> = order.iter().map(|&s| groups.key(s as usize)).collect();
     store.multi_get_each(table, &keys, &mut |i, raw| {
         let slot = order[i] as usize;
         persisted[slot] = raw.is_some();
@@ -1390,6 +1578,7 @@ mod tests {
             }
             let groups = Groups {
                 keys: BinaryRows::from_parts(keys.concat(), offsets),
+                hashes: vec![0; keys.len()],
                 first_row: (0..keys.len() as u32).collect(),
                 key_bytes: keys.iter().map(Vec::len).sum(),
             };

@@ -96,8 +96,8 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::function::{Acc, AggFunction, BoundCall, InlineMap, JsonObject};
 use super::group::{
-    Bundle, EmitRules, GroupAggSpec, access_order, assign_groups, bind, check_input, check_plan,
-    concat, map_calls, preload_maps, read_accs, state_ttl, table_name, write_bundle,
+    AccTable, Bundle, EmitRules, GroupAggSpec, access_order, assign_groups, bind, check_input,
+    check_plan, concat, map_calls, preload_maps, read_accs, state_ttl, table_name, write_bundle,
 };
 use super::sorted_map::SortedMaps;
 use super::value::{Class, ColumnReader, Value, build_array, from_order_bytes, order_bytes};
@@ -106,7 +106,7 @@ use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
 use crate::state::checkpoint::{self, Checkpoint};
 use crate::state::ttl::{Clock, StateTtl, SystemClock};
-use crate::state::{StateBackend, TableAccess, TableId, WriteBatch};
+use crate::state::{StateBackend, WriteBatch};
 use crate::types::{LogicalType, map_entry_fields};
 
 const ACC_TABLE: &str = "global_group_agg.acc";
@@ -735,7 +735,7 @@ pub struct GlobalGroupAggregate {
     split: Split,
     hasher: KeyHasher,
     store: Box<dyn StateBackend>,
-    accs: TableId,
+    accs: AccTable,
     /// The maps of retracting MIN/MAX and DISTINCT calls that outgrow their accumulators.
     maps: Option<SortedMaps>,
     ttl: Option<StateTtl>,
@@ -772,8 +772,12 @@ impl GlobalGroupAggregate {
         }
         let split = Split::new(&spec)?;
         let ttl = state_ttl(&spec, clock)?;
-        let accs =
-            store.open_table_with(&table_name(ttl.as_ref(), ACC_TABLE), TableAccess::Point)?;
+        let accs = AccTable::open(
+            store.as_mut(),
+            &table_name(ttl.as_ref(), ACC_TABLE),
+            ttl.as_ref(),
+            split.calls.iter().map(BoundCall::create).collect(),
+        )?;
         let maps = if split.calls.iter().any(BoundCall::uses_sorted_map) {
             Some(SortedMaps::new(
                 store.open_table(&table_name(ttl.as_ref(), MAP_TABLE))?,
@@ -933,11 +937,11 @@ impl GlobalGroupAggregate {
         }
 
         // `finishBundle`: each buffer merged into the stored accumulator, then emission.
-        let mut tables = vec![self.accs];
+        let mut tables = vec![self.accs.id()];
         tables.extend(self.maps.as_ref().map(SortedMaps::table));
         let order = access_order(self.store.as_ref(), &tables, &groups);
         let (mut accs, persisted) = read_accs(
-            self.store.as_ref(),
+            self.store.as_mut(),
             self.accs,
             self.ttl.as_ref(),
             &groups,
@@ -988,7 +992,7 @@ impl GlobalGroupAggregate {
             (self.accs, self.ttl.as_ref()),
             &groups,
             &order,
-            (&accs, &persisted),
+            (&mut accs, &persisted),
             self.maps.as_mut().map(|maps| (maps, map_calls.as_slice())),
         )?;
         out.finish(&self.split.schema, &key_columns, &self.split.result_types)

@@ -16,6 +16,7 @@
 
 pub mod function;
 pub mod group;
+mod heap_accs;
 pub mod local_global;
 mod sorted_map;
 pub mod value;

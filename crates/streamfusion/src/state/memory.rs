@@ -16,6 +16,7 @@ use std::path::Path;
 
 use super::budget::{MemoryBudget, Reservation};
 use super::memory_table::Table;
+use super::objects::ObjectTable;
 use super::{
     BackendKind, BulkLoader, ScanRange, StateBackend, TableAccess, TableId, ValueVisitor,
     WriteBatch,
@@ -37,7 +38,8 @@ pub struct MemoryBackend {
     reservation: Option<Reservation>,
 }
 
-fn entry_bytes(key: &[u8], value: &[u8]) -> u64 {
+/// The estimated heap bytes of one entry, as a budgeted store reserves them.
+pub(crate) fn entry_bytes(key: &[u8], value: &[u8]) -> u64 {
     (key.len() + value.len()) as u64 + ENTRY_OVERHEAD
 }
 
@@ -71,22 +73,82 @@ impl MemoryBackend {
 
     /// Estimated bytes of all entries (what a budgeted store holds in its budget).
     pub fn estimated_bytes(&self) -> u64 {
-        self.tables
-            .iter()
-            .flat_map(Table::entries)
-            .map(|(k, v)| entry_bytes(k, v))
-            .sum()
+        let mut bytes = 0;
+        for table in &self.tables {
+            table.for_each(&mut |k, v| bytes += entry_bytes(k, v));
+        }
+        bytes
+    }
+
+    /// Opens (creating if needed) the table called `name` as a table of objects held by
+    /// `objects`, which receives its stored entries first (a restored checkpoint's).
+    /// Reopening an object table returns it as it is.
+    pub fn open_objects(
+        &mut self,
+        name: &str,
+        mut objects: Box<dyn ObjectTable>,
+    ) -> Result<TableId> {
+        let Some(i) = self.names.iter().position(|n| n == name) else {
+            self.names.push(name.to_string());
+            self.tables.push(Table::Objects(objects));
+            return Ok(TableId(self.tables.len() - 1));
+        };
+        if matches!(self.tables[i], Table::Objects(_)) {
+            return Ok(TableId(i));
+        }
+        // The same encoded entries, so the budget's estimate does not change.
+        let mut failed = None;
+        self.tables[i].for_each(&mut |k, v| {
+            if failed.is_none() {
+                failed = objects.put_encoded(k, v).err();
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        self.tables[i] = Table::Objects(objects);
+        Ok(TableId(i))
+    }
+
+    /// The store's budget reservation, when it has one.
+    pub fn reservation_mut(&mut self) -> Option<&mut Reservation> {
+        self.reservation.as_mut()
+    }
+
+    /// The object table `table` as its owner's type `T`, with the store's budget
+    /// reservation (when it has one), which the owner grows and shrinks by the estimated
+    /// bytes (`key + encoded value +` [`ENTRY_OVERHEAD`]) of the entries it changes.
+    pub fn objects_mut<T: ObjectTable>(
+        &mut self,
+        table: TableId,
+    ) -> Result<(&mut T, Option<&mut Reservation>)> {
+        let Some(Table::Objects(objects)) = self.tables.get_mut(table.0) else {
+            return Err(Error::State(format!(
+                "table {} is not a table of objects",
+                table.0
+            )));
+        };
+        let objects: &mut dyn std::any::Any = objects.as_mut();
+        let objects = objects.downcast_mut::<T>().ok_or_else(|| {
+            Error::State(format!(
+                "table {} holds objects of another type than {}",
+                table.0,
+                std::any::type_name::<T>()
+            ))
+        })?;
+        Ok((objects, self.reservation.as_mut()))
     }
 
     /// The change in estimated bytes `batch` would make.
     fn delta(&self, batch: &WriteBatch) -> i128 {
         let mut overlay: std::collections::HashMap<(usize, &[u8]), u64> = Default::default();
         let mut delta = 0i128;
+        let mut scratch = Vec::new();
         for (table, key, value) in batch.ops() {
             let before = match overlay.get(&(table.0, key)) {
                 Some(&bytes) => bytes,
                 None => self.tables[table.0]
-                    .get(key)
+                    .get(key, &mut scratch)
                     .map_or(0, |v| entry_bytes(key, v)),
             };
             let after = value.map_or(0, |v| entry_bytes(key, v));
@@ -131,6 +193,10 @@ impl StateBackend for MemoryBackend {
         self.open_table_with(name, TableAccess::Ordered)
     }
 
+    fn memory_mut(&mut self) -> Option<&mut MemoryBackend> {
+        Some(self)
+    }
+
     fn open_table_with(&mut self, name: &str, access: TableAccess) -> Result<TableId> {
         if let Some(i) = self.names.iter().position(|n| n == name) {
             // A restored table is ordered until its operator says how it reads it.
@@ -150,14 +216,18 @@ impl StateBackend for MemoryBackend {
     }
 
     fn prefers_key_order(&self, table: TableId) -> bool {
-        !matches!(self.tables.get(table.0), Some(Table::Point(_)))
+        !matches!(
+            self.tables.get(table.0),
+            Some(Table::Point(_) | Table::Objects(_))
+        )
     }
 
     fn multi_get(&self, table: TableId, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
         let table = self.table(table)?;
+        let mut scratch = Vec::new();
         Ok(keys
             .iter()
-            .map(|k| table.get(k).map(<[u8]>::to_vec))
+            .map(|k| table.get(k, &mut scratch).map(<[u8]>::to_vec))
             .collect())
     }
 
@@ -168,8 +238,9 @@ impl StateBackend for MemoryBackend {
         visit: &mut ValueVisitor<'_>,
     ) -> Result<()> {
         let table = self.table(table)?;
+        let mut scratch = Vec::new();
         for (i, key) in keys.iter().enumerate() {
-            visit(i, table.get(key))?;
+            visit(i, table.get(key, &mut scratch))?;
         }
         Ok(())
     }
@@ -178,6 +249,11 @@ impl StateBackend for MemoryBackend {
         // Validate every table first so a bad batch changes nothing.
         if let Some((t, ..)) = batch.ops().find(|(t, ..)| t.0 >= self.tables.len()) {
             return Err(Error::State(format!("unknown table id {}", t.0)));
+        }
+        for (table, _, value) in batch.ops() {
+            if let Some(value) = value {
+                self.tables[table.0].check(value)?;
+            }
         }
         let delta = if self.reservation.is_some() {
             self.delta(batch)
@@ -199,7 +275,8 @@ impl StateBackend for MemoryBackend {
             table.reserve(puts);
         }
         for (table, key, value) in batch.ops() {
-            self.tables[table.0].apply(key, value);
+            // Checked above: cannot fail.
+            self.tables[table.0].apply(key, value)?;
         }
         Ok(())
     }
@@ -247,14 +324,12 @@ impl StateBackend for MemoryBackend {
                 out.write_all(&(table.len() as u64).to_le_bytes())?;
                 // In key order whatever the table's structure, so equal state writes equal
                 // files.
-                let mut entries: Vec<(&[u8], &[u8])> = table.entries().collect();
-                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                for (k, v) in entries {
+                table.try_for_each_sorted(&mut |k, v| {
                     out.write_all(&(k.len() as u32).to_le_bytes())?;
                     out.write_all(k)?;
                     out.write_all(&(v.len() as u32).to_le_bytes())?;
-                    out.write_all(v)?;
-                }
+                    out.write_all(v)
+                })?;
             }
             out.flush()
         };
@@ -316,7 +391,7 @@ fn read_snapshot(path: &Path) -> Result<Vec<(String, Table)>> {
         for _ in 0..entries {
             let k = r.take_prefixed().map_err(&bad)?;
             let v = r.take_prefixed().map_err(&bad)?;
-            table.apply(k, Some(v));
+            table.apply(k, Some(v))?;
         }
         tables.push((name, table));
     }

@@ -5,7 +5,8 @@
 //! holding key and value together: a put of a new key costs one allocation and no key
 //! comparisons along a tree path. Its scans sort the matching keys first, which is fine for
 //! checkpoints and rescaling and the reason hot-path scans (sorted maps, timers) stay on
-//! [`TableAccess::Ordered`] tables.
+//! [`TableAccess::Ordered`] tables. A table of objects ([`ObjectTable`]) is its operator's,
+//! which keeps the values decoded; the table encodes them for everyone else.
 
 use std::collections::BTreeMap;
 use std::hash::BuildHasher;
@@ -14,12 +15,18 @@ use std::ops::Bound;
 use hashbrown::{DefaultHashBuilder, HashTable};
 
 use super::TableAccess;
+use super::objects::ObjectTable;
+use crate::error::Result;
+
+/// Receives a table's entries until it fails.
+pub(super) type EntryVisitor<'v, E> = dyn FnMut(&[u8], &[u8]) -> std::result::Result<(), E> + 'v;
 
 /// One table.
 #[derive(Debug)]
 pub(super) enum Table {
     Ordered(BTreeMap<Vec<u8>, Vec<u8>>),
     Point(PointTable),
+    Objects(Box<dyn ObjectTable>),
 }
 
 impl Table {
@@ -47,19 +54,37 @@ impl Table {
                     .map(|e| (e.key().to_vec(), e.value().to_vec()))
                     .collect(),
             ),
+            // Objects belong to their operator, whatever a reader asks.
             (table, _) => table,
         }
     }
 
-    pub(super) fn get(&self, key: &[u8]) -> Option<&[u8]> {
+    /// The value of `key`; an object table encodes it into `scratch` (emptied first).
+    pub(super) fn get<'a>(&'a self, key: &[u8], scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
         match self {
             Table::Ordered(map) => map.get(key).map(Vec::as_slice),
             Table::Point(table) => table.get(key),
+            Table::Objects(table) => {
+                scratch.clear();
+                table
+                    .get_encoded(key, scratch)
+                    .then_some(scratch.as_slice())
+            }
         }
     }
 
-    /// Puts (`Some`) or deletes (`None`).
-    pub(super) fn apply(&mut self, key: &[u8], value: Option<&[u8]>) {
+    /// Checks that `value` could be put: only an object table refuses values (ones that do
+    /// not decode).
+    pub(super) fn check(&self, value: &[u8]) -> Result<()> {
+        match self {
+            Table::Objects(table) => table.check_encoded(value),
+            _ => Ok(()),
+        }
+    }
+
+    /// Puts (`Some`) or deletes (`None`). Only an object table can fail, on a value that
+    /// [`Table::check`] refuses.
+    pub(super) fn apply(&mut self, key: &[u8], value: Option<&[u8]>) -> Result<()> {
         match (self, value) {
             (Table::Ordered(map), Some(v)) => {
                 map.insert(key.to_vec(), v.to_vec());
@@ -69,7 +94,10 @@ impl Table {
             }
             (Table::Point(table), Some(v)) => table.put(key, v),
             (Table::Point(table), None) => table.remove(key),
+            (Table::Objects(table), Some(v)) => table.put_encoded(key, v)?,
+            (Table::Objects(table), None) => table.remove(key),
         }
+        Ok(())
     }
 
     /// Makes room for `additional` more entries where that saves regrowing.
@@ -83,15 +111,40 @@ impl Table {
         match self {
             Table::Ordered(map) => map.len(),
             Table::Point(table) => table.entries.len(),
+            Table::Objects(table) => table.len(),
         }
     }
 
-    /// Every entry, in no particular order.
-    pub(super) fn entries(&self) -> Box<dyn Iterator<Item = (&[u8], &[u8])> + '_> {
+    /// Visits every entry, in no particular order.
+    pub(super) fn for_each(&self, visit: &mut dyn FnMut(&[u8], &[u8])) {
         match self {
-            Table::Ordered(map) => Box::new(map.iter().map(|(k, v)| (k.as_slice(), v.as_slice()))),
-            Table::Point(table) => Box::new(table.entries.iter().map(|e| (e.key(), e.value()))),
+            Table::Ordered(map) => map.iter().for_each(|(k, v)| visit(k, v)),
+            Table::Point(table) => table.entries.iter().for_each(|e| visit(e.key(), e.value())),
+            Table::Objects(table) => table.for_each_encoded(visit),
         }
+    }
+
+    /// Every entry in key order, passed to `visit` until it fails: what a checkpoint
+    /// writes. Stored bytes are borrowed; an object table's are encoded first.
+    pub(super) fn try_for_each_sorted<E>(
+        &self,
+        visit: &mut EntryVisitor<'_, E>,
+    ) -> std::result::Result<(), E> {
+        let mut borrowed: Vec<(&[u8], &[u8])> = match self {
+            Table::Ordered(map) => map
+                .iter()
+                .map(|(k, v)| (k.as_slice(), v.as_slice()))
+                .collect(),
+            Table::Point(table) => table.entries.iter().map(|e| (e.key(), e.value())).collect(),
+            Table::Objects(table) => {
+                let mut owned: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(table.len());
+                table.for_each_encoded(&mut |k, v| owned.push((k.to_vec(), v.to_vec())));
+                owned.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                return owned.iter().try_for_each(|(k, v)| visit(k, v));
+            }
+        };
+        borrowed.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        borrowed.into_iter().try_for_each(|(k, v)| visit(k, v))
     }
 
     /// Visits the entries with keys in `[start, end)` (`end` `None`: unbounded) in ascending
@@ -117,6 +170,23 @@ impl Table {
                     match next {
                         Some((k, v)) if visit(k, v) => {}
                         _ => return,
+                    }
+                }
+            }
+            Table::Objects(table) => {
+                let mut matching: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+                table.for_each_encoded(&mut |k, v| {
+                    if in_range(k) {
+                        matching.push((k.to_vec(), v.to_vec()));
+                    }
+                });
+                matching.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                if reverse {
+                    matching.reverse();
+                }
+                for (k, v) in &matching {
+                    if !visit(k, v) {
+                        return;
                     }
                 }
             }
@@ -253,16 +323,19 @@ mod tests {
                 // Values of varying length: rewritten in place or reallocated.
                 0..=2 => {
                     let value = vec![step as u8; next(6) as usize];
-                    table.apply(&key, Some(&value));
+                    table.apply(&key, Some(&value)).unwrap();
                     model.insert(key, value);
                 }
                 _ => {
-                    table.apply(&key, None);
+                    table.apply(&key, None).unwrap();
                     model.remove(&key);
                 }
             }
             let probe = next(300).to_be_bytes()[5..].to_vec();
-            assert_eq!(table.get(&probe), model.get(&probe).map(Vec::as_slice));
+            assert_eq!(
+                table.get(&probe, &mut Vec::new()),
+                model.get(&probe).map(Vec::as_slice)
+            );
         }
         assert_eq!(table.len(), model.len());
         let expected: Vec<_> = model.clone().into_iter().collect();

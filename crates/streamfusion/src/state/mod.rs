@@ -35,6 +35,7 @@ pub mod checkpoint;
 pub mod layout;
 pub mod memory;
 mod memory_table;
+pub mod objects;
 pub mod rocks;
 pub mod timers;
 pub mod ttl;
@@ -200,6 +201,12 @@ pub trait StateBackend {
     fn open_table_with(&mut self, name: &str, access: TableAccess) -> Result<TableId> {
         let _ = access;
         self.open_table(name)
+    }
+
+    /// This store as the memory backend, where operators may keep a table's values as
+    /// objects ([`memory::MemoryBackend::open_objects`]); `None` for other backends.
+    fn memory_mut(&mut self) -> Option<&mut memory::MemoryBackend> {
+        None
     }
 
     /// The names of all tables, in [`TableId`] order.

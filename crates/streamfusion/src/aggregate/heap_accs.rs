@@ -1,0 +1,333 @@
+//! A GROUP BY's accumulators kept decoded on the memory backend (decision 0020).
+//!
+//! On RocksDB every bundle reads its groups' encoded accumulators and writes them back; on
+//! the heap that round trip (decode, encode, a copy of the key and value, a hash of the
+//! key, an allocation per new entry) was most of a bundle. Here the accumulators stay
+//! [`Acc`]s between bundles, as Flink's heap backend keeps objects: a bundle clones its
+//! groups' accumulators out (so a failed bundle changes nothing) and moves them back when
+//! it commits. Groups are found by the Flink key hash the bundle computed anyway; keys live
+//! in one buffer. Checkpoints, scans and rescaling read the table through [`ObjectTable`],
+//! encoded exactly as the byte tables store them.
+
+use hashbrown::HashTable;
+
+use super::function::Acc;
+use crate::error::{Error, Result};
+use crate::keys::murmur::hash_bytes;
+use crate::state::layout::KEY_GROUP_BYTES;
+use crate::state::objects::ObjectTable;
+
+/// Every group's accumulators (`templates.len()` per slot), by state key.
+#[derive(Debug)]
+pub(super) struct HeapAccs {
+    /// Fresh accumulators of the calls, the shapes values decode into.
+    templates: Vec<Acc>,
+    /// Live slots, found by their key's hash.
+    index: HashTable<u32>,
+    /// Per slot: its key's hash ([`HeapAccs::hash_of`]) and its key's span in `keys`.
+    hashes: Vec<i32>,
+    spans: Vec<(usize, usize)>,
+    keys: Vec<u8>,
+    /// Bytes of `keys` no live slot uses (removed groups), reclaimed by compaction.
+    garbage: usize,
+    accs: Vec<Acc>,
+    /// Slots without a group, reused first.
+    free: Vec<u32>,
+}
+
+/// The table position of a Flink key hash: spread over all 64 bits (the low bits of the
+/// murmur hash pick hashbrown's group, the high ones its tag).
+fn spread(hash: i32) -> u64 {
+    u64::from(hash as u32).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+impl HeapAccs {
+    /// An empty table of accumulators shaped like `templates`.
+    pub(super) fn new(templates: Vec<Acc>) -> Self {
+        Self {
+            templates,
+            index: HashTable::new(),
+            hashes: Vec::new(),
+            spans: Vec::new(),
+            keys: Vec::new(),
+            garbage: 0,
+            accs: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    /// The hash a state key (`[key group][key row]`) is found by: the key row's Flink hash
+    /// (`BinaryRowData.hashCode`), which a bundle has already computed for its key groups.
+    pub(super) fn hash_of(state_key: &[u8]) -> i32 {
+        hash_bytes(state_key.get(KEY_GROUP_BYTES..).unwrap_or_default())
+    }
+
+    fn calls(&self) -> usize {
+        self.templates.len()
+    }
+
+    fn key(&self, slot: u32) -> &[u8] {
+        let (start, end) = self.spans[slot as usize];
+        &self.keys[start..end]
+    }
+
+    /// The slot of `key`, whose hash is `hash`.
+    pub(super) fn find(&self, hash: i32, key: &[u8]) -> Option<u32> {
+        self.index
+            .find(spread(hash), |&s| self.key(s) == key)
+            .copied()
+    }
+
+    /// The accumulators of `slot`.
+    pub(super) fn accs(&self, slot: u32) -> &[Acc] {
+        let calls = self.calls();
+        &self.accs[slot as usize * calls..(slot as usize + 1) * calls]
+    }
+
+    /// Swaps `accs` with the accumulators of `slot`.
+    pub(super) fn swap(&mut self, slot: u32, accs: &mut [Acc]) {
+        let calls = self.calls();
+        self.accs[slot as usize * calls..(slot as usize + 1) * calls].swap_with_slice(accs);
+    }
+
+    /// Makes room for `groups` more groups with `key_bytes` more key bytes, so a bundle of
+    /// new groups grows the table once.
+    pub(super) fn reserve(&mut self, groups: usize, key_bytes: usize) {
+        let fresh = groups.saturating_sub(self.free.len());
+        self.keys.reserve(key_bytes);
+        self.hashes.reserve(fresh);
+        self.spans.reserve(fresh);
+        self.accs.reserve(fresh * self.calls());
+        let hashes = &self.hashes;
+        self.index.reserve(groups, |&s| spread(hashes[s as usize]));
+    }
+
+    /// Adds the group `key` (absent, with hash `hash`), taking `accs` (left as the
+    /// templates).
+    pub(super) fn insert(&mut self, hash: i32, key: &[u8], accs: &mut [Acc]) {
+        let start = self.keys.len();
+        self.keys.extend_from_slice(key);
+        let span = (start, self.keys.len());
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.hashes[slot as usize] = hash;
+                self.spans[slot as usize] = span;
+                slot
+            }
+            None => {
+                let slot = self.hashes.len() as u32;
+                self.hashes.push(hash);
+                self.spans.push(span);
+                self.accs.extend_from_slice(&self.templates);
+                slot
+            }
+        };
+        self.swap(slot, accs);
+        let hashes = &self.hashes;
+        self.index
+            .insert_unique(spread(hash), slot, |&s| spread(hashes[s as usize]));
+    }
+
+    /// Removes the group in `slot`.
+    pub(super) fn remove_slot(&mut self, slot: u32) {
+        let hash = self.hashes[slot as usize];
+        if let Ok(found) = self.index.find_entry(spread(hash), |&s| s == slot) {
+            found.remove();
+        }
+        let calls = self.calls();
+        let start = slot as usize * calls;
+        self.accs[start..start + calls].clone_from_slice(&self.templates);
+        let (from, to) = self.spans[slot as usize];
+        self.garbage += to - from;
+        self.spans[slot as usize] = (0, 0);
+        self.free.push(slot);
+        if self.garbage > self.keys.len() / 2 && self.garbage > 1 << 16 {
+            self.compact_keys();
+        }
+    }
+
+    /// Rewrites `keys` without the removed groups' bytes.
+    fn compact_keys(&mut self) {
+        let mut keys = Vec::with_capacity(self.keys.len() - self.garbage);
+        let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
+        for (slot, span) in self.spans.iter_mut().enumerate() {
+            if free.contains(&(slot as u32)) {
+                continue;
+            }
+            let start = keys.len();
+            keys.extend_from_slice(&self.keys[span.0..span.1]);
+            *span = (start, keys.len());
+        }
+        self.keys = keys;
+        self.garbage = 0;
+    }
+
+    /// The accumulators `value` encodes.
+    fn decode(&self, mut value: &[u8]) -> Result<Vec<Acc>> {
+        let accs = self
+            .templates
+            .iter()
+            .map(|template| Acc::decode(template, &mut value))
+            .collect::<Result<Vec<_>>>()?;
+        if !value.is_empty() {
+            return Err(Error::State(format!(
+                "{} bytes left over after a group's accumulators",
+                value.len()
+            )));
+        }
+        Ok(accs)
+    }
+
+    /// Appends the encoding of `accs` to `out`, as byte tables store it.
+    pub(super) fn encode(accs: &[Acc], out: &mut Vec<u8>) {
+        for acc in accs {
+            acc.encode(out);
+        }
+    }
+
+    fn live_slots(&self) -> impl Iterator<Item = u32> + '_ {
+        self.index.iter().copied()
+    }
+}
+
+impl ObjectTable for HeapAccs {
+    fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    fn get_encoded(&self, key: &[u8], out: &mut Vec<u8>) -> bool {
+        match self.find(Self::hash_of(key), key) {
+            Some(slot) => {
+                Self::encode(self.accs(slot), out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn check_encoded(&self, value: &[u8]) -> Result<()> {
+        self.decode(value).map(drop)
+    }
+
+    fn put_encoded(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        let mut accs = self.decode(value)?;
+        let hash = Self::hash_of(key);
+        match self.find(hash, key) {
+            Some(slot) => self.swap(slot, &mut accs),
+            None => self.insert(hash, key, &mut accs),
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self, key: &[u8]) {
+        if let Some(slot) = self.find(Self::hash_of(key), key) {
+            self.remove_slot(slot);
+        }
+    }
+
+    fn for_each_encoded(&self, visit: &mut dyn FnMut(&[u8], &[u8])) {
+        let mut value = Vec::new();
+        for slot in self.live_slots() {
+            value.clear();
+            Self::encode(self.accs(slot), &mut value);
+            visit(self.key(slot), &value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::aggregate::value::Value;
+
+    fn templates() -> Vec<Acc> {
+        vec![
+            Acc::Count(0),
+            Acc::Sum {
+                sum: Value::Null,
+                count: 0,
+            },
+        ]
+    }
+
+    fn value_of(count: i64, sum: Option<i64>) -> Vec<u8> {
+        let mut out = Vec::new();
+        let accs = [
+            Acc::Count(count),
+            Acc::Sum {
+                sum: sum.map_or(Value::Null, Value::Int),
+                count,
+            },
+        ];
+        HeapAccs::encode(&accs, &mut out);
+        out
+    }
+
+    /// Every entry, encoded, in key order.
+    fn contents(table: &HeapAccs) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let mut out = Vec::new();
+        table.for_each_encoded(&mut |k, v| out.push((k.to_vec(), v.to_vec())));
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn byte_operations_behave_like_an_ordered_map() {
+        // Keys of every length (not only key rows), repeated, with removals that leave
+        // garbage to compact and slots to reuse.
+        let mut table = HeapAccs::new(templates());
+        let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+        let mut seed = 3u64;
+        let mut next = move |m: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) % m
+        };
+        for step in 0..20_000i64 {
+            let id = next(700);
+            let mut key = vec![(id % 3) as u8, 0];
+            key.extend(std::iter::repeat_n(id as u8, (id % 300) as usize));
+            key.extend_from_slice(&id.to_be_bytes());
+            match next(5) {
+                0..=2 => {
+                    let value = value_of(step, (step % 4 != 0).then_some(step * 3));
+                    table.put_encoded(&key, &value).unwrap();
+                    model.insert(key.clone(), value);
+                }
+                _ => {
+                    table.remove(&key);
+                    model.remove(&key);
+                }
+            }
+            let key = key;
+            if step % 997 == 0 {
+                let expected: Vec<_> = model.clone().into_iter().collect();
+                assert_eq!(contents(&table), expected, "step {step}");
+            }
+            let mut got = Vec::new();
+            let found = table.get_encoded(&key, &mut got);
+            assert_eq!(found.then_some(got), model.get(&key).cloned());
+        }
+        assert_eq!(table.len(), model.len());
+        assert!(table.free.len() + table.len() == table.hashes.len());
+    }
+
+    #[test]
+    fn values_that_do_not_decode_are_refused_and_change_nothing() {
+        let mut table = HeapAccs::new(templates());
+        let good = value_of(2, Some(5));
+        table.put_encoded(b"\0\x01k", &good).unwrap();
+        for bad in [
+            &good[..good.len() - 1],
+            &[good.as_slice(), &[0]].concat()[..],
+            &[],
+        ] {
+            assert!(table.check_encoded(bad).is_err());
+            assert!(table.put_encoded(b"\0\x01k", bad).is_err());
+        }
+        let mut got = Vec::new();
+        assert!(table.get_encoded(b"\0\x01k", &mut got));
+        assert_eq!(got, good);
+    }
+}
