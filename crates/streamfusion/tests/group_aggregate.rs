@@ -1035,3 +1035,198 @@ fn heap_accumulators_reserve_against_the_budget_and_a_refused_bundle_changes_not
     op.process(&batch(&next)).unwrap();
     assert_eq!(rows_of(&op.flush().unwrap()), model.bundle(&next));
 }
+
+/// Kind, key, then `COUNT(*)`, `COUNT(v)`, `SUM(v)`, `SUM0(v)`.
+type IntSums = (i64, i64, Option<i64>, i64);
+
+/// `COUNT(*), COUNT(v), SUM(v), SUM0(v)` of a group's live values, the sums wrapping at
+/// TINYINT as Java's `byte` arithmetic does.
+fn tinyint_sums(values: &[Option<i64>]) -> IntSums {
+    let present: Vec<i64> = values.iter().flatten().copied().collect();
+    let wrap = |s: i64| i64::from(s as i8);
+    let total = present.iter().fold(0i64, |a, b| wrap(a.wrapping_add(*b)));
+    (
+        values.len() as i64,
+        present.len() as i64,
+        (!present.is_empty()).then_some(total),
+        total,
+    )
+}
+
+/// `COUNT(*), COUNT(v), SUM(v), SUM0(v)` over a TINYINT `v`, with retraction.
+fn tinyint_spec(generate_update_before: bool, mini_batch_rows: usize) -> GroupAggSpec {
+    GroupAggSpec {
+        input_names: vec!["k".into(), "v".into()],
+        input_types: vec![STRING, LogicalType::TinyInt],
+        grouping: vec![0],
+        calls: vec![
+            AggCall::new(AggFunction::CountStar, None, "cnt"),
+            AggCall::new(AggFunction::Count, Some(1), "cnt_v"),
+            AggCall::new(AggFunction::Sum, Some(1), "sum_v"),
+            AggCall::new(AggFunction::Sum0, Some(1), "sum0_v"),
+        ],
+        input_retracts: true,
+        generate_update_before,
+        mini_batch_rows: Some(mini_batch_rows),
+        state_ttl: None,
+        max_parallelism: 128,
+    }
+}
+
+/// Rows with TINYINT values (each `Row` value narrowed) as [`tinyint_spec`]'s input.
+fn tinyint_batch(rows: &[Row]) -> ChangelogBatch {
+    let keys: StringArray = rows.iter().map(|r| r.1.as_deref()).collect();
+    let values: Int8Array = rows.iter().map(|r| r.2.map(|v| v as i8)).collect();
+    let batch = RecordBatch::try_from_iter_with_nullable(vec![
+        ("k", Arc::new(keys) as ArrayRef, true),
+        ("v", Arc::new(values) as ArrayRef, true),
+    ])
+    .unwrap();
+    let kinds: Int8Array = rows.iter().map(|r| r.0).collect();
+    ChangelogBatch::try_new(batch, Some(kinds)).unwrap()
+}
+
+/// [`tinyint_spec`]'s output rows.
+fn tinyint_rows(out: &ChangelogBatch) -> Vec<(i8, Key, IntSums)> {
+    let b = out.batch();
+    let key = b.column(0).as_string::<i32>();
+    let int = |c: usize| b.column(c).as_primitive::<Int64Type>().clone();
+    let sum = b.column(3).as_primitive::<arrow::datatypes::Int8Type>();
+    let sum0 = b.column(4).as_primitive::<arrow::datatypes::Int8Type>();
+    let (cnt, cnt_v) = (int(1), int(2));
+    (0..out.num_rows())
+        .map(|i| {
+            (
+                out.kind(i).to_byte(),
+                (!key.is_null(i)).then(|| key.value(i).to_string()),
+                (
+                    cnt.value(i),
+                    cnt_v.value(i),
+                    (!sum.is_null(i)).then(|| i64::from(sum.value(i))),
+                    i64::from(sum0.value(i)),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// A changelog of TINYINT values (as `Row`s).
+fn tinyint_changelog(rng: &mut Rng, rows: usize) -> Vec<Row> {
+    changelog_over(rng, rows, 256)
+        .into_iter()
+        .map(|(kind, key, v)| (kind, key, v.map(|x| i64::from(x as i8))))
+        .collect()
+}
+
+#[test]
+fn typed_heap_bundles_reserve_against_the_budget_and_a_refused_bundle_changes_nothing() {
+    use bench_support::group_model::ValueModel;
+    use streamfusion::state::budget::MemoryBudget;
+
+    // The typed kernels edit heap accumulators in place (decision 0021): a refused bundle
+    // must put back every group it touched and drop every group it added.
+    let mut rng = Rng(SEED ^ 0x7B0D);
+    let first = tinyint_changelog(&mut rng, 300);
+    let budget = MemoryBudget::new(12_000);
+    let store = MemoryBackend::with_budget(&budget, "group-agg").unwrap();
+    let mut op = GroupAggregate::new(tinyint_spec(true, usize::MAX), Box::new(store)).unwrap();
+    let mut model = ValueModel::new(
+        Emission {
+            input_retracts: true,
+            generate_update_before: true,
+            ttl: false,
+        },
+        tinyint_sums,
+    );
+    op.process(&tinyint_batch(&first)).unwrap();
+    assert_eq!(tinyint_rows(&op.flush().unwrap()), model.bundle(&first));
+    let reserved = budget.reserved();
+    let dir = tempfile::tempdir().unwrap();
+    let checkpoint_bytes = |op: &mut GroupAggregate, name: &str| {
+        let published = op.checkpoint(&dir.path().join(name)).unwrap();
+        checkpoint::restore_memory(&Checkpoint::open(published.path()).unwrap())
+            .unwrap()
+            .estimated_bytes()
+    };
+    assert_eq!(checkpoint_bytes(&mut op, "a"), reserved);
+
+    // Changes to existing groups (retractions of all their rows, deleting some) and many new
+    // wide keys: more than the budget holds.
+    let mut refused: Vec<Row> = first
+        .iter()
+        .filter(|r| r.0 == 0 || r.0 == 2)
+        .take(40)
+        .map(|(_, k, v)| (3, k.clone(), *v))
+        .collect();
+    refused.extend((0..200).map(|i| (0, Some(format!("{i}-{}", "w".repeat(100))), Some(i % 100))));
+    op.process(&tinyint_batch(&refused)).unwrap();
+    let err = op.flush().unwrap_err();
+    assert!(matches!(err, Error::BudgetExceeded { .. }), "{err}");
+    assert_eq!(budget.reserved(), reserved);
+    assert_eq!(checkpoint_bytes(&mut op, "b"), reserved);
+
+    // The next bundle continues from the first.
+    let next = tinyint_changelog(&mut rng, 200);
+    op.process(&tinyint_batch(&next)).unwrap();
+    assert_eq!(tinyint_rows(&op.flush().unwrap()), model.bundle(&next));
+    assert_eq!(checkpoint_bytes(&mut op, "c"), budget.reserved());
+}
+
+#[test]
+fn integer_count_and_sum_kernels_match_the_model_with_wrapping_tinyint_sums() {
+    use bench_support::group_model::ValueModel;
+
+    // The typed kernels (decision 0021) over TINYINT, so sums wrap often, with retractions,
+    // unknown keys, NULLs, both backends, chunking and a restore in the middle.
+    let mut rng = Rng(SEED ^ 0x71);
+    let input = tinyint_changelog(&mut rng, 900);
+    let (to_batch, rows_of) = (tinyint_batch, tinyint_rows);
+    for backend in [Backend::Memory, Backend::Rocks] {
+        for gub in [true, false] {
+            for (mini_batch, chunk, restore_midway) in
+                [(64, input.len(), false), (100, 17, true), (1, 1, false)]
+            {
+                let spec = tinyint_spec(gub, mini_batch);
+                let dir = tempfile::tempdir().unwrap();
+                let mut op = GroupAggregate::new(spec.clone(), open(&backend, dir.path())).unwrap();
+                let mut model = ValueModel::new(
+                    Emission {
+                        input_retracts: true,
+                        generate_update_before: gub,
+                        ttl: false,
+                    },
+                    tinyint_sums,
+                );
+                let (mut got, mut want) = (Vec::new(), Vec::new());
+                let mut bundle: Vec<Row> = Vec::new();
+                let chunks: Vec<&[Row]> = input.chunks(chunk).collect();
+                for (i, rows) in chunks.iter().enumerate() {
+                    got.extend(rows_of(&op.process(&to_batch(rows)).unwrap()));
+                    bundle.extend_from_slice(rows);
+                    if bundle.len() >= mini_batch {
+                        want.extend(model.bundle(&bundle));
+                        bundle.clear();
+                    }
+                    if restore_midway && i == chunks.len() / 2 {
+                        got.extend(rows_of(&op.flush().unwrap()));
+                        want.extend(model.bundle(&bundle));
+                        bundle.clear();
+                        let published = op.checkpoint(&dir.path().join("ckpt")).unwrap();
+                        drop(op);
+                        let opened = Checkpoint::open(published.path()).unwrap();
+                        op = GroupAggregate::restore(
+                            spec.clone(),
+                            &opened,
+                            restore(&backend, &opened, dir.path()),
+                            Arc::new(SystemClock),
+                        )
+                        .unwrap();
+                    }
+                }
+                got.extend(rows_of(&op.flush().unwrap()));
+                want.extend(model.bundle(&bundle));
+                assert_eq!(got, want, "gub={gub} mini_batch={mini_batch} chunk={chunk}");
+            }
+        }
+    }
+}

@@ -23,13 +23,20 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use arrow::array::{ArrayRef, Int8Array, RecordBatch, UInt32Array};
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, BooleanBufferBuilder, GenericByteArray, Int8Array,
+    RecordBatch, UInt32Array,
+};
+use arrow::buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow::compute::FilterBuilder;
+use arrow::datatypes::ByteArrayType;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use hashbrown::HashTable;
 
 use super::function::{Acc, AggCall, AggFunction, BoundCall, MapCtx};
-use super::heap_accs::HeapAccs;
+use super::heap_accs::{HeapAccs, HeapBundle};
 use super::sorted_map::SortedMaps;
+use super::typed_bundle::TypedCalls;
 use super::value::{ColumnReader, Value, build_array, order_bytes, results_equal};
 use crate::binary_row::BinaryRows;
 use crate::changelog::{ChangelogBatch, RowKind};
@@ -93,6 +100,8 @@ pub struct GroupAggregate {
     calls: Vec<BoundCall>,
     /// The call whose count decides whether a group still exists (`RecordCounter`).
     counter: Option<usize>,
+    /// The calls' typed kernels, when they all have one (decision 0021).
+    typed: Option<TypedCalls>,
     hasher: KeyHasher,
     schema: SchemaRef,
     result_types: Vec<DataType>,
@@ -166,6 +175,7 @@ impl GroupAggregate {
             hasher: KeyHasher::new(key_types),
             schema,
             result_types,
+            typed: TypedCalls::of(&calls),
             calls,
             counter,
             spec,
@@ -275,6 +285,32 @@ impl GroupAggregate {
         let (groups, row_slot) =
             assign_groups(&self.hasher, &key_columns, self.spec.max_parallelism)?;
         let slots = groups.len();
+        // Rows grouped by slot with a counting sort: two passes, no per-group vectors.
+        let (starts, grouped) = rows_by_slot(&row_slot, slots);
+
+        // Typed kernels over heap accumulators change them in place.
+        if let (false, Some(typed), AccTable::Heap(table)) = (per_row, &self.typed, self.accs) {
+            let (heap, reservation) = heap_accs(self.store.as_mut(), table)?;
+            let mut accs = HeapBundle::new(heap, &groups);
+            let out = typed.apply_bundle(
+                input,
+                &groups,
+                (&starts, &grouped),
+                &mut accs,
+                self.spec.calls.len(),
+                self.counter,
+                EmitRules::of(&self.spec),
+            );
+            let out = match out {
+                Ok(out) => out,
+                Err(e) => {
+                    accs.rollback();
+                    return Err(e);
+                }
+            };
+            accs.commit(reservation)?;
+            return out.finish(&self.schema, &key_columns, &self.result_types);
+        }
 
         // One batched read of every group's accumulators, in the order the tables prefer.
         let mut tables = vec![self.accs.id()];
@@ -290,6 +326,20 @@ impl GroupAggregate {
             &templates,
         )?;
 
+        if let (false, Some(typed)) = (per_row, &self.typed) {
+            let out = typed.apply_bundle(
+                input,
+                &groups,
+                (&starts, &grouped),
+                &mut accs,
+                self.spec.calls.len(),
+                self.counter,
+                EmitRules::of(&self.spec),
+            )?;
+            self.write_state(&groups, &order, &mut accs, &persisted, &[])?;
+            return out.finish(&self.schema, &key_columns, &self.result_types);
+        }
+
         let column_readers = |arg: fn(&BoundCall) -> Option<usize>| {
             self.calls
                 .iter()
@@ -303,9 +353,6 @@ impl GroupAggregate {
         let readers = column_readers(|c| c.arg)?;
         // Two-argument calls' second column (JSON_OBJECTAGG's value).
         let value_readers = column_readers(|c| c.value_arg)?;
-
-        // Rows grouped by slot with a counting sort: two passes, no per-group vectors.
-        let (starts, grouped) = rows_by_slot(&row_slot, slots);
 
         // Sorted maps: one batched read of every entry the bundle will touch.
         let map_calls = map_calls(&self.calls);
@@ -363,7 +410,21 @@ impl GroupAggregate {
             }
         }
         let out = bundle.out;
+        self.write_state(&groups, &order, &mut accs, &persisted, &map_calls)?;
+        out.finish(&self.schema, &key_columns, &self.result_types)
+    }
 
+    /// Writes a bundle's state: every group's accumulators and every changed entry of the
+    /// sorted maps of `map_calls`.
+    fn write_state(
+        &mut self,
+        groups: &Groups,
+        order: &[u32],
+        accs: &mut GroupAccs,
+        persisted: &[bool],
+        map_calls: &[usize],
+    ) -> Result<()> {
+        let slots = groups.len();
         // One write batch with every changed accumulator and map entry.
         // Sized up front: accumulators are tens of bytes; map entries repeat their group key.
         // The previous bundle's batch, so a steady stream of bundles reuses its buffers.
@@ -383,16 +444,15 @@ impl GroupAggregate {
             self.store.as_mut(),
             &mut writes,
             (self.accs, self.ttl.as_ref()),
-            &groups,
-            &order,
-            (&mut accs, &persisted),
-            self.maps.as_mut().map(|maps| (maps, map_calls.as_slice())),
+            groups,
+            order,
+            (accs, persisted),
+            self.maps.as_mut().map(|maps| (maps, map_calls)),
         )?;
         if writes.data_len() <= RETAINED_WRITE_BYTES {
             self.writes = writes;
         }
-
-        out.finish(&self.schema, &key_columns, &self.result_types)
+        Ok(())
     }
 }
 
@@ -420,7 +480,7 @@ impl Groups {
     }
 
     /// The key hash of group `slot` ([`HeapAccs::hash_of`] its state key).
-    fn hash(&self, slot: usize) -> i32 {
+    pub(super) fn hash(&self, slot: usize) -> i32 {
         self.hashes[self.first_row[slot] as usize]
     }
 }
@@ -1398,6 +1458,31 @@ impl EmitRules {
             generate_update_before: spec.generate_update_before,
         }
     }
+
+    /// What a group emits after a change (`GroupAggFunction`'s rules): `first` when it had
+    /// no state, `alive` unless its record count reached zero, `equal` whether its results
+    /// before and after are equal (asked only when it matters).
+    pub(super) fn decide(self, first: bool, alive: bool, equal: impl FnOnce() -> bool) -> Emit {
+        match (first, alive) {
+            (true, true) => Emit::Insert,
+            (true, false) => Emit::Nothing,
+            (false, true) if self.suppress_equal && equal() => Emit::Nothing,
+            (false, true) => Emit::Update {
+                before: self.generate_update_before,
+            },
+            (false, false) => Emit::Delete,
+        }
+    }
+}
+
+/// A group's emission: nothing, `+I` of its new results, `-U` of its results before (when
+/// `before`) then `+U` of its new ones, or `-D` of its results before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Emit {
+    Nothing,
+    Insert,
+    Update { before: bool },
+    Delete,
 }
 
 /// The output changelog being built: kinds, the input row each key is taken from, and the
@@ -1428,17 +1513,19 @@ impl Changes {
         prev: &mut Vec<Value>,
         new: Option<&mut Vec<Value>>,
     ) {
-        match new {
-            Some(new) if first => self.push(RowKind::Insert, key_row, new),
-            Some(new) if rules.suppress_equal && results_equal(prev, new) => {}
-            Some(new) => {
-                if rules.generate_update_before {
+        let emit = rules.decide(first, new.is_some(), || {
+            new.as_deref().is_some_and(|new| results_equal(prev, new))
+        });
+        match (emit, new) {
+            (Emit::Insert, Some(new)) => self.push(RowKind::Insert, key_row, new),
+            (Emit::Update { before }, Some(new)) => {
+                if before {
                     self.push(RowKind::UpdateBefore, key_row, prev);
                 }
                 self.push(RowKind::UpdateAfter, key_row, new);
             }
-            None if first => {}
-            None => self.push(RowKind::Delete, key_row, prev),
+            (Emit::Delete, _) => self.push(RowKind::Delete, key_row, prev),
+            _ => {}
         }
     }
 
@@ -1457,29 +1544,102 @@ impl Changes {
         key_columns: &[ArrayRef],
         result_types: &[DataType],
     ) -> Result<ChangelogBatch> {
-        let mut columns: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
-        match contiguous_run(&self.key_rows) {
-            // Each of a run of input rows emitted once, in order (keys unique within the
-            // bundle, each a first insertion or one update): the keys are a slice of the
-            // input's columns, shared rather than copied.
-            Some(start) => {
-                for key in key_columns {
-                    columns.push(key.slice(start, self.key_rows.len()));
-                }
-            }
-            None => {
-                let take_rows = UInt32Array::from(self.key_rows);
-                for key in key_columns {
-                    columns.push(arrow::compute::take(key.as_ref(), &take_rows, None)?);
-                }
-            }
-        }
+        let mut columns = output_keys(&self.key_rows, key_columns, schema.fields().len())?;
         for (values, ty) in self.values.iter().zip(result_types) {
             columns.push(build_array(ty, values.iter())?);
         }
         let batch = RecordBatch::try_new(schema.clone(), columns)?;
         ChangelogBatch::try_new(batch, Some(Int8Array::from(self.kinds)))
     }
+}
+
+/// The key columns of an output changelog whose rows take their keys from input rows
+/// `key_rows` of `key_columns`, with room for `width` columns in all.
+pub(super) fn output_keys(
+    key_rows: &[u32],
+    key_columns: &[ArrayRef],
+    width: usize,
+) -> Result<Vec<ArrayRef>> {
+    let mut columns: Vec<ArrayRef> = Vec::with_capacity(width);
+    match contiguous_run(key_rows) {
+        // Each of a run of input rows emitted once, in order (keys unique within the
+        // bundle, each a first insertion or one update): the keys are a slice of the
+        // input's columns, shared rather than copied.
+        Some(start) => {
+            for key in key_columns {
+                columns.push(key.slice(start, key_rows.len()));
+            }
+        }
+        // Each of some input rows emitted once, in order (the NULL group leaves gaps in
+        // a run of unique keys): a filter copies the runs between the gaps whole,
+        // where a `take` copies value by value.
+        None if strictly_ascending(key_rows) => {
+            let n = key_columns.first().map_or(0, |c| c.len());
+            let mut mask = BooleanBufferBuilder::new(n);
+            mask.append_n(n, false);
+            for &row in key_rows {
+                mask.set_bit(row as usize, true);
+            }
+            let mask = BooleanArray::new(mask.finish(), None);
+            let filter = FilterBuilder::new(&mask).optimize().build();
+            for key in key_columns {
+                let shared = match key.data_type() {
+                    DataType::Utf8 => share_bytes(key.as_string::<i32>(), key_rows),
+                    DataType::Binary => share_bytes(key.as_binary::<i32>(), key_rows),
+                    _ => None,
+                };
+                match shared {
+                    Some(shared) => columns.push(shared),
+                    None => columns.push(filter.filter(key.as_ref())?),
+                }
+            }
+        }
+        None => {
+            let take_rows = UInt32Array::from(key_rows.to_vec());
+            for key in key_columns {
+                columns.push(arrow::compute::take(key.as_ref(), &take_rows, None)?);
+            }
+        }
+    }
+    Ok(columns)
+}
+
+/// Rows `rows` (strictly ascending) of a string or binary column, sharing its value bytes,
+/// when the rows between them hold none (NULLs, empty values): then the kept values are
+/// contiguous in the input's buffer and only offsets and validity are new. `None` when
+/// some row left out holds bytes.
+fn share_bytes<T: ByteArrayType<Offset = i32>>(
+    column: &GenericByteArray<T>,
+    rows: &[u32],
+) -> Option<ArrayRef> {
+    let offsets = column.value_offsets();
+    let mut kept = Vec::with_capacity(rows.len() + 1);
+    let mut end = offsets[*rows.first()? as usize];
+    kept.push(end);
+    for &row in rows {
+        let row = row as usize;
+        if offsets[row] != end {
+            return None;
+        }
+        end = offsets[row + 1];
+        kept.push(end);
+    }
+    let nulls = column
+        .nulls()
+        .map(|n| NullBuffer::from_iter(rows.iter().map(|&r| n.is_valid(r as usize))));
+    let offsets = OffsetBuffer::new(ScalarBuffer::from(kept));
+    // SAFETY: output value `j` spans exactly input value `rows[j]`'s bytes (each starts
+    // where the previous ended, checked above), so the offsets lie in the shared buffer and
+    // on the input's value boundaries, and a valid string array's values are UTF-8; `nulls`
+    // has one bit per row. (`try_new` would re-validate all the bytes.)
+    let shared =
+        unsafe { GenericByteArray::<T>::new_unchecked(offsets, column.values().clone(), nulls) };
+    Some(Arc::new(shared))
+}
+
+/// Whether every row of `rows` is greater than the one before.
+fn strictly_ascending(rows: &[u32]) -> bool {
+    rows.windows(2).all(|w| w[0] < w[1])
 }
 
 /// The first of `rows` when they are consecutive ascending row numbers (and not empty).
@@ -1552,6 +1712,54 @@ mod tests {
         keys.sort();
         keys.dedup();
         keys
+    }
+
+    #[test]
+    fn shared_keys_are_the_rows_when_the_rows_between_hold_no_bytes() {
+        use arrow::array::StringArray;
+        let column = StringArray::from(vec![
+            Some("ab"),
+            None,
+            Some("é漢"),
+            Some(""),
+            None,
+            Some("z\0"),
+            Some("q"),
+        ]);
+        // Rows 1, 3 and 4 hold no bytes: leaving them out shares the buffer.
+        for rows in [
+            vec![0, 2, 5, 6],
+            vec![2, 5],
+            vec![1, 2],
+            vec![5],
+            vec![0, 1, 2, 3, 5],
+        ] {
+            let shared = share_bytes(&column, &rows).expect("shareable");
+            let want: StringArray = rows
+                .iter()
+                .map(|&r| column.iter().nth(r as usize).unwrap())
+                .collect();
+            assert_eq!(shared.as_string::<i32>(), &want, "rows {rows:?}");
+            assert_eq!(
+                shared.as_string::<i32>().values().as_ptr(),
+                column.values().as_ptr(),
+                "rows {rows:?} share the bytes"
+            );
+        }
+        // Row 6 holds bytes; leaving it out of [5, 7) is fine, out of [0, 2] is not.
+        assert!(share_bytes(&column, &[0, 2]).is_some());
+        assert!(share_bytes(&column, &[0, 6]).is_none());
+        assert!(share_bytes(&column, &[2, 6]).is_none());
+        assert!(share_bytes(&column, &[]).is_none());
+    }
+
+    #[test]
+    fn only_increasing_rows_are_strictly_ascending() {
+        assert!(strictly_ascending(&[]));
+        assert!(strictly_ascending(&[4]));
+        assert!(strictly_ascending(&[0, 2, 3, 9]));
+        assert!(!strictly_ascending(&[0, 2, 2]));
+        assert!(!strictly_ascending(&[3, 1]));
     }
 
     #[test]

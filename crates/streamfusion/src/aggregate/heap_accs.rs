@@ -12,9 +12,12 @@
 use hashbrown::HashTable;
 
 use super::function::Acc;
+use super::group::Groups;
 use crate::error::{Error, Result};
 use crate::keys::murmur::hash_bytes;
+use crate::state::budget::Reservation;
 use crate::state::layout::KEY_GROUP_BYTES;
+use crate::state::memory::entry_bytes;
 use crate::state::objects::ObjectTable;
 
 /// Every group's accumulators (`templates.len()` per slot), by state key.
@@ -84,6 +87,11 @@ impl HeapAccs {
         &self.accs[slot as usize * calls..(slot as usize + 1) * calls]
     }
 
+    fn accs_mut(&mut self, slot: u32) -> &mut [Acc] {
+        let calls = self.calls();
+        &mut self.accs[slot as usize * calls..(slot as usize + 1) * calls]
+    }
+
     /// Swaps `accs` with the accumulators of `slot`.
     pub(super) fn swap(&mut self, slot: u32, accs: &mut [Acc]) {
         let calls = self.calls();
@@ -102,9 +110,19 @@ impl HeapAccs {
         self.index.reserve(groups, |&s| spread(hashes[s as usize]));
     }
 
-    /// Adds the group `key` (absent, with hash `hash`), taking `accs` (left as the
-    /// templates).
+    /// Adds the group `key` (absent, with hash `hash`), taking `accs` (what is left in
+    /// their place is unspecified).
     pub(super) fn insert(&mut self, hash: i32, key: &[u8], accs: &mut [Acc]) {
+        // Moved, not cloned: the placeholder left behind costs nothing to drop.
+        self.insert_with(hash, key, |c| {
+            std::mem::replace(&mut accs[c], Acc::Count(0))
+        });
+    }
+
+    /// Adds the group `key` (absent, with hash `hash`) with accumulator `fresh(c)` for
+    /// each call `c`, and returns its slot.
+    fn insert_with(&mut self, hash: i32, key: &[u8], mut fresh: impl FnMut(usize) -> Acc) -> u32 {
+        let calls = self.calls();
         let start = self.keys.len();
         self.keys.extend_from_slice(key);
         let span = (start, self.keys.len());
@@ -112,20 +130,24 @@ impl HeapAccs {
             Some(slot) => {
                 self.hashes[slot as usize] = hash;
                 self.spans[slot as usize] = span;
+                let at = slot as usize * calls;
+                for (c, acc) in self.accs[at..at + calls].iter_mut().enumerate() {
+                    *acc = fresh(c);
+                }
                 slot
             }
             None => {
                 let slot = self.hashes.len() as u32;
                 self.hashes.push(hash);
                 self.spans.push(span);
-                self.accs.extend_from_slice(&self.templates);
+                self.accs.extend((0..calls).map(&mut fresh));
                 slot
             }
         };
-        self.swap(slot, accs);
         let hashes = &self.hashes;
         self.index
             .insert_unique(spread(hash), slot, |&s| spread(hashes[s as usize]));
+        slot
     }
 
     /// Removes the group in `slot`.
@@ -187,6 +209,161 @@ impl HeapAccs {
 
     fn live_slots(&self) -> impl Iterator<Item = u32> + '_ {
         self.index.iter().copied()
+    }
+}
+
+/// A bundle's groups' accumulators edited in place in the heap table (the typed bundle's
+/// path, decision 0021): a new group is inserted when it gets state, a touched group's
+/// accumulators are saved the first time, and a group whose record count reached zero is
+/// removed only at [`HeapBundle::commit`], so [`HeapBundle::rollback`] can put back exactly
+/// what the table held.
+pub(super) struct HeapBundle<'a> {
+    heap: &'a mut HeapAccs,
+    groups: &'a Groups,
+    /// Each bundle group's heap slot (`NONE` without state).
+    slots: Vec<u32>,
+    /// Whether the group's accumulators before the bundle are saved in `saved`.
+    saved_at: Vec<Option<usize>>,
+    saved: Vec<Acc>,
+    /// Groups whose record count reached zero: removed by `commit`.
+    dead: Vec<bool>,
+    /// Groups inserted by this bundle.
+    created: Vec<bool>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl<'a> HeapBundle<'a> {
+    /// The bundle of `groups` over `heap`: every group's slot, found by its key hash.
+    pub(super) fn new(heap: &'a mut HeapAccs, groups: &'a Groups) -> Self {
+        let slots: Vec<u32> = (0..groups.len())
+            .map(|g| heap.find(groups.hash(g), groups.key(g)).unwrap_or(NONE))
+            .collect();
+        let (mut new, mut new_bytes) = (0, 0);
+        for (g, _) in slots.iter().enumerate().filter(|(_, s)| **s == NONE) {
+            new += 1;
+            new_bytes += groups.key(g).len();
+        }
+        heap.reserve(new, new_bytes);
+        Self {
+            heap,
+            groups,
+            slots,
+            saved_at: vec![None; groups.len()],
+            saved: Vec::new(),
+            dead: vec![false; groups.len()],
+            created: vec![false; groups.len()],
+        }
+    }
+
+    /// Group `group`'s accumulators, if it has state.
+    pub(super) fn get(&self, group: usize) -> Option<&[Acc]> {
+        match self.slots[group] {
+            NONE => None,
+            _ if self.dead[group] => None,
+            slot => Some(self.heap.accs(slot)),
+        }
+    }
+
+    /// Group `group`'s accumulators to change, created as `fresh(c)` for each call `c`
+    /// when it has no state.
+    pub(super) fn get_or_create(
+        &mut self,
+        group: usize,
+        fresh: impl FnMut(usize) -> Acc,
+    ) -> &mut [Acc] {
+        let slot = match self.slots[group] {
+            NONE => {
+                let slot =
+                    self.heap
+                        .insert_with(self.groups.hash(group), self.groups.key(group), fresh);
+                self.created[group] = true;
+                self.slots[group] = slot;
+                slot
+            }
+            slot => {
+                if self.saved_at[group].is_none() {
+                    self.saved_at[group] = Some(self.saved.len());
+                    self.saved.extend_from_slice(self.heap.accs(slot));
+                }
+                slot
+            }
+        };
+        self.heap.accs_mut(slot)
+    }
+
+    /// Group `group`'s record count reached zero: it goes at commit.
+    pub(super) fn remove(&mut self, group: usize) {
+        self.dead[group] = true;
+    }
+
+    /// Removes the groups that died, after reserving the bundle's growth (estimated as the
+    /// memory backend counts entries) from `reservation`; a refused reservation rolls the
+    /// bundle back.
+    pub(super) fn commit(self, reservation: Option<&mut Reservation>) -> Result<()> {
+        if let Some(reservation) = reservation {
+            let delta = self.growth();
+            let reserved = match delta {
+                d if d > 0 => reservation.grow(d as u64),
+                d if d < 0 => reservation.shrink(d.unsigned_abs() as u64),
+                _ => Ok(()),
+            };
+            if let Err(e) = reserved {
+                self.rollback();
+                return Err(e);
+            }
+        }
+        for (group, &slot) in self.slots.iter().enumerate() {
+            if self.dead[group] && slot != NONE {
+                self.heap.remove_slot(slot);
+            }
+        }
+        Ok(())
+    }
+
+    /// The change in estimated bytes the bundle makes.
+    fn growth(&self) -> i128 {
+        let calls = self.heap.calls();
+        let mut bytes = Vec::new();
+        let mut size = |key: &[u8], accs: &[Acc]| {
+            bytes.clear();
+            HeapAccs::encode(accs, &mut bytes);
+            i128::from(entry_bytes(key, &bytes))
+        };
+        let mut delta = 0;
+        for (group, &slot) in self.slots.iter().enumerate() {
+            if slot == NONE {
+                continue;
+            }
+            let key = self.groups.key(group);
+            if let Some(at) = self.saved_at[group] {
+                delta -= size(key, &self.saved[at..at + calls]);
+            } else if !self.created[group] {
+                // Untouched: unchanged.
+                continue;
+            }
+            if !self.dead[group] {
+                delta += size(key, self.heap.accs(slot));
+            }
+        }
+        delta
+    }
+
+    /// Puts back what the table held before the bundle.
+    pub(super) fn rollback(self) {
+        let calls = self.heap.calls();
+        for (group, &slot) in self.slots.iter().enumerate() {
+            if let Some(at) = self.saved_at[group] {
+                self.heap
+                    .accs_mut(slot)
+                    .clone_from_slice(&self.saved[at..at + calls]);
+            }
+        }
+        for (group, &slot) in self.slots.iter().enumerate() {
+            if self.created[group] {
+                self.heap.remove_slot(slot);
+            }
+        }
     }
 }
 

@@ -19,6 +19,7 @@ pub mod group;
 mod heap_accs;
 pub mod local_global;
 mod sorted_map;
+mod typed_bundle;
 pub mod value;
 
 pub use function::{AggCall, AggFunction};
