@@ -34,7 +34,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use hashbrown::HashTable;
 
 use super::function::{Acc, AggCall, AggFunction, BoundCall, MapCtx};
-use super::heap_accs::{HeapAccs, HeapBundle};
+use super::heap_accs::{HeapAccs, HeapBundle, group_in_heap};
 use super::sorted_map::SortedMaps;
 use super::typed_bundle::TypedCalls;
 use super::value::{ColumnReader, Value, build_array, order_bytes, results_equal};
@@ -282,16 +282,15 @@ impl GroupAggregate {
             .iter()
             .map(|&g| batch.column(g).clone())
             .collect();
-        let (groups, row_slot) =
-            assign_groups(&self.hasher, &key_columns, self.spec.max_parallelism)?;
-        let slots = groups.len();
-        // Rows grouped by slot with a counting sort: two passes, no per-group vectors.
-        let (starts, grouped) = rows_by_slot(&row_slot, slots);
+        let (keys, hashes) = state_keys(&self.hasher, &key_columns, self.spec.max_parallelism)?;
 
-        // Typed kernels over heap accumulators change them in place.
+        // Typed kernels over heap accumulators: rows are grouped through the heap table
+        // itself, and its accumulators change in place.
         if let (false, Some(typed), AccTable::Heap(table)) = (per_row, &self.typed, self.accs) {
             let (heap, reservation) = heap_accs(self.store.as_mut(), table)?;
-            let mut accs = HeapBundle::new(heap, &groups);
+            let (groups, row_slot, found) = group_in_heap(heap, keys, hashes, |c| typed.fresh(c));
+            let (starts, grouped) = rows_by_slot(&row_slot, groups.len());
+            let mut accs = HeapBundle::new(heap, &groups, found);
             let out = typed.apply_bundle(
                 input,
                 &groups,
@@ -311,6 +310,11 @@ impl GroupAggregate {
             accs.commit(reservation)?;
             return out.finish(&self.schema, &key_columns, &self.result_types);
         }
+
+        let (groups, row_slot) = group_rows(keys, hashes);
+        let slots = groups.len();
+        // Rows grouped by slot with a counting sort: two passes, no per-group vectors.
+        let (starts, grouped) = rows_by_slot(&row_slot, slots);
 
         // One batched read of every group's accumulators, in the order the tables prefer.
         let mut tables = vec![self.accs.id()];
@@ -470,6 +474,22 @@ pub(super) struct Groups {
 }
 
 impl Groups {
+    /// The groups whose first rows are `first_row`, of rows with state keys `keys` hashed
+    /// `hashes`; `key_bytes` is the groups' state keys' bytes together.
+    pub(super) fn new(
+        keys: BinaryRows,
+        hashes: Vec<i32>,
+        first_row: Vec<u32>,
+        key_bytes: usize,
+    ) -> Self {
+        Self {
+            keys,
+            hashes,
+            first_row,
+            key_bytes,
+        }
+    }
+
     pub(super) fn len(&self) -> usize {
         self.first_row.len()
     }
@@ -1113,7 +1133,17 @@ pub(super) fn assign_groups(
     key_columns: &[ArrayRef],
     max_parallelism: u32,
 ) -> Result<(Groups, Vec<u32>)> {
-    let n = key_columns.first().map_or(0, |c| c.len());
+    let (keys, hashes) = state_keys(hasher, key_columns, max_parallelism)?;
+    Ok(group_rows(keys, hashes))
+}
+
+/// Every input row's state key (`[key group][key row]`) and key hash
+/// (`BinaryRowData.hashCode` of its key row).
+pub(super) fn state_keys(
+    hasher: &KeyHasher,
+    key_columns: &[ArrayRef],
+    max_parallelism: u32,
+) -> Result<(BinaryRows, Vec<i32>)> {
     // The key rows Flink hashes are the state keys too (decision 0011), each written after
     // room for its key group.
     let mut keys = hasher.key_rows_prefixed(key_columns, KEY_GROUP_BYTES)?;
@@ -1125,7 +1155,13 @@ pub(super) fn assign_groups(
         keys.prefix_mut(row)
             .copy_from_slice(&key_group(kg)?.to_be_bytes());
     }
+    Ok((keys, hashes))
+}
 
+/// Rows grouped by their state keys (`keys`, hashed `hashes`): distinct groups in order of
+/// first appearance, and each row's group.
+pub(super) fn group_rows(keys: BinaryRows, hashes: Vec<i32>) -> (Groups, Vec<u32>) {
+    let n = keys.len();
     // Distinct groups in order of first appearance, found through Flink's key hash
     // (already computed for the key groups). Their state keys share one buffer.
     let spread = |h: i32| u64::from(h as u32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -1149,13 +1185,7 @@ pub(super) fn assign_groups(
         row_slot.push(slot);
     }
     drop(table);
-    let groups = Groups {
-        keys,
-        hashes,
-        first_row,
-        key_bytes,
-    };
-    Ok((groups, row_slot))
+    (Groups::new(keys, hashes, first_row, key_bytes), row_slot)
 }
 
 /// Rows grouped by slot with a counting sort: `rows[starts[s]..starts[s + 1]]` are slot

@@ -13,6 +13,7 @@ use hashbrown::HashTable;
 
 use super::function::Acc;
 use super::group::Groups;
+use crate::binary_row::BinaryRows;
 use crate::error::{Error, Result};
 use crate::keys::murmur::hash_bytes;
 use crate::state::budget::Reservation;
@@ -36,6 +37,10 @@ pub(super) struct HeapAccs {
     accs: Vec<Acc>,
     /// Slots without a group, reused first.
     free: Vec<u32>,
+    /// Per slot, `epoch << 32 | group`: the group of the bundle `epoch` it belongs to
+    /// ([`group_in_heap`]).
+    marks: Vec<u64>,
+    epoch: u32,
 }
 
 /// The table position of a Flink key hash: spread over all 64 bits (the low bits of the
@@ -56,7 +61,19 @@ impl HeapAccs {
             garbage: 0,
             accs: Vec::new(),
             free: Vec::new(),
+            marks: Vec::new(),
+            epoch: 0,
         }
+    }
+
+    /// A new bundle's epoch, never one a slot is marked with.
+    fn next_epoch(&mut self) -> u32 {
+        if self.epoch == u32::MAX {
+            self.marks.iter_mut().for_each(|m| *m = 0);
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+        self.epoch
     }
 
     /// The hash a state key (`[key group][key row]`) is found by: the key row's Flink hash
@@ -105,6 +122,7 @@ impl HeapAccs {
         self.keys.reserve(key_bytes);
         self.hashes.reserve(fresh);
         self.spans.reserve(fresh);
+        self.marks.reserve(fresh);
         self.accs.reserve(fresh * self.calls());
         let hashes = &self.hashes;
         self.index.reserve(groups, |&s| spread(hashes[s as usize]));
@@ -121,7 +139,16 @@ impl HeapAccs {
 
     /// Adds the group `key` (absent, with hash `hash`) with accumulator `fresh(c)` for
     /// each call `c`, and returns its slot.
-    fn insert_with(&mut self, hash: i32, key: &[u8], mut fresh: impl FnMut(usize) -> Acc) -> u32 {
+    fn insert_with(&mut self, hash: i32, key: &[u8], fresh: impl FnMut(usize) -> Acc) -> u32 {
+        let slot = self.place(hash, key, fresh);
+        let hashes = &self.hashes;
+        self.index
+            .insert_unique(spread(hash), slot, |&s| spread(hashes[s as usize]));
+        slot
+    }
+
+    /// Puts the group `key` in a slot (a free one first) without indexing it.
+    fn place(&mut self, hash: i32, key: &[u8], mut fresh: impl FnMut(usize) -> Acc) -> u32 {
         let calls = self.calls();
         let start = self.keys.len();
         self.keys.extend_from_slice(key);
@@ -140,14 +167,46 @@ impl HeapAccs {
                 let slot = self.hashes.len() as u32;
                 self.hashes.push(hash);
                 self.spans.push(span);
+                self.marks.push(0);
                 self.accs.extend((0..calls).map(&mut fresh));
                 slot
             }
         };
-        let hashes = &self.hashes;
-        self.index
-            .insert_unique(spread(hash), slot, |&s| spread(hashes[s as usize]));
         slot
+    }
+
+    /// The slot of `key` (hash `hash`), inserted with accumulators `fresh(c)` if absent;
+    /// and whether it was inserted.
+    fn find_or_insert_with(
+        &mut self,
+        hash: i32,
+        key: &[u8],
+        fresh: impl FnMut(usize) -> Acc,
+    ) -> (u32, bool) {
+        // One probe: the slot a new key gets is known before it is inserted.
+        let next = self
+            .free
+            .last()
+            .copied()
+            .unwrap_or(self.hashes.len() as u32);
+        let (index, keys, spans, hashes) = (&mut self.index, &self.keys, &self.spans, &self.hashes);
+        let entry = index.entry(
+            spread(hash),
+            |&s| {
+                let (start, end) = spans[s as usize];
+                &keys[start..end] == key
+            },
+            |&s| spread(hashes[s as usize]),
+        );
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(found) => (*found.get(), false),
+            hashbrown::hash_table::Entry::Vacant(vacant) => {
+                vacant.insert(next);
+                let slot = self.place(hash, key, fresh);
+                debug_assert_eq!(slot, next);
+                (slot, true)
+            }
+        }
     }
 
     /// Removes the group in `slot`.
@@ -212,83 +271,105 @@ impl HeapAccs {
     }
 }
 
+/// Where a bundle's groups are in the heap table ([`group_in_heap`]): each group's slot,
+/// and whether the bundle inserted it.
+pub(super) struct Found {
+    slots: Vec<u32>,
+    created: Vec<bool>,
+}
+
+/// Groups a bundle's rows (state keys `keys`, hashed `hashes`) through the heap table
+/// itself, one probe per row: a key the table lacks is inserted at once with accumulators
+/// `fresh(c)` and counts as new. A [`HeapBundle`] over the result removes such keys again on
+/// rollback, or at commit if they never got state.
+pub(super) fn group_in_heap(
+    heap: &mut HeapAccs,
+    keys: BinaryRows,
+    hashes: Vec<i32>,
+    mut fresh: impl FnMut(usize) -> Acc,
+) -> (Groups, Vec<u32>, Found) {
+    let n = keys.len();
+    heap.reserve(n, keys.data().len());
+    let epoch = heap.next_epoch();
+    let mut first_row = Vec::new();
+    let mut found = Found {
+        slots: Vec::new(),
+        created: Vec::new(),
+    };
+    let mut key_bytes = 0;
+    let mut row_group = Vec::with_capacity(n);
+    for (row, &hash) in hashes.iter().enumerate() {
+        let key = keys.prefixed_row(row);
+        let (slot, created) = heap.find_or_insert_with(hash, key, &mut fresh);
+        let mark = &mut heap.marks[slot as usize];
+        let group = if *mark >> 32 == u64::from(epoch) {
+            *mark as u32
+        } else {
+            let group = first_row.len() as u32;
+            *mark = (u64::from(epoch) << 32) | u64::from(group);
+            first_row.push(row as u32);
+            found.slots.push(slot);
+            found.created.push(created);
+            key_bytes += key.len();
+            group
+        };
+        row_group.push(group);
+    }
+    (
+        Groups::new(keys, hashes, first_row, key_bytes),
+        row_group,
+        found,
+    )
+}
+
 /// A bundle's groups' accumulators edited in place in the heap table (the typed bundle's
-/// path, decision 0021): a new group is inserted when it gets state, a touched group's
-/// accumulators are saved the first time, and a group whose record count reached zero is
-/// removed only at [`HeapBundle::commit`], so [`HeapBundle::rollback`] can put back exactly
-/// what the table held.
+/// path, decision 0021): a touched group's accumulators are saved the first time, and a
+/// group whose record count reached zero (or a new one that never got state) is removed
+/// only at [`HeapBundle::commit`], so [`HeapBundle::rollback`] can put back exactly what
+/// the table held.
 pub(super) struct HeapBundle<'a> {
     heap: &'a mut HeapAccs,
     groups: &'a Groups,
-    /// Each bundle group's heap slot (`NONE` without state).
-    slots: Vec<u32>,
-    /// Whether the group's accumulators before the bundle are saved in `saved`.
+    found: Found,
+    /// Whether the group has state: it had before the bundle, or got it in it.
+    has_state: Vec<bool>,
+    /// Where the group's accumulators before the bundle are saved in `saved`.
     saved_at: Vec<Option<usize>>,
     saved: Vec<Acc>,
     /// Groups whose record count reached zero: removed by `commit`.
     dead: Vec<bool>,
-    /// Groups inserted by this bundle.
-    created: Vec<bool>,
 }
 
-const NONE: u32 = u32::MAX;
-
 impl<'a> HeapBundle<'a> {
-    /// The bundle of `groups` over `heap`: every group's slot, found by its key hash.
-    pub(super) fn new(heap: &'a mut HeapAccs, groups: &'a Groups) -> Self {
-        let slots: Vec<u32> = (0..groups.len())
-            .map(|g| heap.find(groups.hash(g), groups.key(g)).unwrap_or(NONE))
-            .collect();
-        let (mut new, mut new_bytes) = (0, 0);
-        for (g, _) in slots.iter().enumerate().filter(|(_, s)| **s == NONE) {
-            new += 1;
-            new_bytes += groups.key(g).len();
-        }
-        heap.reserve(new, new_bytes);
+    /// The bundle of `groups`, `found` in `heap` by [`group_in_heap`].
+    pub(super) fn new(heap: &'a mut HeapAccs, groups: &'a Groups, found: Found) -> Self {
+        let has_state = found.created.iter().map(|&c| !c).collect();
         Self {
             heap,
             groups,
-            slots,
+            has_state,
             saved_at: vec![None; groups.len()],
             saved: Vec::new(),
             dead: vec![false; groups.len()],
-            created: vec![false; groups.len()],
+            found,
         }
     }
 
     /// Group `group`'s accumulators, if it has state.
     pub(super) fn get(&self, group: usize) -> Option<&[Acc]> {
-        match self.slots[group] {
-            NONE => None,
-            _ if self.dead[group] => None,
-            slot => Some(self.heap.accs(slot)),
-        }
+        (self.has_state[group] && !self.dead[group])
+            .then(|| self.heap.accs(self.found.slots[group]))
     }
 
-    /// Group `group`'s accumulators to change, created as `fresh(c)` for each call `c`
-    /// when it has no state.
-    pub(super) fn get_or_create(
-        &mut self,
-        group: usize,
-        fresh: impl FnMut(usize) -> Acc,
-    ) -> &mut [Acc] {
-        let slot = match self.slots[group] {
-            NONE => {
-                let slot =
-                    self.heap
-                        .insert_with(self.groups.hash(group), self.groups.key(group), fresh);
-                self.created[group] = true;
-                self.slots[group] = slot;
-                slot
-            }
-            slot => {
-                if self.saved_at[group].is_none() {
-                    self.saved_at[group] = Some(self.saved.len());
-                    self.saved.extend_from_slice(self.heap.accs(slot));
-                }
-                slot
-            }
-        };
+    /// Group `group`'s accumulators to change (fresh when it has no state); it has state
+    /// from now on.
+    pub(super) fn get_or_create(&mut self, group: usize) -> &mut [Acc] {
+        let slot = self.found.slots[group];
+        if !self.found.created[group] && self.saved_at[group].is_none() {
+            self.saved_at[group] = Some(self.saved.len());
+            self.saved.extend_from_slice(self.heap.accs(slot));
+        }
+        self.has_state[group] = true;
         self.heap.accs_mut(slot)
     }
 
@@ -297,9 +378,15 @@ impl<'a> HeapBundle<'a> {
         self.dead[group] = true;
     }
 
-    /// Removes the groups that died, after reserving the bundle's growth (estimated as the
-    /// memory backend counts entries) from `reservation`; a refused reservation rolls the
-    /// bundle back.
+    /// Whether group `group` is gone after the bundle: its count reached zero, or it is
+    /// new and never got state.
+    fn gone(&self, group: usize) -> bool {
+        self.dead[group] || !self.has_state[group]
+    }
+
+    /// Removes the groups that are gone, after reserving the bundle's growth (estimated as
+    /// the memory backend counts entries) from `reservation`; a refused reservation rolls
+    /// the bundle back.
     pub(super) fn commit(self, reservation: Option<&mut Reservation>) -> Result<()> {
         if let Some(reservation) = reservation {
             let delta = self.growth();
@@ -313,8 +400,8 @@ impl<'a> HeapBundle<'a> {
                 return Err(e);
             }
         }
-        for (group, &slot) in self.slots.iter().enumerate() {
-            if self.dead[group] && slot != NONE {
+        for (group, &slot) in self.found.slots.iter().enumerate() {
+            if self.gone(group) {
                 self.heap.remove_slot(slot);
             }
         }
@@ -331,18 +418,15 @@ impl<'a> HeapBundle<'a> {
             i128::from(entry_bytes(key, &bytes))
         };
         let mut delta = 0;
-        for (group, &slot) in self.slots.iter().enumerate() {
-            if slot == NONE {
-                continue;
-            }
+        for (group, &slot) in self.found.slots.iter().enumerate() {
             let key = self.groups.key(group);
-            if let Some(at) = self.saved_at[group] {
-                delta -= size(key, &self.saved[at..at + calls]);
-            } else if !self.created[group] {
-                // Untouched: unchanged.
-                continue;
+            match self.saved_at[group] {
+                Some(at) => delta -= size(key, &self.saved[at..at + calls]),
+                // Neither new nor touched: unchanged.
+                None if !self.found.created[group] => continue,
+                None => {}
             }
-            if !self.dead[group] {
+            if !self.gone(group) {
                 delta += size(key, self.heap.accs(slot));
             }
         }
@@ -352,16 +436,13 @@ impl<'a> HeapBundle<'a> {
     /// Puts back what the table held before the bundle.
     pub(super) fn rollback(self) {
         let calls = self.heap.calls();
-        for (group, &slot) in self.slots.iter().enumerate() {
-            if let Some(at) = self.saved_at[group] {
+        for (group, &slot) in self.found.slots.iter().enumerate() {
+            if self.found.created[group] {
+                self.heap.remove_slot(slot);
+            } else if let Some(at) = self.saved_at[group] {
                 self.heap
                     .accs_mut(slot)
                     .clone_from_slice(&self.saved[at..at + calls]);
-            }
-        }
-        for (group, &slot) in self.slots.iter().enumerate() {
-            if self.created[group] {
-                self.heap.remove_slot(slot);
             }
         }
     }

@@ -52,6 +52,11 @@ pub(super) struct TypedCalls {
 }
 
 impl TypedCalls {
+    /// A fresh accumulator of call `c`.
+    pub(super) fn fresh(&self, c: usize) -> Acc {
+        self.kernels[c].fresh()
+    }
+
     /// The kernels of `calls`, or `None` when any call needs the general path.
     pub(super) fn of(calls: &[BoundCall]) -> Option<Self> {
         let kernels = calls
@@ -145,7 +150,9 @@ impl Kernel {
 
     /// Applies `rows` (of one group, in input order; `negate[row]` for retractions) to
     /// `acc`.
-    #[inline]
+    // Inlined into the bundle's loop: most groups have one row, where a call costs more
+    // than the update.
+    #[inline(always)]
     fn apply(
         self,
         acc: &mut Acc,
@@ -205,7 +212,7 @@ impl Kernel {
     }
 
     /// `getValue`.
-    #[inline]
+    #[inline(always)]
     fn result(self, acc: &Acc) -> Option<i64> {
         match (self, acc) {
             (Kernel::CountStar | Kernel::Count { .. }, Acc::Count(c)) => Some(*c),
@@ -263,8 +270,9 @@ impl BundleAccs for HeapBundle<'_> {
         HeapBundle::get(self, group)
     }
 
-    fn get_or_create(&mut self, group: usize, fresh: impl FnMut(usize) -> Acc) -> &mut [Acc] {
-        HeapBundle::get_or_create(self, group, fresh)
+    fn get_or_create(&mut self, group: usize, _: impl FnMut(usize) -> Acc) -> &mut [Acc] {
+        // A new group was inserted with fresh accumulators when its rows were grouped.
+        HeapBundle::get_or_create(self, group)
     }
 
     fn remove(&mut self, group: usize) {
