@@ -290,7 +290,7 @@ impl GroupAggregate {
             let (heap, reservation) = heap_accs(self.store.as_mut(), table)?;
             let (groups, row_slot, found) = group_in_heap(heap, keys, hashes, |c| typed.fresh(c));
             let (starts, grouped) = rows_by_slot(&row_slot, groups.len());
-            let mut accs = HeapBundle::new(heap, &groups, found);
+            let mut accs = HeapBundle::new(&mut *heap, &groups, found);
             let out = typed.apply_bundle(
                 input,
                 &groups,
@@ -308,6 +308,7 @@ impl GroupAggregate {
                 }
             };
             accs.commit(reservation)?;
+            heap.settle(groups.into_key_data());
             return out.finish(&self.schema, &key_columns, &self.result_types);
         }
 
@@ -492,6 +493,11 @@ impl Groups {
 
     pub(super) fn len(&self) -> usize {
         self.first_row.len()
+    }
+
+    /// The buffer holding every row's state key.
+    pub(super) fn into_key_data(self) -> Vec<u8> {
+        self.keys.into_parts().0
     }
 
     /// The state key of group `slot`.

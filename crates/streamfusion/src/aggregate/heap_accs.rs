@@ -28,12 +28,16 @@ pub(super) struct HeapAccs {
     templates: Vec<Acc>,
     /// Live slots, found by their key's hash.
     index: HashTable<u32>,
-    /// Per slot: its key's hash ([`HeapAccs::hash_of`]) and its key's span in `keys`.
+    /// Per slot: its key's hash ([`HeapAccs::hash_of`]) and where its key's bytes are.
     hashes: Vec<i32>,
-    spans: Vec<(usize, usize)>,
-    keys: Vec<u8>,
-    /// Bytes of `keys` no live slot uses (removed groups), reclaimed by compaction.
+    spans: Vec<Span>,
+    /// Key bytes: keys copied in (`chunks[0]`), and bundles' key buffers adopted whole.
+    chunks: Vec<Vec<u8>>,
+    /// Bytes of `chunks` no live slot uses (removed groups, rows of adopted buffers that
+    /// were no new group), reclaimed by compaction.
     garbage: usize,
+    /// Slots whose keys are still in the pending bundle's buffer ([`group_in_heap`]).
+    pending: Vec<u32>,
     accs: Vec<Acc>,
     /// Slots without a group, reused first.
     free: Vec<u32>,
@@ -42,6 +46,17 @@ pub(super) struct HeapAccs {
     marks: Vec<u64>,
     epoch: u32,
 }
+
+/// Where a slot's key is: `start..end` of chunk `chunk` (or of the pending bundle's key
+/// buffer, `PENDING`).
+#[derive(Debug, Clone, Copy, Default)]
+struct Span {
+    chunk: u32,
+    start: usize,
+    end: usize,
+}
+
+const PENDING: u32 = u32::MAX;
 
 /// The table position of a Flink key hash: spread over all 64 bits (the low bits of the
 /// murmur hash pick hashbrown's group, the high ones its tag).
@@ -57,8 +72,9 @@ impl HeapAccs {
             index: HashTable::new(),
             hashes: Vec::new(),
             spans: Vec::new(),
-            keys: Vec::new(),
+            chunks: vec![Vec::new()],
             garbage: 0,
+            pending: Vec::new(),
             accs: Vec::new(),
             free: Vec::new(),
             marks: Vec::new(),
@@ -87,8 +103,18 @@ impl HeapAccs {
     }
 
     fn key(&self, slot: u32) -> &[u8] {
-        let (start, end) = self.spans[slot as usize];
-        &self.keys[start..end]
+        self.key_in(slot, &[])
+    }
+
+    /// The key of `slot`, whose bytes may still be in the pending bundle's `pending`.
+    #[inline]
+    fn key_in<'k>(&'k self, slot: u32, pending: &'k [u8]) -> &'k [u8] {
+        let span = self.spans[slot as usize];
+        let chunk = match span.chunk {
+            PENDING => pending,
+            c => &self.chunks[c as usize],
+        };
+        &chunk[span.start..span.end]
     }
 
     /// The slot of `key`, whose hash is `hash`.
@@ -119,7 +145,7 @@ impl HeapAccs {
     /// new groups grows the table once.
     pub(super) fn reserve(&mut self, groups: usize, key_bytes: usize) {
         let fresh = groups.saturating_sub(self.free.len());
-        self.keys.reserve(key_bytes);
+        self.chunks[0].reserve(key_bytes);
         self.hashes.reserve(fresh);
         self.spans.reserve(fresh);
         self.marks.reserve(fresh);
@@ -140,20 +166,25 @@ impl HeapAccs {
     /// Adds the group `key` (absent, with hash `hash`) with accumulator `fresh(c)` for
     /// each call `c`, and returns its slot.
     fn insert_with(&mut self, hash: i32, key: &[u8], fresh: impl FnMut(usize) -> Acc) -> u32 {
-        let slot = self.place(hash, key, fresh);
+        let arena = &mut self.chunks[0];
+        let start = arena.len();
+        arena.extend_from_slice(key);
+        let span = Span {
+            chunk: 0,
+            start,
+            end: arena.len(),
+        };
+        let slot = self.place(hash, span, fresh);
         let hashes = &self.hashes;
         self.index
             .insert_unique(spread(hash), slot, |&s| spread(hashes[s as usize]));
         slot
     }
 
-    /// Puts the group `key` in a slot (a free one first) without indexing it.
-    fn place(&mut self, hash: i32, key: &[u8], mut fresh: impl FnMut(usize) -> Acc) -> u32 {
+    /// Puts a group whose key is at `span` in a slot (a free one first) without indexing it.
+    fn place(&mut self, hash: i32, span: Span, mut fresh: impl FnMut(usize) -> Acc) -> u32 {
         let calls = self.calls();
-        let start = self.keys.len();
-        self.keys.extend_from_slice(key);
-        let span = (start, self.keys.len());
-        let slot = match self.free.pop() {
+        match self.free.pop() {
             Some(slot) => {
                 self.hashes[slot as usize] = hash;
                 self.spans[slot as usize] = span;
@@ -171,16 +202,16 @@ impl HeapAccs {
                 self.accs.extend((0..calls).map(&mut fresh));
                 slot
             }
-        };
-        slot
+        }
     }
 
-    /// The slot of `key` (hash `hash`), inserted with accumulators `fresh(c)` if absent;
-    /// and whether it was inserted.
-    fn find_or_insert_with(
+    /// The slot of the key at `start..end` of the pending bundle's key buffer `pending`
+    /// (hash `hash`), inserted with accumulators `fresh(c)` if absent, its key left in
+    /// `pending` until [`HeapAccs::settle`]; and whether it was inserted.
+    fn find_or_insert_pending(
         &mut self,
         hash: i32,
-        key: &[u8],
+        (pending, start, end): (&[u8], usize, usize),
         fresh: impl FnMut(usize) -> Acc,
     ) -> (u32, bool) {
         // One probe: the slot a new key gets is known before it is inserted.
@@ -189,24 +220,73 @@ impl HeapAccs {
             .last()
             .copied()
             .unwrap_or(self.hashes.len() as u32);
-        let (index, keys, spans, hashes) = (&mut self.index, &self.keys, &self.spans, &self.hashes);
-        let entry = index.entry(
-            spread(hash),
-            |&s| {
-                let (start, end) = spans[s as usize];
-                &keys[start..end] == key
-            },
-            |&s| spread(hashes[s as usize]),
-        );
-        match entry {
-            hashbrown::hash_table::Entry::Occupied(found) => (*found.get(), false),
-            hashbrown::hash_table::Entry::Vacant(vacant) => {
-                vacant.insert(next);
-                let slot = self.place(hash, key, fresh);
-                debug_assert_eq!(slot, next);
-                (slot, true)
+        let key = &pending[start..end];
+        let this = &*self;
+        let found = this
+            .index
+            .find(spread(hash), |&s| this.key_in(s, pending) == key)
+            .copied();
+        if let Some(slot) = found {
+            return (slot, false);
+        }
+        let span = Span {
+            chunk: PENDING,
+            start,
+            end,
+        };
+        let slot = self.place(hash, span, fresh);
+        debug_assert_eq!(slot, next);
+        self.pending.push(slot);
+        let hashes = &self.hashes;
+        self.index
+            .insert_unique(spread(hash), slot, |&s| spread(hashes[s as usize]));
+        (slot, true)
+    }
+
+    /// Moves the keys of the groups a bundle added out of its key buffer `data`: the buffer
+    /// itself is kept when those keys are most of it, else they are copied.
+    pub(super) fn settle(&mut self, data: Vec<u8>) {
+        let live: Vec<u32> = std::mem::take(&mut self.pending)
+            .into_iter()
+            .filter(|&slot| self.spans[slot as usize].chunk == PENDING)
+            .collect();
+        let bytes: usize = live
+            .iter()
+            .map(|&slot| {
+                let span = self.spans[slot as usize];
+                span.end - span.start
+            })
+            .sum();
+        if bytes * 2 >= data.len() {
+            let chunk = self.chunks.len() as u32;
+            self.garbage += data.len() - bytes;
+            self.chunks.push(data);
+            for slot in live {
+                self.spans[slot as usize].chunk = chunk;
+            }
+        } else {
+            let arena = &mut self.chunks[0];
+            for slot in live {
+                let span = &mut self.spans[slot as usize];
+                let start = arena.len();
+                arena.extend_from_slice(&data[span.start..span.end]);
+                *span = Span {
+                    chunk: 0,
+                    start,
+                    end: arena.len(),
+                };
             }
         }
+    }
+
+    /// Forgets the pending bundle (rolled back: its new groups are gone).
+    fn clear_pending(&mut self) {
+        self.pending.clear();
+    }
+
+    /// Bytes of all chunks.
+    fn chunk_bytes(&self) -> usize {
+        self.chunks.iter().map(Vec::len).sum()
     }
 
     /// Removes the group in `slot`.
@@ -218,28 +298,36 @@ impl HeapAccs {
         let calls = self.calls();
         let start = slot as usize * calls;
         self.accs[start..start + calls].clone_from_slice(&self.templates);
-        let (from, to) = self.spans[slot as usize];
-        self.garbage += to - from;
-        self.spans[slot as usize] = (0, 0);
+        let span = std::mem::take(&mut self.spans[slot as usize]);
+        if span.chunk != PENDING {
+            self.garbage += span.end - span.start;
+        }
         self.free.push(slot);
-        if self.garbage > self.keys.len() / 2 && self.garbage > 1 << 16 {
+        if self.pending.is_empty()
+            && self.garbage > self.chunk_bytes() / 2
+            && self.garbage > 1 << 16
+        {
             self.compact_keys();
         }
     }
 
-    /// Rewrites `keys` without the removed groups' bytes.
+    /// Rewrites the keys into one chunk without the removed groups' bytes.
     fn compact_keys(&mut self) {
-        let mut keys = Vec::with_capacity(self.keys.len() - self.garbage);
+        let mut arena = Vec::with_capacity(self.chunk_bytes() - self.garbage);
         let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
-        for (slot, span) in self.spans.iter_mut().enumerate() {
-            if free.contains(&(slot as u32)) {
+        for slot in 0..self.spans.len() as u32 {
+            if free.contains(&slot) {
                 continue;
             }
-            let start = keys.len();
-            keys.extend_from_slice(&self.keys[span.0..span.1]);
-            *span = (start, keys.len());
+            let start = arena.len();
+            arena.extend_from_slice(self.key(slot));
+            self.spans[slot as usize] = Span {
+                chunk: 0,
+                start,
+                end: arena.len(),
+            };
         }
-        self.keys = keys;
+        self.chunks = vec![arena];
         self.garbage = 0;
     }
 
@@ -289,7 +377,8 @@ pub(super) fn group_in_heap(
     mut fresh: impl FnMut(usize) -> Acc,
 ) -> (Groups, Vec<u32>, Found) {
     let n = keys.len();
-    heap.reserve(n, keys.data().len());
+    // Keys stay in the bundle's buffer until `settle`: no room for them in the arena.
+    heap.reserve(n, 0);
     let epoch = heap.next_epoch();
     let mut first_row = Vec::new();
     let mut found = Found {
@@ -298,9 +387,10 @@ pub(super) fn group_in_heap(
     };
     let mut key_bytes = 0;
     let mut row_group = Vec::with_capacity(n);
+    let (data, offsets) = (keys.data(), keys.offsets());
     for (row, &hash) in hashes.iter().enumerate() {
-        let key = keys.prefixed_row(row);
-        let (slot, created) = heap.find_or_insert_with(hash, key, &mut fresh);
+        let (start, end) = (offsets[row], offsets[row + 1]);
+        let (slot, created) = heap.find_or_insert_pending(hash, (data, start, end), &mut fresh);
         let mark = &mut heap.marks[slot as usize];
         let group = if *mark >> 32 == u64::from(epoch) {
             *mark as u32
@@ -310,7 +400,7 @@ pub(super) fn group_in_heap(
             first_row.push(row as u32);
             found.slots.push(slot);
             found.created.push(created);
-            key_bytes += key.len();
+            key_bytes += end - start;
             group
         };
         row_group.push(group);
@@ -436,6 +526,7 @@ impl<'a> HeapBundle<'a> {
     /// Puts back what the table held before the bundle.
     pub(super) fn rollback(self) {
         let calls = self.heap.calls();
+        // Every slot keyed in the pending buffer is one this bundle created.
         for (group, &slot) in self.found.slots.iter().enumerate() {
             if self.found.created[group] {
                 self.heap.remove_slot(slot);
@@ -445,6 +536,7 @@ impl<'a> HeapBundle<'a> {
                     .clone_from_slice(&self.saved[at..at + calls]);
             }
         }
+        self.heap.clear_pending();
     }
 }
 
@@ -569,6 +661,86 @@ mod tests {
         }
         assert_eq!(table.len(), model.len());
         assert!(table.free.len() + table.len() == table.hashes.len());
+    }
+
+    #[test]
+    fn bundles_grouped_through_the_table_commit_or_roll_back_like_a_map() {
+        // Bundles of random keys (many repeated, so new keys are sometimes most of a
+        // bundle's buffer and sometimes not), each group set, deleted or left alone, then
+        // committed or rolled back: the table must always hold what a map model holds.
+        let mut table = HeapAccs::new(vec![Acc::Count(0)]);
+        let mut model: BTreeMap<Vec<u8>, i64> = BTreeMap::new();
+        let mut seed = 5u64;
+        let mut next = move |m: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) % m
+        };
+        for bundle in 0..300 {
+            let rows = 1 + next(60) as usize;
+            let domain = [8, 40, 2000][bundle % 3];
+            let mut data = Vec::new();
+            let mut offsets = vec![0];
+            let mut hashes = Vec::new();
+            for _ in 0..rows {
+                let id = next(domain);
+                let start = data.len();
+                data.extend_from_slice(&[(id % 3) as u8, 1]);
+                data.extend(std::iter::repeat_n(b'k', (id % 70) as usize * 4));
+                data.extend_from_slice(&(id as u16).to_be_bytes());
+                data.extend_from_slice(&[0, 0]);
+                offsets.push(data.len());
+                hashes.push(HeapAccs::hash_of(&data[start..]));
+            }
+            let keys = BinaryRows::from_parts(data, offsets);
+            let (groups, row_group, found) =
+                group_in_heap(&mut table, keys, hashes, |_| Acc::Count(0));
+            assert_eq!(row_group.len(), rows);
+            let mut bundle_view = HeapBundle::new(&mut table, &groups, found);
+            let mut changed: BTreeMap<Vec<u8>, Option<i64>> = BTreeMap::new();
+            for g in 0..groups.len() {
+                let key = groups.key(g).to_vec();
+                assert_eq!(
+                    bundle_view.get(g).map(|a| a[0].clone()),
+                    model.get(&key).map(|&c| Acc::Count(c)),
+                    "bundle {bundle}: group {g} before"
+                );
+                match next(4) {
+                    0 => {}
+                    1 if model.contains_key(&key) => {
+                        bundle_view.get_or_create(g);
+                        bundle_view.remove(g);
+                        changed.insert(key, None);
+                    }
+                    _ => {
+                        let value = next(1000) as i64 + 1;
+                        bundle_view.get_or_create(g)[0] = Acc::Count(value);
+                        changed.insert(key, Some(value));
+                    }
+                }
+            }
+            if next(5) == 0 {
+                bundle_view.rollback();
+            } else {
+                bundle_view.commit(None).unwrap();
+                table.settle(groups.into_key_data());
+                for (key, value) in changed {
+                    match value {
+                        Some(v) => model.insert(key, v),
+                        None => model.remove(&key),
+                    };
+                }
+            }
+            assert!(table.pending.is_empty());
+            let expected: Vec<(Vec<u8>, Vec<u8>)> = model
+                .iter()
+                .map(|(k, &c)| {
+                    let mut v = Vec::new();
+                    Acc::Count(c).encode(&mut v);
+                    (k.clone(), v)
+                })
+                .collect();
+            assert_eq!(contents(&table), expected, "bundle {bundle}");
+        }
     }
 
     #[test]
