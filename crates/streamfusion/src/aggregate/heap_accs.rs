@@ -163,6 +163,12 @@ impl HeapAccs {
         });
     }
 
+    /// Makes room in the index for `groups` more groups.
+    fn reserve_index(&mut self, groups: usize) {
+        let hashes = &self.hashes;
+        self.index.reserve(groups, |&s| spread(hashes[s as usize]));
+    }
+
     /// Adds the group `key` (absent, with hash `hash`) with accumulator `fresh(c)` for
     /// each call `c`, and returns its slot.
     fn insert_with(&mut self, hash: i32, key: &[u8], fresh: impl FnMut(usize) -> Acc) -> u32 {
@@ -377,8 +383,11 @@ pub(super) fn group_in_heap(
     mut fresh: impl FnMut(usize) -> Acc,
 ) -> (Groups, Vec<u32>, Found) {
     let n = keys.len();
-    // Keys stay in the bundle's buffer until `settle`: no room for them in the arena.
-    heap.reserve(n, 0);
+    // Room in the index for every row being a new group, so it grows (rehashing every
+    // key) at most once; the slots' vectors grow as groups arrive, so a bundle of a few
+    // repeated keys does not reserve a slot per row. Keys stay in the bundle's buffer
+    // until `settle`.
+    heap.reserve_index(n);
     let epoch = heap.next_epoch();
     let mut first_row = Vec::new();
     let mut found = Found {

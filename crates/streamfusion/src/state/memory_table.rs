@@ -137,10 +137,20 @@ impl Table {
                 .collect(),
             Table::Point(table) => table.entries.iter().map(|e| (e.key(), e.value())).collect(),
             Table::Objects(table) => {
-                let mut owned: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(table.len());
-                table.for_each_encoded(&mut |k, v| owned.push((k.to_vec(), v.to_vec())));
-                owned.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-                return owned.iter().try_for_each(|(k, v)| visit(k, v));
+                // Encoded into one buffer, entries sorted by their keys' spans in it.
+                let mut data = Vec::new();
+                let mut spans: Vec<(usize, usize, usize)> = Vec::with_capacity(table.len());
+                table.for_each_encoded(&mut |k, v| {
+                    let start = data.len();
+                    data.extend_from_slice(k);
+                    let key_end = data.len();
+                    data.extend_from_slice(v);
+                    spans.push((start, key_end, data.len()));
+                });
+                spans.sort_unstable_by(|a, b| data[a.0..a.1].cmp(&data[b.0..b.1]));
+                return spans.iter().try_for_each(|&(start, key_end, end)| {
+                    visit(&data[start..key_end], &data[key_end..end])
+                });
             }
         };
         borrowed.sort_unstable_by(|a, b| a.0.cmp(b.0));
