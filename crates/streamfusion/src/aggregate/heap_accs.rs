@@ -19,7 +19,7 @@ use crate::keys::murmur::hash_bytes;
 use crate::state::budget::Reservation;
 use crate::state::layout::KEY_GROUP_BYTES;
 use crate::state::memory::entry_bytes;
-use crate::state::objects::ObjectTable;
+use crate::state::objects::{EntryWriter, ObjectTable};
 
 /// Every group's accumulators (`templates.len()` per slot), by state key.
 #[derive(Debug)]
@@ -584,6 +584,19 @@ impl ObjectTable for HeapAccs {
         }
     }
 
+    fn try_for_each_encoded_sorted(&self, visit: &mut EntryWriter<'_>) -> std::io::Result<()> {
+        // Slots sorted by their keys where they lie; each value encoded as it is written.
+        let mut slots: Vec<u32> = self.live_slots().collect();
+        slots.sort_unstable_by(|&a, &b| self.key(a).cmp(self.key(b)));
+        let mut value = Vec::new();
+        for slot in slots {
+            value.clear();
+            Self::encode(self.accs(slot), &mut value);
+            visit(self.key(slot), &value)?;
+        }
+        Ok(())
+    }
+
     fn for_each_encoded(&self, visit: &mut dyn FnMut(&[u8], &[u8])) {
         let mut value = Vec::new();
         for slot in self.live_slots() {
@@ -663,6 +676,15 @@ mod tests {
             if step % 997 == 0 {
                 let expected: Vec<_> = model.clone().into_iter().collect();
                 assert_eq!(contents(&table), expected, "step {step}");
+                // What a checkpoint writes: the same entries, already in key order.
+                let mut sorted = Vec::new();
+                table
+                    .try_for_each_encoded_sorted(&mut |k, v| {
+                        sorted.push((k.to_vec(), v.to_vec()));
+                        Ok(())
+                    })
+                    .unwrap();
+                assert_eq!(sorted, expected, "step {step}");
             }
             let mut got = Vec::new();
             let found = table.get_encoded(&key, &mut got);

@@ -13,6 +13,13 @@
 //! LISTAGG and retracting FIRST_VALUE/LAST_VALUE keep their value lists inside the
 //! accumulator. Everything is read and written a bundle at a time. Two-phase partials and
 //! buffers hold their maps in the accumulator ([`function`]'s local accumulators).
+//!
+//! On RocksDB (and with state TTL) accumulators are stored encoded. On the memory backend
+//! they stay decoded between bundles in a table of objects (`heap_accs`, decision 0020),
+//! encoded only for checkpoints and other readers, as Flink's heap backend keeps objects.
+//! Plans of integer `COUNT`/`SUM`/`SUM0` calls apply a mini-batch bundle column by column
+//! (`typed_bundle`, decision 0021); on the heap such a bundle groups its rows through the
+//! table itself and edits it in place, with a rollback.
 
 pub mod function;
 pub mod group;

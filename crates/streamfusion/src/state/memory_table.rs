@@ -15,11 +15,8 @@ use std::ops::Bound;
 use hashbrown::{DefaultHashBuilder, HashTable};
 
 use super::TableAccess;
-use super::objects::ObjectTable;
+use super::objects::{EntryWriter, ObjectTable};
 use crate::error::Result;
-
-/// Receives a table's entries until it fails.
-pub(super) type EntryVisitor<'v, E> = dyn FnMut(&[u8], &[u8]) -> std::result::Result<(), E> + 'v;
 
 /// One table.
 #[derive(Debug)]
@@ -125,33 +122,15 @@ impl Table {
     }
 
     /// Every entry in key order, passed to `visit` until it fails: what a checkpoint
-    /// writes. Stored bytes are borrowed; an object table's are encoded first.
-    pub(super) fn try_for_each_sorted<E>(
-        &self,
-        visit: &mut EntryVisitor<'_, E>,
-    ) -> std::result::Result<(), E> {
+    /// writes. Stored bytes are borrowed; an object table encodes each value as it goes.
+    pub(super) fn try_for_each_sorted(&self, visit: &mut EntryWriter<'_>) -> std::io::Result<()> {
         let mut borrowed: Vec<(&[u8], &[u8])> = match self {
             Table::Ordered(map) => map
                 .iter()
                 .map(|(k, v)| (k.as_slice(), v.as_slice()))
                 .collect(),
             Table::Point(table) => table.entries.iter().map(|e| (e.key(), e.value())).collect(),
-            Table::Objects(table) => {
-                // Encoded into one buffer, entries sorted by their keys' spans in it.
-                let mut data = Vec::new();
-                let mut spans: Vec<(usize, usize, usize)> = Vec::with_capacity(table.len());
-                table.for_each_encoded(&mut |k, v| {
-                    let start = data.len();
-                    data.extend_from_slice(k);
-                    let key_end = data.len();
-                    data.extend_from_slice(v);
-                    spans.push((start, key_end, data.len()));
-                });
-                spans.sort_unstable_by(|a, b| data[a.0..a.1].cmp(&data[b.0..b.1]));
-                return spans.iter().try_for_each(|&(start, key_end, end)| {
-                    visit(&data[start..key_end], &data[key_end..end])
-                });
-            }
+            Table::Objects(table) => return table.try_for_each_encoded_sorted(visit),
         };
         borrowed.sort_unstable_by(|a, b| a.0.cmp(b.0));
         borrowed.into_iter().try_for_each(|(k, v)| visit(k, v))

@@ -28,7 +28,9 @@
 //! the watermark travels in the checkpoint's metadata bytes ([`checkpoint`]).
 //!
 //! [`ttl`] gives tables Flink SQL's state time-to-live, and [`budget`] the memory budget
-//! that a task's holders (operators, the memory backend, RocksDB) reserve against.
+//! that a task's holders (operators, the memory backend, RocksDB) reserve against. On the
+//! memory backend an operator may keep a table's values decoded ([`objects`]); the table
+//! still answers every byte-level operation, encoded as the operator writes it elsewhere.
 
 pub mod budget;
 pub mod checkpoint;

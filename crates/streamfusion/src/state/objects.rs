@@ -12,6 +12,10 @@ use std::any::Any;
 
 use crate::error::Result;
 
+/// Receives entries (key, encoded value) in order until it fails, as a checkpoint file
+/// is written.
+pub type EntryWriter<'v> = dyn FnMut(&[u8], &[u8]) -> std::io::Result<()> + 'v;
+
 /// A table of decoded values that also answers the byte-level table operations.
 pub trait ObjectTable: Any + std::fmt::Debug {
     /// The number of entries.
@@ -38,4 +42,8 @@ pub trait ObjectTable: Any + std::fmt::Debug {
 
     /// Visits every entry with its encoded value, in no particular order.
     fn for_each_encoded(&self, visit: &mut dyn FnMut(&[u8], &[u8]));
+
+    /// Visits every entry with its encoded value in ascending key order, until `visit`
+    /// fails: what a checkpoint writes.
+    fn try_for_each_encoded_sorted(&self, visit: &mut EntryWriter<'_>) -> std::io::Result<()>;
 }
