@@ -163,12 +163,6 @@ impl HeapAccs {
         });
     }
 
-    /// Makes room in the index for `groups` more groups.
-    fn reserve_index(&mut self, groups: usize) {
-        let hashes = &self.hashes;
-        self.index.reserve(groups, |&s| spread(hashes[s as usize]));
-    }
-
     /// Adds the group `key` (absent, with hash `hash`) with accumulator `fresh(c)` for
     /// each call `c`, and returns its slot.
     fn insert_with(&mut self, hash: i32, key: &[u8], fresh: impl FnMut(usize) -> Acc) -> u32 {
@@ -250,8 +244,10 @@ impl HeapAccs {
     }
 
     /// Moves the keys of the groups a bundle added out of its key buffer `data`: the buffer
-    /// itself is kept when those keys are most of it, else they are copied.
+    /// itself is kept when those keys are most of it, else they are copied. Room reserved
+    /// for groups that did not come is given back.
     pub(super) fn settle(&mut self, data: Vec<u8>) {
+        self.shrink_slots();
         let live: Vec<u32> = std::mem::take(&mut self.pending)
             .into_iter()
             .filter(|&slot| self.spans[slot as usize].chunk == PENDING)
@@ -288,6 +284,23 @@ impl HeapAccs {
     /// Forgets the pending bundle (rolled back: its new groups are gone).
     fn clear_pending(&mut self) {
         self.pending.clear();
+        self.shrink_slots();
+    }
+
+    /// Gives back slot room beyond twice the slots in use (and a floor), which a bundle of
+    /// few groups in many rows reserved.
+    fn shrink_slots(&mut self) {
+        let slots = self.hashes.len();
+        let keep = (2 * slots).max(1024);
+        if self.hashes.capacity() > keep {
+            let calls = self.calls();
+            self.hashes.shrink_to(keep);
+            self.spans.shrink_to(keep);
+            self.marks.shrink_to(keep);
+            self.accs.shrink_to(keep * calls);
+            let hashes = &self.hashes;
+            self.index.shrink_to(keep, |&s| spread(hashes[s as usize]));
+        }
     }
 
     /// Bytes of all chunks.
@@ -383,11 +396,10 @@ pub(super) fn group_in_heap(
     mut fresh: impl FnMut(usize) -> Acc,
 ) -> (Groups, Vec<u32>, Found) {
     let n = keys.len();
-    // Room in the index for every row being a new group, so it grows (rehashing every
-    // key) at most once; the slots' vectors grow as groups arrive, so a bundle of a few
-    // repeated keys does not reserve a slot per row. Keys stay in the bundle's buffer
-    // until `settle`.
-    heap.reserve_index(n);
+    // Room for every row being a new group, so nothing grows (copying, rehashing) in the
+    // loop; `settle` gives back what a bundle of repeated keys did not use. Keys stay in
+    // the bundle's buffer until then.
+    heap.reserve(n, 0);
     let epoch = heap.next_epoch();
     let mut first_row = Vec::new();
     let mut found = Found {
