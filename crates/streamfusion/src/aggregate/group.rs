@@ -283,6 +283,12 @@ impl GroupAggregate {
             .map(|&g| batch.column(g).clone())
             .collect();
         let (keys, hashes) = state_keys(&self.hasher, &key_columns, self.spec.max_parallelism)?;
+        // What a typed bundle emits: the visible calls, the record counter, the rules.
+        let plan = (
+            self.spec.calls.len(),
+            self.counter,
+            EmitRules::of(&self.spec),
+        );
 
         // Typed kernels over heap accumulators: rows are grouped through the heap table
         // itself, and its accumulators change in place.
@@ -291,15 +297,7 @@ impl GroupAggregate {
             let (groups, row_slot, found) = group_in_heap(heap, keys, hashes, |c| typed.fresh(c));
             let (starts, grouped) = rows_by_slot(&row_slot, groups.len());
             let mut accs = HeapBundle::new(&mut *heap, &groups, found);
-            let out = typed.apply_bundle(
-                input,
-                &groups,
-                (&starts, &grouped),
-                &mut accs,
-                self.spec.calls.len(),
-                self.counter,
-                EmitRules::of(&self.spec),
-            );
+            let out = typed.apply_bundle(input, &groups, (&starts, &grouped), &mut accs, plan);
             let out = match out {
                 Ok(out) => out,
                 Err(e) => {
@@ -332,15 +330,7 @@ impl GroupAggregate {
         )?;
 
         if let (false, Some(typed)) = (per_row, &self.typed) {
-            let out = typed.apply_bundle(
-                input,
-                &groups,
-                (&starts, &grouped),
-                &mut accs,
-                self.spec.calls.len(),
-                self.counter,
-                EmitRules::of(&self.spec),
-            )?;
+            let out = typed.apply_bundle(input, &groups, (&starts, &grouped), &mut accs, plan)?;
             self.write_state(&groups, &order, &mut accs, &persisted, &[])?;
             return out.finish(&self.schema, &key_columns, &self.result_types);
         }

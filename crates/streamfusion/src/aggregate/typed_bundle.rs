@@ -363,16 +363,13 @@ impl TypedCalls {
     /// rows (`grouped[starts[s]..starts[s + 1]]`, in input order) to its accumulators in
     /// `accs`, then its emission under `rules`. `visible` calls are output; `counter` is
     /// the record counter's call.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn apply_bundle(
         &self,
         input: &ChangelogBatch,
         groups: &Groups,
         (starts, grouped): (&[u32], &[u32]),
         accs: &mut impl BundleAccs,
-        visible: usize,
-        counter: Option<usize>,
-        rules: EmitRules,
+        (visible, counter, rules): (usize, Option<usize>, EmitRules),
     ) -> Result<TypedChanges> {
         let batch = input.batch();
         let mut args: Vec<Option<Argument>> = (0..batch.num_columns()).map(|_| None).collect();
