@@ -43,6 +43,7 @@ use crate::changelog::{ChangelogBatch, RowKind};
 use crate::error::{Error, Result};
 use crate::keys::key_groups::key_groups_for_hashes;
 use crate::keys::{KeyHasher, hash_rows};
+use crate::state::budget::Reservation;
 use crate::state::checkpoint::{self, Checkpoint};
 use crate::state::layout::{KEY_GROUP_BYTES, key_group};
 use crate::state::ttl::{Clock, StateTtl, SystemClock, TTL_TABLE_PREFIX};
@@ -839,87 +840,23 @@ pub(super) fn write_bundle(
     // The heap's growth is reserved before anything is written and given back if the
     // write batch (the maps) fails; only then do the accumulators move in, which cannot
     // fail.
-    let delta = heap_growth(store, heap, groups, accs, persisted)?;
-    reserve_heap(store, delta)?;
+    let delta = match heap_accs(store, heap)? {
+        (heap, Some(reservation)) => {
+            let delta = heap.growth_of_copies(groups, accs, persisted);
+            reservation.resize_by(delta)?;
+            delta
+        }
+        (_, None) => 0,
+    };
     if let Err(e) = store.write(writes) {
-        reserve_heap(store, -delta)?;
+        if let (_, Some(reservation)) = heap_accs(store, heap)? {
+            reservation.resize_by(-delta)?;
+        }
         return Err(e);
     }
-    commit_heap(store, heap, groups, accs, persisted)
-}
-
-/// The change in estimated bytes (`key + encoded value + ENTRY_OVERHEAD`, as the memory
-/// backend counts its entries) moving `accs` into the heap table makes; zero without a
-/// budget, which is the only reader.
-fn heap_growth(
-    store: &mut dyn StateBackend,
-    table: TableId,
-    groups: &Groups,
-    accs: &GroupAccs,
-    persisted: &[bool],
-) -> Result<i128> {
-    let (heap, reservation) = heap_accs(store, table)?;
-    if reservation.is_none() {
-        return Ok(0);
-    }
-    let mut bytes = Vec::new();
-    let mut size = |key: &[u8], accs: &[Acc]| {
-        bytes.clear();
-        HeapAccs::encode(accs, &mut bytes);
-        i128::from(crate::state::memory::entry_bytes(key, &bytes))
-    };
-    let mut delta = 0;
-    for (slot, &persisted) in persisted.iter().enumerate() {
-        let key = groups.key(slot);
-        if persisted && let Some(found) = heap.find(groups.hash(slot), key) {
-            delta -= size(key, heap.accs(found));
-        }
-        if let Some(new) = accs.get(slot) {
-            delta += size(key, new);
-        }
-    }
-    Ok(delta)
-}
-
-/// Grows (or, negative, shrinks) the memory backend's reservation by `delta` bytes.
-fn reserve_heap(store: &mut dyn StateBackend, delta: i128) -> Result<()> {
-    let reservation = store.memory_mut().and_then(|m| m.reservation_mut());
-    match reservation {
-        Some(r) if delta > 0 => r.grow(delta as u64),
-        Some(r) if delta < 0 => r.shrink(delta.unsigned_abs() as u64),
-        _ => Ok(()),
-    }
-}
-
-/// Moves every group's accumulators into the heap table (new groups in, gone ones out).
-fn commit_heap(
-    store: &mut dyn StateBackend,
-    table: TableId,
-    groups: &Groups,
-    accs: &mut GroupAccs,
-    persisted: &[bool],
-) -> Result<()> {
-    let (heap, _) = heap_accs(store, table)?;
-    let (mut new, mut new_bytes) = (0, 0);
-    for slot in (0..groups.len()).filter(|&s| !persisted[s] && accs.get(s).is_some()) {
-        new += 1;
-        new_bytes += groups.key(slot).len();
-    }
-    heap.reserve(new, new_bytes);
-    for (slot, &persisted) in persisted.iter().enumerate() {
-        let (hash, key) = (groups.hash(slot), groups.key(slot));
-        let found = if persisted {
-            heap.find(hash, key)
-        } else {
-            None
-        };
-        match (accs.take(slot), found) {
-            (Some(new), Some(found)) => heap.swap(found, new),
-            (Some(new), None) => heap.insert(hash, key, new),
-            (None, Some(found)) => heap.remove_slot(found),
-            (None, None) => {}
-        }
-    }
+    heap_accs(store, heap)?
+        .0
+        .commit_copies(groups, accs, persisted);
     Ok(())
 }
 
@@ -927,10 +864,7 @@ fn commit_heap(
 fn heap_accs(
     store: &mut dyn StateBackend,
     table: TableId,
-) -> Result<(
-    &mut HeapAccs,
-    Option<&mut crate::state::budget::Reservation>,
-)> {
+) -> Result<(&mut HeapAccs, Option<&mut Reservation>)> {
     store
         .memory_mut()
         .ok_or_else(|| Error::State("heap accumulators need the memory backend".into()))?
@@ -1326,7 +1260,7 @@ impl GroupAccs {
 
     /// Group `slot`'s accumulators to move out (`None` without state); what is left in
     /// their place is unspecified.
-    fn take(&mut self, slot: usize) -> Option<&mut [Acc]> {
+    pub(super) fn take(&mut self, slot: usize) -> Option<&mut [Acc]> {
         let calls = self.templates.len();
         self.present[slot].then(|| &mut self.accs[slot * calls..(slot + 1) * calls])
     }

@@ -3,16 +3,18 @@
 //! On RocksDB every bundle reads its groups' encoded accumulators and writes them back; on
 //! the heap that round trip (decode, encode, a copy of the key and value, a hash of the
 //! key, an allocation per new entry) was most of a bundle. Here the accumulators stay
-//! [`Acc`]s between bundles, as Flink's heap backend keeps objects: a bundle clones its
-//! groups' accumulators out (so a failed bundle changes nothing) and moves them back when
-//! it commits. Groups are found by the Flink key hash the bundle computed anyway; keys live
-//! in one buffer. Checkpoints, scans and rescaling read the table through [`ObjectTable`],
-//! encoded exactly as the byte tables store them.
+//! [`Acc`]s between bundles, as Flink's heap backend keeps objects. The general bundle
+//! clones its groups' accumulators out (so a failed bundle changes nothing) and moves them
+//! back when it commits ([`HeapAccs::commit_copies`]); the typed bundle edits them in place
+//! with a rollback ([`HeapBundle`]). Groups are found by the Flink key hash the bundle
+//! computed anyway; keys live in chunks of bytes (a bundle's own key-row buffer when its new
+//! keys are most of it). Checkpoints, scans and rescaling read the table through
+//! [`ObjectTable`], encoded exactly as the byte tables store them.
 
 use hashbrown::HashTable;
 
 use super::function::Acc;
-use super::group::Groups;
+use super::group::{GroupAccs, Groups};
 use crate::binary_row::BinaryRows;
 use crate::error::{Error, Result};
 use crate::keys::murmur::hash_bytes;
@@ -157,15 +159,6 @@ impl HeapAccs {
     /// Adds the group `key` (absent, with hash `hash`), taking `accs` (what is left in
     /// their place is unspecified).
     pub(super) fn insert(&mut self, hash: i32, key: &[u8], accs: &mut [Acc]) {
-        // Moved, not cloned: the placeholder left behind costs nothing to drop.
-        self.insert_with(hash, key, |c| {
-            std::mem::replace(&mut accs[c], Acc::Count(0))
-        });
-    }
-
-    /// Adds the group `key` (absent, with hash `hash`) with accumulator `fresh(c)` for
-    /// each call `c`, and returns its slot.
-    fn insert_with(&mut self, hash: i32, key: &[u8], fresh: impl FnMut(usize) -> Acc) -> u32 {
         let arena = &mut self.chunks[0];
         let start = arena.len();
         arena.extend_from_slice(key);
@@ -174,11 +167,17 @@ impl HeapAccs {
             start,
             end: arena.len(),
         };
-        let slot = self.place(hash, span, fresh);
+        // Moved, not cloned: the placeholder left behind costs nothing to drop.
+        let slot = self.place(hash, span, |c| {
+            std::mem::replace(&mut accs[c], Acc::Count(0))
+        });
+        self.index_slot(hash, slot);
+    }
+
+    fn index_slot(&mut self, hash: i32, slot: u32) {
         let hashes = &self.hashes;
         self.index
             .insert_unique(spread(hash), slot, |&s| spread(hashes[s as usize]));
-        slot
     }
 
     /// Puts a group whose key is at `span` in a slot (a free one first) without indexing it.
@@ -214,12 +213,6 @@ impl HeapAccs {
         (pending, start, end): (&[u8], usize, usize),
         fresh: impl FnMut(usize) -> Acc,
     ) -> (u32, bool) {
-        // One probe: the slot a new key gets is known before it is inserted.
-        let next = self
-            .free
-            .last()
-            .copied()
-            .unwrap_or(self.hashes.len() as u32);
         let key = &pending[start..end];
         let this = &*self;
         let found = this
@@ -235,11 +228,8 @@ impl HeapAccs {
             end,
         };
         let slot = self.place(hash, span, fresh);
-        debug_assert_eq!(slot, next);
         self.pending.push(slot);
-        let hashes = &self.hashes;
-        self.index
-            .insert_unique(spread(hash), slot, |&s| spread(hashes[s as usize]));
+        self.index_slot(hash, slot);
         (slot, true)
     }
 
@@ -330,14 +320,11 @@ impl HeapAccs {
         }
     }
 
-    /// Rewrites the keys into one chunk without the removed groups' bytes.
+    /// Rewrites the keys into one chunk without the removed groups' bytes (a free slot's
+    /// span is empty, so it copies nothing).
     fn compact_keys(&mut self) {
         let mut arena = Vec::with_capacity(self.chunk_bytes() - self.garbage);
-        let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
         for slot in 0..self.spans.len() as u32 {
-            if free.contains(&slot) {
-                continue;
-            }
             let start = arena.len();
             arena.extend_from_slice(self.key(slot));
             self.spans[slot as usize] = Span {
@@ -370,6 +357,65 @@ impl HeapAccs {
     pub(super) fn encode(accs: &[Acc], out: &mut Vec<u8>) {
         for acc in accs {
             acc.encode(out);
+        }
+    }
+
+    /// The estimated bytes of group `key` with `accs`, as the memory backend counts an
+    /// entry (`scratch` holds the encoding).
+    fn entry_size(key: &[u8], accs: &[Acc], scratch: &mut Vec<u8>) -> i128 {
+        scratch.clear();
+        Self::encode(accs, scratch);
+        i128::from(entry_bytes(key, scratch))
+    }
+
+    /// The change in estimated bytes moving a general bundle's copies `accs` back in makes
+    /// (`persisted`: whether each group was found in the table).
+    pub(super) fn growth_of_copies(
+        &self,
+        groups: &Groups,
+        accs: &GroupAccs,
+        persisted: &[bool],
+    ) -> i128 {
+        let mut scratch = Vec::new();
+        let mut delta = 0;
+        for (slot, &persisted) in persisted.iter().enumerate() {
+            let key = groups.key(slot);
+            if persisted && let Some(found) = self.find(groups.hash(slot), key) {
+                delta -= Self::entry_size(key, self.accs(found), &mut scratch);
+            }
+            if let Some(new) = accs.get(slot) {
+                delta += Self::entry_size(key, new, &mut scratch);
+            }
+        }
+        delta
+    }
+
+    /// Moves a general bundle's copies `accs` back in: new groups in, gone ones out.
+    pub(super) fn commit_copies(
+        &mut self,
+        groups: &Groups,
+        accs: &mut GroupAccs,
+        persisted: &[bool],
+    ) {
+        let (mut new, mut new_bytes) = (0, 0);
+        for slot in (0..groups.len()).filter(|&s| !persisted[s] && accs.get(s).is_some()) {
+            new += 1;
+            new_bytes += groups.key(slot).len();
+        }
+        self.reserve(new, new_bytes);
+        for (slot, &persisted) in persisted.iter().enumerate() {
+            let (hash, key) = (groups.hash(slot), groups.key(slot));
+            let found = if persisted {
+                self.find(hash, key)
+            } else {
+                None
+            };
+            match (accs.take(slot), found) {
+                (Some(new), Some(found)) => self.swap(found, new),
+                (Some(new), None) => self.insert(hash, key, new),
+                (None, Some(found)) => self.remove_slot(found),
+                (None, None) => {}
+            }
         }
     }
 
@@ -499,17 +545,11 @@ impl<'a> HeapBundle<'a> {
     /// the memory backend counts entries) from `reservation`; a refused reservation rolls
     /// the bundle back.
     pub(super) fn commit(self, reservation: Option<&mut Reservation>) -> Result<()> {
-        if let Some(reservation) = reservation {
-            let delta = self.growth();
-            let reserved = match delta {
-                d if d > 0 => reservation.grow(d as u64),
-                d if d < 0 => reservation.shrink(d.unsigned_abs() as u64),
-                _ => Ok(()),
-            };
-            if let Err(e) = reserved {
-                self.rollback();
-                return Err(e);
-            }
+        if let Some(reservation) = reservation
+            && let Err(e) = reservation.resize_by(self.growth())
+        {
+            self.rollback();
+            return Err(e);
         }
         for (group, &slot) in self.found.slots.iter().enumerate() {
             if self.gone(group) {
@@ -522,12 +562,8 @@ impl<'a> HeapBundle<'a> {
     /// The change in estimated bytes the bundle makes.
     fn growth(&self) -> i128 {
         let calls = self.heap.calls();
-        let mut bytes = Vec::new();
-        let mut size = |key: &[u8], accs: &[Acc]| {
-            bytes.clear();
-            HeapAccs::encode(accs, &mut bytes);
-            i128::from(entry_bytes(key, &bytes))
-        };
+        let mut scratch = Vec::new();
+        let mut size = |key: &[u8], accs: &[Acc]| HeapAccs::entry_size(key, accs, &mut scratch);
         let mut delta = 0;
         for (group, &slot) in self.found.slots.iter().enumerate() {
             let key = self.groups.key(group);

@@ -3,9 +3,9 @@
 //!
 //! The general [`super::group::Bundle`] reads every argument as a [`Value`], dispatches
 //! every update on the call and accumulator, and builds results as `Value`s that become
-//! Arrow arrays at the end. For the most common GROUP BY, `COUNT(*)`, `COUNT(x)`, `SUM(x)`
-//! and `SUM0(x)` over TINYINT..BIGINT, that interpreter was most of the bundle's
-//! accumulation. Here each call is one of four typed kernels over its argument's values as
+//! Arrow arrays at the end. For the most common GROUP BY, `COUNT(*)`, `COUNT(x)` (of any
+//! type: only its validity is read) and `SUM(x)`/`SUM0(x)` over TINYINT..BIGINT, that
+//! interpreter was most of the bundle's accumulation. Here each call is one of four typed kernels over its argument's values as
 //! `i64`s, a group's results are `Option<i64>`s compared and emitted without allocating, and
 //! the result columns are built straight from them. The accumulators are the same
 //! [`Acc`]s, so state, checkpoints and the general path agree byte for byte; emission follows
@@ -16,10 +16,11 @@ use std::sync::Arc;
 use arrow::array::{
     Array, ArrayRef, AsArray, Int8Array, Int16Array, Int32Array, Int64Array, NullBufferBuilder,
 };
+use arrow::buffer::NullBuffer;
 use arrow::datatypes::{DataType, Int64Type};
 
 use super::function::{Acc, AggFunction, BoundCall};
-use super::group::{Emit, EmitRules, GroupAccs, Groups, output_keys};
+use super::group::{Emit, EmitRules, GroupAccs, Groups, is_alive, output_keys};
 use super::heap_accs::HeapBundle;
 use super::value::{Class, Value};
 use crate::changelog::{ChangelogBatch, RowKind};
@@ -89,32 +90,48 @@ impl TypedCalls {
     }
 }
 
-/// An argument column's values widened to `i64`, and its validity.
+/// An argument column: its validity (all `COUNT(x)` needs, of any type), and for a
+/// `SUM`/`SUM0` argument its values widened to `i64`.
 struct Argument {
-    values: Int64Array,
+    nulls: Option<NullBuffer>,
+    ints: Option<Int64Array>,
 }
 
 impl Argument {
-    fn new(column: &ArrayRef) -> Result<Self> {
-        let widened = match column.data_type() {
-            DataType::Int64 => column.clone(),
-            DataType::Int8 | DataType::Int16 | DataType::Int32 => {
-                arrow::compute::cast(column, &DataType::Int64)?
-            }
-            other => {
-                return Err(Error::State(format!(
-                    "a typed COUNT/SUM argument must be an integer column, got {other}"
-                )));
-            }
+    /// Column `column`, widened when a sum reads it (`sums`).
+    fn new(column: &ArrayRef, sums: bool) -> Result<Self> {
+        let ints = if sums {
+            let widened = match column.data_type() {
+                DataType::Int64 => column.clone(),
+                DataType::Int8 | DataType::Int16 | DataType::Int32 => {
+                    arrow::compute::cast(column, &DataType::Int64)?
+                }
+                other => {
+                    return Err(Error::State(format!(
+                        "a typed SUM argument must be an integer column, got {other}"
+                    )));
+                }
+            };
+            Some(widened.as_primitive::<Int64Type>().clone())
+        } else {
+            None
         };
         Ok(Self {
-            values: widened.as_primitive::<Int64Type>().clone(),
+            nulls: column.logical_nulls(),
+            ints,
         })
     }
 
     #[inline]
+    fn is_valid(&self, row: usize) -> bool {
+        self.nulls.as_ref().is_none_or(|n| n.is_valid(row))
+    }
+
+    /// The value of `row` (NULL as `None`) of a sum's argument.
+    #[inline]
     fn get(&self, row: usize) -> Option<i64> {
-        self.values.is_valid(row).then(|| self.values.value(row))
+        let ints = self.ints.as_ref()?;
+        self.is_valid(row).then(|| ints.value(row))
     }
 }
 
@@ -169,7 +186,7 @@ impl Kernel {
                 let arg = argument(args, arg)?;
                 *count += rows
                     .iter()
-                    .filter(|&&r| arg.values.is_valid(r as usize))
+                    .filter(|&&r| arg.is_valid(r as usize))
                     .map(|&r| sign(r))
                     .sum::<i64>();
             }
@@ -243,9 +260,9 @@ fn unexpected(call: &str, value: &Value) -> Error {
 pub(super) trait BundleAccs {
     /// Group `group`'s accumulators, if it has state.
     fn get(&self, group: usize) -> Option<&[Acc]>;
-    /// Group `group`'s accumulators to change, `fresh(c)` for each call `c` if it has no
-    /// state; it has state from now on.
-    fn get_or_create(&mut self, group: usize, fresh: impl FnMut(usize) -> Acc) -> &mut [Acc];
+    /// Group `group`'s accumulators to change, fresh if it has no state; it has state from
+    /// now on.
+    fn get_or_create(&mut self, group: usize) -> &mut [Acc];
     /// Group `group`'s record count reached zero: its state goes.
     fn remove(&mut self, group: usize);
 }
@@ -255,8 +272,7 @@ impl BundleAccs for GroupAccs {
         GroupAccs::get(self, group)
     }
 
-    fn get_or_create(&mut self, group: usize, _: impl FnMut(usize) -> Acc) -> &mut [Acc] {
-        // Its slots already hold fresh accumulators.
+    fn get_or_create(&mut self, group: usize) -> &mut [Acc] {
         GroupAccs::get_or_create(self, group).0
     }
 
@@ -270,8 +286,7 @@ impl BundleAccs for HeapBundle<'_> {
         HeapBundle::get(self, group)
     }
 
-    fn get_or_create(&mut self, group: usize, _: impl FnMut(usize) -> Acc) -> &mut [Acc] {
-        // A new group was inserted with fresh accumulators when its rows were grouped.
+    fn get_or_create(&mut self, group: usize) -> &mut [Acc] {
         HeapBundle::get_or_create(self, group)
     }
 
@@ -372,15 +387,23 @@ impl TypedCalls {
         (visible, counter, rules): (usize, Option<usize>, EmitRules),
     ) -> Result<TypedChanges> {
         let batch = input.batch();
-        let mut args: Vec<Option<Argument>> = (0..batch.num_columns()).map(|_| None).collect();
-        for kernel in &self.kernels {
-            if let Kernel::Count { arg } | Kernel::Sum { arg, .. } | Kernel::Sum0 { arg, .. } =
-                *kernel
-                && args[arg].is_none()
-            {
-                args[arg] = Some(Argument::new(batch.column(arg))?);
+        let read = |c: usize| {
+            let (mut read, mut sums) = (false, false);
+            for kernel in &self.kernels {
+                match *kernel {
+                    Kernel::Count { arg } if arg == c => read = true,
+                    Kernel::Sum { arg, .. } | Kernel::Sum0 { arg, .. } if arg == c => {
+                        (read, sums) = (true, true);
+                    }
+                    _ => {}
+                }
             }
-        }
+            read.then(|| Argument::new(batch.column(c), sums))
+                .transpose()
+        };
+        let args = (0..batch.num_columns())
+            .map(read)
+            .collect::<Result<Vec<Option<Argument>>>>()?;
         let negate: Vec<bool> = (0..input.num_rows())
             .map(|r| !input.kind(r).is_accumulate())
             .collect();
@@ -401,11 +424,11 @@ impl TypedCalls {
                     *p = kernel.result(acc);
                 }
             }
-            let values = accs.get_or_create(slot, |c| kernels[c].fresh());
+            let values = accs.get_or_create(slot);
             for (kernel, acc) in kernels.iter().zip(values.iter_mut()) {
                 kernel.apply(acc, &args, rows, &negate)?;
             }
-            let alive = counter.is_none_or(|c| !matches!(values[c], Acc::Count(0)));
+            let alive = is_alive(counter, values);
             if alive {
                 for (n, (kernel, acc)) in new.iter_mut().zip(kernels.iter().zip(values.iter())) {
                     *n = kernel.result(acc);

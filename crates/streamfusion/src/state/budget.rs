@@ -146,6 +146,18 @@ impl Reservation {
         self.bytes -= bytes;
         Ok(())
     }
+
+    /// Grows by `delta` bytes, or shrinks when it is negative: [`Reservation::grow`] and
+    /// [`Reservation::shrink`] for a signed change in a holder's estimate.
+    pub fn resize_by(&mut self, delta: i128) -> Result<()> {
+        let bytes = u64::try_from(delta.unsigned_abs())
+            .map_err(|_| Error::OutOfRange(format!("a reservation change of {delta} bytes")))?;
+        if delta >= 0 {
+            self.grow(bytes)
+        } else {
+            self.shrink(bytes)
+        }
+    }
 }
 
 impl Drop for Reservation {

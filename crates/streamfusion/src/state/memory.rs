@@ -261,11 +261,7 @@ impl StateBackend for MemoryBackend {
             0
         };
         if let Some(reservation) = &mut self.reservation {
-            if delta > 0 {
-                reservation.grow(delta as u64)?;
-            } else if delta < 0 {
-                reservation.shrink(delta.unsigned_abs() as u64)?;
-            }
+            reservation.resize_by(delta)?;
         }
         let mut puts = vec![0usize; self.tables.len()];
         for (table, _, value) in batch.ops() {
