@@ -1,7 +1,5 @@
 //! bench-support integration for the engine's types (feature `bench`).
 
-use std::sync::Arc;
-
 use arrow::array::{Array, ArrayData};
 use bench_support::adapters::{RestoreMode, StoreLifecycle};
 use bench_support::buffers::ArrowBuffers;
@@ -9,12 +7,11 @@ use bench_support::buffers::ArrowBuffers;
 use crate::aggregate::{GroupAggSpec, GroupAggregate};
 use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
-use crate::state::StateBackend;
-use crate::state::checkpoint::{self, Checkpoint};
+use crate::ops::StateConfig;
+use crate::ops::keyed::{Keyed, all_key_groups};
+use crate::state::checkpoint::Checkpoint;
 use crate::state::layout::key_group;
 use crate::state::memory::MemoryBackend;
-use crate::state::rocks::{RocksBackend, RocksOptions};
-use crate::state::ttl::SystemClock;
 
 /// A changelog batch's buffers are its rows' plus its kinds'.
 impl ArrowBuffers for ChangelogBatch {
@@ -73,6 +70,16 @@ impl ArrowBuffers for GroupAggCheckpoint {
     fn collect_arrays(&self, _: &mut Vec<ArrayData>) {}
 }
 
+impl GroupAggLifecycle {
+    /// The state configuration of [`GroupAggLifecycle::backend`] in `dir`.
+    fn config(&self, dir: &tempfile::TempDir) -> StateConfig {
+        match self.backend {
+            Backend::Memory => StateConfig::memory(),
+            Backend::Rocksdb => StateConfig::rocksdb(dir.path()),
+        }
+    }
+}
+
 fn temp_dir() -> Result<tempfile::TempDir> {
     tempfile::Builder::new()
         .prefix("sf-group-agg-")
@@ -92,15 +99,15 @@ impl StoreLifecycle for GroupAggLifecycle {
 
     fn create(&self) -> Result<GroupAggStore> {
         let dir = temp_dir()?;
-        let store: Box<dyn StateBackend> = match self.backend {
-            Backend::Memory => Box::new(MemoryBackend::new()),
-            Backend::Rocksdb => Box::new(RocksBackend::open(
-                &dir.path().join("db"),
-                &RocksOptions::checked_in(),
-            )?),
-        };
+        let config = self.config(&dir);
+        let keyed = Keyed::open(
+            &config,
+            "group-agg",
+            self.spec.max_parallelism,
+            all_key_groups(self.spec.max_parallelism)?,
+        )?;
         Ok(GroupAggStore {
-            operator: GroupAggregate::new(self.spec.clone(), store)?,
+            operator: GroupAggregate::open(self.spec.clone(), keyed)?,
             _dir: dir,
         })
     }
@@ -124,61 +131,34 @@ impl StoreLifecycle for GroupAggLifecycle {
         })
     }
 
+    /// The production restore ([`GroupAggregate::restore`]): `Aligned` owns every key
+    /// group, `Rebuilt` the given ones, always scanned into a fresh store
+    /// ([`StateConfig::always_rebuild`]).
     fn restore(
         &self,
         checkpoints: &[GroupAggCheckpoint],
         mode: &RestoreMode,
     ) -> Result<GroupAggStore> {
-        let [first, ..] = checkpoints else {
-            return Err(Error::State("restore needs at least one checkpoint".into()));
-        };
         let dir = temp_dir()?;
-        let working = dir.path().join("db");
-        let options = RocksOptions::checked_in();
-        let store: Box<dyn StateBackend> = match (mode, self.backend) {
-            (RestoreMode::Aligned, _) if checkpoints.len() > 1 => {
+        let mut config = self.config(&dir);
+        let key_groups = match mode {
+            RestoreMode::Aligned if checkpoints.len() > 1 => {
                 return Err(Error::State(
                     "an aligned restore adopts exactly one checkpoint".into(),
                 ));
             }
-            (RestoreMode::Aligned, Backend::Memory) => {
-                Box::new(checkpoint::restore_memory(&first.checkpoint)?)
-            }
-            (RestoreMode::Aligned, Backend::Rocksdb) => Box::new(checkpoint::restore_rocks(
-                &first.checkpoint,
-                &working,
-                &options,
-            )?),
-            (
-                RestoreMode::Rebuilt {
-                    first_key_group,
-                    last_key_group,
-                },
-                backend,
-            ) => {
-                let mut target: Box<dyn StateBackend> = match backend {
-                    Backend::Memory => Box::new(MemoryBackend::new()),
-                    Backend::Rocksdb => Box::new(RocksBackend::open(&working, &options)?),
-                };
-                let sources: Vec<Checkpoint> =
-                    checkpoints.iter().map(|c| c.checkpoint.clone()).collect();
-                checkpoint::rebuild(
-                    &sources,
-                    &(key_group(*first_key_group)?..=key_group(*last_key_group)?),
-                    target.as_mut(),
-                    &options,
-                    &dir.path().join("scratch"),
-                )?;
-                target
+            RestoreMode::Aligned => all_key_groups(self.spec.max_parallelism)?,
+            RestoreMode::Rebuilt {
+                first_key_group,
+                last_key_group,
+            } => {
+                config.always_rebuild = true;
+                key_group(*first_key_group)?..=key_group(*last_key_group)?
             }
         };
+        let sources: Vec<Checkpoint> = checkpoints.iter().map(|c| c.checkpoint.clone()).collect();
         Ok(GroupAggStore {
-            operator: GroupAggregate::restore(
-                self.spec.clone(),
-                &first.checkpoint,
-                store,
-                Arc::new(SystemClock),
-            )?,
+            operator: GroupAggregate::restore(self.spec.clone(), &config, key_groups, &sources)?,
             _dir: dir,
         })
     }

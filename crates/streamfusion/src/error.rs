@@ -65,6 +65,18 @@ pub enum Error {
         /// What is wrong with it.
         problem: String,
     },
+    /// A checkpoint that is intact but cannot be restored by this plan: written by another
+    /// operator, state version or plan.
+    #[error("checkpoint {path}: {problem}")]
+    IncompatibleCheckpoint {
+        /// The checkpoint directory.
+        path: std::path::PathBuf,
+        /// What differs.
+        problem: Incompatibility,
+    },
+    /// An operator plan that cannot be parsed or built.
+    #[error("invalid plan: {0}")]
+    Plan(String),
     /// A file-system operation failed.
     #[error("{operation} {path}: {source}")]
     Io {
@@ -95,6 +107,13 @@ pub enum Error {
     /// State used against its contract (unknown table, malformed key, bad options).
     #[error("state: {0}")]
     State(String),
+    /// SINGLE_VALUE saw a second row for a group: Flink fails the job with
+    /// `SingleValueAggFunction received more than one element.`
+    #[error("SingleValueAggFunction received more than one element. ({detail})")]
+    SingleValue {
+        /// What the second row was: an accumulation, a retraction or a merge, with counts.
+        detail: String,
+    },
     /// A column had a shape the operation does not accept.
     #[error("{0}")]
     InvalidShape(String),
@@ -114,6 +133,81 @@ pub enum Error {
     /// A Calc program that does not compile, or an expression that failed on its input.
     #[error(transparent)]
     Calc(#[from] crate::calc::CalcError),
+}
+
+/// Why a checkpoint cannot be restored by a plan (see [`Error::IncompatibleCheckpoint`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Incompatibility {
+    /// Written by another kind of operator.
+    #[error("written by a {stored} operator, not {expected}")]
+    Kind {
+        /// The kind that wrote it.
+        stored: String,
+        /// The plan's kind.
+        expected: String,
+    },
+    /// Written by another version of the operator's state layout.
+    #[error("{kind} state version {stored} is not the supported version {supported}")]
+    Version {
+        /// The operator kind.
+        kind: String,
+        /// The version that wrote it.
+        stored: u32,
+        /// The version this build reads.
+        supported: u32,
+    },
+    /// Written for a plan whose semantics differ.
+    #[error("written for a different plan: {}", .differences.join("; "))]
+    Plan {
+        /// Each differing field: `path: checkpoint X, plan Y`.
+        differences: Vec<String>,
+    },
+    /// Its operator metadata is missing, unreadable or of another format.
+    #[error("{0}")]
+    Metadata(String),
+}
+
+/// What kind of failure an [`Error`] is, for a caller that reacts by kind (the JNI layer
+/// throws one Java exception class per kind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The plan cannot run: a bad type, expression, aggregate call or operator plan. The
+    /// planner falls back to Flink's operator.
+    Plan,
+    /// The data cannot be processed: malformed rows, a value an expression or aggregate
+    /// refuses (as Flink's job fails on it).
+    Data,
+    /// State or checkpoints: missing, corrupt, incompatible, or used against their contract.
+    State,
+    /// A resource ran out: the memory budget.
+    ResourceExhausted,
+    /// Anything else: I/O, RocksDB, an Arrow kernel.
+    Internal,
+}
+
+impl Error {
+    /// The kind of this failure.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::InvalidType(_) | Error::Plan(_) => ErrorKind::Plan,
+            Error::Calc(e) if e.is_compile_error() => ErrorKind::Plan,
+            Error::Calc(_)
+            | Error::InvalidRowKind { .. }
+            | Error::LengthMismatch { .. }
+            | Error::NullRowKind { .. }
+            | Error::ColumnType { .. }
+            | Error::InvalidShape(_)
+            | Error::SingleValue { .. }
+            | Error::MalformedRow { .. }
+            | Error::OutOfRange(_) => ErrorKind::Data,
+            Error::Checkpoint { .. } | Error::IncompatibleCheckpoint { .. } | Error::State(_) => {
+                ErrorKind::State
+            }
+            Error::BudgetExceeded { .. } => ErrorKind::ResourceExhausted,
+            Error::Io { .. } | Error::RocksDb(_) | Error::Arrow(_) => ErrorKind::Internal,
+        }
+    }
 }
 
 /// What is wrong with a malformed `BinaryRowData` row (see [`Error::MalformedRow`]).

@@ -20,6 +20,9 @@
 //! - [`movement`]: row and column movement around Calc: dropping `-U` rows, grouping-set
 //!   EXPAND, UNNEST, and changelog batches over Arrow IPC.
 //! - [`window`]: Flink's TUMBLE/HOP/CUMULATE window assignment.
+//! - [`ops`]: the one operator interface ([`ops::Operator`]) every operator implements,
+//!   the keyed driver they share, production restore, and [`ops::OperatorPlan`], the plan
+//!   that builds any operator.
 //!
 //! The other operator families build on these types
 //! (see `DESIGN.md` in the project's shared documents).
@@ -35,8 +38,9 @@ pub mod error;
 pub mod golden;
 pub mod keys;
 pub mod movement;
+pub mod ops;
 pub mod state;
 pub mod types;
 pub mod window;
 
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};

@@ -530,3 +530,70 @@ fn programs_round_trip_through_json_and_evaluate_the_same() {
     );
     assert_eq!(out.batch().column(1).null_count(), 2);
 }
+
+#[test]
+fn calc_runs_as_an_operator_from_its_json_plan_keeping_row_kinds() {
+    use streamfusion::ops::{OperatorPlan, Output};
+    use streamfusion::{ErrorKind, ops::StateConfig};
+
+    // SELECT f1 + 1, f0 WHERE f0 IS NOT NULL (op 100 is `+`, 207 IS NOT NULL).
+    let plan = OperatorPlan::from_json(
+        r#"{"operator": "calc", "input": ["BIGINT", "INT"],
+            "calc": {"projection": [
+                {"call": {"op": 100, "args": [{"input": 1}, {"literal": {"type": "INT", "value": "1"}}]}},
+                {"input": 0}],
+              "filter": {"call": {"op": 207, "args": [{"input": 0}]}}}}"#,
+    )
+    .unwrap();
+    let mut op = plan.build(&StateConfig::memory(), None).unwrap();
+    assert_eq!(op.output_types(), [LogicalType::Int, LogicalType::BigInt]);
+    let input = ChangelogBatch::try_new(
+        batch(vec![
+            Arc::new(Int64Array::from(vec![Some(1), None, Some(3)])),
+            Arc::new(Int32Array::from(vec![Some(10), Some(20), None])),
+        ]),
+        Some(Int8Array::from(vec![0, 3, 3])),
+    )
+    .unwrap();
+    let mut out = Output::new();
+    op.process(0, &input, &mut out).unwrap();
+    op.advance_watermark(77, &mut out).unwrap();
+    let [got] = &out.take()[..] else {
+        panic!("one batch")
+    };
+    let kinds: Vec<i8> = (0..got.num_rows()).map(|i| got.kind(i).to_byte()).collect();
+    assert_eq!(kinds, [0, 3], "the NULL f0 row is filtered, kinds kept");
+    assert_eq!(
+        got.batch().column(0).as_ref(),
+        &Int32Array::from(vec![Some(11), None]) as &dyn Array
+    );
+
+    // A checkpoint holds the watermark; another program cannot restore it.
+    let dir = tempfile::tempdir().unwrap();
+    let published = op.checkpoint(&dir.path().join("c")).unwrap();
+    let restored = plan
+        .restore(
+            &StateConfig::memory(),
+            None,
+            std::slice::from_ref(&published),
+        )
+        .unwrap();
+    assert_eq!(restored.watermark(), Some(77));
+    let other = OperatorPlan::from_json(
+        r#"{"operator": "calc", "input": ["BIGINT", "INT"],
+            "calc": {"projection": [{"input": 0}]}}"#,
+    )
+    .unwrap();
+    let err = other
+        .restore(&StateConfig::memory(), None, &[published])
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::State);
+    assert!(err.to_string().contains("calc.projection"), "{err}");
+    // A program that does not compile is a plan error.
+    let bad = OperatorPlan::from_json(
+        r#"{"operator": "calc", "input": ["INT"], "calc": {"projection": [{"input": 3}]}}"#,
+    )
+    .unwrap();
+    let err = bad.build(&StateConfig::memory(), None).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Plan, "{err}");
+}

@@ -14,15 +14,20 @@ use arrow::array::{
 use arrow::datatypes::{Float32Type, Float64Type, Int32Type, Int64Type};
 use bench_support::fixtures::splitmix64;
 use bench_support::group_model::{Aggregates, Emission, GroupModel, OutputRow, arrow_input};
-use streamfusion::Error;
-use streamfusion::aggregate::{AggCall, AggFunction, GroupAggSpec, GroupAggregate};
+use streamfusion::aggregate::{
+    AggCall, AggFunction, GlobalGroupAggregate, GroupAggSpec, GroupAggregate,
+};
 use streamfusion::changelog::ChangelogBatch;
+use streamfusion::error::Incompatibility;
+use streamfusion::ops::StateConfig;
+use streamfusion::ops::keyed::all_key_groups;
 use streamfusion::state::StateBackend;
 use streamfusion::state::checkpoint::{self, Checkpoint};
 use streamfusion::state::memory::MemoryBackend;
 use streamfusion::state::rocks::{RocksBackend, RocksOptions};
-use streamfusion::state::ttl::{Clock, ManualClock, SystemClock};
+use streamfusion::state::ttl::{Clock, ManualClock};
 use streamfusion::types::LogicalType;
+use streamfusion::{Error, ErrorKind};
 
 /// The SplitMix64 sequence from the project's published seed.
 struct Rng(u64);
@@ -161,17 +166,11 @@ fn open(backend: &Backend, dir: &Path) -> Box<dyn StateBackend> {
     }
 }
 
-fn restore(backend: &Backend, checkpoint: &Checkpoint, dir: &Path) -> Box<dyn StateBackend> {
+/// Where a restored operator keeps its state: a fresh RocksDB directory under `dir`.
+fn config(backend: &Backend, dir: &Path) -> StateConfig {
     match backend {
-        Backend::Memory => Box::new(checkpoint::restore_memory(checkpoint).unwrap()),
-        Backend::Rocks => Box::new(
-            checkpoint::restore_rocks(
-                checkpoint,
-                &dir.join("restored"),
-                &RocksOptions::checked_in(),
-            )
-            .unwrap(),
-        ),
+        Backend::Memory => StateConfig::memory(),
+        Backend::Rocks => StateConfig::rocksdb(dir.join("restored")),
     }
 }
 
@@ -197,9 +196,9 @@ fn run(
             let opened = Checkpoint::open(published.path()).unwrap();
             op = GroupAggregate::restore(
                 spec.clone(),
-                &opened,
-                restore(backend, &opened, dir.path()),
-                Arc::new(SystemClock),
+                &config(backend, dir.path()),
+                all_key_groups(128).unwrap(),
+                &[opened],
             )
             .unwrap();
         }
@@ -587,14 +586,103 @@ fn checkpoints_refuse_pending_input_and_foreign_plans() {
 
     let mut other = spec(true, true, Some(1_000));
     other.calls.pop();
+    let config = StateConfig::memory();
     let err = GroupAggregate::restore(
         other,
-        &published,
-        Box::new(checkpoint::restore_memory(&published).unwrap()),
-        Arc::new(SystemClock),
+        &config,
+        all_key_groups(128).unwrap(),
+        &[published.clone()],
     )
     .unwrap_err();
-    assert!(matches!(err, Error::Checkpoint { .. }), "{err}");
+    // The error names what differs: the sixth call's function and the number of calls.
+    let Error::IncompatibleCheckpoint {
+        problem: Incompatibility::Plan { differences },
+        ..
+    } = &err
+    else {
+        panic!("{err}");
+    };
+    assert!(
+        differences.contains(&"calls.len: checkpoint 6, plan 5".to_string()),
+        "{differences:?}"
+    );
+    assert!(
+        differences
+            .iter()
+            .any(|d| d.starts_with(r#"calls[5].function: checkpoint "AVG", plan absent"#)),
+        "{differences:?}"
+    );
+    // Another operator kind is refused by kind.
+    let err = GlobalGroupAggregate::restore(
+        spec(true, true, Some(1_000)),
+        &config,
+        all_key_groups(128).unwrap(),
+        std::slice::from_ref(&published),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::IncompatibleCheckpoint {
+                problem: Incompatibility::Kind { .. },
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(err.kind(), ErrorKind::State);
+}
+
+#[test]
+fn a_checkpoint_restores_after_output_columns_are_renamed_and_emission_settings_change() {
+    // Names and emission settings are not the state's business: the restored operator
+    // continues exactly as the original would have.
+    let dir = tempfile::tempdir().unwrap();
+    let input: Vec<Row> = (0..40)
+        .map(|i| (0, Some(format!("k{}", i % 7)), Some(i)))
+        .collect();
+    let mut op =
+        GroupAggregate::new(spec(true, true, None), Box::new(MemoryBackend::new())).unwrap();
+    op.process(&batch(&input[..20])).unwrap();
+    let published = op.checkpoint(&dir.path().join("c")).unwrap();
+    let want = rows_of(&op.process(&batch(&input[20..])).unwrap());
+
+    let mut renamed = spec(true, true, None);
+    renamed.input_names = vec!["key".into(), "value".into()];
+    for call in &mut renamed.calls {
+        call.name = format!("{}_renamed", call.name);
+    }
+    let mut restored = GroupAggregate::restore(
+        renamed,
+        &StateConfig::memory(),
+        all_key_groups(128).unwrap(),
+        &[published.clone()],
+    )
+    .unwrap();
+    assert_eq!(restored.schema().field(1).name(), "cnt_renamed");
+    assert_eq!(
+        rows_of(&restored.process(&batch(&input[20..])).unwrap()),
+        want
+    );
+
+    // A mini-batch plan reads the same state too.
+    let mut bundled = GroupAggregate::restore(
+        spec(true, true, Some(1_000)),
+        &StateConfig::memory(),
+        all_key_groups(128).unwrap(),
+        &[published],
+    )
+    .unwrap();
+    bundled.process(&batch(&input[20..])).unwrap();
+    let bundle = rows_of(&bundled.flush().unwrap());
+    // Once per key: its restored result retracted (-U), its final one emitted (+U).
+    let last = by_key(want);
+    assert_eq!(bundle.len(), 2 * last.len());
+    for pair in bundle.chunks(2) {
+        let final_row = last[&pair[1].1].last().unwrap();
+        assert_eq!((pair[0].0, pair[1].0), (1, 2));
+        assert_eq!(&pair[1], final_row);
+    }
 }
 
 #[test]
@@ -900,9 +988,9 @@ fn run3(
             let opened = Checkpoint::open(published.path()).unwrap();
             op = GroupAggregate::restore(
                 spec.clone(),
-                &opened,
-                restore(backend, &opened, dir.path()),
-                Arc::new(SystemClock),
+                &config(backend, dir.path()),
+                all_key_groups(128).unwrap(),
+                &[opened],
             )
             .unwrap();
         }
@@ -962,7 +1050,8 @@ fn single_value_fails_on_a_second_row_with_a_typed_error() {
     let mut op = GroupAggregate::new(spec, Box::new(MemoryBackend::new())).unwrap();
     assert_eq!(feed(&mut op, 0, None).unwrap(), [(0, None)]);
     let err = feed(&mut op, 0, Some(1)).unwrap_err();
-    assert!(matches!(err, Error::InvalidShape(_)), "{err}");
+    assert!(matches!(err, Error::SingleValue { .. }), "{err}");
+    assert_eq!(err.kind(), ErrorKind::Data);
     assert!(err.to_string().contains("more than one"), "{err}");
     // With retraction, a retracted row makes room for the next (the group is deleted and
     // inserted again), and any retraction resets the value to NULL.
@@ -975,17 +1064,21 @@ fn single_value_fails_on_a_second_row_with_a_typed_error() {
 }
 
 #[test]
-fn plans_without_the_new_call_options_keep_their_checkpoint_fingerprint() {
-    // The fingerprint stored with checkpoints prints calls with `Debug`; calls that do not
-    // use DISTINCT or a separator print as they did before those options existed.
-    let call = AggCall::new(AggFunction::Sum, Some(1), "s");
+fn plan_semantics_leave_out_names_and_unset_call_options() {
+    // What a checkpoint records of the plan: calls without their names, and without the
+    // options they do not use, so plans keep their semantics as options are added.
+    let semantics = spec(false, true, None).semantics();
     assert_eq!(
-        format!("{call:?}"),
-        "AggCall { function: Sum, arg: Some(1), name: \"s\" }"
+        semantics["calls"][2],
+        serde_json::json!({"function": "SUM", "arg": 1})
     );
+    assert_eq!(semantics["input_types"][0], "VARCHAR(2147483647)");
+    assert_eq!(semantics["state_ttl"], false);
+    let mut distinct = spec(false, true, None);
+    distinct.calls[2] = distinct.calls[2].clone().distinct();
     assert_eq!(
-        format!("{:?}", call.distinct()),
-        "AggCall { function: Sum, arg: Some(1), name: \"s\", distinct: true }"
+        distinct.semantics()["calls"][2],
+        serde_json::json!({"function": "SUM", "arg": 1, "distinct": true})
     );
     // And serialized calls stay as the golden files and plans wrote them.
     let json = serde_json::to_string(&AggCall::new(AggFunction::ListAgg, Some(2), "l")).unwrap();
@@ -1216,9 +1309,9 @@ fn integer_count_and_sum_kernels_match_the_model_with_wrapping_tinyint_sums() {
                         let opened = Checkpoint::open(published.path()).unwrap();
                         op = GroupAggregate::restore(
                             spec.clone(),
-                            &opened,
-                            restore(&backend, &opened, dir.path()),
-                            Arc::new(SystemClock),
+                            &config(&backend, dir.path()),
+                            all_key_groups(128).unwrap(),
+                            &[opened],
                         )
                         .unwrap();
                     }
@@ -1294,4 +1387,113 @@ fn typed_count_of_a_non_integer_column_counts_its_non_null_values() {
         got.extend(rows_of(&op.flush().unwrap()));
         assert_eq!(got, want);
     }
+}
+
+/// The input rows whose key falls in `key_groups` (of 128), as Flink's keyed exchange
+/// routes them to the subtask owning those key groups.
+fn routed(rows: &[Row], key_groups: &std::ops::RangeInclusive<u16>) -> Vec<Row> {
+    let keys: arrow::array::StringArray = rows.iter().map(|r| r.1.as_deref()).collect();
+    let groups = streamfusion::keys::KeyHasher::new(vec![STRING])
+        .key_groups(&[Arc::new(keys) as arrow::array::ArrayRef], 128)
+        .unwrap();
+    rows.iter()
+        .zip(groups)
+        .filter(|(_, g)| key_groups.contains(&(*g as u16)))
+        .map(|(r, _)| r.clone())
+        .collect()
+}
+
+/// Each key's changelog in order: subtasks interleave keys differently, but every key's own
+/// changelog is fixed.
+fn by_key(rows: Vec<OutputRow<Key>>) -> std::collections::BTreeMap<Key, Vec<OutputRow<Key>>> {
+    let mut out = std::collections::BTreeMap::<Key, Vec<_>>::new();
+    for row in rows {
+        out.entry(row.1.clone()).or_default().push(row);
+    }
+    out
+}
+
+#[test]
+fn rescaling_two_to_one_and_one_to_three_continues_every_key_once() {
+    use streamfusion::ops::{OperatorPlan, Output};
+
+    let spec = spec(true, true, None);
+    let plan = OperatorPlan::GroupAggregate(spec.clone());
+    let mut rng = Rng(SEED ^ 0x5CA1E);
+    let input = changelog(&mut rng, 900);
+    let (first, second) = input.split_at(450);
+    let want = by_key(expected(&spec, &input, input.len(), false));
+    let scalings: [(
+        &[std::ops::RangeInclusive<u16>],
+        &[std::ops::RangeInclusive<u16>],
+    ); 2] = [
+        (&[0..=63, 64..=127], &[0..=127]),
+        (&[0..=127], &[0..=42, 43..=85, 86..=127]),
+    ];
+    for backend in [Backend::Memory, Backend::Rocks] {
+        for (before, after) in scalings {
+            let dir = tempfile::tempdir().unwrap();
+            let mut got = Vec::new();
+            let mut checkpoints = Vec::new();
+            for (i, range) in before.iter().enumerate() {
+                let config = config(&backend, &dir.path().join(format!("before-{i}")));
+                let mut op = plan.build(&config, Some(range.clone())).unwrap();
+                let mut out = Output::new();
+                op.process(0, &batch(&routed(first, range)), &mut out)
+                    .unwrap();
+                op.advance_watermark(1_000 + i as i64, &mut out).unwrap();
+                op.prepare_checkpoint(&mut out).unwrap();
+                got.extend(out.take().iter().flat_map(rows_of));
+                let target = dir.path().join(format!("checkpoint-{i}"));
+                checkpoints.push(op.checkpoint(&target).unwrap());
+            }
+            for (j, range) in after.iter().enumerate() {
+                let config = config(&backend, &dir.path().join(format!("after-{j}")));
+                let mut op = plan
+                    .restore(&config, Some(range.clone()), &checkpoints)
+                    .unwrap();
+                // The lowest watermark of the checkpoints the subtask restored from.
+                assert_eq!(op.watermark(), Some(1_000), "{before:?} -> {range:?}");
+                let mut out = Output::new();
+                op.process(0, &batch(&routed(second, range)), &mut out)
+                    .unwrap();
+                op.flush(&mut out).unwrap();
+                got.extend(out.take().iter().flat_map(rows_of));
+                // A row of a key group the subtask does not own is refused.
+                let foreign: Vec<Row> = routed(&input, &(0..=127))
+                    .into_iter()
+                    .filter(|r| routed(std::slice::from_ref(r), range).is_empty())
+                    .take(1)
+                    .collect();
+                if !foreign.is_empty() {
+                    let err = op.process(0, &batch(&foreign), &mut out).unwrap_err();
+                    assert!(err.to_string().contains("does not own"), "{err}");
+                }
+            }
+            assert_eq!(by_key(got), want, "{before:?} -> {after:?}");
+        }
+    }
+}
+
+#[test]
+fn checkpoints_of_overlapping_or_missing_key_groups_are_refused() {
+    use streamfusion::ops::OperatorPlan;
+
+    let plan = OperatorPlan::GroupAggregate(spec(true, true, None));
+    let dir = tempfile::tempdir().unwrap();
+    let mut checkpoints = Vec::new();
+    for (i, range) in [0..=70u16, 64..=127].into_iter().enumerate() {
+        let mut op = plan.build(&StateConfig::memory(), Some(range)).unwrap();
+        checkpoints.push(op.checkpoint(&dir.path().join(format!("c{i}"))).unwrap());
+    }
+    let err = plan
+        .restore(&StateConfig::memory(), None, &checkpoints)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("both hold key groups 64..=70"), "{err}");
+    let err = plan
+        .restore(&StateConfig::memory(), None, &checkpoints[..1])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("key group 71 "), "{err}");
 }

@@ -21,11 +21,12 @@ use streamfusion::aggregate::{
     AggCall, AggFunction, GlobalGroupAggregate, GroupAggSpec, GroupAggregate, LocalGroupAggregate,
 };
 use streamfusion::changelog::ChangelogBatch;
+use streamfusion::ops::StateConfig;
+use streamfusion::ops::keyed::all_key_groups;
 use streamfusion::state::StateBackend;
-use streamfusion::state::checkpoint::{self, Checkpoint};
+use streamfusion::state::checkpoint::Checkpoint;
 use streamfusion::state::memory::MemoryBackend;
 use streamfusion::state::rocks::{RocksBackend, RocksOptions};
-use streamfusion::state::ttl::SystemClock;
 use streamfusion::types::LogicalType;
 
 struct Rng(u64);
@@ -342,17 +343,11 @@ fn open(backend: Backend, dir: &Path) -> Box<dyn StateBackend> {
     }
 }
 
-fn restore(backend: Backend, checkpoint: &Checkpoint, dir: &Path) -> Box<dyn StateBackend> {
+/// Where a restored operator keeps its state: a fresh RocksDB directory under `dir`.
+fn config(backend: Backend, dir: &Path) -> StateConfig {
     match backend {
-        Backend::Memory => Box::new(checkpoint::restore_memory(checkpoint).unwrap()),
-        Backend::Rocks => Box::new(
-            checkpoint::restore_rocks(
-                checkpoint,
-                &dir.join("restored"),
-                &RocksOptions::checked_in(),
-            )
-            .unwrap(),
-        ),
+        Backend::Memory => StateConfig::memory(),
+        Backend::Rocks => StateConfig::rocksdb(dir.join("restored")),
     }
 }
 
@@ -410,9 +405,9 @@ fn two_phase(
             let opened = Checkpoint::open(published.path()).unwrap();
             global = GlobalGroupAggregate::restore(
                 global_spec.clone(),
-                &opened,
-                restore(backend, &opened, dir.path()),
-                Arc::new(SystemClock),
+                &config(backend, dir.path()),
+                all_key_groups(128).unwrap(),
+                &[opened],
             )
             .unwrap();
         }
@@ -626,6 +621,10 @@ fn single_value_merges_as_flink_does() {
     );
     // A second live row fails the merge.
     let err = step(&[(0, k.clone(), Some(3))]).unwrap_err();
+    assert!(
+        matches!(err, streamfusion::Error::SingleValue { .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("more than one"), "{err}");
 }
 
@@ -799,12 +798,18 @@ fn the_global_checkpoint_refuses_buffered_partials_and_other_plans() {
     let published = global.checkpoint(&dir.path().join("ckpt")).unwrap();
     let opened = Checkpoint::open(published.path()).unwrap();
     // A one-phase operator cannot take over the global operator's state, nor another plan.
-    let store = || Box::new(checkpoint::restore_memory(&opened).unwrap());
-    assert!(
-        GroupAggregate::restore(spec.clone(), &opened, store(), Arc::new(SystemClock)).is_err()
-    );
-    let other = spec_of(HIDDEN_COUNTER, true);
-    assert!(GlobalGroupAggregate::restore(other, &opened, store(), Arc::new(SystemClock)).is_err());
+    let restore = |global: bool, spec: GroupAggSpec| {
+        let (config, all) = (StateConfig::memory(), all_key_groups(128).unwrap());
+        let sources = std::slice::from_ref(&opened);
+        if global {
+            GlobalGroupAggregate::restore(spec, &config, all, sources).map(drop)
+        } else {
+            GroupAggregate::restore(spec, &config, all, sources).map(drop)
+        }
+    };
+    assert!(restore(false, spec.clone()).is_err());
+    assert!(restore(true, spec_of(HIDDEN_COUNTER, true)).is_err());
+    assert!(restore(true, spec.clone()).is_ok());
     // Partials of the wrong shape, or with a NULL count, are refused.
     let err = global.process(&batch(&[]).batch().clone()).unwrap_err();
     assert!(err.to_string().contains("partial"), "{err}");
@@ -1250,5 +1255,73 @@ fn expired_two_phase_groups_start_afresh_without_their_old_maps() {
             ],
             "{backend:?}"
         );
+    }
+}
+
+#[test]
+fn both_phases_run_from_json_plans_with_watermarks_triggering_bundles() {
+    // The two phases as a Flink job hosts them: built from their JSON plans, driven
+    // through the operator interface, a watermark after every chunk applying each
+    // phase's bundle, and both checkpointed and restored midway through the plan path.
+    use streamfusion::ops::{OperatorPlan, Output};
+
+    let mut rng = Rng(SEED ^ 0x7A7E);
+    let input = changelog(&mut rng, 600, true);
+    let spec = spec(RETRACTING, true, true, Some(usize::MAX));
+    let want = expected(&spec, &input, CHUNK, 1);
+    let json = |kind: &str| {
+        let mut plan = serde_json::to_value(&spec).unwrap();
+        plan["operator"] = kind.into();
+        plan.to_string()
+    };
+    let local_plan = OperatorPlan::from_json(&json("local_group_aggregate")).unwrap();
+    let global_plan = OperatorPlan::from_json(&json("global_group_aggregate")).unwrap();
+    for backend in [Backend::Memory, Backend::Rocks] {
+        let dir = tempfile::tempdir().unwrap();
+        let config = |name: &str| config(backend, &dir.path().join(name));
+        let mut local = local_plan.build(&config("local"), None).unwrap();
+        let mut global = global_plan.build(&config("global"), None).unwrap();
+        assert_eq!(global.input_types(0), local.output_types());
+        let mut got = Vec::new();
+        let chunks: Vec<&[Row]> = input.chunks(CHUNK).collect();
+        for (i, rows) in chunks.iter().enumerate() {
+            let watermark = 10 * i as i64;
+            let mut partials = Output::new();
+            local.process(0, &batch(rows), &mut partials).unwrap();
+            assert_eq!(
+                partials.num_rows(),
+                0,
+                "the local bundle waits for the watermark"
+            );
+            local.advance_watermark(watermark, &mut partials).unwrap();
+            let mut out = Output::new();
+            for p in partials.take() {
+                global.process(0, &p, &mut out).unwrap();
+            }
+            global.advance_watermark(watermark, &mut out).unwrap();
+            got.extend(out.take().iter().flat_map(rows_of));
+            if i == chunks.len() / 2 {
+                let c_local = local.checkpoint(&dir.path().join("c-local")).unwrap();
+                let c_global = global.checkpoint(&dir.path().join("c-global")).unwrap();
+                local = local_plan
+                    .restore(&config("local-2"), None, &[c_local])
+                    .unwrap();
+                global = global_plan
+                    .restore(&config("global-2"), None, &[c_global.clone()])
+                    .unwrap();
+                assert_eq!(local.watermark(), Some(watermark));
+                assert_eq!(global.watermark(), Some(watermark));
+                // The local phase's checkpoint is not the global phase's.
+                let err = local_plan
+                    .restore(&config("wrong"), None, &[c_global])
+                    .unwrap_err();
+                assert!(err.to_string().contains("global_group_aggregate"), "{err}");
+            }
+        }
+        assert_same(&got, &want, &format!("{backend:?}"));
+        let mut out = Output::new();
+        global
+            .process(1, &batch(&input[..1]), &mut out)
+            .unwrap_err();
     }
 }

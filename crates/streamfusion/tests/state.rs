@@ -413,6 +413,9 @@ impl StateBackend for FailingCheckpoint {
     fn kind(&self) -> streamfusion::state::BackendKind {
         self.0.kind()
     }
+    fn memory_bytes(&self) -> u64 {
+        self.0.memory_bytes()
+    }
     fn open_table(&mut self, name: &str) -> streamfusion::Result<TableId> {
         self.0.open_table(name)
     }

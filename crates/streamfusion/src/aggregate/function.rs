@@ -138,8 +138,10 @@ impl AggFunction {
     }
 }
 
-/// One aggregate call of a GROUP BY.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One aggregate call of a GROUP BY. Options left unset are left out of its JSON, so the
+/// plan semantics a checkpoint records ([`super::GroupAggSpec::semantics`]) of a call that
+/// does not use them read as they did before the options existed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AggCall {
     /// The function.
     pub function: AggFunction,
@@ -157,28 +159,6 @@ pub struct AggCall {
     /// its key); `None` for every other function.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value_arg: Option<usize>,
-}
-
-/// Omits `distinct`, `separator` and `value_arg` when unset: the plan fingerprint stored with checkpoints
-/// is built from this, so plans without them keep restoring checkpoints taken before the
-/// fields existed.
-impl std::fmt::Debug for AggCall {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut s = f.debug_struct("AggCall");
-        s.field("function", &self.function)
-            .field("arg", &self.arg)
-            .field("name", &self.name);
-        if self.distinct {
-            s.field("distinct", &self.distinct);
-        }
-        if let Some(separator) = &self.separator {
-            s.field("separator", separator);
-        }
-        if let Some(value_arg) = &self.value_arg {
-            s.field("value_arg", value_arg);
-        }
-        s.finish()
-    }
 }
 
 impl AggCall {
@@ -656,16 +636,16 @@ impl BoundCall {
                     *count <= 0
                 };
                 if !ok {
-                    return Err(Error::InvalidShape(format!(
-                        "SINGLE_VALUE received more than one row for a group ({} with count \
-                         {count}); Flink fails the job with \"SingleValueAggFunction received \
-                         more than one element.\"",
-                        if negate {
-                            "a retraction"
-                        } else {
-                            "an accumulation"
-                        }
-                    )));
+                    return Err(Error::SingleValue {
+                        detail: format!(
+                            "{} with count {count}",
+                            if negate {
+                                "a retraction"
+                            } else {
+                                "an accumulation"
+                            }
+                        ),
+                    });
                 }
                 *value = if negate { Value::Null } else { x.clone() };
                 *count = i64::from((*count as i32).wrapping_add(if negate { -1 } else { 1 }));
@@ -959,11 +939,9 @@ impl BoundCall {
                 let (a, b) = (*count as i32, *c as i32);
                 let total = a.wrapping_add(b);
                 if total > 1 {
-                    return Err(Error::InvalidShape(format!(
-                        "SINGLE_VALUE merged counts {a} and {b}, more than one row for a \
-                         group; Flink fails the job with \"SingleValueAggFunction received \
-                         more than one element.\""
-                    )));
+                    return Err(Error::SingleValue {
+                        detail: format!("merged counts {a} and {b}"),
+                    });
                 }
                 *value = if total != 0 || a == 0 || b > 0 {
                     m.clone()

@@ -19,6 +19,7 @@
 //! applies all of a group's buffered rows first and emits once per group, dropping
 //! retractions that lead a group without state (`MiniBatchGroupAggFunction.finishBundle`).
 
+use std::ops::RangeInclusive;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,17 +42,24 @@ use super::value::{ColumnReader, Value, build_array, order_bytes, results_equal}
 use crate::binary_row::BinaryRows;
 use crate::changelog::{ChangelogBatch, RowKind};
 use crate::error::{Error, Result};
-use crate::keys::key_groups::key_groups_for_hashes;
-use crate::keys::{KeyHasher, hash_rows};
+use crate::keys::KeyHasher;
+use crate::ops::keyed::{Keyed, MiniBatch};
+use crate::ops::{OperatorKind, PlanIdentity, StateConfig};
 use crate::state::budget::Reservation;
-use crate::state::checkpoint::{self, Checkpoint};
-use crate::state::layout::{KEY_GROUP_BYTES, key_group};
+use crate::state::checkpoint::Checkpoint;
+use crate::state::layout::KEY_GROUP_BYTES;
 use crate::state::ttl::{Clock, StateTtl, SystemClock, TTL_TABLE_PREFIX};
 use crate::state::{StateBackend, TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 
-/// What a GROUP BY computes and how it emits: the operator's plan.
-#[derive(Debug, Clone, PartialEq)]
+/// What a GROUP BY computes and how it emits: the operator's plan. Its JSON (as
+/// [`crate::ops::OperatorPlan`] carries it) spells types in Flink's SQL and the TTL in
+/// milliseconds: `{"input_names": ["k", "v"], "input_types": ["BIGINT", "INT"],
+/// "grouping": [0], "calls": [{"function": "SUM", "arg": 1, "name": "s"}],
+/// "input_retracts": false, "generate_update_before": true, "mini_batch_rows": null,
+/// "state_ttl_ms": null, "max_parallelism": 128}`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GroupAggSpec {
     /// Input column names.
     pub input_names: Vec<String>,
@@ -70,27 +78,36 @@ pub struct GroupAggSpec {
     /// Mini-batch: buffer this many input rows before applying them; `None` is immediate.
     pub mini_batch_rows: Option<usize>,
     /// `table.exec.state.ttl`; `None` (or zero) disables it.
+    #[serde(rename = "state_ttl_ms", with = "crate::ops::plan::millis")]
     pub state_ttl: Option<Duration>,
     /// The job's max parallelism (number of key groups).
     pub max_parallelism: u32,
 }
 
 impl GroupAggSpec {
-    /// A stable description stored with checkpoints, so a restore with a different plan
-    /// fails instead of misreading state.
-    pub(super) fn fingerprint(&self) -> String {
-        format!(
-            "group-aggregate v3 types={:?} grouping={:?} calls={:?} retracts={} ttl={:?} max_parallelism={}",
-            self.input_types
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>(),
-            self.grouping,
-            self.calls,
-            self.input_retracts,
-            self.state_ttl,
-            self.max_parallelism
-        )
+    /// What of the plan decides how state is written and read: the types, grouping,
+    /// calls (without their output names), retraction and whether state TTL is on (a TTL
+    /// table stores timestamps). Names, emission and mini-batch settings are left out, so
+    /// a plan differing only in them restores the checkpoint.
+    pub fn semantics(&self) -> serde_json::Value {
+        let calls: Vec<serde_json::Value> = self
+            .calls
+            .iter()
+            .map(|c| {
+                let mut v = serde_json::to_value(c).expect("an aggregate call serializes");
+                if let Some(map) = v.as_object_mut() {
+                    map.remove("name");
+                }
+                v
+            })
+            .collect();
+        serde_json::json!({
+            "input_types": self.input_types.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "grouping": self.grouping,
+            "calls": calls,
+            "input_retracts": self.input_retracts,
+            "state_ttl": self.state_ttl.is_some_and(|d| !d.is_zero()),
+        })
     }
 }
 
@@ -106,12 +123,13 @@ pub struct GroupAggregate {
     hasher: KeyHasher,
     schema: SchemaRef,
     result_types: Vec<DataType>,
-    store: Box<dyn StateBackend>,
+    output_types: Vec<LogicalType>,
+    identity: PlanIdentity,
+    keyed: Keyed,
     accs: AccTable,
     maps: Option<SortedMaps>,
     ttl: Option<StateTtl>,
-    pending: Vec<ChangelogBatch>,
-    pending_rows: usize,
+    mini_batch: MiniBatch<ChangelogBatch>,
     /// The last bundle's write batch, emptied and kept for the next one.
     writes: WriteBatch,
 }
@@ -120,10 +138,14 @@ impl std::fmt::Debug for GroupAggregate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GroupAggregate")
             .field("spec", &self.spec)
-            .field("pending_rows", &self.pending_rows)
+            .field("keyed", &self.keyed)
+            .field("pending_rows", &self.mini_batch.rows())
             .finish_non_exhaustive()
     }
 }
+
+/// The version of the GROUP BY's state layout, stored with its checkpoints.
+pub const STATE_VERSION: u32 = 1;
 
 const ACC_TABLE: &str = "group_agg.acc";
 /// The largest write batch (key and value bytes) kept between bundles: bigger ones are
@@ -132,7 +154,8 @@ const RETAINED_WRITE_BYTES: usize = 32 << 20;
 const MAP_TABLE: &str = "group_agg.sorted_map";
 
 impl GroupAggregate {
-    /// An operator for `spec` over `store`, with TTL (if any) on the system clock.
+    /// An operator for `spec` over `store` (every key group), with TTL (if any) on the
+    /// system clock.
     pub fn new(spec: GroupAggSpec, store: Box<dyn StateBackend>) -> Result<Self> {
         Self::with_clock(spec, store, Arc::new(SystemClock))
     }
@@ -140,26 +163,40 @@ impl GroupAggregate {
     /// [`GroupAggregate::new`] with the processing-time clock TTL reads.
     pub fn with_clock(
         spec: GroupAggSpec,
-        mut store: Box<dyn StateBackend>,
+        store: Box<dyn StateBackend>,
         clock: Arc<dyn Clock>,
     ) -> Result<Self> {
-        if spec.mini_batch_rows == Some(0) {
-            return Err(Error::OutOfRange(
-                "mini-batch size must be at least one row".into(),
-            ));
-        }
+        let keyed = Keyed::new(store, spec.max_parallelism, clock)?;
+        Self::open(spec, keyed)
+    }
+
+    /// The plan's identity, as its checkpoints record it.
+    pub fn identity_of(spec: &GroupAggSpec) -> PlanIdentity {
+        PlanIdentity::new(
+            OperatorKind::GroupAggregate,
+            STATE_VERSION,
+            &spec.semantics(),
+        )
+    }
+
+    /// An operator for `spec` over the keyed driver `keyed` (fresh or restored).
+    pub fn open(spec: GroupAggSpec, mut keyed: Keyed) -> Result<Self> {
+        check_max_parallelism(&spec, &keyed)?;
+        let mini_batch = MiniBatch::new(spec.mini_batch_rows)?;
         let Bound {
             calls,
             counter,
             key_types,
             schema,
             result_types,
+            output_types,
         } = bind(&spec)?;
 
-        let ttl = state_ttl(&spec, clock)?;
+        let ttl = state_ttl(&spec, keyed.clock().clone())?;
         let table = |name: &str| table_name(ttl.as_ref(), name);
+        let store = keyed.store_mut();
         let accs = AccTable::open(
-            store.as_mut(),
+            store,
             &table(ACC_TABLE),
             ttl.as_ref(),
             calls.iter().map(BoundCall::create).collect(),
@@ -176,30 +213,41 @@ impl GroupAggregate {
             hasher: KeyHasher::new(key_types),
             schema,
             result_types,
+            output_types,
             typed: TypedCalls::of(&calls),
             calls,
             counter,
+            identity: Self::identity_of(&spec),
             spec,
-            store,
+            keyed,
             accs,
             maps,
             ttl,
-            pending: Vec::new(),
-            pending_rows: 0,
+            mini_batch,
             writes: WriteBatch::new(),
         })
     }
 
-    /// An operator restored from `checkpoint` into `store` (the backend restored from the
-    /// same checkpoint), after checking that the checkpoint was written for this plan.
+    /// An operator owning `key_groups`, its state restored from `checkpoints` (aligned,
+    /// clipped or rebuilt, see [`crate::ops::restore`]) into a store of `config`. Every
+    /// checkpoint must have been written for a plan with the same semantics
+    /// ([`GroupAggSpec::semantics`]): anything else is
+    /// [`Error::IncompatibleCheckpoint`] naming what differs.
     pub fn restore(
         spec: GroupAggSpec,
-        checkpoint: &Checkpoint,
-        store: Box<dyn StateBackend>,
-        clock: Arc<dyn Clock>,
+        config: &StateConfig,
+        key_groups: RangeInclusive<u16>,
+        checkpoints: &[Checkpoint],
     ) -> Result<Self> {
-        check_plan(checkpoint, &spec.fingerprint())?;
-        Self::with_clock(spec, store, clock)
+        let keyed = Keyed::restore(
+            config,
+            "group-agg",
+            &Self::identity_of(&spec),
+            spec.max_parallelism,
+            key_groups,
+            checkpoints,
+        )?;
+        Self::open(spec, keyed)
     }
 
     /// The output schema: grouping columns, then one column per call.
@@ -214,7 +262,26 @@ impl GroupAggregate {
 
     /// The state store.
     pub fn store(&self) -> &dyn StateBackend {
-        self.store.as_ref()
+        self.keyed.store()
+    }
+
+    /// The keyed driver (store, key groups, watermark).
+    pub fn keyed(&self) -> &Keyed {
+        &self.keyed
+    }
+
+    pub(super) fn keyed_mut(&mut self) -> &mut Keyed {
+        &mut self.keyed
+    }
+
+    /// The plan's identity, as checkpoints record it.
+    pub fn identity(&self) -> &PlanIdentity {
+        &self.identity
+    }
+
+    /// The output's Flink types: grouping columns, then one per call.
+    pub fn output_types(&self) -> &[LogicalType] {
+        &self.output_types
     }
 
     /// Processes a batch. Immediate mode returns its changelog; mini-batch mode buffers it
@@ -222,48 +289,31 @@ impl GroupAggregate {
     /// batch until then).
     pub fn process(&mut self, input: &ChangelogBatch) -> Result<ChangelogBatch> {
         check_input(&self.spec, input)?;
-        match self.spec.mini_batch_rows {
-            None => self.run(input, true),
-            Some(size) => {
-                if input.num_rows() > 0 {
-                    self.pending_rows += input.num_rows();
-                    self.pending.push(input.clone());
-                }
-                if self.pending_rows >= size {
-                    self.flush()
-                } else {
-                    Ok(self.empty())
-                }
-            }
+        if !self.mini_batch.is_mini_batch() {
+            return self.run(input, true);
+        }
+        if self.mini_batch.push(input.clone(), input.num_rows()) {
+            self.flush()
+        } else {
+            Ok(self.empty())
         }
     }
 
     /// Applies buffered mini-batch input now (Flink's bundle trigger, and what
     /// `prepareSnapshotPreBarrier` does before a checkpoint).
     pub fn flush(&mut self) -> Result<ChangelogBatch> {
-        if self.pending.is_empty() {
+        if self.mini_batch.is_empty() {
             return Ok(self.empty());
         }
-        let pending = std::mem::take(&mut self.pending);
-        self.pending_rows = 0;
-        let bundle = concat(&pending)?;
+        let bundle = concat(&self.mini_batch.take())?;
         self.run(&bundle, false)
     }
 
     /// Publishes a checkpoint of the operator's state at `target`. Buffered mini-batch input
     /// must be flushed first, as Flink flushes a bundle before the barrier.
     pub fn checkpoint(&mut self, target: &Path) -> Result<Checkpoint> {
-        if self.pending_rows > 0 {
-            return Err(Error::State(format!(
-                "{} buffered mini-batch rows: flush before checkpointing",
-                self.pending_rows
-            )));
-        }
-        checkpoint::publish(
-            self.store.as_mut(),
-            target,
-            self.spec.fingerprint().as_bytes(),
-        )
+        self.mini_batch.expect_empty("mini-batch")?;
+        self.keyed.checkpoint(target, &self.identity)
     }
 
     fn empty(&self) -> ChangelogBatch {
@@ -283,7 +333,7 @@ impl GroupAggregate {
             .iter()
             .map(|&g| batch.column(g).clone())
             .collect();
-        let (keys, hashes) = state_keys(&self.hasher, &key_columns, self.spec.max_parallelism)?;
+        let (keys, hashes) = self.keyed.state_keys(&self.hasher, &key_columns)?;
         // What a typed bundle emits: the visible calls, the record counter, the rules.
         let plan = (
             self.spec.calls.len(),
@@ -294,7 +344,7 @@ impl GroupAggregate {
         // Typed kernels over heap accumulators: rows are grouped through the heap table
         // itself, and its accumulators change in place.
         if let (false, Some(typed), AccTable::Heap(table)) = (per_row, &self.typed, self.accs) {
-            let (heap, reservation) = heap_accs(self.store.as_mut(), table)?;
+            let (heap, reservation) = heap_accs(self.keyed.store_mut(), table)?;
             let (groups, row_slot, found) = group_in_heap(heap, keys, hashes, |c| typed.fresh(c));
             let (starts, grouped) = rows_by_slot(&row_slot, groups.len());
             let mut accs = HeapBundle::new(&mut *heap, &groups, found);
@@ -319,10 +369,10 @@ impl GroupAggregate {
         // One batched read of every group's accumulators, in the order the tables prefer.
         let mut tables = vec![self.accs.id()];
         tables.extend(self.maps.as_ref().map(SortedMaps::table));
-        let order = access_order(self.store.as_ref(), &tables, &groups);
+        let order = access_order(self.keyed.store(), &tables, &groups);
         let templates: Vec<Acc> = self.calls.iter().map(BoundCall::create).collect();
         let (mut accs, persisted) = read_accs(
-            self.store.as_mut(),
+            self.keyed.store_mut(),
             self.accs,
             self.ttl.as_ref(),
             &groups,
@@ -358,7 +408,7 @@ impl GroupAggregate {
             let per_value = groups.key_bytes / slots.max(1) + 17;
             preload_maps(
                 maps,
-                self.store.as_ref(),
+                self.keyed.store(),
                 &groups,
                 &order,
                 &accs,
@@ -388,7 +438,7 @@ impl GroupAggregate {
             &self.calls,
             self.spec.calls.len(),
             self.counter,
-            self.store.as_ref(),
+            self.keyed.store(),
             self.maps.as_mut(),
             &map_calls,
             &groups,
@@ -437,7 +487,7 @@ impl GroupAggregate {
                 + (acc_entries + map_entries) * 48,
         );
         write_bundle(
-            self.store.as_mut(),
+            self.keyed.store_mut(),
             &mut writes,
             (self.accs, self.ttl.as_ref()),
             groups,
@@ -946,6 +996,8 @@ pub(super) struct Bound {
     /// Grouping columns, then one column per visible call.
     pub(super) schema: SchemaRef,
     pub(super) result_types: Vec<DataType>,
+    /// The output's Flink types: grouping columns, then the visible calls' results.
+    pub(super) output_types: Vec<LogicalType>,
 }
 
 /// Binds `spec`'s calls; with retracting input, adds the planner's hidden `COUNT(*)` unless
@@ -1010,12 +1062,15 @@ pub(super) fn bind(spec: &GroupAggSpec) -> Result<Bound> {
         let nullable = !matches!(call.function, AggFunction::CountStar | AggFunction::Count);
         fields.push(Field::new(&call.name, ty.clone(), nullable));
     }
+    let mut output_types = key_types.clone();
+    output_types.extend(calls[..spec.calls.len()].iter().map(|c| c.result.clone()));
     Ok(Bound {
         calls,
         counter,
         key_types,
         schema: Arc::new(Schema::new(fields)),
         result_types,
+        output_types,
     })
 }
 
@@ -1054,38 +1109,6 @@ pub(super) fn check_input(spec: &GroupAggSpec, input: &ChangelogBatch) -> Result
         )));
     }
     Ok(())
-}
-
-/// Assigns rows to distinct groups in order of first appearance: the groups' state keys
-/// (`[key group][key]`) and each row's group.
-pub(super) fn assign_groups(
-    hasher: &KeyHasher,
-    key_columns: &[ArrayRef],
-    max_parallelism: u32,
-) -> Result<(Groups, Vec<u32>)> {
-    let (keys, hashes) = state_keys(hasher, key_columns, max_parallelism)?;
-    Ok(group_rows(keys, hashes))
-}
-
-/// Every input row's state key (`[key group][key row]`) and key hash
-/// (`BinaryRowData.hashCode` of its key row).
-pub(super) fn state_keys(
-    hasher: &KeyHasher,
-    key_columns: &[ArrayRef],
-    max_parallelism: u32,
-) -> Result<(BinaryRows, Vec<i32>)> {
-    // The key rows Flink hashes are the state keys too (decision 0011), each written after
-    // room for its key group.
-    let mut keys = hasher.key_rows_prefixed(key_columns, KEY_GROUP_BYTES)?;
-    let hashes = hash_rows(&keys);
-    for (row, &kg) in key_groups_for_hashes(&hashes, max_parallelism)?
-        .iter()
-        .enumerate()
-    {
-        keys.prefix_mut(row)
-            .copy_from_slice(&key_group(kg)?.to_be_bytes());
-    }
-    Ok((keys, hashes))
 }
 
 /// Rows grouped by their state keys (`keys`, hashed `hashes`): distinct groups in order of
@@ -1360,22 +1383,19 @@ fn write_accs(
     }
 }
 
-/// The plan's state TTL on `clock`; `None` when off.
-/// Refuses a checkpoint whose stored plan fingerprint is not `fingerprint`.
-pub(super) fn check_plan(checkpoint: &Checkpoint, fingerprint: &str) -> Result<()> {
-    let stored = checkpoint.metadata()?;
-    if stored != fingerprint.as_bytes() {
-        return Err(Error::Checkpoint {
-            path: checkpoint.path().to_path_buf(),
-            problem: format!(
-                "written for a different plan: {}",
-                String::from_utf8_lossy(&stored)
-            ),
-        });
+/// Refuses a driver whose max parallelism is not the plan's.
+pub(super) fn check_max_parallelism(spec: &GroupAggSpec, keyed: &Keyed) -> Result<()> {
+    if keyed.max_parallelism() != spec.max_parallelism {
+        return Err(Error::OutOfRange(format!(
+            "the plan's max parallelism is {} but its state has {} key groups",
+            spec.max_parallelism,
+            keyed.max_parallelism()
+        )));
     }
     Ok(())
 }
 
+/// The plan's state TTL on `clock`; `None` when off.
 pub(super) fn state_ttl(spec: &GroupAggSpec, clock: Arc<dyn Clock>) -> Result<Option<StateTtl>> {
     match spec.state_ttl {
         Some(d) if !d.is_zero() => Ok(Some(StateTtl::new(d, clock)?)),

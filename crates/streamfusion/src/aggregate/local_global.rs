@@ -87,6 +87,7 @@
 //! partials and results alike; like the one-phase operator, these emit in order of first
 //! appearance, so a comparison with Flink is per bundle, not per row.
 
+use std::ops::RangeInclusive;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -96,19 +97,26 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::function::{Acc, AggFunction, BoundCall, InlineMap, JsonObject};
 use super::group::{
-    AccTable, Bundle, EmitRules, GroupAggSpec, access_order, assign_groups, bind, check_input,
-    check_plan, concat, map_calls, preload_maps, read_accs, state_ttl, table_name, write_bundle,
+    AccTable, Bundle, EmitRules, GroupAggSpec, access_order, bind, check_input,
+    check_max_parallelism, concat, group_rows, map_calls, preload_maps, read_accs, state_ttl,
+    table_name, write_bundle,
 };
 use super::sorted_map::SortedMaps;
 use super::value::{Class, ColumnReader, Value, build_array, from_order_bytes, order_bytes};
 use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
-use crate::state::checkpoint::{self, Checkpoint};
+use crate::ops::keyed::{Keyed, MiniBatch, all_key_groups};
+use crate::ops::{OperatorKind, PlanIdentity, StateConfig};
+use crate::state::checkpoint::Checkpoint;
 use crate::state::ttl::{Clock, StateTtl, SystemClock};
 use crate::state::{StateBackend, WriteBatch};
 use crate::types::{LogicalType, map_entry_fields};
 
+/// The version of the local phase's checkpoints (metadata and watermark only).
+pub const LOCAL_VERSION: u32 = 1;
+/// The version of the global phase's state layout, stored with its checkpoints.
+pub const GLOBAL_VERSION: u32 = 1;
 const ACC_TABLE: &str = "global_group_agg.acc";
 const MAP_TABLE: &str = "global_group_agg.sorted_map";
 
@@ -123,6 +131,10 @@ struct Split {
     /// Each call's partial fields, in order after the grouping columns.
     fields: Vec<Vec<LogicalType>>,
     partial_schema: SchemaRef,
+    /// The partial rows' Flink types: grouping columns, then every call's fields.
+    partial_types: Vec<LogicalType>,
+    /// The global output's Flink types.
+    output_types: Vec<LogicalType>,
 }
 
 impl Split {
@@ -152,6 +164,8 @@ impl Split {
             }
             fields.push(types);
         }
+        let mut partial_types = bound.key_types.clone();
+        partial_types.extend(fields.iter().flatten().cloned());
         Ok(Self {
             calls: bound.calls,
             counter: bound.counter,
@@ -160,6 +174,8 @@ impl Split {
             result_types: bound.result_types,
             fields,
             partial_schema: Arc::new(Schema::new(schema_fields)),
+            partial_types,
+            output_types: bound.output_types,
         })
     }
 }
@@ -584,15 +600,17 @@ pub struct LocalGroupAggregate {
     spec: GroupAggSpec,
     split: Split,
     hasher: KeyHasher,
-    pending: Vec<ChangelogBatch>,
-    pending_rows: usize,
+    identity: PlanIdentity,
+    mini_batch: MiniBatch<ChangelogBatch>,
+    /// The local phase keeps no keyed state; the watermark is all it carries.
+    pub(crate) watermark: Option<i64>,
 }
 
 impl std::fmt::Debug for LocalGroupAggregate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LocalGroupAggregate")
             .field("spec", &self.spec)
-            .field("pending_rows", &self.pending_rows)
+            .field("pending_rows", &self.mini_batch.rows())
             .finish_non_exhaustive()
     }
 }
@@ -600,19 +618,53 @@ impl std::fmt::Debug for LocalGroupAggregate {
 impl LocalGroupAggregate {
     /// The local phase of `spec`; fails for calls Flink (or this crate) does not split.
     pub fn new(spec: GroupAggSpec) -> Result<Self> {
-        if spec.mini_batch_rows == Some(0) {
-            return Err(Error::OutOfRange(
-                "mini-batch size must be at least one row".into(),
-            ));
-        }
+        let mini_batch = MiniBatch::new(spec.mini_batch_rows)?;
         let split = Split::new(&spec)?;
         Ok(Self {
             hasher: KeyHasher::new(split.key_types.clone()),
             split,
+            identity: Self::identity_of(&spec),
             spec,
-            pending: Vec::new(),
-            pending_rows: 0,
+            mini_batch,
+            watermark: None,
         })
+    }
+
+    /// The plan's identity, as checkpoints record it.
+    pub fn identity_of(spec: &GroupAggSpec) -> PlanIdentity {
+        PlanIdentity::new(
+            OperatorKind::LocalGroupAggregate,
+            LOCAL_VERSION,
+            &spec.semantics(),
+        )
+    }
+
+    /// The plan.
+    pub fn spec(&self) -> &GroupAggSpec {
+        &self.spec
+    }
+
+    /// The plan's identity.
+    pub fn identity(&self) -> &PlanIdentity {
+        &self.identity
+    }
+
+    /// The partial rows' Flink types: grouping columns, then every call's fields.
+    pub fn partial_types(&self) -> &[LogicalType] {
+        &self.split.partial_types
+    }
+
+    /// An error while input is buffered: a checkpoint must follow the bundle's flush.
+    pub(super) fn expect_no_pending(&self) -> Result<()> {
+        self.mini_batch.expect_empty("mini-batch")
+    }
+
+    /// A local phase of `spec` resuming from `checkpoints` (its watermark; the local phase
+    /// keeps no keyed state), each checked to be written for this plan.
+    pub fn restore(spec: GroupAggSpec, checkpoints: &[Checkpoint]) -> Result<Self> {
+        let mut op = Self::new(spec)?;
+        op.watermark = crate::ops::restore_stateless(&op.identity, checkpoints)?;
+        Ok(op)
     }
 
     /// The partial rows' schema (see the module docs).
@@ -624,23 +676,17 @@ impl LocalGroupAggregate {
     /// mini-batch size), returns the bundle's partials, else an empty batch.
     pub fn process(&mut self, input: &ChangelogBatch) -> Result<RecordBatch> {
         check_input(&self.spec, input)?;
-        if input.num_rows() > 0 {
-            self.pending_rows += input.num_rows();
-            self.pending.push(input.clone());
-        }
-        match self.spec.mini_batch_rows {
-            Some(size) if self.pending_rows < size => {
-                Ok(RecordBatch::new_empty(self.split.partial_schema.clone()))
-            }
-            _ => self.flush(),
+        if self.mini_batch.push(input.clone(), input.num_rows()) {
+            self.flush()
+        } else {
+            Ok(RecordBatch::new_empty(self.split.partial_schema.clone()))
         }
     }
 
     /// The partials of the buffered bundle (Flink's bundle trigger, and what it does before
     /// a checkpoint barrier: the local phase keeps no state).
     pub fn flush(&mut self) -> Result<RecordBatch> {
-        let pending = std::mem::take(&mut self.pending);
-        self.pending_rows = 0;
+        let pending = self.mini_batch.take();
         self.aggregate(&pending)
     }
 
@@ -662,8 +708,13 @@ impl LocalGroupAggregate {
             .iter()
             .map(|&g| batch.column(g).clone())
             .collect();
-        let (groups, row_slot) =
-            assign_groups(&self.hasher, &key_columns, self.spec.max_parallelism)?;
+        let (keys, hashes) = crate::keys::state_keys(
+            &self.hasher,
+            &key_columns,
+            self.spec.max_parallelism,
+            &all_key_groups(self.spec.max_parallelism)?,
+        )?;
+        let (groups, row_slot) = group_rows(keys, hashes);
         let calls = &self.split.calls;
         let readers: Vec<Option<ColumnReader<'_>>> = calls
             .iter()
@@ -734,20 +785,21 @@ pub struct GlobalGroupAggregate {
     spec: GroupAggSpec,
     split: Split,
     hasher: KeyHasher,
-    store: Box<dyn StateBackend>,
+    identity: PlanIdentity,
+    keyed: Keyed,
     accs: AccTable,
     /// The maps of retracting MIN/MAX and DISTINCT calls that outgrow their accumulators.
     maps: Option<SortedMaps>,
     ttl: Option<StateTtl>,
-    pending: Vec<RecordBatch>,
-    pending_rows: usize,
+    mini_batch: MiniBatch<RecordBatch>,
 }
 
 impl std::fmt::Debug for GlobalGroupAggregate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GlobalGroupAggregate")
             .field("spec", &self.spec)
-            .field("pending_rows", &self.pending_rows)
+            .field("keyed", &self.keyed)
+            .field("pending_rows", &self.mini_batch.rows())
             .finish_non_exhaustive()
     }
 }
@@ -762,18 +814,32 @@ impl GlobalGroupAggregate {
     /// [`GlobalGroupAggregate::new`] with the processing-time clock TTL reads.
     pub fn with_clock(
         spec: GroupAggSpec,
-        mut store: Box<dyn StateBackend>,
+        store: Box<dyn StateBackend>,
         clock: Arc<dyn Clock>,
     ) -> Result<Self> {
-        if spec.mini_batch_rows == Some(0) {
-            return Err(Error::OutOfRange(
-                "mini-batch size must be at least one row".into(),
-            ));
-        }
+        let keyed = Keyed::new(store, spec.max_parallelism, clock)?;
+        Self::open(spec, keyed)
+    }
+
+    /// The plan's identity, as its checkpoints record it: distinct from the one-phase
+    /// operator's, as the global state holds merged accumulators under its own table.
+    pub fn identity_of(spec: &GroupAggSpec) -> PlanIdentity {
+        PlanIdentity::new(
+            OperatorKind::GlobalGroupAggregate,
+            GLOBAL_VERSION,
+            &spec.semantics(),
+        )
+    }
+
+    /// The global phase of `spec` over the keyed driver `keyed` (fresh or restored).
+    pub fn open(spec: GroupAggSpec, mut keyed: Keyed) -> Result<Self> {
+        check_max_parallelism(&spec, &keyed)?;
+        let mini_batch = MiniBatch::new(spec.mini_batch_rows)?;
         let split = Split::new(&spec)?;
-        let ttl = state_ttl(&spec, clock)?;
+        let ttl = state_ttl(&spec, keyed.clock().clone())?;
+        let store = keyed.store_mut();
         let accs = AccTable::open(
-            store.as_mut(),
+            store,
             &table_name(ttl.as_ref(), ACC_TABLE),
             ttl.as_ref(),
             split.calls.iter().map(BoundCall::create).collect(),
@@ -789,26 +855,62 @@ impl GlobalGroupAggregate {
         Ok(Self {
             hasher: KeyHasher::new(split.key_types.clone()),
             split,
+            identity: Self::identity_of(&spec),
             spec,
-            store,
+            keyed,
             accs,
             maps,
             ttl,
-            pending: Vec::new(),
-            pending_rows: 0,
+            mini_batch,
         })
     }
 
-    /// An operator restored from `checkpoint` into `store` (the backend restored from the
-    /// same checkpoint), after checking that the checkpoint was written for this plan.
+    /// The global phase owning `key_groups`, restored from `checkpoints` into a store of
+    /// `config`, as [`super::GroupAggregate::restore`].
     pub fn restore(
         spec: GroupAggSpec,
-        checkpoint: &Checkpoint,
-        store: Box<dyn StateBackend>,
-        clock: Arc<dyn Clock>,
+        config: &StateConfig,
+        key_groups: RangeInclusive<u16>,
+        checkpoints: &[Checkpoint],
     ) -> Result<Self> {
-        check_plan(checkpoint, &fingerprint(&spec))?;
-        Self::with_clock(spec, store, clock)
+        let keyed = Keyed::restore(
+            config,
+            "global-group-agg",
+            &Self::identity_of(&spec),
+            spec.max_parallelism,
+            key_groups,
+            checkpoints,
+        )?;
+        Self::open(spec, keyed)
+    }
+
+    /// The plan.
+    pub fn spec(&self) -> &GroupAggSpec {
+        &self.spec
+    }
+
+    /// The keyed driver (store, key groups, watermark).
+    pub fn keyed(&self) -> &Keyed {
+        &self.keyed
+    }
+
+    pub(super) fn keyed_mut(&mut self) -> &mut Keyed {
+        &mut self.keyed
+    }
+
+    /// The plan's identity, as checkpoints record it.
+    pub fn identity(&self) -> &PlanIdentity {
+        &self.identity
+    }
+
+    /// The partial rows' Flink types (its input).
+    pub fn partial_types(&self) -> &[LogicalType] {
+        &self.split.partial_types
+    }
+
+    /// The output's Flink types: grouping columns, then one per call.
+    pub fn output_types(&self) -> &[LogicalType] {
+        &self.split.output_types
     }
 
     /// The output schema: grouping columns, then one column per call.
@@ -823,7 +925,7 @@ impl GlobalGroupAggregate {
 
     /// The state store.
     pub fn store(&self) -> &dyn StateBackend {
-        self.store.as_ref()
+        self.keyed.store()
     }
 
     /// Buffers a batch of partials; returns the bundle's changelog once `mini_batch_rows`
@@ -831,24 +933,20 @@ impl GlobalGroupAggregate {
     /// batch.
     pub fn process(&mut self, partials: &RecordBatch) -> Result<ChangelogBatch> {
         self.check_partials(partials)?;
-        if partials.num_rows() > 0 {
-            self.pending_rows += partials.num_rows();
-            self.pending.push(partials.clone());
-        }
-        match self.spec.mini_batch_rows {
-            Some(size) if self.pending_rows < size => Ok(self.empty()),
-            _ => self.flush(),
+        if self.mini_batch.push(partials.clone(), partials.num_rows()) {
+            self.flush()
+        } else {
+            Ok(self.empty())
         }
     }
 
     /// Applies the buffered partials now (the bundle trigger, and what Flink does before a
     /// checkpoint barrier).
     pub fn flush(&mut self) -> Result<ChangelogBatch> {
-        if self.pending.is_empty() {
+        if self.mini_batch.is_empty() {
             return Ok(self.empty());
         }
-        let pending = std::mem::take(&mut self.pending);
-        self.pending_rows = 0;
+        let pending = self.mini_batch.take();
         let bundle = arrow::compute::concat_batches(&self.split.partial_schema, &pending)?;
         self.apply(&bundle)
     }
@@ -856,17 +954,8 @@ impl GlobalGroupAggregate {
     /// Publishes a checkpoint of the operator's state at `target`. Buffered partials must
     /// be flushed first, as Flink flushes a bundle before the barrier.
     pub fn checkpoint(&mut self, target: &Path) -> Result<Checkpoint> {
-        if self.pending_rows > 0 {
-            return Err(Error::State(format!(
-                "{} buffered partial rows: flush before checkpointing",
-                self.pending_rows
-            )));
-        }
-        checkpoint::publish(
-            self.store.as_mut(),
-            target,
-            fingerprint(&self.spec).as_bytes(),
-        )
+        self.mini_batch.expect_empty("partial")?;
+        self.keyed.checkpoint(target, &self.identity)
     }
 
     fn empty(&self) -> ChangelogBatch {
@@ -906,8 +995,8 @@ impl GlobalGroupAggregate {
         }
         let keys = self.spec.grouping.len();
         let key_columns: Vec<ArrayRef> = partials.columns()[..keys].to_vec();
-        let (groups, row_slot) =
-            assign_groups(&self.hasher, &key_columns, self.spec.max_parallelism)?;
+        let (state_keys, hashes) = self.keyed.state_keys(&self.hasher, &key_columns)?;
+        let (groups, row_slot) = group_rows(state_keys, hashes);
         let slots = groups.len();
         let calls = &self.split.calls;
         let templates: Vec<Acc> = calls.iter().map(BoundCall::create).collect();
@@ -939,9 +1028,9 @@ impl GlobalGroupAggregate {
         // `finishBundle`: each buffer merged into the stored accumulator, then emission.
         let mut tables = vec![self.accs.id()];
         tables.extend(self.maps.as_ref().map(SortedMaps::table));
-        let order = access_order(self.store.as_ref(), &tables, &groups);
+        let order = access_order(self.keyed.store(), &tables, &groups);
         let (mut accs, persisted) = read_accs(
-            self.store.as_mut(),
+            self.keyed.store_mut(),
             self.accs,
             self.ttl.as_ref(),
             &groups,
@@ -957,7 +1046,7 @@ impl GlobalGroupAggregate {
                 .sum();
             preload_maps(
                 maps,
-                self.store.as_ref(),
+                self.keyed.store(),
                 &groups,
                 &order,
                 &accs,
@@ -974,7 +1063,7 @@ impl GlobalGroupAggregate {
             calls,
             self.spec.calls.len(),
             self.split.counter,
-            self.store.as_ref(),
+            self.keyed.store(),
             self.maps.as_mut(),
             &map_calls,
             &groups,
@@ -987,7 +1076,7 @@ impl GlobalGroupAggregate {
         let out = bundle.out;
 
         write_bundle(
-            self.store.as_mut(),
+            self.keyed.store_mut(),
             &mut WriteBatch::new(),
             (self.accs, self.ttl.as_ref()),
             &groups,
@@ -1008,10 +1097,4 @@ fn buffer_map(acc: &Acc) -> &[(Vec<u8>, i64)] {
         | Acc::LocalDistinct { map, .. } => map,
         _ => &[],
     }
-}
-
-/// Stored with checkpoints, distinct from the one-phase operator's: the global state holds
-/// merged accumulators under its own table.
-fn fingerprint(spec: &GroupAggSpec) -> String {
-    format!("global {}", spec.fingerprint())
 }

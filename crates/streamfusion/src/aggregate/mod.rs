@@ -25,6 +25,7 @@ pub mod function;
 pub mod group;
 mod heap_accs;
 pub mod local_global;
+mod operator;
 mod sorted_map;
 mod typed_bundle;
 pub mod value;

@@ -146,6 +146,15 @@ pub enum CalcError {
 }
 
 impl CalcError {
+    /// Whether the program itself is at fault (it does not compile), rather than the data
+    /// it ran on (an evaluation or input-schema error).
+    pub fn is_compile_error(&self) -> bool {
+        !matches!(
+            self,
+            CalcError::Evaluation { .. } | CalcError::InputSchema { .. }
+        )
+    }
+
     fn evaluation(path: &str, e: DataFusionError) -> Self {
         // Kernels raise `Execution` errors whose message is Flink's; strip DataFusion's prefix.
         let message = match e {

@@ -17,10 +17,13 @@ pub mod key_groups;
 pub mod murmur;
 pub mod state_key;
 
+use std::ops::RangeInclusive;
+
 use arrow::array::ArrayRef;
 
 use crate::binary_row::{BinaryRows, RowWriter};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::state::layout::{KEY_GROUP_BYTES, key_group};
 use crate::types::LogicalType;
 use key_groups::key_groups_for_hashes;
 use murmur::{hash_bytes_by_words, hash4_bytes_by_words, hash8_bytes_by_words};
@@ -62,6 +65,34 @@ impl KeyHasher {
     pub fn key_groups(&self, columns: &[ArrayRef], max_parallelism: u32) -> Result<Vec<u32>> {
         key_groups_for_hashes(&self.hashes(columns)?, max_parallelism)
     }
+}
+
+/// Every row's state key, `[key group][key row]`, and key hash (`BinaryRowData.hashCode` of
+/// its key row), for `key_columns` written by `hasher`. A row whose key group is not in
+/// `owned` is an error, as a key group a subtask does not own is in Flink's backends.
+pub fn state_keys(
+    hasher: &KeyHasher,
+    key_columns: &[ArrayRef],
+    max_parallelism: u32,
+    owned: &RangeInclusive<u16>,
+) -> Result<(BinaryRows, Vec<i32>)> {
+    // The key rows Flink hashes are the state keys too (decision 0011), each written after
+    // room for its key group.
+    let mut keys = hasher.key_rows_prefixed(key_columns, KEY_GROUP_BYTES)?;
+    let hashes = hash_rows(&keys);
+    for (row, &kg) in key_groups_for_hashes(&hashes, max_parallelism)?
+        .iter()
+        .enumerate()
+    {
+        let kg = key_group(kg)?;
+        if !owned.contains(&kg) {
+            return Err(Error::OutOfRange(format!(
+                "row {row} has key group {kg}, which this subtask does not own ({owned:?})"
+            )));
+        }
+        keys.prefix_mut(row).copy_from_slice(&kg.to_be_bytes());
+    }
+    Ok((keys, hashes))
 }
 
 /// `BinaryRowData.hashCode()` of each of `rows`.

@@ -189,6 +189,14 @@ impl StateBackend for MemoryBackend {
         BackendKind::Memory
     }
 
+    fn memory_bytes(&self) -> u64 {
+        // A budgeted store keeps its count; otherwise count the entries.
+        match &self.reservation {
+            Some(r) => r.bytes(),
+            None => self.estimated_bytes(),
+        }
+    }
+
     fn open_table(&mut self, name: &str) -> Result<TableId> {
         self.open_table_with(name, TableAccess::Ordered)
     }

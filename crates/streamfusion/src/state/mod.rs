@@ -190,8 +190,9 @@ pub enum TableAccess {
 /// where absent).
 pub type ValueVisitor<'v> = dyn FnMut(usize, Option<&[u8]>) -> Result<()> + 'v;
 
-/// A keyed-state store.
-pub trait StateBackend {
+/// A keyed-state store. `Send`, so an operator (and its store) can move between the
+/// threads of a task.
+pub trait StateBackend: Send {
     /// Which kind of backend this is.
     fn kind(&self) -> BackendKind;
 
@@ -210,6 +211,10 @@ pub trait StateBackend {
     fn memory_mut(&mut self) -> Option<&mut memory::MemoryBackend> {
         None
     }
+
+    /// The bytes of state held in memory: entries of a memory store, the reserved caches of
+    /// a budgeted RocksDB store.
+    fn memory_bytes(&self) -> u64;
 
     /// The names of all tables, in [`TableId`] order.
     fn table_names(&self) -> Vec<String>;

@@ -17,7 +17,7 @@ use crate::error::Result;
 pub type EntryWriter<'v> = dyn FnMut(&[u8], &[u8]) -> std::io::Result<()> + 'v;
 
 /// A table of decoded values that also answers the byte-level table operations.
-pub trait ObjectTable: Any + std::fmt::Debug {
+pub trait ObjectTable: Any + Send + std::fmt::Debug {
     /// The number of entries.
     fn len(&self) -> usize;
 

@@ -341,6 +341,10 @@ impl StateBackend for RocksBackend {
         BackendKind::Rocksdb
     }
 
+    fn memory_bytes(&self) -> u64 {
+        self.budgeted_bytes().unwrap_or(0)
+    }
+
     fn open_table(&mut self, name: &str) -> Result<TableId> {
         if name == DEFAULT_CF {
             return Err(Error::State("`default` is reserved by RocksDB".into()));

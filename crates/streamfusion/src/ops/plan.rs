@@ -1,0 +1,203 @@
+//! [`OperatorPlan`]: the serializable description of any native operator, and the one place
+//! an operator is built or restored from it.
+//!
+//! A plan is JSON with the operator's kind in `"operator"` and its own fields beside it:
+//!
+//! ```json
+//! {"operator": "calc", "input": ["BIGINT", "INT"],
+//!  "calc": {"projection": [{"input": 1}, {"input": 0}]}}
+//! {"operator": "group_aggregate", "input_names": ["k", "v"], "input_types": ["BIGINT", "INT"],
+//!  "grouping": [0], "calls": [{"function": "SUM", "arg": 1, "name": "s"}],
+//!  "input_retracts": false, "generate_update_before": true, "mini_batch_rows": null,
+//!  "state_ttl_ms": null, "max_parallelism": 128}
+//! ```
+//!
+//! `local_group_aggregate` and `global_group_aggregate` take the GROUP BY's fields too. A
+//! new operator adds its variant here and one arm in [`OperatorPlan::build`] and
+//! [`OperatorPlan::restore`].
+
+use std::ops::RangeInclusive;
+
+use serde::{Deserialize, Serialize};
+
+use super::calc::CalcOperator;
+use super::keyed::{Keyed, all_key_groups};
+use super::restore::StateConfig;
+use super::{Operator, OperatorKind};
+use crate::aggregate::{GlobalGroupAggregate, GroupAggSpec, GroupAggregate, LocalGroupAggregate};
+use crate::calc::CalcProgram;
+use crate::error::{Error, Result};
+use crate::state::checkpoint::Checkpoint;
+use crate::types::LogicalType;
+
+/// Any native operator's plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "operator", rename_all = "snake_case")]
+pub enum OperatorPlan {
+    /// Projections and a filter over rows of `input` types.
+    Calc {
+        /// The input row's field types.
+        input: Vec<LogicalType>,
+        /// The program.
+        calc: CalcProgram,
+    },
+    /// One-phase GROUP BY.
+    GroupAggregate(GroupAggSpec),
+    /// The local phase of a two-phase GROUP BY.
+    LocalGroupAggregate(GroupAggSpec),
+    /// The global phase of a two-phase GROUP BY.
+    GlobalGroupAggregate(GroupAggSpec),
+}
+
+impl OperatorPlan {
+    /// Parses a plan's JSON; a malformed plan is [`Error::Plan`] with serde's reason.
+    pub fn from_json(json: &str) -> Result<Self> {
+        serde_json::from_str(json).map_err(|e| Error::Plan(e.to_string()))
+    }
+
+    /// The plan as JSON (what [`OperatorPlan::from_json`] reads back to an equal plan).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a plan serializes")
+    }
+
+    /// Which operator the plan builds.
+    pub fn kind(&self) -> OperatorKind {
+        match self {
+            OperatorPlan::Calc { .. } => OperatorKind::Calc,
+            OperatorPlan::GroupAggregate(_) => OperatorKind::GroupAggregate,
+            OperatorPlan::LocalGroupAggregate(_) => OperatorKind::LocalGroupAggregate,
+            OperatorPlan::GlobalGroupAggregate(_) => OperatorKind::GlobalGroupAggregate,
+        }
+    }
+
+    /// The key groups a keyed plan's subtask owns: `key_groups`, or every key group.
+    fn key_groups(
+        spec: &GroupAggSpec,
+        key_groups: Option<RangeInclusive<u16>>,
+    ) -> Result<RangeInclusive<u16>> {
+        match key_groups {
+            Some(range) => Ok(range),
+            None => all_key_groups(spec.max_parallelism),
+        }
+    }
+
+    /// A fresh operator; keyed operators own `key_groups` (every key group when `None`) of
+    /// a store opened by `config`.
+    pub fn build(
+        &self,
+        config: &StateConfig,
+        key_groups: Option<RangeInclusive<u16>>,
+    ) -> Result<Box<dyn Operator>> {
+        Ok(match self {
+            OperatorPlan::Calc { input, calc } => Box::new(CalcOperator::new(input, calc)?),
+            OperatorPlan::GroupAggregate(spec) => {
+                let range = Self::key_groups(spec, key_groups)?;
+                let keyed = Keyed::open(config, "group-agg", spec.max_parallelism, range)?;
+                Box::new(GroupAggregate::open(spec.clone(), keyed)?)
+            }
+            OperatorPlan::LocalGroupAggregate(spec) => {
+                Box::new(LocalGroupAggregate::new(spec.clone())?)
+            }
+            OperatorPlan::GlobalGroupAggregate(spec) => {
+                let range = Self::key_groups(spec, key_groups)?;
+                let keyed = Keyed::open(config, "global-group-agg", spec.max_parallelism, range)?;
+                Box::new(GlobalGroupAggregate::open(spec.clone(), keyed)?)
+            }
+        })
+    }
+
+    /// An operator restored from `checkpoints` (those of every old subtask whose key groups
+    /// overlap; see [`super::restore`]), each checked to be written for a plan of the same
+    /// kind, version and semantics.
+    pub fn restore(
+        &self,
+        config: &StateConfig,
+        key_groups: Option<RangeInclusive<u16>>,
+        checkpoints: &[Checkpoint],
+    ) -> Result<Box<dyn Operator>> {
+        Ok(match self {
+            OperatorPlan::Calc { input, calc } => {
+                Box::new(CalcOperator::restore(input, calc, checkpoints)?)
+            }
+            OperatorPlan::GroupAggregate(spec) => {
+                let range = Self::key_groups(spec, key_groups)?;
+                Box::new(GroupAggregate::restore(
+                    spec.clone(),
+                    config,
+                    range,
+                    checkpoints,
+                )?)
+            }
+            OperatorPlan::LocalGroupAggregate(spec) => {
+                Box::new(LocalGroupAggregate::restore(spec.clone(), checkpoints)?)
+            }
+            OperatorPlan::GlobalGroupAggregate(spec) => {
+                let range = Self::key_groups(spec, key_groups)?;
+                Box::new(GlobalGroupAggregate::restore(
+                    spec.clone(),
+                    config,
+                    range,
+                    checkpoints,
+                )?)
+            }
+        })
+    }
+}
+
+/// `Option<Duration>` as whole milliseconds (`null` for `None`), as Flink configures TTLs.
+pub(crate) mod millis {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_some(&(d.as_millis() as u64)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Ok(Option::<u64>::deserialize(d)?.map(Duration::from_millis))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GROUP: &str = r#"{"operator": "group_aggregate", "input_names": ["k", "v"],
+        "input_types": ["BIGINT", "INT"], "grouping": [0],
+        "calls": [{"function": "SUM", "arg": 1, "name": "s"}],
+        "input_retracts": false, "generate_update_before": true, "mini_batch_rows": null,
+        "state_ttl_ms": 3600000, "max_parallelism": 128}"#;
+
+    #[test]
+    fn plans_round_trip_through_json() {
+        let plan = OperatorPlan::from_json(GROUP).unwrap();
+        assert_eq!(plan.kind(), OperatorKind::GroupAggregate);
+        let OperatorPlan::GroupAggregate(spec) = &plan else {
+            unreachable!()
+        };
+        assert_eq!(spec.state_ttl, Some(std::time::Duration::from_secs(3600)));
+        assert_eq!(spec.input_types, [LogicalType::BigInt, LogicalType::Int]);
+        assert_eq!(OperatorPlan::from_json(&plan.to_json()).unwrap(), plan);
+        let calc = OperatorPlan::from_json(
+            r#"{"operator": "calc", "input": ["INT"], "calc": {"projection": [{"input": 0}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(calc.kind(), OperatorKind::Calc);
+    }
+
+    #[test]
+    fn bad_plans_say_what_is_wrong() {
+        let err = |json: &str| OperatorPlan::from_json(json).unwrap_err().to_string();
+        assert!(err(r#"{"operator": "nope"}"#).contains("unknown variant `nope`"));
+        assert!(err(&GROUP.replace("BIGINT", "BIGGERINT")).contains("BIGGERINT"));
+        assert!(
+            err(&GROUP.replace("\"grouping\"", "\"grouping\": [], \"extra\"")).contains("extra")
+        );
+        let no_kind = err(r#"{"input": ["INT"]}"#);
+        assert!(no_kind.contains("operator"), "{no_kind}");
+    }
+}
