@@ -39,7 +39,6 @@ use bench_support::buffers::{ArrowBuffers, buffer_report};
 use bench_support::fixtures::{self, NullPattern, ROW_COUNTS, SLICE_OFFSET, STRING_WIDTHS};
 use bench_support::oracles::java_double_compare;
 use bench_support::{Suite, Verdict, expect_eq};
-use streamfusion::changelog::{ChangelogBatch, RowKind, nested_row_kinds, with_nested_row_kinds};
 use streamfusion_bridge::bench::CDataHandoff;
 use streamfusion_bridge::float_order::{f32_order_keys, f64_order_keys};
 use streamfusion_bridge::handoff::{
@@ -48,6 +47,9 @@ use streamfusion_bridge::handoff::{
 use streamfusion_bridge::partition::{SplitKind, split_by_partition};
 use streamfusion_bridge::timestamps::{
     convert_timestamp_unit, from_flink_components, to_flink_components,
+};
+use streamfusion_core::changelog::{
+    ChangelogBatch, RowKind, nested_row_kinds, with_nested_row_kinds,
 };
 
 bench_support::counting_allocator!();

@@ -29,10 +29,10 @@ use arrow::datatypes::{DataType, Decimal128Type, Int32Type, Int64Type, TimeUnit}
 use bench_support::buffers::ArrowBuffers;
 use bench_support::fixtures::{self, NullPattern, PAYLOAD_WIDTH, ROW_COUNTS};
 use bench_support::{Suite, Verdict, expect_eq};
-use streamfusion::binary_row::RowReader;
-use streamfusion::changelog::{ChangelogBatch, RowKind};
-use streamfusion::types::{LogicalType, map_entry_fields};
 use streamfusion_bridge::transpose::{changelog_to_rows, rows_to_changelog};
+use streamfusion_core::binary_row::RowReader;
+use streamfusion_core::changelog::{ChangelogBatch, RowKind};
+use streamfusion_core::types::{LogicalType, map_entry_fields};
 
 bench_support::counting_allocator!();
 

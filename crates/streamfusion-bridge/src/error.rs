@@ -41,7 +41,7 @@ pub enum BridgeError {
     Arrow(#[from] ArrowError),
     /// The engine rejected the data (row kinds, shapes).
     #[error(transparent)]
-    Engine(#[from] streamfusion::Error),
+    Engine(#[from] streamfusion_core::Error),
 }
 
 /// The bridge's result type.

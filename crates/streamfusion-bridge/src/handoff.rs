@@ -27,7 +27,7 @@ use arrow::array::{
 };
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi_and_data_type};
-use streamfusion::changelog::ChangelogBatch;
+use streamfusion_core::changelog::ChangelogBatch;
 
 use crate::error::{BridgeError, Result};
 use crate::export_align::align_for_export;

@@ -7,13 +7,15 @@
 //!   and fan-out to several consumers. Imports are zero-copy and validate what they receive.
 //! - Shared transforms applied at the boundary: [`timestamps`] (unit conversion and Flink's
 //!   millisecond + nanosecond-of-millisecond components), [`float_order`] (FLOAT/DOUBLE order
-//!   keys that sort exactly as Flink sorts), and [`partition`] (splitting one batch across
-//!   destinations: contiguous runs stay shared slices, scattered rows are gathered).
+//!   keys that sort exactly as Flink sorts; the engine's, re-exported here) and [`partition`]
+//!   (splitting one batch across destinations: contiguous runs stay shared slices, scattered
+//!   rows are gathered).
 //!
 //! - [`transpose`]: Flink `BinaryRowData` rows (with row kinds) to and from changelog
 //!   batches, over the engine's encoder and decoder.
 //!
-//! Still to come (see the project's DESIGN.md): the JNI library that Flink loads.
+//! The JNI library that Flink loads (`streamfusion-jni`) calls the transposes; operators are
+//! the engine's.
 //!
 //! With the `bench` feature, [`bench::CDataHandoff`] implements bench-support's `Handoff`
 //! adapter over these production entry points, and the `handoffs` suite measures them.
@@ -23,10 +25,10 @@ pub mod bench;
 pub mod error;
 mod export_align;
 mod ffi_check;
-pub mod float_order;
 pub mod handoff;
 pub mod partition;
 pub mod timestamps;
 pub mod transpose;
 
 pub use error::{BridgeError, Result};
+pub use streamfusion_core::float_order;

@@ -3,12 +3,12 @@
 //! Flink hands a task's rows over as one buffer of back-to-back `BinaryRowData` rows (each
 //! row's header byte is its row kind) plus `rows + 1` Java `int` offsets; these entry points
 //! convert that to and from a [`ChangelogBatch`] with the engine's one encoder and decoder
-//! ([`streamfusion::binary_row`]), column at a time. The layout and every error are documented
+//! ([`streamfusion_core::binary_row`]), column at a time. The layout and every error are documented
 //! there; malformed rows become [`BridgeError::Engine`] naming the row and field.
 
-use streamfusion::binary_row::{RowReader, RowWriter};
-use streamfusion::changelog::ChangelogBatch;
-use streamfusion::types::LogicalType;
+use streamfusion_core::binary_row::{RowReader, RowWriter};
+use streamfusion_core::changelog::ChangelogBatch;
+use streamfusion_core::types::LogicalType;
 
 use crate::error::{BridgeError, Result};
 
@@ -108,7 +108,7 @@ mod tests {
             unreachable!()
         };
         let entries = StructArray::new(
-            streamfusion::types::map_entry_fields(k, v),
+            streamfusion_core::types::map_entry_fields(k, v),
             vec![
                 Arc::new(StringArray::from(vec![Some("k"), None, Some("a long key")])),
                 Arc::new(Int64Array::from(vec![Some(1), Some(2), None])),

@@ -10,12 +10,12 @@ use arrow::array::{
 use arrow::buffer::{BooleanBuffer, Buffer, NullBuffer};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
-use streamfusion::changelog::RowKind;
 use streamfusion_bridge::BridgeError;
 use streamfusion_bridge::handoff::{
     CachedSchema, ExportedBatch, Fanout, ROW_KIND_COLUMN, Validation, export_array, export_batch,
     export_changelog, fan_out, import_array, import_batch, import_batch_from_raw, import_changelog,
 };
+use streamfusion_core::changelog::RowKind;
 
 fn batch(rows: usize) -> RecordBatch {
     let schema = Arc::new(
@@ -267,7 +267,7 @@ fn shared_fanout_lends_one_import_and_repeated_fanout_imports_each_time() {
 
 #[test]
 fn changelog_batches_carry_their_row_kinds_across() {
-    use streamfusion::changelog::ChangelogBatch;
+    use streamfusion_core::changelog::ChangelogBatch;
     let kinds = Int8Array::from(vec![0, 1, 2, 3, 0, 2]);
     let source = ChangelogBatch::try_new(batch(6), Some(kinds)).unwrap();
     let imported = import_changelog(export_changelog(&source).unwrap(), Validation::Full).unwrap();

@@ -1,27 +1,19 @@
-//! bench-support integration for the engine's types (feature `bench`).
+//! bench-support integration for the engine's operators (feature `bench`).
 
-use arrow::array::{Array, ArrayData};
+use std::ops::RangeInclusive;
+
+use arrow::array::ArrayData;
 use bench_support::adapters::{RestoreMode, StoreLifecycle};
 use bench_support::buffers::ArrowBuffers;
 
 use crate::aggregate::{GroupAggSpec, GroupAggregate};
 use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
-use crate::ops::StateConfig;
 use crate::ops::keyed::{Keyed, all_key_groups};
+use crate::ops::{Operator, OperatorPlan, Output, StateConfig};
 use crate::state::checkpoint::Checkpoint;
 use crate::state::layout::key_group;
 use crate::state::memory::MemoryBackend;
-
-/// A changelog batch's buffers are its rows' plus its kinds'.
-impl ArrowBuffers for ChangelogBatch {
-    fn collect_arrays(&self, out: &mut Vec<ArrayData>) {
-        self.batch().collect_arrays(out);
-        if let Some(kinds) = self.kinds() {
-            out.push(kinds.to_data());
-        }
-    }
-}
 
 /// Which backend a [`GroupAggLifecycle`] keeps its state in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,13 +62,41 @@ impl ArrowBuffers for GroupAggCheckpoint {
     fn collect_arrays(&self, _: &mut Vec<ArrayData>) {}
 }
 
-impl GroupAggLifecycle {
-    /// The state configuration of [`GroupAggLifecycle::backend`] in `dir`.
-    fn config(&self, dir: &tempfile::TempDir) -> StateConfig {
-        match self.backend {
+impl Backend {
+    /// The state configuration of this backend in `dir`.
+    fn config(self, dir: &tempfile::TempDir) -> StateConfig {
+        match self {
             Backend::Memory => StateConfig::memory(),
             Backend::Rocksdb => StateConfig::rocksdb(dir.path()),
         }
+    }
+
+    /// The configuration and key groups of a restore in `mode` from `sources` checkpoints:
+    /// `Aligned` owns every key group (`None`), `Rebuilt` the given ones, always scanned
+    /// into a fresh store ([`StateConfig::always_rebuild`]).
+    fn restore_config(
+        self,
+        dir: &tempfile::TempDir,
+        mode: &RestoreMode,
+        sources: usize,
+    ) -> Result<(StateConfig, Option<RangeInclusive<u16>>)> {
+        let mut config = self.config(dir);
+        let key_groups = match mode {
+            RestoreMode::Aligned if sources > 1 => {
+                return Err(Error::State(
+                    "an aligned restore adopts exactly one checkpoint".into(),
+                ));
+            }
+            RestoreMode::Aligned => None,
+            RestoreMode::Rebuilt {
+                first_key_group,
+                last_key_group,
+            } => {
+                config.always_rebuild = true;
+                Some(key_group(*first_key_group)?..=key_group(*last_key_group)?)
+            }
+        };
+        Ok((config, key_groups))
     }
 }
 
@@ -99,7 +119,7 @@ impl StoreLifecycle for GroupAggLifecycle {
 
     fn create(&self) -> Result<GroupAggStore> {
         let dir = temp_dir()?;
-        let config = self.config(&dir);
+        let config = self.backend.config(&dir);
         let keyed = Keyed::open(
             &config,
             "group-agg",
@@ -131,30 +151,18 @@ impl StoreLifecycle for GroupAggLifecycle {
         })
     }
 
-    /// The production restore ([`GroupAggregate::restore`]): `Aligned` owns every key
-    /// group, `Rebuilt` the given ones, always scanned into a fresh store
-    /// ([`StateConfig::always_rebuild`]).
+    /// The production restore ([`GroupAggregate::restore`]), as
+    /// [`Backend::restore_config`] sets it up.
     fn restore(
         &self,
         checkpoints: &[GroupAggCheckpoint],
         mode: &RestoreMode,
     ) -> Result<GroupAggStore> {
         let dir = temp_dir()?;
-        let mut config = self.config(&dir);
-        let key_groups = match mode {
-            RestoreMode::Aligned if checkpoints.len() > 1 => {
-                return Err(Error::State(
-                    "an aligned restore adopts exactly one checkpoint".into(),
-                ));
-            }
-            RestoreMode::Aligned => all_key_groups(self.spec.max_parallelism)?,
-            RestoreMode::Rebuilt {
-                first_key_group,
-                last_key_group,
-            } => {
-                config.always_rebuild = true;
-                key_group(*first_key_group)?..=key_group(*last_key_group)?
-            }
+        let (config, key_groups) = self.backend.restore_config(&dir, mode, checkpoints.len())?;
+        let key_groups = match key_groups {
+            Some(range) => range,
+            None => all_key_groups(self.spec.max_parallelism)?,
         };
         let sources: Vec<Checkpoint> = checkpoints.iter().map(|c| c.checkpoint.clone()).collect();
         Ok(GroupAggStore {
@@ -164,6 +172,85 @@ impl StoreLifecycle for GroupAggLifecycle {
     }
 
     fn close(&self, store: GroupAggStore) -> Result<()> {
+        drop(store);
+        Ok(())
+    }
+}
+
+/// Any operator through bench-support's [`StoreLifecycle`], built and restored from its
+/// plan by the production path ([`OperatorPlan::build`], [`OperatorPlan::restore`]) and
+/// driven through [`Operator`]: what a new operator's suite uses as it is. `fire` is a
+/// watermark; a checkpoint needs the operator flushed first.
+#[derive(Debug, Clone)]
+pub struct OperatorLifecycle {
+    /// The plan.
+    pub plan: OperatorPlan,
+    /// Where state lives.
+    pub backend: Backend,
+}
+
+/// An operator with the directory holding its RocksDB store.
+#[derive(Debug)]
+pub struct OperatorStore {
+    /// The operator.
+    pub operator: Box<dyn Operator>,
+    _dir: tempfile::TempDir,
+}
+
+impl ArrowBuffers for OperatorStore {
+    fn collect_arrays(&self, _: &mut Vec<ArrayData>) {}
+}
+
+impl StoreLifecycle for OperatorLifecycle {
+    type Store = OperatorStore;
+    type Input = ChangelogBatch;
+    type Output = Vec<ChangelogBatch>;
+    type Checkpoint = GroupAggCheckpoint;
+    type Error = Error;
+
+    fn create(&self) -> Result<OperatorStore> {
+        let dir = temp_dir()?;
+        Ok(OperatorStore {
+            operator: self.plan.build(&self.backend.config(&dir), None)?,
+            _dir: dir,
+        })
+    }
+
+    fn push(&self, store: &mut OperatorStore, input: &ChangelogBatch) -> Result<Self::Output> {
+        let mut out = Output::new();
+        store.operator.process(0, input, &mut out)?;
+        Ok(out.take())
+    }
+
+    fn fire(&self, store: &mut OperatorStore, watermark: i64) -> Result<Self::Output> {
+        let mut out = Output::new();
+        store.operator.advance_watermark(watermark, &mut out)?;
+        Ok(out.take())
+    }
+
+    fn checkpoint(&self, store: &mut OperatorStore) -> Result<GroupAggCheckpoint> {
+        let dir = temp_dir()?;
+        Ok(GroupAggCheckpoint {
+            checkpoint: store.operator.checkpoint(&dir.path().join("checkpoint"))?,
+            _dir: dir,
+        })
+    }
+
+    fn restore(
+        &self,
+        checkpoints: &[GroupAggCheckpoint],
+        mode: &RestoreMode,
+    ) -> Result<OperatorStore> {
+        let dir = temp_dir()?;
+        let (config, key_groups) = self.backend.restore_config(&dir, mode, checkpoints.len())?;
+        let sources: Vec<Checkpoint> = checkpoints.iter().map(|c| c.checkpoint.clone()).collect();
+        Ok(OperatorStore {
+            operator: self.plan.restore(&config, key_groups, &sources)?,
+            _dir: dir,
+        })
+    }
+
+    fn close(&self, store: OperatorStore) -> Result<()> {
         drop(store);
         Ok(())
     }

@@ -1,7 +1,10 @@
 //! StreamFusion: Apache Flink SQL operators executed natively over Apache Arrow.
 //!
 //! Flink stays the distributed engine; this crate owns the per-record work inside a task.
-//! What has landed so far:
+//! It is split along its seams, and re-exports them so `streamfusion::...` paths work
+//! everywhere: `streamfusion-core` (types, changelogs, rows, keys, windows; Arrow only),
+//! `streamfusion-state` (keyed state; RocksDB) and `streamfusion-calc` (Calc and row
+//! movement; DataFusion). The operators and their driver live here.
 //!
 //! - [`changelog`]: batches of rows with Flink row kinds ([`changelog::ChangelogBatch`]), and
 //!   the Arrow representation of row kinds carried by nested ROW values.
@@ -30,17 +33,12 @@
 pub mod aggregate;
 #[cfg(feature = "bench")]
 pub mod bench;
-pub mod binary_row;
-pub mod calc;
-pub mod changelog;
-pub mod error;
-#[cfg(feature = "bench")]
-pub mod golden;
-pub mod keys;
-pub mod movement;
 pub mod ops;
-pub mod state;
-pub mod types;
-pub mod window;
+
+#[cfg(feature = "bench")]
+pub use streamfusion_calc::golden;
+pub use streamfusion_calc::{calc, movement};
+pub use streamfusion_core::{binary_row, changelog, error, float_order, keys, types, window};
+pub use streamfusion_state as state;
 
 pub use error::{Error, ErrorKind, Result};

@@ -20,6 +20,7 @@ use arrow::datatypes::{
 };
 
 use crate::error::{Error, Result};
+use crate::float_order::f64_order_key;
 use crate::types::LogicalType;
 
 /// One scalar.
@@ -343,22 +344,7 @@ pub(crate) fn compare(a: &Value, b: &Value) -> Ordering {
 
 /// Java's `Double.compare`.
 fn java_double_compare(a: f64, b: f64) -> Ordering {
-    total_order_bits(a).cmp(&total_order_bits(b))
-}
-
-/// `doubleToLongBits` (one canonical NaN) mapped to an unsigned key in `Double.compare`
-/// order.
-fn total_order_bits(f: f64) -> u64 {
-    let bits = if f.is_nan() {
-        0x7ff8_0000_0000_0000
-    } else {
-        f.to_bits()
-    };
-    if bits >> 63 == 1 {
-        !bits
-    } else {
-        bits | (1 << 63)
-    }
+    f64_order_key(a).cmp(&f64_order_key(b))
 }
 
 /// The SQL `>` that Flink's generated code evaluates for non-retracting MAX (and `<` for
@@ -375,7 +361,7 @@ pub(crate) fn sql_greater(a: &Value, b: &Value) -> bool {
 /// NaN, -0.0 distinct from 0.0), as `List.remove`, `indexOf` and map keys use it.
 pub(crate) fn java_equals(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Float(a), Value::Float(b)) => total_order_bits(*a) == total_order_bits(*b),
+        (Value::Float(a), Value::Float(b)) => f64_order_key(*a) == f64_order_key(*b),
         _ => a == b,
     }
 }
@@ -413,7 +399,7 @@ pub(crate) fn with_order_bytes<R>(value: &Value, f: impl FnOnce(&[u8]) -> R) -> 
             &word[..8]
         }
         Value::Float(f) => {
-            word[..8].copy_from_slice(&total_order_bits(*f).to_be_bytes());
+            word[..8].copy_from_slice(&f64_order_key(*f).to_be_bytes());
             &word[..8]
         }
         Value::Decimal(d) => {

@@ -31,7 +31,7 @@ import java.util.Map;
  * {@link BinaryRowWriter}, {@link BinaryArrayWriter} (with {@code createNullSetter} for NULL
  * elements), {@link BinaryArrayData#fromPrimitiveArray}, {@link BinaryMapData#valueOf}, and
  * {@code writeArray}/{@code writeMap} with Flink's serializers for generic values. The field
- * types are {@link #TYPES}; crates/streamfusion/tests/binary_rows.rs decodes the rows, encodes
+ * types are {@link #TYPES}; crates/streamfusion/tests/it/binary_rows.rs decodes the rows, encodes
  * them again and compares bytes, and compares its decoded values with {@code describeRows}.
  */
 public final class NestedRows {

@@ -30,7 +30,7 @@ import java.util.Collection;
 
 /**
  * Batched entry points into the released Flink 2.3.0 classes, called from Rust through the
- * embedded JVM (crates/streamfusion/tests/flink_parity.rs and the flink_parity suite). Each
+ * embedded JVM (crates/streamfusion/tests/it/flink_parity.rs and the flink_parity suite). Each
  * method takes whole arrays so that one JNI call covers a whole input; every result comes from
  * the released class named in the method's documentation, with no logic of our own besides
  * looping and rendering field values as text.

@@ -10,7 +10,7 @@
 //! the released classpath are present (`cargo xtask jvm`), the file is also regenerated and
 //! must come out identical.
 
-mod common;
+use super::common;
 
 use arrow::array::ArrayRef;
 use streamfusion::keys::KeyHasher;

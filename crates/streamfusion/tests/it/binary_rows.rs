@@ -2,7 +2,7 @@
 //! Flink 2.3.0 (`tests/golden/flink-2.3.0-key-rows.jsonl`), round trips with row kinds over
 //! the benchmark fixtures, typed errors for malformed rows, and seeded mutation fuzzing.
 
-mod common;
+use super::common;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;

@@ -29,6 +29,8 @@ use streamfusion::state::memory::MemoryBackend;
 use streamfusion::state::rocks::{RocksBackend, RocksOptions};
 use streamfusion::types::LogicalType;
 
+use super::common::{Backend, config, open};
+
 struct Rng(u64);
 
 impl Rng {
@@ -326,29 +328,6 @@ fn rows_of(out: &ChangelogBatch) -> Vec<Out> {
             )
         })
         .collect()
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Backend {
-    Memory,
-    Rocks,
-}
-
-fn open(backend: Backend, dir: &Path) -> Box<dyn StateBackend> {
-    match backend {
-        Backend::Memory => Box::new(MemoryBackend::new()),
-        Backend::Rocks => {
-            Box::new(RocksBackend::open(&dir.join("db"), &RocksOptions::checked_in()).unwrap())
-        }
-    }
-}
-
-/// Where a restored operator keeps its state: a fresh RocksDB directory under `dir`.
-fn config(backend: Backend, dir: &Path) -> StateConfig {
-    match backend {
-        Backend::Memory => StateConfig::memory(),
-        Backend::Rocks => StateConfig::rocksdb(dir.join("restored")),
-    }
 }
 
 /// Local -> global in `CHUNK`-row batches: the local bundle is `local_rows` rows, the global

@@ -524,7 +524,7 @@ fn killing_a_process_mid_checkpoint_leaves_the_previous_one_restorable() {
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "crash_child",
+            "state::crash_child",
             "--ignored",
             "--nocapture",
             "--test-threads",

@@ -39,7 +39,7 @@ pub struct MemoryBackend {
 }
 
 /// The estimated heap bytes of one entry, as a budgeted store reserves them.
-pub(crate) fn entry_bytes(key: &[u8], value: &[u8]) -> u64 {
+pub fn entry_bytes(key: &[u8], value: &[u8]) -> u64 {
     (key.len() + value.len()) as u64 + ENTRY_OVERHEAD
 }
 

@@ -127,7 +127,7 @@ impl Timers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::memory::MemoryBackend;
+    use crate::memory::MemoryBackend;
 
     #[test]
     fn timers_fire_once_in_time_order_across_key_groups() {

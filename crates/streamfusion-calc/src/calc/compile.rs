@@ -125,7 +125,7 @@ impl CompiledCalc {
                 let mask = predicate
                     .evaluate(&batch)
                     .and_then(|v| v.into_array(batch.num_rows()))
-                    .map_err(|e| CalcError::evaluation("filter", e))?;
+                    .map_err(|e| super::evaluation_error("filter", e))?;
                 let mut mask = mask.as_boolean().clone();
                 if mask.null_count() > 0 {
                     mask = prep_null_mask_filter(&mask);
@@ -149,7 +149,7 @@ impl CompiledCalc {
             .map(|(i, e)| {
                 e.evaluate(&batch)
                     .and_then(|v| v.into_array(rows))
-                    .map_err(|err| CalcError::evaluation(&format!("projection[{i}]"), err))
+                    .map_err(|err| super::evaluation_error(&format!("projection[{i}]"), err))
             })
             .collect::<Result<Vec<ArrayRef>, _>>()?;
         let out = RecordBatch::try_new_with_options(
@@ -470,7 +470,7 @@ impl Compiler<'_> {
         let otherwise = has_else.then(|| results.pop().expect("the ELSE result"));
         let when_then = conditions.into_iter().zip(results).collect();
         let expr = CaseExpr::try_new(None, when_then, otherwise)
-            .map_err(|e| CalcError::evaluation(path, e))?;
+            .map_err(|e| super::evaluation_error(path, e))?;
         Ok(Typed {
             expr: Arc::new(expr),
             ty,

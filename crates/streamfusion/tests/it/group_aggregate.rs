@@ -3,7 +3,6 @@
 //! chunked input, with a checkpoint and restore in the middle; and focused cases for
 //! Java arithmetic, floating-point rules, DECIMAL overflow, TTL and bad input.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,7 +26,10 @@ use streamfusion::state::memory::MemoryBackend;
 use streamfusion::state::rocks::{RocksBackend, RocksOptions};
 use streamfusion::state::ttl::{Clock, ManualClock};
 use streamfusion::types::LogicalType;
+
 use streamfusion::{Error, ErrorKind};
+
+use super::common::{Backend, config, open};
 
 /// The SplitMix64 sequence from the project's published seed.
 struct Rng(u64);
@@ -152,32 +154,10 @@ fn rows_of(out: &ChangelogBatch) -> Vec<OutputRow<Key>> {
         .collect()
 }
 
-enum Backend {
-    Memory,
-    Rocks,
-}
-
-fn open(backend: &Backend, dir: &Path) -> Box<dyn StateBackend> {
-    match backend {
-        Backend::Memory => Box::new(MemoryBackend::new()),
-        Backend::Rocks => {
-            Box::new(RocksBackend::open(&dir.join("db"), &RocksOptions::checked_in()).unwrap())
-        }
-    }
-}
-
-/// Where a restored operator keeps its state: a fresh RocksDB directory under `dir`.
-fn config(backend: &Backend, dir: &Path) -> StateConfig {
-    match backend {
-        Backend::Memory => StateConfig::memory(),
-        Backend::Rocks => StateConfig::rocksdb(dir.join("restored")),
-    }
-}
-
 /// Runs `input` through the operator in `chunk`-row batches, checkpointing and restoring
 /// after the first half when `restore_midway`.
 fn run(
-    backend: &Backend,
+    backend: Backend,
     spec: &GroupAggSpec,
     input: &[Row],
     chunk: usize,
@@ -251,7 +231,7 @@ fn random_changelogs_match_the_model_on_both_backends() {
             for mini_batch in [None, Some(50)] {
                 let spec = spec(true, gub, mini_batch);
                 for (chunk, restore_midway) in [(input.len(), false), (17, false), (17, true)] {
-                    let got = run(&backend, &spec, &input, chunk, restore_midway);
+                    let got = run(backend, &spec, &input, chunk, restore_midway);
                     let want = expected(&spec, &input, chunk, restore_midway);
                     assert_eq!(
                         got.len(),
@@ -280,7 +260,7 @@ fn wide_extremum_maps_move_to_state_and_still_match_the_model() {
         for mini_batch in [None, Some(200)] {
             let spec = spec(true, true, mini_batch);
             for (chunk, restore_midway) in [(input.len(), false), (17, true)] {
-                let got = run(&backend, &spec, &input, chunk, restore_midway);
+                let got = run(backend, &spec, &input, chunk, restore_midway);
                 let want = expected(&spec, &input, chunk, restore_midway);
                 assert_eq!(got, want, "mini_batch={mini_batch:?} chunk={chunk}");
             }
@@ -323,9 +303,9 @@ fn immediate_results_do_not_depend_on_chunking() {
     let mut rng = Rng(SEED ^ 7);
     let input = changelog(&mut rng, 400);
     let spec = spec(true, true, None);
-    let whole = run(&Backend::Memory, &spec, &input, input.len(), false);
+    let whole = run(Backend::Memory, &spec, &input, input.len(), false);
     for chunk in [1, 17, 64] {
-        assert_eq!(run(&Backend::Memory, &spec, &input, chunk, true), whole);
+        assert_eq!(run(Backend::Memory, &spec, &input, chunk, true), whole);
     }
 }
 
@@ -333,7 +313,7 @@ fn immediate_results_do_not_depend_on_chunking() {
 fn insert_only_input_has_no_record_counter() {
     let rows: Vec<Row> = vec![(0, Some("a".into()), Some(1)), (0, Some("a".into()), None)];
     let spec = spec(false, true, None);
-    let got = run(&Backend::Memory, &spec, &rows, 2, false);
+    let got = run(Backend::Memory, &spec, &rows, 2, false);
     assert_eq!(got, expected(&spec, &rows, 2, false));
     // A retraction on a plan that declared insert-only input is refused.
     let mut op = GroupAggregate::new(spec, Box::new(MemoryBackend::new())).unwrap();
@@ -969,7 +949,7 @@ fn bundles3(
 }
 
 fn run3(
-    backend: &Backend,
+    backend: Backend,
     spec: &GroupAggSpec,
     input: &[Row3],
     chunk: usize,
@@ -1008,7 +988,7 @@ fn distinct_first_last_and_listagg_under_retraction_match_the_model() {
             for mini_batch in [None, Some(40)] {
                 let spec = spec3(gub, mini_batch);
                 for (chunk, restore_midway) in [(input.len(), false), (13, false), (13, true)] {
-                    let got = run3(&backend, &spec, &input, chunk, restore_midway);
+                    let got = run3(backend, &spec, &input, chunk, restore_midway);
                     let bundles = bundles3(input.len(), chunk, mini_batch, restore_midway);
                     let want = model3(&input, &bundles, gub);
                     let context = format!(
@@ -1281,7 +1261,7 @@ fn integer_count_and_sum_kernels_match_the_model_with_wrapping_tinyint_sums() {
             {
                 let spec = tinyint_spec(gub, mini_batch);
                 let dir = tempfile::tempdir().unwrap();
-                let mut op = GroupAggregate::new(spec.clone(), open(&backend, dir.path())).unwrap();
+                let mut op = GroupAggregate::new(spec.clone(), open(backend, dir.path())).unwrap();
                 let mut model = ValueModel::new(
                     Emission {
                         input_retracts: true,
@@ -1309,7 +1289,7 @@ fn integer_count_and_sum_kernels_match_the_model_with_wrapping_tinyint_sums() {
                         let opened = Checkpoint::open(published.path()).unwrap();
                         op = GroupAggregate::restore(
                             spec.clone(),
-                            &config(&backend, dir.path()),
+                            &config(backend, dir.path()),
                             all_key_groups(128).unwrap(),
                             &[opened],
                         )
@@ -1342,7 +1322,7 @@ fn typed_count_of_a_non_integer_column_counts_its_non_null_values() {
             ..spec(true, true, Some(64))
         };
         let dir = tempfile::tempdir().unwrap();
-        let mut op = GroupAggregate::new(spec, open(&backend, dir.path())).unwrap();
+        let mut op = GroupAggregate::new(spec, open(backend, dir.path())).unwrap();
         let (mut got, mut want) = (Vec::new(), Vec::new());
         let mut model = ValueModel::new(
             Emission {
@@ -1436,7 +1416,7 @@ fn rescaling_two_to_one_and_one_to_three_continues_every_key_once() {
             let mut got = Vec::new();
             let mut checkpoints = Vec::new();
             for (i, range) in before.iter().enumerate() {
-                let config = config(&backend, &dir.path().join(format!("before-{i}")));
+                let config = config(backend, &dir.path().join(format!("before-{i}")));
                 let mut op = plan.build(&config, Some(range.clone())).unwrap();
                 let mut out = Output::new();
                 op.process(0, &batch(&routed(first, range)), &mut out)
@@ -1448,7 +1428,7 @@ fn rescaling_two_to_one_and_one_to_three_continues_every_key_once() {
                 checkpoints.push(op.checkpoint(&target).unwrap());
             }
             for (j, range) in after.iter().enumerate() {
-                let config = config(&backend, &dir.path().join(format!("after-{j}")));
+                let config = config(backend, &dir.path().join(format!("after-{j}")));
                 let mut op = plan
                     .restore(&config, Some(range.clone()), &checkpoints)
                     .unwrap();
@@ -1496,4 +1476,46 @@ fn checkpoints_of_overlapping_or_missing_key_groups_are_refused() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("key group 71 "), "{err}");
+}
+
+#[cfg(feature = "bench")]
+#[test]
+fn the_generic_operator_adapter_restores_through_the_production_path() {
+    use bench_support::adapters::{RestoreMode, StoreLifecycle};
+    use streamfusion::bench::{Backend as Store, OperatorLifecycle};
+    use streamfusion::ops::OperatorPlan;
+
+    let spec = spec(true, true, None);
+    let mut rng = Rng(SEED ^ 0xADA9);
+    let input = changelog(&mut rng, 400);
+    let (first, second) = input.split_at(200);
+    let want = by_key(expected(&spec, &input, input.len(), false));
+    for backend in [Store::Memory, Store::Rocksdb] {
+        let lifecycle = OperatorLifecycle {
+            plan: OperatorPlan::GroupAggregate(spec.clone()),
+            backend,
+        };
+        for mode in [
+            RestoreMode::Aligned,
+            RestoreMode::Rebuilt {
+                first_key_group: 0,
+                last_key_group: 127,
+            },
+        ] {
+            let mut store = lifecycle.create().unwrap();
+            let mut got: Vec<OutputRow<Key>> = lifecycle
+                .push(&mut store, &batch(first))
+                .unwrap()
+                .iter()
+                .flat_map(rows_of)
+                .collect();
+            let published = lifecycle.checkpoint(&mut store).unwrap();
+            lifecycle.close(store).unwrap();
+            let mut restored = lifecycle.restore(&[published], &mode).unwrap();
+            for out in lifecycle.push(&mut restored, &batch(second)).unwrap() {
+                got.extend(rows_of(&out));
+            }
+            assert_eq!(by_key(got), want, "{backend:?} {mode:?}");
+        }
+    }
 }

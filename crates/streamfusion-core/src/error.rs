@@ -87,9 +87,9 @@ pub enum Error {
         /// The cause.
         source: std::io::Error,
     },
-    /// RocksDB reported an error.
+    /// The storage engine (RocksDB) reported an error.
     #[error("RocksDB: {0}")]
-    RocksDb(#[from] rocksdb::Error),
+    RocksDb(String),
     /// A reservation that would exceed the task's memory budget.
     #[error(
         "memory budget exceeded: {holder} asked for {requested} bytes with {reserved} of {limit} reserved"
@@ -132,7 +132,7 @@ pub enum Error {
     Arrow(#[from] ArrowError),
     /// A Calc program that does not compile, or an expression that failed on its input.
     #[error(transparent)]
-    Calc(#[from] crate::calc::CalcError),
+    Calc(#[from] CalcError),
 }
 
 /// Why a checkpoint cannot be restored by a plan (see [`Error::IncompatibleCheckpoint`]).
@@ -362,7 +362,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// An [`Error::Io`] for `operation` on `path`.
-    pub(crate) fn io(
+    pub fn io(
         operation: &'static str,
         path: impl Into<std::path::PathBuf>,
     ) -> impl FnOnce(std::io::Error) -> Error {
@@ -371,6 +371,152 @@ impl Error {
             operation,
             path,
             source,
+        }
+    }
+}
+
+/// Why a Calc program does not compile, or why its evaluation failed.
+///
+/// `path` names the expression: `projection[2].args[0]:UPPER`, `filter.when[1]`, ...
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CalcError {
+    /// The program's JSON does not decode.
+    #[error("Calc program: {0}")]
+    Decode(String),
+    /// A call's opcode is not in the registry.
+    #[error("{path}: unknown function opcode {opcode}")]
+    UnknownOpcode {
+        /// The expression.
+        path: String,
+        /// The opcode.
+        opcode: u16,
+    },
+    /// A call with the wrong number of arguments.
+    #[error("{path}: {function} takes {expected} argument(s), not {found}")]
+    Arity {
+        /// The expression.
+        path: String,
+        /// The function's name.
+        function: String,
+        /// What it accepts.
+        expected: String,
+        /// What it got.
+        found: usize,
+    },
+    /// A call whose argument types the function does not accept.
+    #[error("{path}: {function}({}) is not supported: {reason}", .types.join(", "))]
+    ArgumentTypes {
+        /// The expression.
+        path: String,
+        /// The function's name.
+        function: String,
+        /// The argument types.
+        types: Vec<String>,
+        /// Why.
+        reason: String,
+    },
+    /// A literal whose text is not a value of its type.
+    #[error("{path}: bad {ty} literal: {reason}")]
+    Literal {
+        /// The expression.
+        path: String,
+        /// The literal's type.
+        ty: String,
+        /// Why.
+        reason: String,
+    },
+    /// A cast Flink does not support.
+    #[error("{path}: cannot cast {from} to {to}: {reason}")]
+    Cast {
+        /// The expression.
+        path: String,
+        /// The source type.
+        from: String,
+        /// The target type.
+        to: String,
+        /// Why.
+        reason: String,
+    },
+    /// A reference to an input field that does not exist.
+    #[error("{path}: input field {index} does not exist (the input has {arity} fields)")]
+    InputRef {
+        /// The expression.
+        path: String,
+        /// The field index.
+        index: usize,
+        /// How many input fields there are.
+        arity: usize,
+    },
+    /// A condition or logical operand that is not BOOLEAN.
+    #[error("{path}: expected BOOLEAN, found {found}")]
+    NotBoolean {
+        /// The expression.
+        path: String,
+        /// Its type.
+        found: String,
+    },
+    /// CASE/COALESCE results with no common type.
+    #[error("{path}: {left} and {right} have no common type")]
+    NoCommonType {
+        /// The expression.
+        path: String,
+        /// One result type.
+        left: String,
+        /// Another.
+        right: String,
+    },
+    /// Output names that do not match the projections.
+    #[error("{names} output names for {projections} projections")]
+    Names {
+        /// How many names.
+        names: usize,
+        /// How many projections.
+        projections: usize,
+    },
+    /// A batch whose columns are not the compiled input types.
+    #[error("input columns [{}] do not match the program's input [{}]", .found.join(", "), .expected.join(", "))]
+    InputSchema {
+        /// The program's input types.
+        expected: Vec<String>,
+        /// The batch's Arrow types.
+        found: Vec<String>,
+    },
+    /// An expression failed on its input (Flink fails the job the same way).
+    #[error("{path}: {message}")]
+    Evaluation {
+        /// The expression.
+        path: String,
+        /// The failure.
+        message: String,
+    },
+}
+
+impl CalcError {
+    /// Whether the program itself is at fault (it does not compile), rather than the data
+    /// it ran on (an evaluation or input-schema error).
+    pub fn is_compile_error(&self) -> bool {
+        !matches!(
+            self,
+            CalcError::Evaluation { .. } | CalcError::InputSchema { .. }
+        )
+    }
+}
+
+impl From<arrow::error::ArrowError> for CalcError {
+    fn from(e: arrow::error::ArrowError) -> Self {
+        CalcError::Evaluation {
+            path: "output".into(),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<Error> for CalcError {
+    fn from(e: Error) -> Self {
+        CalcError::Evaluation {
+            path: "output".into(),
+            message: e.to_string(),
         }
     }
 }

@@ -10,7 +10,7 @@
 //! each expression once and renders both its SQL and the Calc IR (with Flink function names
 //! where the IR has opcodes), so the two cannot drift apart.
 //!
-//! The Calc conformance test (`tests/calc_flink.rs`) and the `scalar_registry` suite both
+//! The Calc conformance test (`streamfusion`'s `tests/it/calc_flink.rs`) and the `scalar_registry` suite both
 //! read cases through this module: the suite's expected results are Flink's.
 
 mod arrow;
@@ -33,12 +33,15 @@ use crate::calc::{CalcError, CalcProgram, CompiledCalc, Expr, compile};
 use crate::changelog::ChangelogBatch;
 use crate::types::LogicalType;
 
-/// The committed golden file, relative to the `streamfusion` crate.
+/// The committed golden file, relative to the `streamfusion` crate (beside the other golden
+/// files its tests replay).
 pub const GOLDEN_PATH: &str = "tests/golden/flink-2.3.0-calc.jsonl";
 
 /// The golden file's absolute path in this checkout.
 pub fn golden_path() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(GOLDEN_PATH)
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../streamfusion")
+        .join(GOLDEN_PATH)
 }
 
 /// What Flink did with a case.

@@ -1,4 +1,5 @@
-//! Keyed state: one abstraction, two backends (memory and RocksDB), checkpoints.
+//! StreamFusion's keyed state: one abstraction, two backends (memory and RocksDB),
+//! checkpoints. Re-exported by `streamfusion` as `streamfusion::state`.
 //!
 //! Operators are written once against [`StateBackend`]; the memory and RocksDB backends
 //! differ only behind it. Work is batched: [`StateBackend::multi_get`] reads the keys of a
@@ -34,13 +35,16 @@
 
 pub mod budget;
 pub mod checkpoint;
-pub mod layout;
 pub mod memory;
 mod memory_table;
 pub mod objects;
 pub mod rocks;
 pub mod timers;
 pub mod ttl;
+
+pub(crate) use streamfusion_core::error;
+/// The state-key layout lives with the keys it lays out; here for its old path.
+pub use streamfusion_core::keys::layout;
 
 use std::ops::RangeInclusive;
 use std::path::Path;

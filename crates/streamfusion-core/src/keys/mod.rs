@@ -14,6 +14,7 @@
 //! included, as Flink's does.
 
 pub mod key_groups;
+pub mod layout;
 pub mod murmur;
 pub mod state_key;
 
@@ -23,9 +24,9 @@ use arrow::array::ArrayRef;
 
 use crate::binary_row::{BinaryRows, RowWriter};
 use crate::error::{Error, Result};
-use crate::state::layout::{KEY_GROUP_BYTES, key_group};
 use crate::types::LogicalType;
 use key_groups::key_groups_for_hashes;
+use layout::{KEY_GROUP_BYTES, key_group};
 use murmur::{hash_bytes_by_words, hash4_bytes_by_words, hash8_bytes_by_words};
 
 /// Rows at least this long are hashed several at a time ([`hash8_bytes_by_words`],

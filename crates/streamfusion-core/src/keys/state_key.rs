@@ -1,7 +1,9 @@
 //! Order-preserving state keys with arrow-row.
 //!
-//! Keyed state stores a key as bytes that sort like the key itself, so a key-group or prefix
-//! range is one contiguous scan (see the `state` module, to come). arrow-row's
+//! State that must scan keys in value order (sorted map entries, timers by key) stores a key
+//! as bytes that sort like the key itself, so a prefix range is one contiguous scan.
+//! Operators that only look keys up (GROUP BY) key their state by Flink's key rows instead
+//! (decision 0011). arrow-row's
 //! [`RowConverter`] gives exactly that encoding for composite keys of any Arrow types, and
 //! decodes back to Arrow columns. NULLs sort first, as arrow-row's default. A ROW key field
 //! is an Arrow struct, which arrow-row orders by its fields in turn (a NULL row first; the

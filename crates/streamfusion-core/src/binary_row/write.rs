@@ -99,9 +99,10 @@ impl BinaryRows {
         (self.data, self.offsets)
     }
 
-    /// Rows from their parts, for tests that need rows of arbitrary bytes.
-    #[cfg(test)]
-    pub(crate) fn from_parts(data: Vec<u8>, offsets: Vec<usize>) -> Self {
+    /// Rows from their parts: row `i` is `data[offsets[i]..offsets[i + 1]]` (tests build
+    /// rows of arbitrary bytes with it). Offsets outside `data` panic on access, as slicing
+    /// does.
+    pub fn from_parts(data: Vec<u8>, offsets: Vec<usize>) -> Self {
         Self {
             data,
             offsets,

@@ -1,5 +1,6 @@
-//! Shared helpers of the golden-vector tests: parsing `tests/golden/flink-2.3.0-key-rows.jsonl`
-//! and decoding its JSON values into Arrow columns independently of the engine.
+//! Shared helpers of the integration tests: parsing `tests/golden/flink-2.3.0-key-rows.jsonl`
+//! and decoding its JSON values into Arrow columns independently of the engine, and the
+//! state backends the operator tests run on.
 
 // Each test crate that includes this module uses a different subset of it.
 #![allow(dead_code)]
@@ -15,6 +16,10 @@ use arrow::array::{
 use arrow::buffer::NullBuffer;
 use arrow::datatypes::TimeUnit;
 use serde_json::Value;
+use streamfusion::ops::StateConfig;
+use streamfusion::state::StateBackend;
+use streamfusion::state::memory::MemoryBackend;
+use streamfusion::state::rocks::{RocksBackend, RocksOptions};
 use streamfusion::types::{LogicalType, row_arrow_fields, timestamp_unit};
 
 pub const GOLDEN: &str = concat!(
@@ -240,4 +245,29 @@ pub fn columns(schema: &Schema) -> Vec<ArrayRef> {
             )
         })
         .collect()
+}
+
+/// Which backend a test keeps its state in.
+#[derive(Debug, Clone, Copy)]
+pub enum Backend {
+    Memory,
+    Rocks,
+}
+
+/// A fresh store of `backend`; a RocksDB store lives under `dir`.
+pub fn open(backend: Backend, dir: &std::path::Path) -> Box<dyn StateBackend> {
+    match backend {
+        Backend::Memory => Box::new(MemoryBackend::new()),
+        Backend::Rocks => {
+            Box::new(RocksBackend::open(&dir.join("db"), &RocksOptions::checked_in()).unwrap())
+        }
+    }
+}
+
+/// Where a restored operator keeps its state: a fresh RocksDB directory under `dir`.
+pub fn config(backend: Backend, dir: &std::path::Path) -> StateConfig {
+    match backend {
+        Backend::Memory => StateConfig::memory(),
+        Backend::Rocks => StateConfig::rocksdb(dir.join("restored")),
+    }
 }

@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use std::sync::Arc;
 
 /// The checked-in options every store and benchmark uses by default.
-pub const DEFAULT_OPTIONS_JSON: &str = include_str!("../../config/rocksdb.json");
+pub const DEFAULT_OPTIONS_JSON: &str = include_str!("../config/rocksdb.json");
 
 /// Block compression of SST files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -179,7 +179,8 @@ impl RocksBackend {
         reservation: Option<Reservation>,
     ) -> Result<Self> {
         let names: Vec<String> = if path.join("CURRENT").exists() {
-            DB::list_cf(&opts, path)?
+            DB::list_cf(&opts, path)
+                .rocks()?
                 .into_iter()
                 .filter(|n| n != DEFAULT_CF)
                 .collect()
@@ -189,7 +190,7 @@ impl RocksBackend {
         let descriptors = names
             .iter()
             .map(|n| ColumnFamilyDescriptor::new(n, table_options(&opts, n, &clock)));
-        let db = DB::open_cf_descriptors(&opts, path, descriptors)?;
+        let db = DB::open_cf_descriptors(&opts, path, descriptors).rocks()?;
         let mut write_options = WriteOptions::default();
         write_options.disable_wal(true);
         Ok(Self {
@@ -226,7 +227,8 @@ impl RocksBackend {
             let cf = self.cf(TableId(index))?;
             for (from, to) in below.iter().chain(above.iter()) {
                 self.db
-                    .delete_range_cf_opt(cf, from, to, &self.write_options)?;
+                    .delete_range_cf_opt(cf, from, to, &self.write_options)
+                    .rocks()?;
             }
         }
         Ok(())
@@ -333,7 +335,7 @@ fn scan_cf(
             it.next();
         }
     }
-    Ok(it.status()?)
+    Ok(it.status().rocks()?)
 }
 
 impl StateBackend for RocksBackend {
@@ -353,7 +355,7 @@ impl StateBackend for RocksBackend {
             return Ok(TableId(i));
         }
         let options = table_options(&self.options, name, &self.clock);
-        self.db.create_cf(name, &options)?;
+        self.db.create_cf(name, &options).rocks()?;
         self.created_table_options.push(options);
         self.names.push(name.to_string());
         Ok(TableId(self.names.len() - 1))
@@ -370,7 +372,7 @@ impl StateBackend for RocksBackend {
         self.db
             .batched_multi_get_cf(cf, keys.iter().copied(), sorted)
             .into_iter()
-            .map(|r| Ok(r?.map(|v| v.to_vec())))
+            .map(|r| Ok(r.rocks()?.map(|v| v.to_vec())))
             .collect()
     }
 
@@ -389,7 +391,7 @@ impl StateBackend for RocksBackend {
             .into_iter()
             .enumerate()
         {
-            visit(i, value?.as_deref())?;
+            visit(i, value.rocks()?.as_deref())?;
         }
         Ok(())
     }
@@ -406,7 +408,7 @@ impl StateBackend for RocksBackend {
                 None => rocks.delete_cf(cf, key),
             }
         }
-        Ok(self.db.write_opt(rocks, &self.write_options)?)
+        Ok(self.db.write_opt(rocks, &self.write_options).rocks()?)
     }
 
     fn scan(
@@ -437,7 +439,7 @@ impl StateBackend for RocksBackend {
             .map_err(Error::io("create a temporary directory in", parent))?;
         let file = dir.path().join("load.sst");
         let writer = rocksdb::SstFileWriter::create(&self.options);
-        writer.open(&file)?;
+        writer.open(&file).rocks()?;
         Ok(Box::new(RocksLoader {
             store: self,
             table,
@@ -450,7 +452,10 @@ impl StateBackend for RocksBackend {
 
     fn write_checkpoint(&mut self, dir: &Path) -> Result<()> {
         // With the WAL off, RocksDB flushes the memtables into the checkpoint.
-        rocksdb::checkpoint::Checkpoint::new(&self.db)?.create_checkpoint(dir)?;
+        rocksdb::checkpoint::Checkpoint::new(&self.db)
+            .rocks()?
+            .create_checkpoint(dir)
+            .rocks()?;
         Ok(())
     }
 }
@@ -468,7 +473,7 @@ struct RocksLoader<'a> {
 impl BulkLoader for RocksLoader<'_> {
     fn add(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         // The SST writer itself refuses keys out of order.
-        self.writer.put(key, value)?;
+        self.writer.put(key, value).rocks()?;
         self.added += 1;
         Ok(())
     }
@@ -477,13 +482,14 @@ impl BulkLoader for RocksLoader<'_> {
         if self.added == 0 {
             return Ok(0);
         }
-        self.writer.finish()?;
+        self.writer.finish().rocks()?;
         let mut ingest = rocksdb::IngestExternalFileOptions::default();
         ingest.set_move_files(true);
         let cf = self.store.cf(self.table)?;
         self.store
             .db
-            .ingest_external_file_cf_opts(cf, &ingest, vec![&self.file])?;
+            .ingest_external_file_cf_opts(cf, &ingest, vec![&self.file])
+            .rocks()?;
         Ok(self.added)
     }
 }
@@ -501,11 +507,12 @@ impl RocksReader {
         let cache = Cache::new_lru_cache(options.block_cache_bytes);
         let mut opts = options.to_rocksdb(&cache);
         opts.set_db_log_dir(log_dir);
-        let names: Vec<String> = DB::list_cf(&opts, data_dir)?
+        let names: Vec<String> = DB::list_cf(&opts, data_dir)
+            .rocks()?
             .into_iter()
             .filter(|n| n != DEFAULT_CF)
             .collect();
-        let db = DB::open_cf_for_read_only(&opts, data_dir, &names, false)?;
+        let db = DB::open_cf_for_read_only(&opts, data_dir, &names, false).rocks()?;
         Ok(Self { db, names })
     }
 
@@ -525,5 +532,17 @@ impl RocksReader {
             .cf_handle(name)
             .ok_or_else(|| Error::State(format!("column family {name} is missing")))?;
         scan_cf(&self.db, cf, range, false, visit)
+    }
+}
+
+/// RocksDB's errors as the engine's: a RocksDB call's result goes through `.rocks()?`.
+pub(crate) trait RocksResult<T> {
+    /// The result with a RocksDB error turned into [`Error::RocksDb`].
+    fn rocks(self) -> Result<T>;
+}
+
+impl<T> RocksResult<T> for std::result::Result<T, rocksdb::Error> {
+    fn rocks(self) -> Result<T> {
+        self.map_err(|e| Error::RocksDb(e.into_string()))
     }
 }

@@ -1,0 +1,15 @@
+//! The engine's integration tests, one binary (one link of DataFusion and RocksDB instead
+//! of one per file). Each module is one area; `common` holds the golden-vector helpers.
+
+mod binary_rows;
+mod calc;
+#[cfg(feature = "bench")]
+mod calc_flink;
+mod common;
+mod flink_parity;
+mod golden_keys;
+mod group_aggregate;
+mod group_aggregate_flink;
+mod local_global;
+mod movement;
+mod state;
