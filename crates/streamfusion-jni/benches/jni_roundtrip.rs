@@ -2,9 +2,9 @@
 //! the embedded JVM, through the Java wrapper into `libstreamfusion_jni`, and back.
 //!
 //! Measured boundary: the Rust-side JNI call of the Java static method
-//! `org.streamfusion.jni.NativeOperator.push(long handle, byte[] data, int[] offsets)` (its
-//! class and method ID resolved once in set-up), the native entry, plan evaluation and the
-//! `Object[] {byte[], int[]}` the library builds, plus pinning that result with one global
+//! `org.streamfusion.jni.NativeOperator.push(long handle, int input, byte[] data, int[]
+//! offsets)` (its class and method ID resolved once in set-up), the native entry, decoding,
+//! the Calc operator's `process` and the `Object[] {byte[], int[]}` the library builds, plus pinning that result with one global
 //! reference and deleting it when the output is dropped (a few tens of nanoseconds). Each
 //! call runs in its own JNI local frame (the permanent thread attachment's per-call frame), so
 //! thousands of iterations do not pile up local references.
@@ -14,8 +14,8 @@
 //! (`RowsFixture.rows(n)`) and held as global references.
 //!
 //! Families:
-//! - `push/rows={32,512,8192}`: the filter+projection plan of the JNI tests (keep rows whose
-//!   VARCHAR is non-NULL, project INT and BIGINT).
+//! - `push/rows={32,512,8192}`: the filter+projection Calc plan of the JNI tests (keep rows
+//!   whose VARCHAR is non-NULL, project INT and BIGINT), on input 0.
 //! - `push_project/rows={32,512,8192}`: the same projection without the filter, so every
 //!   row comes back.
 //!
@@ -48,17 +48,17 @@ bench_support::counting_allocator!();
 
 const OPERATOR: &str = "org/streamfusion/jni/NativeOperator";
 const FIXTURE: &str = "org/streamfusion/jni/RowsFixture";
-const PUSH_SIG: &str = "(J[B[I)[Ljava/lang/Object;";
+const PUSH_SIG: &str = "(JI[B[I)[Ljava/lang/Object;";
 
 const ROWS: [i64; 3] = [32, 512, 8192];
 
 /// Fixture rows (BIGINT, VARCHAR, INT) -> (INT, BIGINT) of the rows whose VARCHAR is non-NULL.
-const FILTER_PLAN: &str = r#"{"input": ["BIGINT", "VARCHAR(2147483647)", "INT"], 
+const FILTER_PLAN: &str = r#"{"operator": "calc", "input": ["BIGINT", "VARCHAR(2147483647)", "INT"],
     "calc": {"projection": [{"input": 2}, {"input": 0}],
              "filter": {"call": {"op": 207, "args": [{"input": 1}]}}}}"#;
 
 /// Fixture rows (BIGINT, VARCHAR, INT) -> (INT, BIGINT), every row.
-const PROJECT_PLAN: &str = r#"{"input": ["BIGINT", "VARCHAR(2147483647)", "INT"],
+const PROJECT_PLAN: &str = r#"{"operator": "calc", "input": ["BIGINT", "VARCHAR(2147483647)", "INT"],
     "calc": {"projection": [{"input": 2}, {"input": 0}]}}"#;
 
 fn main() {
@@ -142,12 +142,14 @@ impl Fixture {
     fn new(vm: &'static JavaVM, plan: &str, rows: i64) -> Self {
         vm.attach_current_thread(|env| -> JniResult<Self> {
             let plan = JString::from_str(env, plan)?;
+            // A null runtime: the defaults (memory state, every key group).
             let handle = env
                 .call_static_method(
                     JNIString::new(OPERATOR),
                     JNIString::new("create"),
-                    RuntimeMethodSignature::from_str("(Ljava/lang/String;)J")?.method_signature(),
-                    &[JValue::from(&plan)],
+                    RuntimeMethodSignature::from_str("(Ljava/lang/String;Ljava/lang/String;)J")?
+                        .method_signature(),
+                    &[JValue::from(&plan), JValue::from(&JObject::null())],
                 )?
                 .j()?;
             let fixture = env
@@ -180,12 +182,13 @@ impl Fixture {
         .expect("operator and fixture rows")
     }
 
-    /// The timed round trip: `NativeOperator.push(handle, data, offsets)` through JNI.
+    /// The timed round trip: `NativeOperator.push(handle, 0, data, offsets)` through JNI.
     fn push(&self) -> Pushed {
         self.vm
             .attach_current_thread(|env| -> JniResult<Pushed> {
                 let args = [
                     JValue::Long(self.handle).as_jni(),
+                    JValue::Int(0).as_jni(),
                     JValue::from(self.data.as_obj()).as_jni(),
                     JValue::from(self.offsets.as_obj()).as_jni(),
                 ];

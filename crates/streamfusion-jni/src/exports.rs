@@ -2,7 +2,9 @@
 //!
 //! Every export is one call to [`crate::ffi::entry`] (panics caught, errors thrown as Java
 //! exceptions) and reaches its operator only through [`crate::handles`]. Argument conversion
-//! lives here; the work is [`crate::operator::Operator`]'s.
+//! lives here; the work is [`crate::operator::HostedOperator`]'s.
+
+use std::path::PathBuf;
 
 use jni::objects::{JByteArray, JClass, JIntArray, JObject, JObjectArray, JString};
 use jni::sys::{jint, jlong};
@@ -11,94 +13,119 @@ use jni::{Env, EnvUnowned};
 use crate::error::{NativeError, Result};
 use crate::ffi::entry;
 use crate::handles;
-use crate::operator::{Operator, Plan, Rows};
+use crate::operator::{HostedOperator, Rows};
 
-/// `static native long create(String plan)`: a new operator for a JSON plan.
+/// `static native long create(String plan, String runtime)`: a new operator for a JSON plan
+/// under JSON runtime settings (`null` for the defaults).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_create<'local>(
     mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
+    class: JClass<'local>,
     plan: JString<'local>,
+    runtime: JString<'local>,
 ) -> jlong {
-    entry(&mut env, |env| {
-        if plan.is_null() {
-            return Err(NativeError::InvalidArgument("plan is null".into()));
-        }
-        let plan = Plan::parse(&plan.try_to_string(env)?)?;
-        Ok(handles::insert(Operator::new(plan)))
+    entry(&mut env, &class, |env| {
+        let plan = string_arg(env, &plan, "plan")?;
+        let runtime = optional_string_arg(env, &runtime)?;
+        let operator = HostedOperator::create(&plan, runtime.as_deref())?;
+        Ok(handles::insert(operator))
     })
 }
 
-/// `static native Object[] push(long handle, byte[] data, int[] offsets)`: the output rows as
-/// `Object[] { byte[] data, int[] offsets }`.
+/// `static native Object[] push(long handle, int input, byte[] data, int[] offsets)`: the
+/// output rows as `Object[] { byte[] data, int[] offsets }`.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_push<'local>(
     mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
+    class: JClass<'local>,
     handle: jlong,
+    input: jint,
     data: JByteArray<'local>,
     offsets: JIntArray<'local>,
 ) -> JObjectArray<'local> {
-    entry(&mut env, |env| {
+    entry(&mut env, &class, |env| {
+        let port = usize::try_from(input)
+            .map_err(|_| NativeError::InvalidArgument(format!("input {input} is negative")))?;
         let data = bytes_arg(env, &data, "data")?;
         let offsets = ints_arg(env, &offsets, "offsets")?;
-        let rows = handles::with_operator(handle, |op| op.push(&data, &offsets))?;
+        let rows = handles::with_operator(handle, |op| op.push(port, &data, &offsets))?;
         rows_result(env, &rows)
     })
 }
 
-/// `static native void advanceWatermark(long handle, long watermark)`.
+/// `static native Object[] advanceWatermark(long handle, long watermark)`: what the
+/// watermark made the operator emit, shaped like `push`'s.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_advanceWatermark<'local>(
     mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
+    class: JClass<'local>,
     handle: jlong,
     watermark: jlong,
-) {
-    entry(&mut env, |_env| {
-        handles::with_operator(handle, |op| {
-            op.advance_watermark(watermark);
-            Ok(())
-        })
-    })
-}
-
-/// `static native Object[] flush(long handle)`: pending output, shaped like `push`'s.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_flush<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
 ) -> JObjectArray<'local> {
-    entry(&mut env, |env| {
-        let rows = handles::with_operator(handle, |op| Ok(op.flush()))?;
+    entry(&mut env, &class, |env| {
+        let rows = handles::with_operator(handle, |op| op.advance_watermark(watermark))?;
         rows_result(env, &rows)
     })
 }
 
-/// `static native byte[] snapshot(long handle)`: the operator's versioned snapshot.
+/// `static native Object[] flush(long handle)`: buffered output, shaped like `push`'s.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_snapshot<'local>(
+pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_flush<'local>(
     mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
+    class: JClass<'local>,
     handle: jlong,
-) -> JByteArray<'local> {
-    entry(&mut env, |env| {
-        let snapshot = handles::with_operator(handle, |op| Ok(op.snapshot()))?;
-        Ok(env.byte_array_from_slice(&snapshot)?)
+) -> JObjectArray<'local> {
+    entry(&mut env, &class, |env| {
+        let rows = handles::with_operator(handle, HostedOperator::flush)?;
+        rows_result(env, &rows)
     })
 }
 
-/// `static native long restore(byte[] snapshot)`: a new operator from a snapshot.
+/// `static native Object[] prepareSnapshot(long handle)`: Flink's
+/// `prepareSnapshotPreBarrier`; the buffered output, shaped like `push`'s.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_prepareSnapshot<'local>(
+    mut env: EnvUnowned<'local>,
+    class: JClass<'local>,
+    handle: jlong,
+) -> JObjectArray<'local> {
+    entry(&mut env, &class, |env| {
+        let rows = handles::with_operator(handle, HostedOperator::prepare_snapshot)?;
+        rows_result(env, &rows)
+    })
+}
+
+/// `static native void snapshot(long handle, String directory)`: publishes the operator's
+/// checkpoint at `directory`, which must not exist yet.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_snapshot<'local>(
+    mut env: EnvUnowned<'local>,
+    class: JClass<'local>,
+    handle: jlong,
+    directory: JString<'local>,
+) {
+    entry(&mut env, &class, |env| {
+        let directory = PathBuf::from(string_arg(env, &directory, "directory")?);
+        handles::with_operator(handle, |op| op.snapshot(&directory))
+    })
+}
+
+/// `static native long restore(String plan, String runtime, String[] checkpointDirectories)`:
+/// a new operator restored from published checkpoints.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_restore<'local>(
     mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    snapshot: JByteArray<'local>,
+    class: JClass<'local>,
+    plan: JString<'local>,
+    runtime: JString<'local>,
+    checkpoint_directories: JObjectArray<'local, JString<'local>>,
 ) -> jlong {
-    entry(&mut env, |env| {
-        let snapshot = bytes_arg(env, &snapshot, "snapshot")?;
-        Ok(handles::insert(Operator::restore(&snapshot)?))
+    entry(&mut env, &class, |env| {
+        let plan = string_arg(env, &plan, "plan")?;
+        let runtime = optional_string_arg(env, &runtime)?;
+        let directories = strings_arg(env, &checkpoint_directories, "checkpointDirectories")?;
+        let operator = HostedOperator::restore(&plan, runtime.as_deref(), &directories)?;
+        Ok(handles::insert(operator))
     })
 }
 
@@ -106,19 +133,19 @@ pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_restore<'local>(
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_close<'local>(
     mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
+    class: JClass<'local>,
     handle: jlong,
 ) {
-    entry(&mut env, |_env| handles::remove(handle))
+    entry(&mut env, &class, |_env| handles::remove(handle))
 }
 
 /// `static native int liveOperators()`: how many handles are open (for leak checks).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_liveOperators<'local>(
     mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
+    class: JClass<'local>,
 ) -> jint {
-    entry(&mut env, |_env| Ok(handles::live() as jint))
+    entry(&mut env, &class, |_env| Ok(handles::live() as jint))
 }
 
 /// `static native void panicForTesting(String message)`: panics with `message`, so tests can
@@ -126,17 +153,47 @@ pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_liveOperators<'l
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_panicForTesting<'local>(
     mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
+    class: JClass<'local>,
     message: JString<'local>,
 ) {
-    entry(&mut env, |env| -> Result<()> {
-        let message = if message.is_null() {
-            String::from("null")
-        } else {
-            message.try_to_string(env)?
-        };
+    entry(&mut env, &class, |env| -> Result<()> {
+        let message = optional_string_arg(env, &message)?.unwrap_or_else(|| "null".into());
         panic!("{message}")
     })
+}
+
+fn string_arg(env: &mut Env<'_>, string: &JString<'_>, name: &str) -> Result<String> {
+    optional_string_arg(env, string)?
+        .ok_or_else(|| NativeError::InvalidArgument(format!("{name} is null")))
+}
+
+fn optional_string_arg(env: &mut Env<'_>, string: &JString<'_>) -> Result<Option<String>> {
+    if string.is_null() {
+        return Ok(None);
+    }
+    Ok(Some(string.try_to_string(env)?))
+}
+
+/// A `String[]` whose elements must not be null either.
+fn strings_arg(
+    env: &mut Env<'_>,
+    array: &JObjectArray<'_, JString<'_>>,
+    name: &str,
+) -> Result<Vec<String>> {
+    if array.is_null() {
+        return Err(NativeError::InvalidArgument(format!("{name} is null")));
+    }
+    let len = array.len(env)?;
+    let mut out = Vec::with_capacity(len);
+    for i in 0..len {
+        let element = array.get_element(env, i)?;
+        let value = optional_string_arg(env, &element)?;
+        env.delete_local_ref(element);
+        out.push(
+            value.ok_or_else(|| NativeError::InvalidArgument(format!("{name}[{i}] is null")))?,
+        );
+    }
+    Ok(out)
 }
 
 fn bytes_arg(env: &mut Env<'_>, array: &JByteArray<'_>, name: &str) -> Result<Vec<u8>> {

@@ -7,19 +7,26 @@
 //! type's default (`0`, `null`), which Java never sees because the exception is thrown on
 //! return. Nothing unwinds across the FFI boundary. A Java exception already pending (raised by
 //! a JNI call the body made) is left to propagate unchanged.
+//!
+//! The exception class is loaded by the class loader of the class that declared the native
+//! method (`NativeOperator`), so the `NativeStateException` thrown is the very class the Java
+//! caller names, even where a Flink user-code class loader holds another copy of it. Should
+//! that class be missing, the message still reaches Java as a `RuntimeException`.
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use jni::errors::ThrowRuntimeExAndDefault;
+use jni::objects::JClass;
+use jni::refs::LoaderContext;
 use jni::strings::JNIString;
 use jni::{Env, EnvUnowned};
 
-use crate::error::{NativeError, Result};
+use crate::error::{NativeError, RUNTIME, Result};
 
-/// Runs `body` for a JNI export: returns its value, or throws its error (or panic) as a Java
-/// exception and returns `T::default()`.
-pub fn entry<'local, T, F>(unowned: &mut EnvUnowned<'local>, body: F) -> T
+/// Runs `body` for a JNI export declared by `caller`: returns its value, or throws its error
+/// (or panic) as a Java exception and returns `T::default()`.
+pub fn entry<'local, T, F>(unowned: &mut EnvUnowned<'local>, caller: &JClass<'local>, body: F) -> T
 where
     T: Default,
     F: FnOnce(&mut Env<'local>) -> Result<T>,
@@ -30,11 +37,11 @@ where
             match outcome {
                 Ok(Ok(value)) => Ok(value),
                 Ok(Err(error)) => {
-                    throw(env, &error);
+                    throw(env, caller, &error);
                     Ok(T::default())
                 }
                 Err(payload) => {
-                    throw(env, &NativeError::Panic(panic_message(payload)));
+                    throw(env, caller, &NativeError::Panic(panic_message(payload)));
                     Ok(T::default())
                 }
             }
@@ -43,15 +50,45 @@ where
         .resolve::<ThrowRuntimeExAndDefault>()
 }
 
-/// Makes `error` the pending Java exception, unless one is pending already.
-fn throw(env: &mut Env<'_>, error: &NativeError) {
+/// Makes `error` the pending Java exception, unless one is pending already: its class as
+/// `caller`'s class loader sees it, else as the default lookup finds it, else
+/// `RuntimeException`.
+fn throw(env: &mut Env<'_>, caller: &JClass<'_>, error: &NativeError) {
     if env.exception_check() {
         return;
     }
-    let class = JNIString::new(error.java_class());
+    let name = error.java_class();
     let message = JNIString::new(error.to_string());
+    let by_caller = match loaded_by(env, caller, name) {
+        Ok(class) => threw(env.throw_new(&class, &message)),
+        Err(_) => false,
+    };
+    if by_caller {
+        return;
+    }
+    env.exception_clear();
+    if threw(env.throw_new(JNIString::new(name), &message)) {
+        return;
+    }
+    env.exception_clear();
     // A failure to throw leaves nothing better to do: the export still returns its default.
-    let _ = env.throw_new(class, message);
+    let _ = env.throw_new(JNIString::new(RUNTIME), &message);
+}
+
+/// Whether a `throw_new` made its exception pending (`jni` reports that as `JavaException`).
+fn threw(result: jni::errors::Result<()>) -> bool {
+    matches!(result, Err(jni::errors::Error::JavaException))
+}
+
+/// The class `name` (JNI binary name) as the class loader of `caller` loads it.
+fn loaded_by<'local>(
+    env: &mut Env<'local>,
+    caller: &JClass<'_>,
+    name: &str,
+) -> jni::errors::Result<JClass<'local>> {
+    let loader = caller.get_class_loader(env)?;
+    let binary_name = JNIString::new(name.replace('/', "."));
+    LoaderContext::Loader(&loader).load_class(env, binary_name, false)
 }
 
 /// The message of a panic payload (`panic!` with a literal or a formatted string).

@@ -20,7 +20,7 @@ use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 use jni::sys::jlong;
 
 use crate::error::{NativeError, Result};
-use crate::operator::Operator;
+use crate::operator::HostedOperator;
 
 const ID_BITS: u32 = 63;
 const ID_MASK: u64 = (1 << ID_BITS) - 1;
@@ -28,7 +28,13 @@ const ID_MASK: u64 = (1 << ID_BITS) - 1;
 const SCRAMBLE: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// A shared, individually locked operator.
-pub type SharedOperator = Arc<Mutex<Operator>>;
+pub type SharedOperator = Arc<Mutex<HostedOperator>>;
+
+// Operators move between the JVM threads that call them: the registry needs them `Send`.
+const _: fn() = || {
+    fn send<T: Send>() {}
+    send::<HostedOperator>();
+};
 
 #[derive(Debug)]
 struct Registry {
@@ -52,7 +58,7 @@ fn registry() -> MutexGuard<'static, Registry> {
 }
 
 /// Registers `operator` and returns its new handle.
-pub fn insert(operator: Operator) -> jlong {
+pub fn insert(operator: HostedOperator) -> jlong {
     let mut registry = registry();
     loop {
         registry.registered += 1;
@@ -77,13 +83,17 @@ pub fn lookup(handle: jlong) -> Result<SharedOperator> {
 }
 
 /// Runs `f` on the operator named by `handle`, with the operator locked.
-pub fn with_operator<T>(handle: jlong, f: impl FnOnce(&mut Operator) -> Result<T>) -> Result<T> {
+pub fn with_operator<T>(
+    handle: jlong,
+    f: impl FnOnce(&mut HostedOperator) -> Result<T>,
+) -> Result<T> {
     let operator = lookup(handle)?;
     let mut operator = operator.lock().map_err(|_| NativeError::Poisoned(handle))?;
     f(&mut operator)
 }
 
-/// Closes `handle`: removes its operator, which is dropped once no call still uses it.
+/// Closes `handle`: removes its operator, which is dropped (its store closed, an owned
+/// working directory removed) once no call still uses it.
 pub fn remove(handle: jlong) -> Result<()> {
     registry()
         .live
@@ -100,13 +110,13 @@ pub fn live() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::operator::Plan;
 
-    fn operator() -> Operator {
-        Operator::new(
-            Plan::parse(r#"{"input": ["BIGINT"], "calc": {"projection": [{"input": 0}]}}"#)
-                .unwrap(),
+    fn operator() -> HostedOperator {
+        HostedOperator::create(
+            r#"{"operator": "calc", "input": ["BIGINT"], "calc": {"projection": [{"input": 0}]}}"#,
+            None,
         )
+        .unwrap()
     }
 
     #[test]

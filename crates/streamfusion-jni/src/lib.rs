@@ -11,9 +11,11 @@
 //!   to its Java exception class, in one place.
 //! - [`handles`]: the process-wide registry of live operators. A handle is an opaque id, never
 //!   a pointer; closed, forged and foreign handles are rejected by lookup, never dereferenced.
-//! - [`operator`]: the operator run behind a handle. Until Calc lands it is a projection with
-//!   an optional NULL filter, planned from a small JSON document ([`operator::Plan`]), with
-//!   a watermark and a versioned snapshot.
+//! - [`operator`]: the operator run behind a handle ([`operator::HostedOperator`]): any native
+//!   operator, built from its JSON plan (`streamfusion::ops::OperatorPlan`: Calc, GROUP BY,
+//!   the two-phase GROUP BY pair) under JSON runtime settings ([`operator::Runtime`]: state
+//!   backend, working directory, key groups), driven through `streamfusion::ops::Operator`,
+//!   checkpointed to and restored from published checkpoint directories.
 //! - [`exports`]: the JNI entry points themselves.
 //!
 //! # Java API
@@ -21,20 +23,30 @@
 //! `org.streamfusion.jni.NativeOperator` loads this library (from the system property
 //! `streamfusion.jni.path` if set, else `System.loadLibrary("streamfusion_jni")`) and declares:
 //!
-//! | Java (static, native)                                  | Native                              |
-//! |--------------------------------------------------------|-------------------------------------|
-//! | `long create(String plan)`                             | [`operator::Operator::new`]         |
-//! | `Object[] push(long handle, byte[] data, int[] offsets)` | [`operator::Operator::push`]      |
-//! | `void advanceWatermark(long handle, long watermark)`   | [`operator::Operator::advance_watermark`] |
-//! | `Object[] flush(long handle)`                          | [`operator::Operator::flush`]       |
-//! | `byte[] snapshot(long handle)`                         | [`operator::Operator::snapshot`]    |
-//! | `long restore(byte[] snapshot)`                        | [`operator::Operator::restore`]     |
-//! | `void close(long handle)`                              | [`handles::remove`]                 |
+//! | Java (static, native)                                              | Native                                         |
+//! |--------------------------------------------------------------------|------------------------------------------------|
+//! | `long create(String plan, String runtime)`                         | [`operator::HostedOperator::create`]           |
+//! | `Object[] push(long handle, int input, byte[] data, int[] offsets)` | [`operator::HostedOperator::push`]            |
+//! | `Object[] advanceWatermark(long handle, long watermark)`           | [`operator::HostedOperator::advance_watermark`] |
+//! | `Object[] flush(long handle)`                                      | [`operator::HostedOperator::flush`]            |
+//! | `Object[] prepareSnapshot(long handle)`                            | [`operator::HostedOperator::prepare_snapshot`] |
+//! | `void snapshot(long handle, String directory)`                     | [`operator::HostedOperator::snapshot`]         |
+//! | `long restore(String plan, String runtime, String[] checkpointDirectories)` | [`operator::HostedOperator::restore`] |
+//! | `void close(long handle)`                                          | [`handles::remove`]                            |
+//! | `int liveOperators()`                                              | [`handles::live`]                              |
+//! | `void panicForTesting(String message)` (package-private)           | a panic, caught by [`ffi::entry`]              |
 //!
 //! Rows cross the boundary as Flink `BinaryRowData` rows back to back in one `byte[]`, plus
 //! `rows + 1` `int` offsets (`data[offsets[i]..offsets[i + 1]]` is row `i`; its header byte is
-//! its row kind). `push` and `flush` return `Object[] { byte[] data, int[] offsets }` in the
-//! same shape, which Java wraps as `BinaryRowData` without further copying.
+//! its row kind). `push`, `advanceWatermark`, `flush` and `prepareSnapshot` return what the
+//! operator emitted as `Object[] { byte[] data, int[] offsets }` in the same shape, which Java
+//! wraps as `BinaryRowData` without further copying.
+//!
+//! Errors are thrown by kind ([`error::NativeError::java_class`]): subclasses of
+//! `org.streamfusion.jni.NativeException` for the engine's plan, data, state and resource
+//! errors; `IllegalArgumentException` for an unknown handle or a null argument;
+//! `IllegalStateException` for an operator poisoned by a panic; `RuntimeException` for a
+//! panic or a JNI failure.
 
 pub mod error;
 pub mod exports;

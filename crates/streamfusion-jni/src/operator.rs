@@ -1,104 +1,74 @@
-//! The operator run behind a handle: a Calc program (projections and an optional filter).
+//! The operator run behind a handle: any native operator, built from its plan and driven
+//! through the engine's [`Operator`] interface.
 //!
 //! # Plan
 //!
-//! A JSON document:
+//! An [`OperatorPlan`] as JSON, its kind in `"operator"` and its own fields beside it:
 //!
 //! ```json
-//! {"input": ["BIGINT", "VARCHAR(2147483647)", "INT"],
-//!  "calc": {"projection": [{"call": {"op": 100, "args": [{"input": 2},
-//!                                     {"literal": {"type": "INT", "value": "1"}}]}},
-//!                          {"input": 0}],
+//! {"operator": "calc", "input": ["BIGINT", "VARCHAR(2147483647)", "INT"],
+//!  "calc": {"projection": [{"input": 2}, {"input": 0}],
 //!           "filter": {"call": {"op": 207, "args": [{"input": 1}]}}}}
+//! {"operator": "group_aggregate", "input_names": ["k", "v"], "input_types": ["BIGINT", "INT"],
+//!  "grouping": [0], "calls": [{"function": "SUM", "arg": 1, "name": "s"}],
+//!  "input_retracts": false, "generate_update_before": true, "mini_batch_rows": null,
+//!  "state_ttl_ms": null, "max_parallelism": 128}
 //! ```
 //!
-//! - `input`: the Flink types of the input row's fields, in Flink's SQL spelling
-//!   ([`LogicalType`]'s `FromStr`);
-//! - `calc`: the [`CalcProgram`] in its JSON encoding (`streamfusion::calc::program`): here
-//!   `SELECT f2 + 1, f0 WHERE f1 IS NOT NULL`.
+//! `local_group_aggregate` and `global_group_aggregate` take the GROUP BY's fields too
+//! (`streamfusion::ops::plan` documents every kind).
 //!
-//! Each output row keeps its input row's kind. The operator is stateless: `flush` returns no
-//! rows. The watermark only moves forward (a lower one is ignored, as Flink's are monotonic).
+//! # Runtime settings
 //!
-//! # Snapshot (version 1)
+//! Where the operator keeps its state is not part of the plan but of the task running it: a
+//! second JSON document ([`Runtime`]),
 //!
-//! All integers little-endian:
-//!
-//! ```text
-//! +--------+-----------+-------------+-----------------+-----------+------------------+
-//! | "SFOP" | version=1 | watermark   | rows processed  | plan len  | plan (JSON)      |
-//! | 4 B    | u32       | i64         | u64             | u32       | plan len bytes   |
-//! +--------+-----------+-------------+-----------------+-----------+------------------+
+//! ```json
+//! {"backend": "rocksdb", "working_dir": "/tmp/flink-task-3/op-7", "key_groups": [0, 63]}
 //! ```
 //!
-//! Restoring checks the magic, the version, the exact length and the plan.
+//! - `backend`: `"memory"` (the default) or `"rocksdb"`;
+//! - `working_dir`: the directory the operator's store and restore scratch space live in (a
+//!   RocksDB store in `<working_dir>/db`, which must not exist yet); the caller owns it.
+//!   Without one, a RocksDB operator makes a fresh temporary directory that it owns and
+//!   removes when it is closed;
+//! - `key_groups`: `[first, last]`, the key groups the subtask owns (Flink's
+//!   `KeyGroupRange`); every key group of the plan's max parallelism by default. Operators
+//!   without keyed state ignore it.
+//!
+//! A null, empty or `null` document means the defaults: memory, every key group.
+//!
+//! # Rows
+//!
+//! Rows pushed on input `port` are decoded with the operator's `input_types(port)`; what it
+//! emits during one call (any number of batches, in emission order) comes back as one
+//! [`Rows`], encoded with its `output_types()`. Each call crosses the boundary once, whatever
+//! the number of rows.
+//!
+//! # Checkpoints
+//!
+//! Flink's `prepareSnapshotPreBarrier` is [`HostedOperator::prepare_snapshot`]: a
+//! mini-batch bundle is applied and its output returned, so no input is left buffered.
+//! [`HostedOperator::snapshot`] then publishes the operator's checkpoint at a directory that
+//! must not exist yet (`streamfusion::state::checkpoint`: a manifest, the operator metadata
+//! naming its plan, and the store's files). [`HostedOperator::restore`] opens such
+//! directories (one per old subtask whose key groups overlap) and refuses a checkpoint
+//! written for another operator kind, state version or plan semantics with a state error
+//! naming what differs.
 
-use streamfusion::calc::{CalcProgram, CompiledCalc, compile};
-use streamfusion::types::LogicalType;
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+
+use streamfusion::ops::{Operator, OperatorPlan, Output, Port, StateConfig};
+use streamfusion::state::BackendKind;
+use streamfusion::state::checkpoint::Checkpoint;
+use streamfusion_bridge::BridgeError;
 use streamfusion_bridge::transpose::{changelog_to_rows, rows_to_changelog};
 
 use crate::error::{NativeError, Result};
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PlanSpec {
-    input: Vec<String>,
-    calc: CalcProgram,
-}
-
-/// A validated plan (see the module documentation for its JSON): the program compiled once
-/// against the input types.
-#[derive(Debug, Clone)]
-pub struct Plan {
-    spec: PlanSpec,
-    input: Vec<LogicalType>,
-    compiled: CompiledCalc,
-}
-
-impl PartialEq for Plan {
-    fn eq(&self, other: &Self) -> bool {
-        self.spec == other.spec
-    }
-}
-
-impl Plan {
-    /// Parses a plan and compiles its program: every type parses, every expression is valid.
-    pub fn parse(json: &str) -> Result<Self> {
-        let spec: PlanSpec =
-            serde_json::from_str(json).map_err(|e| NativeError::InvalidPlan(e.to_string()))?;
-        let input = spec
-            .input
-            .iter()
-            .map(|t| t.parse::<LogicalType>())
-            .collect::<streamfusion::Result<Vec<_>>>()
-            .map_err(|e| NativeError::InvalidPlan(e.to_string()))?;
-        let compiled =
-            compile(&spec.calc, &input).map_err(|e| NativeError::InvalidPlan(e.to_string()))?;
-        Ok(Self {
-            spec,
-            input,
-            compiled,
-        })
-    }
-
-    /// The input field types.
-    pub fn input(&self) -> &[LogicalType] {
-        &self.input
-    }
-
-    /// The output field types.
-    pub fn output(&self) -> &[LogicalType] {
-        self.compiled.output_types()
-    }
-
-    /// The plan as JSON (what [`Plan::parse`] reads back to an equal plan).
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(&self.spec).expect("a plan always serialises")
-    }
-}
-
 /// Rows as they cross the boundary: `BinaryRowData` bytes and `rows + 1` offsets.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rows {
     /// The rows back to back.
     pub data: Vec<u8>,
@@ -114,223 +84,638 @@ impl Rows {
             offsets: vec![0],
         }
     }
-}
 
-/// The projection/filter operator behind a handle.
-#[derive(Debug, Clone)]
-pub struct Operator {
-    plan: Plan,
-    watermark: i64,
-    rows_processed: u64,
-}
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
 
-const MAGIC: &[u8; 4] = b"SFOP";
-/// The snapshot version [`Operator::snapshot`] writes and [`Operator::restore`] reads.
-pub const SNAPSHOT_VERSION: u32 = 1;
-const HEADER_LEN: usize = 4 + 4 + 8 + 8 + 4;
+    /// Whether there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 
-impl Operator {
-    /// A fresh operator: no watermark yet (`i64::MIN`), no rows processed.
-    pub fn new(plan: Plan) -> Self {
-        Self {
-            plan,
-            watermark: i64::MIN,
-            rows_processed: 0,
+    /// Appends `data` and its `offsets` (which start at 0) after the rows already held.
+    fn append(&mut self, data: &[u8], offsets: &[i32]) -> Result<()> {
+        let base = self.data.len();
+        if i32::try_from(base + data.len()).is_err() {
+            return Err(NativeError::Internal(BridgeError::InvalidValue(format!(
+                "{} output rows take {} bytes, more than int offsets address",
+                self.len() + offsets.len() - 1,
+                base + data.len()
+            ))));
         }
+        let base = base as i32;
+        self.data.extend_from_slice(data);
+        self.offsets.extend(offsets[1..].iter().map(|o| o + base));
+        Ok(())
+    }
+}
+
+/// The runtime settings documented at the top of this module.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Runtime {
+    /// The state backend of keyed operators.
+    #[serde(default = "memory")]
+    pub backend: BackendKind,
+    /// The directory the store lives in; `None` for a temporary one (RocksDB) or none at all
+    /// (memory).
+    #[serde(default)]
+    pub working_dir: Option<PathBuf>,
+    /// The key groups the subtask owns, `[first, last]`; `None` for every key group.
+    #[serde(default)]
+    pub key_groups: Option<[u16; 2]>,
+}
+
+fn memory() -> BackendKind {
+    BackendKind::Memory
+}
+
+impl Default for Runtime {
+    fn default() -> Self {
+        Self {
+            backend: BackendKind::Memory,
+            working_dir: None,
+            key_groups: None,
+        }
+    }
+}
+
+impl Runtime {
+    /// Parses runtime settings; `None`, a blank string or JSON `null` are the defaults.
+    pub fn parse(json: Option<&str>) -> Result<Self> {
+        let Some(json) = json.filter(|j| !j.trim().is_empty()) else {
+            return Ok(Self::default());
+        };
+        let runtime: Option<Self> =
+            serde_json::from_str(json).map_err(|e| NativeError::InvalidRuntime(e.to_string()))?;
+        let runtime = runtime.unwrap_or_default();
+        if let Some([first, last]) = runtime.key_groups
+            && first > last
+        {
+            return Err(NativeError::InvalidRuntime(format!(
+                "key_groups [{first}, {last}] is not a range: the first is after the last"
+            )));
+        }
+        if runtime
+            .working_dir
+            .as_ref()
+            .is_some_and(|d| d.as_os_str().is_empty())
+        {
+            return Err(NativeError::InvalidRuntime(
+                "working_dir is empty; leave it out for a temporary directory".into(),
+            ));
+        }
+        Ok(runtime)
+    }
+
+    /// The key groups as a range; `None` for every key group.
+    pub fn key_group_range(&self) -> Option<RangeInclusive<u16>> {
+        self.key_groups.map(|[first, last]| first..=last)
+    }
+
+    /// The state configuration, and the working directory it uses if any.
+    fn state_config(&self) -> Result<(StateConfig, Option<WorkingDir>)> {
+        let working_dir = match (&self.working_dir, self.backend) {
+            (Some(dir), BackendKind::Rocksdb) => {
+                // RocksDB creates only the last level of `<working_dir>/db`.
+                std::fs::create_dir_all(dir).map_err(|source| streamfusion::Error::Io {
+                    operation: "create the working directory",
+                    path: dir.clone(),
+                    source,
+                })?;
+                Some(WorkingDir::Given(dir.clone()))
+            }
+            (Some(dir), BackendKind::Memory) => Some(WorkingDir::Given(dir.clone())),
+            (None, BackendKind::Rocksdb) => {
+                let temp = tempfile::Builder::new()
+                    .prefix("streamfusion-operator-")
+                    .tempdir()
+                    .map_err(|source| streamfusion::Error::Io {
+                        operation: "create a working directory in",
+                        path: std::env::temp_dir(),
+                        source,
+                    })?;
+                Some(WorkingDir::Owned(temp))
+            }
+            (None, BackendKind::Memory) => None,
+        };
+        let config = match &working_dir {
+            Some(dir) if self.backend == BackendKind::Rocksdb => StateConfig::rocksdb(dir.path()),
+            Some(dir) => StateConfig {
+                working_dir: dir.path().to_path_buf(),
+                ..StateConfig::memory()
+            },
+            None => StateConfig::memory(),
+        };
+        Ok((config, working_dir))
+    }
+}
+
+/// The directory an operator's store lives in.
+#[derive(Debug)]
+enum WorkingDir {
+    /// Named by the runtime settings: the caller's, left in place on close.
+    Given(PathBuf),
+    /// Made for the operator: removed when it is dropped.
+    Owned(tempfile::TempDir),
+}
+
+impl WorkingDir {
+    fn path(&self) -> &Path {
+        match self {
+            WorkingDir::Given(path) => path,
+            WorkingDir::Owned(temp) => temp.path(),
+        }
+    }
+}
+
+/// A native operator behind a handle: the engine's operator, the plan it was built from and
+/// the working directory its store lives in.
+#[derive(Debug)]
+pub struct HostedOperator {
+    /// Declared first, so dropped first: its store closes before the directory is removed.
+    operator: Box<dyn Operator>,
+    plan: OperatorPlan,
+    working_dir: Option<WorkingDir>,
+}
+
+impl HostedOperator {
+    /// A fresh operator for the JSON `plan` under the JSON `runtime` settings.
+    pub fn create(plan: &str, runtime: Option<&str>) -> Result<Self> {
+        let plan = OperatorPlan::from_json(plan)?;
+        let runtime = Runtime::parse(runtime)?;
+        let (config, working_dir) = runtime.state_config()?;
+        let operator = plan.build(&config, runtime.key_group_range())?;
+        Ok(Self {
+            operator,
+            plan,
+            working_dir,
+        })
+    }
+
+    /// An operator for the JSON `plan` under the JSON `runtime` settings, restored from the
+    /// published checkpoint directories `checkpoints` (each verified, and checked to be
+    /// written for a plan of the same kind, state version and semantics).
+    pub fn restore<P: AsRef<Path>>(
+        plan: &str,
+        runtime: Option<&str>,
+        checkpoints: &[P],
+    ) -> Result<Self> {
+        let plan = OperatorPlan::from_json(plan)?;
+        let runtime = Runtime::parse(runtime)?;
+        let checkpoints = checkpoints
+            .iter()
+            .map(|dir| Checkpoint::open(dir.as_ref()))
+            .collect::<streamfusion::Result<Vec<_>>>()?;
+        let (config, working_dir) = runtime.state_config()?;
+        let operator = plan.restore(&config, runtime.key_group_range(), &checkpoints)?;
+        Ok(Self {
+            operator,
+            plan,
+            working_dir,
+        })
     }
 
     /// The plan.
-    pub fn plan(&self) -> &Plan {
+    pub fn plan(&self) -> &OperatorPlan {
         &self.plan
     }
 
-    /// The current watermark (`i64::MIN` before the first).
-    pub fn watermark(&self) -> i64 {
-        self.watermark
+    /// The engine's operator.
+    pub fn operator(&self) -> &dyn Operator {
+        self.operator.as_ref()
     }
 
-    /// Input rows pushed so far (carried across snapshot and restore).
-    pub fn rows_processed(&self) -> u64 {
-        self.rows_processed
+    /// The directory the store lives in, if the operator has one.
+    pub fn working_dir(&self) -> Option<&Path> {
+        self.working_dir.as_ref().map(WorkingDir::path)
     }
 
-    /// Decodes the input rows, filters, projects (keeping row kinds) and encodes the output.
-    pub fn push(&mut self, data: &[u8], offsets: &[i32]) -> Result<Rows> {
-        let input = rows_to_changelog(data, offsets, self.plan.input())
+    /// The current watermark; `None` before the first.
+    pub fn watermark(&self) -> Option<i64> {
+        self.operator.watermark()
+    }
+
+    /// Processes rows arriving on input `port`; returns what the operator emitted.
+    pub fn push(&mut self, port: Port, data: &[u8], offsets: &[i32]) -> Result<Rows> {
+        let inputs = self.operator.inputs();
+        if port >= inputs {
+            return Err(NativeError::InvalidArgument(format!(
+                "input {port} does not exist: a {} operator has {inputs} input(s)",
+                self.plan.kind()
+            )));
+        }
+        let input = rows_to_changelog(data, offsets, self.operator.input_types(port))
             .map_err(NativeError::InvalidInput)?;
-        let rows = input.num_rows() as u64;
-        let output = self
-            .plan
-            .compiled
-            .evaluate(&input)
-            .map_err(|e| NativeError::Evaluation(e.to_string()))?;
-        let (data, offsets) =
-            changelog_to_rows(&output, self.plan.output()).map_err(NativeError::Internal)?;
-        self.rows_processed += rows;
-        Ok(Rows { data, offsets })
+        let mut out = Output::new();
+        if input.num_rows() > 0 {
+            self.operator.process(port, &input, &mut out)?;
+        }
+        self.encode(out)
     }
 
-    /// Moves the watermark forward; a watermark below the current one is ignored.
-    pub fn advance_watermark(&mut self, watermark: i64) {
-        self.watermark = self.watermark.max(watermark);
+    /// Moves event time forward (a watermark at or below the current one is ignored); a
+    /// mini-batch operator applies its bundle first, so this can emit.
+    pub fn advance_watermark(&mut self, watermark: i64) -> Result<Rows> {
+        let mut out = Output::new();
+        self.operator.advance_watermark(watermark, &mut out)?;
+        self.encode(out)
     }
 
-    /// Emits what is pending: nothing, for this stateless operator.
-    pub fn flush(&mut self) -> Rows {
-        Rows::empty()
+    /// Applies and emits whatever is buffered; at end of input too.
+    pub fn flush(&mut self) -> Result<Rows> {
+        let mut out = Output::new();
+        self.operator.flush(&mut out)?;
+        self.encode(out)
     }
 
-    /// The versioned snapshot documented at the top of this module.
-    pub fn snapshot(&self) -> Vec<u8> {
-        let plan = self.plan.to_json();
-        let mut out = Vec::with_capacity(HEADER_LEN + plan.len());
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
-        out.extend_from_slice(&self.watermark.to_le_bytes());
-        out.extend_from_slice(&self.rows_processed.to_le_bytes());
-        out.extend_from_slice(&(plan.len() as u32).to_le_bytes());
-        out.extend_from_slice(plan.as_bytes());
-        out
+    /// Flink's `prepareSnapshotPreBarrier`: applies and emits the buffered bundle, so that the
+    /// checkpoint [`HostedOperator::snapshot`] takes next holds every input pushed.
+    pub fn prepare_snapshot(&mut self) -> Result<Rows> {
+        let mut out = Output::new();
+        self.operator.prepare_checkpoint(&mut out)?;
+        self.encode(out)
     }
 
-    /// The operator a [`Operator::snapshot`] describes.
-    pub fn restore(snapshot: &[u8]) -> Result<Self> {
-        let bad = |why: String| NativeError::InvalidSnapshot(why);
-        if snapshot.len() < HEADER_LEN {
-            return Err(bad(format!(
-                "{} bytes is shorter than the {HEADER_LEN}-byte header",
-                snapshot.len()
-            )));
+    /// Publishes the operator's checkpoint at `dir`, which must not exist yet. Fails while
+    /// input is buffered: call [`HostedOperator::prepare_snapshot`] first.
+    pub fn snapshot(&mut self, dir: &Path) -> Result<()> {
+        self.operator.checkpoint(dir)?;
+        Ok(())
+    }
+
+    /// Every batch in `out`, encoded as one run of rows in emission order.
+    fn encode(&self, mut out: Output) -> Result<Rows> {
+        let types = self.operator.output_types();
+        let mut rows = Rows::empty();
+        for batch in out.take() {
+            let (data, offsets) =
+                changelog_to_rows(&batch, types).map_err(NativeError::Internal)?;
+            if rows.is_empty() {
+                rows = Rows { data, offsets };
+            } else {
+                rows.append(&data, &offsets)?;
+            }
         }
-        let (header, plan) = snapshot.split_at(HEADER_LEN);
-        if &header[0..4] != MAGIC {
-            return Err(bad(
-                "not a StreamFusion operator snapshot (bad magic)".into()
-            ));
-        }
-        let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().expect("4 bytes"));
-        let long = |at: usize| header[at..at + 8].try_into().expect("8 bytes");
-        let version = word(4);
-        if version != SNAPSHOT_VERSION {
-            return Err(bad(format!(
-                "version {version} is not the supported version {SNAPSHOT_VERSION}"
-            )));
-        }
-        let watermark = i64::from_le_bytes(long(8));
-        let rows_processed = u64::from_le_bytes(long(16));
-        let plan_len = word(24) as usize;
-        if plan.len() != plan_len {
-            return Err(bad(format!(
-                "the header announces a {plan_len}-byte plan but {} bytes follow",
-                plan.len()
-            )));
-        }
-        let plan = std::str::from_utf8(plan).map_err(|e| bad(format!("plan: {e}")))?;
-        let plan = Plan::parse(plan).map_err(|e| bad(e.to_string()))?;
-        Ok(Self {
-            plan,
-            watermark,
-            rows_processed,
-        })
+        Ok(rows)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use arrow::array::{Array, AsArray, Int32Array, Int64Array, RecordBatch};
+    use arrow::datatypes::{Int32Type, Int64Type};
+    use streamfusion::ErrorKind;
+    use streamfusion::changelog::ChangelogBatch;
+    use streamfusion::types::LogicalType;
+
     use super::*;
 
-    const PLAN: &str = r#"{"input": ["BIGINT", "VARCHAR(2147483647)", "INT"],
-        "calc": {"projection": [{"input": 2}, {"input": 0}],
-                 "filter": {"call": {"op": 207, "args": [{"input": 1}]}}}}"#;
+    const CALC: &str = r#"{"operator": "calc", "input": ["INT", "INT"],
+        "calc": {"projection": [{"call": {"op": 103, "args": [{"input": 0}, {"input": 1}]}},
+                                {"input": 1}]}}"#;
 
-    #[test]
-    fn plans_with_bad_types_or_expressions_are_rejected_with_the_reason() {
-        let err = |json: &str| Plan::parse(json).unwrap_err().to_string();
-        assert!(
-            err(r#"{"input": ["NOPE"], "calc": {"projection": [{"input": 0}]}}"#).contains("NOPE")
+    /// `SELECT k, SUM(v), COUNT(*) GROUP BY k` over insert-only `(k BIGINT, v INT)` rows.
+    fn group_plan(function: &str, mini_batch_rows: Option<usize>) -> String {
+        let mini_batch = mini_batch_rows.map_or("null".to_string(), |n| n.to_string());
+        format!(
+            r#"{{"operator": "group_aggregate", "input_names": ["k", "v"],
+                "input_types": ["BIGINT", "INT"], "grouping": [0],
+                "calls": [{{"function": "{function}", "arg": 1, "name": "s"}},
+                          {{"function": "COUNT_STAR", "name": "c"}}],
+                "input_retracts": false, "generate_update_before": true,
+                "mini_batch_rows": {mini_batch}, "state_ttl_ms": null,
+                "max_parallelism": 128}}"#
+        )
+    }
+
+    fn err_of<T: std::fmt::Debug>(result: Result<T>) -> NativeError {
+        result.unwrap_err()
+    }
+
+    fn engine_kind(error: &NativeError) -> Option<ErrorKind> {
+        match error {
+            NativeError::Engine(e) => Some(e.kind()),
+            _ => None,
+        }
+    }
+
+    /// Insert-only rows of two INT columns, as Flink would hand them over.
+    fn int_rows(pairs: &[(i32, i32)]) -> (Vec<u8>, Vec<i32>) {
+        let batch = RecordBatch::try_from_iter([
+            (
+                "a",
+                Arc::new(Int32Array::from_iter_values(pairs.iter().map(|p| p.0))) as _,
+            ),
+            (
+                "b",
+                Arc::new(Int32Array::from_iter_values(pairs.iter().map(|p| p.1))) as _,
+            ),
+        ])
+        .unwrap();
+        changelog_to_rows(
+            &ChangelogBatch::insert_only(batch),
+            &[LogicalType::Int, LogicalType::Int],
+        )
+        .unwrap()
+    }
+
+    /// Insert-only `(k BIGINT, v INT)` rows.
+    fn key_value_rows(rows: &[(i64, i32)]) -> (Vec<u8>, Vec<i32>) {
+        let batch = RecordBatch::try_from_iter([
+            (
+                "k",
+                Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.0))) as _,
+            ),
+            (
+                "v",
+                Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.1))) as _,
+            ),
+        ])
+        .unwrap();
+        changelog_to_rows(
+            &ChangelogBatch::insert_only(batch),
+            &[LogicalType::BigInt, LogicalType::Int],
+        )
+        .unwrap()
+    }
+
+    /// Output rows of `(k BIGINT, s INT, c BIGINT)` as `kind|k|s|c`.
+    fn group_output(op: &HostedOperator, rows: &Rows) -> Vec<String> {
+        let decoded =
+            rows_to_changelog(&rows.data, &rows.offsets, op.operator().output_types()).unwrap();
+        let batch = decoded.batch();
+        let (k, s, c) = (
+            batch.column(0).as_primitive::<Int64Type>(),
+            batch.column(1).as_primitive::<Int32Type>(),
+            batch.column(2).as_primitive::<Int64Type>(),
         );
-        assert!(
-            err(r#"{"input": ["INT"], "calc": {"projection": [{"input": 1}]}}"#)
-                .contains("projection[0]: input field 1 does not exist (the input has 1 fields)")
-        );
-        assert!(
-            err(r#"{"input": ["INT"], "calc": {"projection": [{"input": 0}], "filter": {"input": 0}}}"#)
-                .contains("filter: expected BOOLEAN, found INT")
-        );
-        assert!(
-            err(r#"{"input": ["INT"], "calc": {"projection": []}, "extra": 1}"#).contains("extra")
-        );
-        assert!(err("not json").starts_with("invalid plan:"));
+        (0..decoded.num_rows())
+            .map(|i| {
+                let kind = ["+I", "-U", "+U", "-D"][decoded.kind(i).to_byte() as usize];
+                format!("{kind}|{}|{}|{}", k.value(i), s.value(i), c.value(i))
+            })
+            .collect()
+    }
+
+    /// What immediate-mode `SELECT k, SUM(v), COUNT(*)` with update-before emits for `rows`
+    /// after `seen` (rows pushed earlier): `+I` for a new group, else `-U` old and `+U` new.
+    fn model(seen: &[(i64, i32)], rows: &[(i64, i32)]) -> Vec<String> {
+        let mut groups = BTreeMap::<i64, (i32, i64)>::new();
+        for &(k, v) in seen {
+            let g = groups.entry(k).or_default();
+            *g = (g.0 + v, g.1 + 1);
+        }
+        let mut out = Vec::new();
+        for &(k, v) in rows {
+            match groups.get(&k).copied() {
+                None => out.push(format!("+I|{k}|{v}|1")),
+                Some((s, c)) => {
+                    out.push(format!("-U|{k}|{s}|{c}"));
+                    out.push(format!("+U|{k}|{}|{}", s + v, c + 1));
+                }
+            }
+            let g = groups.entry(k).or_default();
+            *g = (g.0 + v, g.1 + 1);
+        }
+        out
+    }
+
+    fn input(range: std::ops::Range<i64>) -> Vec<(i64, i32)> {
+        range.map(|i| (i % 7, (i * 13 % 50) as i32 - 20)).collect()
     }
 
     #[test]
-    fn pushed_rows_are_computed_and_an_expression_failure_is_an_evaluation_error() {
-        // SELECT f0 / f1 with Flink-written rows round-tripped by the native transposes.
-        let plan = Plan::parse(
-            r#"{"input": ["INT", "INT"],
-                "calc": {"projection": [{"call": {"op": 103, "args": [{"input": 0}, {"input": 1}]}}]}}"#,
-        )
-        .unwrap();
-        let mut op = Operator::new(plan.clone());
-        let rows = |pairs: &[(i32, i32)]| {
-            let batch = arrow::array::RecordBatch::try_from_iter([
-                (
-                    "a",
-                    std::sync::Arc::new(arrow::array::Int32Array::from_iter_values(
-                        pairs.iter().map(|p| p.0),
-                    )) as _,
-                ),
-                (
-                    "b",
-                    std::sync::Arc::new(arrow::array::Int32Array::from_iter_values(
-                        pairs.iter().map(|p| p.1),
-                    )) as _,
-                ),
-            ])
-            .unwrap();
-            changelog_to_rows(
-                &streamfusion::changelog::ChangelogBatch::insert_only(batch),
-                plan.input(),
-            )
-            .unwrap()
-        };
-        let (data, offsets) = rows(&[(7, 2), (-9, 4)]);
-        let out = op.push(&data, &offsets).unwrap();
-        let decoded = rows_to_changelog(&out.data, &out.offsets, op.plan().output()).unwrap();
+    fn plan_and_runtime_errors_name_the_problem_and_are_plan_errors() {
+        let create =
+            |plan: &str, runtime: Option<&str>| err_of(HostedOperator::create(plan, runtime));
+        let unknown = create(r#"{"operator": "nope"}"#, None);
+        assert_eq!(engine_kind(&unknown), Some(ErrorKind::Plan));
+        assert!(
+            unknown.to_string().contains("unknown variant `nope`"),
+            "{unknown}"
+        );
+        let untagged = create(r#"{"input": ["INT"]}"#, None).to_string();
+        assert!(untagged.contains("operator"), "{untagged}");
+        let bad_type = create(
+            &group_plan("SUM", None).replace("BIGINT", "BIGGERINT"),
+            None,
+        );
+        assert_eq!(engine_kind(&bad_type), Some(ErrorKind::Plan));
+        assert!(bad_type.to_string().contains("BIGGERINT"), "{bad_type}");
+        let bad_field = create(
+            r#"{"operator": "calc", "input": ["INT"], "calc": {"projection": [{"input": 1}]}}"#,
+            None,
+        );
+        assert_eq!(engine_kind(&bad_field), Some(ErrorKind::Plan));
+        assert!(
+            bad_field
+                .to_string()
+                .contains("projection[0]: input field 1 does not exist"),
+            "{bad_field}"
+        );
+
+        let runtime = |json: &str| create(CALC, Some(json));
+        for (json, says) in [
+            (r#"{"backend": "tape"}"#, "unknown variant `tape`"),
+            (
+                r#"{"key_groups": [9, 3]}"#,
+                "key_groups [9, 3] is not a range",
+            ),
+            (r#"{"key_groups": [1]}"#, "expected an array of length 2"),
+            (
+                r#"{"backend": "memory", "spill": true}"#,
+                "unknown field `spill`",
+            ),
+            (r#"{"working_dir": ""}"#, "working_dir is empty"),
+        ] {
+            let err = runtime(json);
+            assert!(
+                matches!(err, NativeError::InvalidRuntime(_)),
+                "{json}: {err:?}"
+            );
+            assert!(err.to_string().contains(says), "{json}: {err}");
+        }
+        for defaults in [None, Some(""), Some("  "), Some("null"), Some("{}")] {
+            assert_eq!(Runtime::parse(defaults).unwrap(), Runtime::default());
+        }
+    }
+
+    #[test]
+    fn calc_rows_round_trip_and_a_failing_expression_is_a_data_error() {
+        let mut op = HostedOperator::create(CALC, None).unwrap();
+        assert!(op.working_dir().is_none(), "memory needs no directory");
+        let (data, offsets) = int_rows(&[(7, 2), (-9, 4)]);
+        let out = op.push(0, &data, &offsets).unwrap();
+        assert_eq!(out.len(), 2);
+        let decoded =
+            rows_to_changelog(&out.data, &out.offsets, op.operator().output_types()).unwrap();
         assert_eq!(
             decoded.batch().column(0).as_ref(),
-            &arrow::array::Int32Array::from(vec![3, -2]) as &dyn arrow::array::Array
+            &Int32Array::from(vec![3, -2]) as &dyn Array
         );
-        let (data, offsets) = rows(&[(1, 0)]);
-        let err = op.push(&data, &offsets).unwrap_err();
-        assert!(matches!(err, NativeError::Evaluation(_)), "{err}");
+        assert_eq!(
+            decoded.batch().column(1).as_ref(),
+            &Int32Array::from(vec![2, 4]) as &dyn Array
+        );
+        assert!(op.push(0, &[], &[0]).unwrap().is_empty());
+        assert!(op.flush().unwrap().is_empty(), "Calc buffers nothing");
+
+        let (data, offsets) = int_rows(&[(1, 0)]);
+        let err = op.push(0, &data, &offsets).unwrap_err();
+        assert_eq!(engine_kind(&err), Some(ErrorKind::Data), "{err:?}");
         assert!(err.to_string().contains("/ by zero"), "{err}");
+
+        let err = op.push(0, &data, &[0, data.len() as i32 + 8]).unwrap_err();
+        assert!(matches!(err, NativeError::InvalidInput(_)), "{err:?}");
+        let err = op.push(1, &data, &offsets).unwrap_err();
+        assert!(matches!(err, NativeError::InvalidArgument(_)), "{err:?}");
+        assert!(
+            err.to_string().contains("calc operator has 1 input"),
+            "{err}"
+        );
     }
 
     #[test]
-    fn snapshot_restores_plan_watermark_and_counter() {
-        let mut op = Operator::new(Plan::parse(PLAN).unwrap());
-        op.advance_watermark(42);
-        op.advance_watermark(7);
-        op.push(&[], &[0]).unwrap();
-        op.rows_processed = 9;
-        let restored = Operator::restore(&op.snapshot()).unwrap();
-        assert_eq!(restored.plan(), op.plan());
-        assert_eq!(restored.watermark(), 42);
-        assert_eq!(restored.rows_processed(), 9);
+    fn batches_emitted_in_one_call_come_back_as_one_run_of_rows_in_order() {
+        let (first, first_offsets) = int_rows(&[(1, 2), (3, 4)]);
+        let (second, second_offsets) = int_rows(&[(5, 6)]);
+        let mut rows = Rows {
+            data: first,
+            offsets: first_offsets,
+        };
+        rows.append(&second, &second_offsets).unwrap();
+        assert_eq!(rows.len(), 3);
+        let decoded = rows_to_changelog(
+            &rows.data,
+            &rows.offsets,
+            &[LogicalType::Int, LogicalType::Int],
+        )
+        .unwrap();
+        assert_eq!(
+            decoded.batch().column(0).as_ref(),
+            &Int32Array::from(vec![1, 3, 5]) as &dyn Array
+        );
     }
 
     #[test]
-    fn truncated_foreign_or_future_snapshots_are_rejected() {
-        let snapshot = Operator::new(Plan::parse(PLAN).unwrap()).snapshot();
-        let err = |bytes: &[u8]| Operator::restore(bytes).unwrap_err().to_string();
-        assert!(err(&snapshot[..10]).contains("shorter than the 28-byte header"));
-        assert!(err(&snapshot[..snapshot.len() - 1]).contains("bytes follow"));
-        let mut foreign = snapshot.clone();
-        foreign[0] = b'X';
-        assert!(err(&foreign).contains("bad magic"));
-        let mut future = snapshot;
-        future[4] = 2;
-        assert!(err(&future).contains("version 2"));
+    fn a_group_by_continues_from_its_checkpoint_on_either_backend() {
+        let plan = group_plan("SUM", None);
+        let all = input(0..300);
+        let (first, second) = all.split_at(120);
+        let dir = tempfile::tempdir().unwrap();
+
+        let mut op = HostedOperator::create(&plan, Some(r#"{"backend": "rocksdb"}"#)).unwrap();
+        let owned = op.working_dir().unwrap().to_path_buf();
+        assert!(
+            owned.join("db").is_dir(),
+            "the store lives in the working directory"
+        );
+        let (data, offsets) = key_value_rows(first);
+        let out = op.push(0, &data, &offsets).unwrap();
+        assert_eq!(group_output(&op, &out), model(&[], first));
+        assert!(op.advance_watermark(1_000).unwrap().is_empty());
+        assert!(op.prepare_snapshot().unwrap().is_empty(), "immediate mode");
+        let checkpoint = dir.path().join("checkpoint-1");
+        op.snapshot(&checkpoint).unwrap();
+        let err = op.snapshot(&checkpoint).unwrap_err();
+        assert_eq!(engine_kind(&err), Some(ErrorKind::State), "{err:?}");
+        drop(op);
+        assert!(
+            !owned.exists(),
+            "an owned working directory is removed on close"
+        );
+
+        let given = dir.path().join("given/working");
+        for runtime in [
+            None,
+            Some(r#"{"backend": "rocksdb"}"#.to_string()),
+            Some(format!(
+                r#"{{"backend": "rocksdb", "working_dir": "{}", "key_groups": [0, 127]}}"#,
+                given.display()
+            )),
+        ] {
+            let mut restored =
+                HostedOperator::restore(&plan, runtime.as_deref(), &[&checkpoint]).unwrap();
+            assert_eq!(restored.watermark(), Some(1_000), "{runtime:?}");
+            let (data, offsets) = key_value_rows(second);
+            let out = restored.push(0, &data, &offsets).unwrap();
+            assert_eq!(
+                group_output(&restored, &out),
+                model(first, second),
+                "{runtime:?}"
+            );
+        }
+        assert!(
+            given.join("db").is_dir(),
+            "a given working directory is kept"
+        );
+    }
+
+    #[test]
+    fn a_mini_batch_group_by_emits_on_a_watermark_and_before_a_snapshot() {
+        let plan = group_plan("SUM", Some(10_000));
+        let mut op = HostedOperator::create(&plan, None).unwrap();
+        let rows = input(0..50);
+        let (data, offsets) = key_value_rows(&rows);
+        assert!(op.push(0, &data, &offsets).unwrap().is_empty(), "buffered");
+        let mut sums = BTreeMap::<i64, (i32, i64)>::new();
+        for &(k, v) in &rows {
+            let g = sums.entry(k).or_default();
+            *g = (g.0 + v, g.1 + 1);
+        }
+        let on_watermark = op.advance_watermark(5).unwrap();
+        let mut emitted = group_output(&op, &on_watermark);
+        emitted.sort();
+        let expected: Vec<String> = sums
+            .iter()
+            .map(|(k, (s, c))| format!("+I|{k}|{s}|{c}"))
+            .collect();
+        assert_eq!(emitted, expected);
+
+        assert!(op.push(0, &data, &offsets).unwrap().is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        let err = op.snapshot(&dir.path().join("early")).unwrap_err();
+        assert_eq!(engine_kind(&err), Some(ErrorKind::State), "{err:?}");
+        let prepared = op.prepare_snapshot().unwrap();
+        assert_eq!(prepared.len(), 2 * sums.len(), "-U and +U per group");
+        op.snapshot(&dir.path().join("prepared")).unwrap();
+    }
+
+    #[test]
+    fn a_checkpoint_restored_under_another_plan_is_a_state_error_naming_the_difference() {
+        let dir = tempfile::tempdir().unwrap();
+        let sum = dir.path().join("sum");
+        let mut op = HostedOperator::create(&group_plan("SUM", None), None).unwrap();
+        let (data, offsets) = key_value_rows(&input(0..20));
+        op.push(0, &data, &offsets).unwrap();
+        op.snapshot(&sum).unwrap();
+
+        let err = HostedOperator::restore(&group_plan("MAX", None), None, &[&sum]).unwrap_err();
+        assert_eq!(engine_kind(&err), Some(ErrorKind::State), "{err:?}");
+        assert!(
+            err.to_string()
+                .contains(r#"calls[0].function: checkpoint "SUM", plan "MAX""#),
+            "{err}"
+        );
+        let err = HostedOperator::restore(CALC, None, &[&sum]).unwrap_err();
+        assert_eq!(engine_kind(&err), Some(ErrorKind::State), "{err:?}");
+        assert!(err.to_string().contains("group_aggregate"), "{err}");
+
+        // A renamed output column is not a different plan.
+        let renamed = group_plan("SUM", None).replace(r#""name": "s""#, r#""name": "total""#);
+        HostedOperator::restore(&renamed, None, &[&sum]).unwrap();
+
+        let err = HostedOperator::restore(CALC, None, &[dir.path().join("missing")]).unwrap_err();
+        assert_eq!(engine_kind(&err), Some(ErrorKind::State), "{err:?}");
+        assert!(
+            err.to_string().contains("MANIFEST.json is missing"),
+            "{err}"
+        );
     }
 }

@@ -2,31 +2,53 @@ package org.streamfusion.jni;
 
 /**
  * A StreamFusion operator running in native code ({@code libstreamfusion_jni}, the
- * {@code crates/streamfusion-jni} crate), named by an opaque handle.
+ * {@code crates/streamfusion-jni} crate), named by an opaque handle: any native operator
+ * (Calc, GROUP BY, the local and global phases of a two-phase GROUP BY) built from its plan.
  *
  * <p>The library is loaded when this class initialises: from the path in the system property
  * {@value #LIBRARY_PATH_PROPERTY} when it is set, else with
  * {@code System.loadLibrary("streamfusion_jni")} (searching {@code java.library.path}).
  *
+ * <p>The plan is JSON naming the operator in {@code "operator"}, its own fields beside it
+ * ({@code streamfusion::ops::plan} documents every kind): {@code {"operator": "calc", "input":
+ * ["BIGINT", "VARCHAR(2147483647)", "INT"], "calc": {"projection": [{"input": 2}, {"input":
+ * 0}], "filter": {"call": {"op": 207, "args": [{"input": 1}]}}}}} ({@code SELECT f2, f0 WHERE
+ * f1 IS NOT NULL}), or {@code {"operator": "group_aggregate", "input_names": ["k", "v"],
+ * "input_types": ["BIGINT", "INT"], "grouping": [0], "calls": [{"function": "SUM", "arg": 1,
+ * "name": "s"}], "input_retracts": false, "generate_update_before": true, "mini_batch_rows":
+ * null, "state_ttl_ms": null, "max_parallelism": 128}}.
+ *
+ * <p>The runtime settings are a second JSON document, {@code null} for the defaults: {@code
+ * {"backend": "memory" | "rocksdb", "working_dir": "/path", "key_groups": [first, last]}}.
+ * {@code backend} defaults to memory; {@code working_dir} is where a RocksDB store lives (in
+ * {@code <working_dir>/db}, which must not exist yet) and stays the caller's, while without
+ * it the operator makes a temporary directory that it removes on {@link #close()};
+ * {@code key_groups} is the subtask's key-group range, every key group by default.
+ *
  * <p>Rows cross the boundary as Flink {@code BinaryRowData} rows back to back in one
  * {@code byte[]} plus {@code rows + 1} {@code int} offsets: row {@code i} is
- * {@code data[offsets[i]..offsets[i + 1])} and its header byte is its row kind. {@link #push}
- * and {@link #flush} return {@code Object[] {byte[] data, int[] offsets}} in that same shape
- * ({@link Rows} wraps it).
+ * {@code data[offsets[i]..offsets[i + 1])} and its header byte is its row kind. {@link #push},
+ * {@link #advanceWatermark}, {@link #flush} and {@link #prepareSnapshot} return what the
+ * operator emitted as {@code Object[] {byte[] data, int[] offsets}} in that same shape
+ * ({@link Rows} wraps it): a mini-batch GROUP BY emits on a watermark, before a snapshot and
+ * on flush, not only on push.
  *
- * <p>Errors arrive as exceptions carrying the native message: {@link IllegalArgumentException}
- * for a bad plan, malformed rows, a bad snapshot or an unknown, closed or forged handle;
- * {@link IllegalStateException} for an operator left unusable by an earlier native panic;
- * {@link RuntimeException} for anything else, including a native panic (which never crashes
- * the JVM).
+ * <p>Checkpoints follow Flink's life cycle: {@link #prepareSnapshot} is
+ * {@code prepareSnapshotPreBarrier} (the buffered bundle is applied and emitted), then
+ * {@link #snapshot} publishes the checkpoint to a directory that must not exist yet.
+ * {@link #restore} builds a new operator from the checkpoint directories of every old subtask
+ * whose key groups overlap, and refuses a checkpoint written for another operator, state
+ * version or plan with a {@link NativeStateException} naming what differs.
  *
- * <p>The plan is the input row's Flink types and a Calc program (projections and an optional
- * filter, the expression IR documented in {@code streamfusion::calc::program}), as JSON:
- * {@code {"input": ["BIGINT", "VARCHAR(2147483647)", "INT"], "calc": {"projection":
- * [{"input": 2}, {"input": 0}], "filter": {"call": {"op": 207, "args": [{"input": 1}]}}}}}
- * ({@code SELECT f2, f0 WHERE f1 IS NOT NULL}). Output rows keep their input row's kind. An
- * expression that fails on pushed rows (such as an integer division by zero) throws a
- * {@link RuntimeException} naming the expression, as the Flink job would fail.
+ * <p>Errors arrive as exceptions carrying the native message, by kind: {@link
+ * NativePlanException} (a plan or runtime settings that cannot run), {@link
+ * NativeDataException} (malformed rows, or a value an expression refuses, as the Flink job
+ * would fail), {@link NativeStateException} (checkpoints and state), {@link
+ * NativeResourceException} (the memory budget), all subclasses of {@link NativeException},
+ * which is thrown as is for an internal engine failure; {@link IllegalArgumentException} for
+ * an unknown, closed or forged handle or a null argument; {@link IllegalStateException} for an
+ * operator left unusable by an earlier native panic; {@link RuntimeException} for a native
+ * panic (which never crashes the JVM) or a JNI failure.
  */
 public final class NativeOperator implements AutoCloseable {
     /** System property naming the library file to {@code System.load}. */
@@ -41,23 +63,32 @@ public final class NativeOperator implements AutoCloseable {
         }
     }
 
-    /** A new operator for {@code plan}; returns its handle. */
-    public static native long create(String plan);
+    /** A new operator for {@code plan} under {@code runtime} settings; returns its handle. */
+    public static native long create(String plan, String runtime);
 
-    /** Pushes rows; returns the output rows as {@code Object[] {byte[] data, int[] offsets}}. */
-    public static native Object[] push(long handle, byte[] data, int[] offsets);
+    /**
+     * Pushes rows arriving on {@code input} (0, or 1 for a join's right side); returns the
+     * output rows as {@code Object[] {byte[] data, int[] offsets}}.
+     */
+    public static native Object[] push(long handle, int input, byte[] data, int[] offsets);
 
-    /** Moves the watermark forward (a lower watermark is ignored). */
-    public static native void advanceWatermark(long handle, long watermark);
+    /** Moves the watermark forward (a lower one is ignored); returns what it emitted. */
+    public static native Object[] advanceWatermark(long handle, long watermark);
 
-    /** Emits pending rows, shaped like {@link #push}'s result (none for a stateless plan). */
+    /** Applies and emits whatever is buffered (at end of input too). */
     public static native Object[] flush(long handle);
 
-    /** The operator's versioned snapshot (plan, watermark, rows processed). */
-    public static native byte[] snapshot(long handle);
+    /** {@code prepareSnapshotPreBarrier}: applies and emits the buffered bundle. */
+    public static native Object[] prepareSnapshot(long handle);
 
-    /** A new operator restored from {@code snapshot}; returns its handle. */
-    public static native long restore(byte[] snapshot);
+    /** Publishes the operator's checkpoint to {@code directory}, which must not exist yet. */
+    public static native void snapshot(long handle, String directory);
+
+    /**
+     * A new operator for {@code plan} under {@code runtime} settings, restored from the
+     * published checkpoint directories; returns its handle.
+     */
+    public static native long restore(String plan, String runtime, String[] checkpointDirectories);
 
     /** Releases the operator; the handle is rejected afterwards. */
     public static native void close(long handle);
@@ -98,14 +129,19 @@ public final class NativeOperator implements AutoCloseable {
         this.handle = handle;
     }
 
-    /** Opens an operator for {@code plan}. */
+    /** Opens an operator for {@code plan} with the default runtime settings. */
     public static NativeOperator open(String plan) {
-        return new NativeOperator(create(plan));
+        return open(plan, null);
     }
 
-    /** Opens an operator restored from {@code snapshot}. */
-    public static NativeOperator restoreFrom(byte[] snapshot) {
-        return new NativeOperator(restore(snapshot));
+    /** Opens an operator for {@code plan} under {@code runtime} settings. */
+    public static NativeOperator open(String plan, String runtime) {
+        return new NativeOperator(create(plan, runtime));
+    }
+
+    /** Opens an operator for {@code plan} restored from published checkpoint directories. */
+    public static NativeOperator restoreFrom(String plan, String runtime, String... checkpointDirectories) {
+        return new NativeOperator(restore(plan, runtime, checkpointDirectories));
     }
 
     /** The native handle. */
@@ -113,24 +149,34 @@ public final class NativeOperator implements AutoCloseable {
         return handle;
     }
 
-    /** Pushes rows and returns the output rows. */
+    /** Pushes rows on input 0 and returns the output rows. */
     public Rows push(byte[] data, int[] offsets) {
-        return Rows.of(push(handle, data, offsets));
+        return push(0, data, offsets);
     }
 
-    /** Moves the watermark forward. */
-    public void advanceWatermark(long watermark) {
-        advanceWatermark(handle, watermark);
+    /** Pushes rows on {@code input} and returns the output rows. */
+    public Rows push(int input, byte[] data, int[] offsets) {
+        return Rows.of(push(handle, input, data, offsets));
     }
 
-    /** Emits pending rows. */
+    /** Moves the watermark forward and returns what it emitted. */
+    public Rows advanceWatermark(long watermark) {
+        return Rows.of(advanceWatermark(handle, watermark));
+    }
+
+    /** Applies and emits whatever is buffered. */
     public Rows flush() {
         return Rows.of(flush(handle));
     }
 
-    /** The operator's snapshot. */
-    public byte[] snapshot() {
-        return snapshot(handle);
+    /** Applies and emits the buffered bundle before a checkpoint barrier. */
+    public Rows prepareSnapshot() {
+        return Rows.of(prepareSnapshot(handle));
+    }
+
+    /** Publishes the operator's checkpoint to {@code directory}. */
+    public void snapshot(String directory) {
+        snapshot(handle, directory);
     }
 
     /** Releases the native operator (idempotent). */

@@ -20,6 +20,10 @@ import org.apache.flink.types.RowKind;
  *       {@code i % 3 == 0} (variable part), else {@code "s" + i} (inline when short);
  *   <li>f2 = NULL if {@code i % 4 == 1}, else {@code i * 31 - 7}.
  * </ul>
+ *
+ * <p>Row {@code i} of {@link #keyValueRows} (a GROUP BY input) has fields (BIGINT k, INT v),
+ * kind {@code +I}, k = {@code i % keys} and v = NULL if {@code i % 10 == 9}, else
+ * {@code i * 13 % 50 - 20}.
  */
 public final class RowsFixture {
     private RowsFixture() {}
@@ -29,7 +33,6 @@ public final class RowsFixture {
         BinaryRowData row = new BinaryRowData(3);
         BinaryRowWriter writer = new BinaryRowWriter(row);
         byte[][] rows = new byte[n][];
-        int[] offsets = new int[n + 1];
         for (int i = 0; i < n; i++) {
             writer.reset();
             if (i % 5 == 3) {
@@ -51,10 +54,39 @@ public final class RowsFixture {
             writer.complete();
             row.setRowKind(RowKind.fromByteValue((byte) (i % 4)));
             rows[i] = BinarySegmentUtils.copyToBytes(row.getSegments(), row.getOffset(), row.getSizeInBytes());
+        }
+        return pack(rows);
+    }
+
+    /** Rows {@code first} to {@code first + n - 1} as {@code Object[] {byte[] data, int[] offsets}}. */
+    public static Object[] keyValueRows(int first, int n, int keys) {
+        BinaryRowData row = new BinaryRowData(2);
+        BinaryRowWriter writer = new BinaryRowWriter(row);
+        byte[][] rows = new byte[n][];
+        for (int j = 0; j < n; j++) {
+            int i = first + j;
+            writer.reset();
+            writer.writeLong(0, i % keys);
+            if (i % 10 == 9) {
+                writer.setNullAt(1);
+            } else {
+                writer.writeInt(1, i * 13 % 50 - 20);
+            }
+            writer.complete();
+            row.setRowKind(RowKind.INSERT);
+            rows[j] = BinarySegmentUtils.copyToBytes(row.getSegments(), row.getOffset(), row.getSizeInBytes());
+        }
+        return pack(rows);
+    }
+
+    /** Rows back to back, with their {@code rows + 1} offsets. */
+    private static Object[] pack(byte[][] rows) {
+        int[] offsets = new int[rows.length + 1];
+        for (int i = 0; i < rows.length; i++) {
             offsets[i + 1] = offsets[i] + rows[i].length;
         }
-        byte[] data = new byte[offsets[n]];
-        for (int i = 0; i < n; i++) {
+        byte[] data = new byte[offsets[rows.length]];
+        for (int i = 0; i < rows.length; i++) {
             System.arraycopy(rows[i], 0, data, offsets[i], rows[i].length);
         }
         return new Object[] {data, offsets};
