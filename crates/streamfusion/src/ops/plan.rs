@@ -26,7 +26,7 @@ use super::restore::StateConfig;
 use super::{Operator, OperatorKind};
 use crate::aggregate::{GlobalGroupAggregate, GroupAggSpec, GroupAggregate, LocalGroupAggregate};
 use crate::calc::CalcProgram;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::state::checkpoint::Checkpoint;
 use crate::types::LogicalType;
 
@@ -82,8 +82,17 @@ impl OperatorPlan {
     }
 
     /// A fresh operator; keyed operators own `key_groups` (every key group when `None`) of
-    /// a store opened by `config`.
+    /// a store opened by `config`. A plan the operator cannot run (an unsupported call, a
+    /// grouping column out of range) is [`ErrorKind::Plan`], so the planner falls back.
     pub fn build(
+        &self,
+        config: &StateConfig,
+        key_groups: Option<RangeInclusive<u16>>,
+    ) -> Result<Box<dyn Operator>> {
+        planning(self.build_operator(config, key_groups))
+    }
+
+    fn build_operator(
         &self,
         config: &StateConfig,
         key_groups: Option<RangeInclusive<u16>>,
@@ -108,8 +117,17 @@ impl OperatorPlan {
 
     /// An operator restored from `checkpoints` (those of every old subtask whose key groups
     /// overlap; see [`super::restore`]), each checked to be written for a plan of the same
-    /// kind, version and semantics.
+    /// kind, version and semantics (else [`ErrorKind::State`]).
     pub fn restore(
+        &self,
+        config: &StateConfig,
+        key_groups: Option<RangeInclusive<u16>>,
+        checkpoints: &[Checkpoint],
+    ) -> Result<Box<dyn Operator>> {
+        planning(self.restore_operator(config, key_groups, checkpoints))
+    }
+
+    fn restore_operator(
         &self,
         config: &StateConfig,
         key_groups: Option<RangeInclusive<u16>>,
@@ -142,6 +160,16 @@ impl OperatorPlan {
             }
         })
     }
+}
+
+/// Building an operator reads no data: what would be a data error while running (an
+/// unsupported call's shape, a column out of range) is the plan's fault here. State,
+/// resource and internal errors keep their kinds.
+fn planning<T>(result: Result<T>) -> Result<T> {
+    result.map_err(|e| match e.kind() {
+        ErrorKind::Data => Error::Plan(e.to_string()),
+        _ => e,
+    })
 }
 
 /// `Option<Duration>` as whole milliseconds (`null` for `None`), as Flink configures TTLs.
@@ -199,5 +227,12 @@ mod tests {
         );
         let no_kind = err(r#"{"input": ["INT"]}"#);
         assert!(no_kind.contains("operator"), "{no_kind}");
+        // A plan that parses but cannot run is a plan error too.
+        let plan =
+            OperatorPlan::from_json(&GROUP.replace("\"grouping\": [0]", "\"grouping\": [7]"))
+                .unwrap();
+        let built = plan.build(&StateConfig::memory(), None).unwrap_err();
+        assert_eq!(built.kind(), ErrorKind::Plan, "{built}");
+        assert!(built.to_string().contains("grouping column 7"), "{built}");
     }
 }
