@@ -100,6 +100,18 @@ impl Backend {
     }
 }
 
+/// A checkpoint that `take` publishes at the path it is given, in a fresh temporary
+/// directory removed with it.
+fn publish(
+    take: impl FnOnce(&std::path::Path) -> Result<Checkpoint>,
+) -> Result<GroupAggCheckpoint> {
+    let dir = temp_dir()?;
+    Ok(GroupAggCheckpoint {
+        checkpoint: take(&dir.path().join("checkpoint"))?,
+        _dir: dir,
+    })
+}
+
 fn temp_dir() -> Result<tempfile::TempDir> {
     tempfile::Builder::new()
         .prefix("sf-group-agg-")
@@ -144,11 +156,7 @@ impl StoreLifecycle for GroupAggLifecycle {
     }
 
     fn checkpoint(&self, store: &mut GroupAggStore) -> Result<GroupAggCheckpoint> {
-        let dir = temp_dir()?;
-        Ok(GroupAggCheckpoint {
-            checkpoint: store.operator.checkpoint(&dir.path().join("checkpoint"))?,
-            _dir: dir,
-        })
+        publish(|target| store.operator.checkpoint(target))
     }
 
     /// The production restore ([`GroupAggregate::restore`]), as
@@ -229,11 +237,7 @@ impl StoreLifecycle for OperatorLifecycle {
     }
 
     fn checkpoint(&self, store: &mut OperatorStore) -> Result<GroupAggCheckpoint> {
-        let dir = temp_dir()?;
-        Ok(GroupAggCheckpoint {
-            checkpoint: store.operator.checkpoint(&dir.path().join("checkpoint"))?,
-            _dir: dir,
-        })
+        publish(|target| store.operator.checkpoint(target))
     }
 
     fn restore(

@@ -193,22 +193,12 @@ impl GroupAggregate {
         } = bind(&spec)?;
 
         let ttl = state_ttl(&spec, keyed.clock().clone())?;
-        let table = |name: &str| table_name(ttl.as_ref(), name);
-        let store = keyed.store_mut();
-        let accs = AccTable::open(
-            store,
-            &table(ACC_TABLE),
+        let (accs, maps) = open_tables(
+            keyed.store_mut(),
+            (ACC_TABLE, MAP_TABLE),
             ttl.as_ref(),
-            calls.iter().map(BoundCall::create).collect(),
+            &calls,
         )?;
-        let maps = if calls.iter().any(BoundCall::uses_sorted_map) {
-            Some(SortedMaps::new(
-                store.open_table(&table(MAP_TABLE))?,
-                ttl.clone(),
-            ))
-        } else {
-            None
-        };
         Ok(Self {
             hasher: KeyHasher::new(key_types),
             schema,
@@ -956,6 +946,25 @@ pub(super) enum AccTable {
     Stored(TableId),
     /// Decoded, on the memory backend ([`HeapAccs`], decision 0020).
     Heap(TableId),
+}
+
+/// A GROUP BY's tables `names` (accumulators, sorted maps; behind the TTL prefix when TTL
+/// is on): the accumulators of `calls`, and the sorted maps when a call keeps one.
+pub(super) fn open_tables(
+    store: &mut dyn StateBackend,
+    names: (&str, &str),
+    ttl: Option<&StateTtl>,
+    calls: &[BoundCall],
+) -> Result<(AccTable, Option<SortedMaps>)> {
+    let templates = calls.iter().map(BoundCall::create).collect();
+    let accs = AccTable::open(store, &table_name(ttl, names.0), ttl, templates)?;
+    let maps = if calls.iter().any(BoundCall::uses_sorted_map) {
+        let table = store.open_table(&table_name(ttl, names.1))?;
+        Some(SortedMaps::new(table, ttl.cloned()))
+    } else {
+        None
+    };
+    Ok((accs, maps))
 }
 
 impl AccTable {

@@ -98,8 +98,8 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use super::function::{Acc, AggFunction, BoundCall, InlineMap, JsonObject};
 use super::group::{
     AccTable, Bundle, EmitRules, GroupAggSpec, access_order, bind, check_input,
-    check_max_parallelism, concat, group_rows, map_calls, preload_maps, read_accs, state_ttl,
-    table_name, write_bundle,
+    check_max_parallelism, concat, group_rows, map_calls, open_tables, preload_maps, read_accs,
+    state_ttl, write_bundle,
 };
 use super::sorted_map::SortedMaps;
 use super::value::{Class, ColumnReader, Value, build_array, from_order_bytes, order_bytes};
@@ -837,21 +837,12 @@ impl GlobalGroupAggregate {
         let mini_batch = MiniBatch::new(spec.mini_batch_rows)?;
         let split = Split::new(&spec)?;
         let ttl = state_ttl(&spec, keyed.clock().clone())?;
-        let store = keyed.store_mut();
-        let accs = AccTable::open(
-            store,
-            &table_name(ttl.as_ref(), ACC_TABLE),
+        let (accs, maps) = open_tables(
+            keyed.store_mut(),
+            (ACC_TABLE, MAP_TABLE),
             ttl.as_ref(),
-            split.calls.iter().map(BoundCall::create).collect(),
+            &split.calls,
         )?;
-        let maps = if split.calls.iter().any(BoundCall::uses_sorted_map) {
-            Some(SortedMaps::new(
-                store.open_table(&table_name(ttl.as_ref(), MAP_TABLE))?,
-                ttl.clone(),
-            ))
-        } else {
-            None
-        };
         Ok(Self {
             hasher: KeyHasher::new(split.key_types.clone()),
             split,
