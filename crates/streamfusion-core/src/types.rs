@@ -503,6 +503,20 @@ impl FromStr for LogicalType {
     }
 }
 
+/// Serialized in Flink's SQL spelling (`"DECIMAL(10, 2)"`, `"ARRAY<INT>"`), as plans carry it.
+impl serde::Serialize for LogicalType {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for LogicalType {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -732,19 +746,5 @@ mod tests {
             LogicalType::Timestamp(4).to_arrow(),
             DataType::Timestamp(TimeUnit::Microsecond, None)
         );
-    }
-}
-
-/// Serialized in Flink's SQL spelling (`"DECIMAL(10, 2)"`, `"ARRAY<INT>"`), as plans carry it.
-impl serde::Serialize for LogicalType {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for LogicalType {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }

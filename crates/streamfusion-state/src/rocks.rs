@@ -335,7 +335,7 @@ fn scan_cf(
             it.next();
         }
     }
-    Ok(it.status().rocks()?)
+    it.status().rocks()
 }
 
 impl StateBackend for RocksBackend {
@@ -408,7 +408,7 @@ impl StateBackend for RocksBackend {
                 None => rocks.delete_cf(cf, key),
             }
         }
-        Ok(self.db.write_opt(rocks, &self.write_options).rocks()?)
+        self.db.write_opt(rocks, &self.write_options).rocks()
     }
 
     fn scan(
