@@ -29,9 +29,11 @@
 //! the watermark travels in the checkpoint's metadata bytes ([`checkpoint`]).
 //!
 //! [`ttl`] gives tables Flink SQL's state time-to-live, and [`budget`] the memory budget
-//! that a task's holders (operators, the memory backend, RocksDB) reserve against. On the
-//! memory backend an operator may keep a table's values decoded ([`objects`]); the table
-//! still answers every byte-level operation, encoded as the operator writes it elsewhere.
+//! that a task's holders (operators, the memory backend, RocksDB) reserve against.
+//!
+//! Operators keep their per-key rows in typed tables ([`rows::RowTable`]): a codec
+//! describes the rows, and the table keeps them decoded on the heap of the memory backend
+//! ([`objects`]) or encoded elsewhere, so no operator branches on the backend.
 
 pub mod budget;
 pub mod checkpoint;
@@ -39,6 +41,7 @@ pub mod memory;
 mod memory_table;
 pub mod objects;
 pub mod rocks;
+pub mod rows;
 pub mod timers;
 pub mod ttl;
 

@@ -32,24 +32,22 @@ use arrow::buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow::compute::FilterBuilder;
 use arrow::datatypes::ByteArrayType;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use hashbrown::HashTable;
 
+use super::acc_codec::AccCodec;
 use super::function::{Acc, AggCall, AggFunction, BoundCall, MapCtx};
-use super::heap_accs::{HeapAccs, HeapBundle, group_in_heap};
 use super::sorted_map::SortedMaps;
 use super::typed_bundle::TypedCalls;
 use super::value::{ColumnReader, Value, build_array, order_bytes, results_equal};
-use crate::binary_row::BinaryRows;
 use crate::changelog::{ChangelogBatch, RowKind};
 use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
 use crate::ops::keyed::{Keyed, MiniBatch};
 use crate::ops::{OperatorKind, PlanIdentity, StateConfig};
-use crate::state::budget::Reservation;
 use crate::state::checkpoint::Checkpoint;
-use crate::state::layout::KEY_GROUP_BYTES;
+use crate::state::rows::heap::HeapBundle;
+use crate::state::rows::{GroupRows, RowTable};
 use crate::state::ttl::{Clock, StateTtl, SystemClock, TTL_TABLE_PREFIX};
-use crate::state::{StateBackend, TableAccess, TableId, WriteBatch};
+use crate::state::{StateBackend, TableId, WriteBatch};
 use crate::types::LogicalType;
 
 /// What a GROUP BY computes and how it emits: the operator's plan. Its JSON (as
@@ -128,7 +126,6 @@ pub struct GroupAggregate {
     keyed: Keyed,
     accs: AccTable,
     maps: Option<SortedMaps>,
-    ttl: Option<StateTtl>,
     mini_batch: MiniBatch<ChangelogBatch>,
     /// The last bundle's write batch, emptied and kept for the next one.
     writes: WriteBatch,
@@ -212,7 +209,6 @@ impl GroupAggregate {
             keyed,
             accs,
             maps,
-            ttl,
             mini_batch,
             writes: WriteBatch::new(),
         })
@@ -333,9 +329,11 @@ impl GroupAggregate {
 
         // Typed kernels over heap accumulators: rows are grouped through the heap table
         // itself, and its accumulators change in place.
-        if let (false, Some(typed), AccTable::Heap(table)) = (per_row, &self.typed, self.accs) {
-            let (heap, reservation) = heap_accs(self.keyed.store_mut(), table)?;
-            let (groups, row_slot, found) = group_in_heap(heap, keys, hashes, |c| typed.fresh(c));
+        if !per_row
+            && let Some(typed) = &self.typed
+            && let Some((heap, reservation)) = self.accs.in_place(self.keyed.store_mut())?
+        {
+            let (groups, row_slot, found) = heap.group(keys, hashes, |c| typed.fresh(c));
             let (starts, grouped) = rows_by_slot(&row_slot, groups.len());
             let mut accs = HeapBundle::new(&mut *heap, &groups, found);
             let out = typed.apply_bundle(input, &groups, (&starts, &grouped), &mut accs, plan);
@@ -351,7 +349,7 @@ impl GroupAggregate {
             return out.finish(&self.schema, &key_columns, &self.result_types);
         }
 
-        let (groups, row_slot) = group_rows(keys, hashes);
+        let (groups, row_slot) = Groups::of(keys, hashes);
         let slots = groups.len();
         // Rows grouped by slot with a counting sort: two passes, no per-group vectors.
         let (starts, grouped) = rows_by_slot(&row_slot, slots);
@@ -360,15 +358,7 @@ impl GroupAggregate {
         let mut tables = vec![self.accs.id()];
         tables.extend(self.maps.as_ref().map(SortedMaps::table));
         let order = access_order(self.keyed.store(), &tables, &groups);
-        let templates: Vec<Acc> = self.calls.iter().map(BoundCall::create).collect();
-        let (mut accs, persisted) = read_accs(
-            self.keyed.store_mut(),
-            self.accs,
-            self.ttl.as_ref(),
-            &groups,
-            &order,
-            &templates,
-        )?;
+        let (mut accs, persisted) = self.accs.read(self.keyed.store_mut(), &groups, &order)?;
 
         if let (false, Some(typed)) = (per_row, &self.typed) {
             let out = typed.apply_bundle(input, &groups, (&starts, &grouped), &mut accs, plan)?;
@@ -395,7 +385,7 @@ impl GroupAggregate {
         if let Some(maps) = &mut self.maps {
             // At most every row's value for every map call, each behind its group key.
             let entries = n * map_calls.len();
-            let per_value = groups.key_bytes / slots.max(1) + 17;
+            let per_value = groups.key_bytes() / slots.max(1) + 17;
             preload_maps(
                 maps,
                 self.keyed.store(),
@@ -461,25 +451,20 @@ impl GroupAggregate {
         map_calls: &[usize],
     ) -> Result<()> {
         let slots = groups.len();
-        // One write batch with every changed accumulator and map entry.
-        // Sized up front: accumulators are tens of bytes; map entries repeat their group key.
-        // The previous bundle's batch, so a steady stream of bundles reuses its buffers.
+        // One write batch with every changed accumulator and map entry: the previous
+        // bundle's, so a steady stream of bundles reuses its buffers. The map entries are
+        // sized here (each repeats its group key), the accumulators by their table.
         let mut writes = std::mem::take(&mut self.writes);
         writes.clear();
         let map_entries = self.maps.as_ref().map_or(0, |_| slots * map_calls.len());
-        let acc_entries = match self.accs {
-            AccTable::Stored(_) => slots,
-            AccTable::Heap(_) => 0,
-        };
         writes.reserve(
-            acc_entries + map_entries,
-            groups.key_bytes * (acc_entries.min(1) + map_calls.len())
-                + (acc_entries + map_entries) * 48,
+            map_entries,
+            groups.key_bytes() * map_calls.len() + map_entries * 48,
         );
         write_bundle(
             self.keyed.store_mut(),
             &mut writes,
-            (self.accs, self.ttl.as_ref()),
+            &self.accs,
             groups,
             order,
             (accs, persisted),
@@ -489,56 +474,6 @@ impl GroupAggregate {
             self.writes = writes;
         }
         Ok(())
-    }
-}
-
-/// A bundle's distinct groups: each group's first row, whose key row (after its key group)
-/// is the group's state key.
-pub(super) struct Groups {
-    /// Every input row's state key, `[key group][key row]`: key rows written with the key
-    /// group in their prefix, so no key is copied.
-    keys: BinaryRows,
-    /// Every input row's key hash (`BinaryRowData.hashCode` of its key row).
-    hashes: Vec<i32>,
-    pub(super) first_row: Vec<u32>,
-    /// The groups' state keys' bytes together.
-    pub(super) key_bytes: usize,
-}
-
-impl Groups {
-    /// The groups whose first rows are `first_row`, of rows with state keys `keys` hashed
-    /// `hashes`; `key_bytes` is the groups' state keys' bytes together.
-    pub(super) fn new(
-        keys: BinaryRows,
-        hashes: Vec<i32>,
-        first_row: Vec<u32>,
-        key_bytes: usize,
-    ) -> Self {
-        Self {
-            keys,
-            hashes,
-            first_row,
-            key_bytes,
-        }
-    }
-
-    pub(super) fn len(&self) -> usize {
-        self.first_row.len()
-    }
-
-    /// The buffer holding every row's state key.
-    pub(super) fn into_key_data(self) -> Vec<u8> {
-        self.keys.into_parts().0
-    }
-
-    /// The state key of group `slot`.
-    pub(super) fn key(&self, slot: usize) -> &[u8] {
-        self.keys.prefixed_row(self.first_row[slot] as usize)
-    }
-
-    /// The key hash of group `slot` ([`HeapAccs::hash_of`] its state key).
-    pub(super) fn hash(&self, slot: usize) -> i32 {
-        self.hashes[self.first_row[slot] as usize]
     }
 }
 
@@ -700,7 +635,7 @@ impl<'a> Bundle<'a> {
         }
         self.out.emit(
             self.rules,
-            self.groups.first_row[slot],
+            self.groups.first_rows()[slot],
             first,
             &mut prev,
             alive.then_some(&mut new),
@@ -852,63 +787,22 @@ pub(super) fn preload_maps(
 }
 
 /// Writes a bundle's state (`writes`, emptied before, is its one write batch): every
-/// group's accumulators (`accs` and whether each was `persisted`, into the table with its
-/// TTL) in `order`, then every changed entry of the sorted maps of `maps`' calls. Either all
-/// of it is written or, on an error, none.
+/// changed entry of the sorted maps of `maps`' calls, then every group's accumulators
+/// (`accs` and whether each was `persisted`) in `order`. Either all of it is written or, on
+/// an error, none.
 pub(super) fn write_bundle(
     store: &mut dyn StateBackend,
     writes: &mut WriteBatch,
-    (table, ttl): (AccTable, Option<&StateTtl>),
+    table: &AccTable,
     groups: &Groups,
     order: &[u32],
-    (accs, persisted): (&mut GroupAccs, &[bool]),
+    accs: (&mut GroupAccs, &[bool]),
     maps: Option<(&mut SortedMaps, &[usize])>,
 ) -> Result<()> {
-    let heap = match table {
-        AccTable::Stored(table) => {
-            write_accs(writes, table, ttl, groups, order, accs, persisted);
-            None
-        }
-        AccTable::Heap(table) => Some(table),
-    };
     if let Some((maps, map_calls)) = maps {
         finish_maps(maps, store, writes, groups, order, map_calls)?;
     }
-    let Some(heap) = heap else {
-        return store.write(writes);
-    };
-    // The heap's growth is reserved before anything is written and given back if the
-    // write batch (the maps) fails; only then do the accumulators move in, which cannot
-    // fail.
-    let delta = match heap_accs(store, heap)? {
-        (heap, Some(reservation)) => {
-            let delta = heap.growth_of_copies(groups, accs, persisted);
-            reservation.resize_by(delta)?;
-            delta
-        }
-        (_, None) => 0,
-    };
-    if let Err(e) = store.write(writes) {
-        if let (_, Some(reservation)) = heap_accs(store, heap)? {
-            reservation.resize_by(-delta)?;
-        }
-        return Err(e);
-    }
-    heap_accs(store, heap)?
-        .0
-        .commit_copies(groups, accs, persisted);
-    Ok(())
-}
-
-/// The heap table `table` of `store` (a memory backend).
-fn heap_accs(
-    store: &mut dyn StateBackend,
-    table: TableId,
-) -> Result<(&mut HeapAccs, Option<&mut Reservation>)> {
-    store
-        .memory_mut()
-        .ok_or_else(|| Error::State("heap accumulators need the memory backend".into()))?
-        .objects_mut::<HeapAccs>(table)
+    table.write(store, writes, groups, order, accs)
 }
 
 /// Puts every changed sorted-map entry of the bundle into `writes`: maps in key order, each
@@ -938,15 +832,14 @@ fn finish_maps(
 // Shared with the two-phase global operator (`super::local_global`), which differs only in
 // how a group's accumulators change within a bundle.
 
-/// Where a GROUP BY keeps its groups' accumulators between bundles.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum AccTable {
-    /// Encoded, one entry per group, in a point table (RocksDB, and any backend with state
-    /// TTL, whose values carry their timestamps).
-    Stored(TableId),
-    /// Decoded, on the memory backend ([`HeapAccs`], decision 0020).
-    Heap(TableId),
-}
+/// A GROUP BY's accumulators between bundles: one row of accumulators per group, on the
+/// heap or encoded as the store decides ([`RowTable`]).
+pub(super) type AccTable = RowTable<AccCodec>;
+
+/// A bundle's copies of its groups' accumulators.
+pub(super) type GroupAccs = GroupRows<Acc>;
+
+pub(super) use crate::state::rows::Groups;
 
 /// A GROUP BY's tables `names` (accumulators, sorted maps; behind the TTL prefix when TTL
 /// is on): the accumulators of `calls`, and the sorted maps when a call keeps one.
@@ -956,8 +849,8 @@ pub(super) fn open_tables(
     ttl: Option<&StateTtl>,
     calls: &[BoundCall],
 ) -> Result<(AccTable, Option<SortedMaps>)> {
-    let templates = calls.iter().map(BoundCall::create).collect();
-    let accs = AccTable::open(store, &table_name(ttl, names.0), ttl, templates)?;
+    let codec = AccCodec::new(calls.iter().map(BoundCall::create).collect());
+    let accs = AccTable::open(store, &table_name(ttl, names.0), codec, ttl.cloned())?;
     let maps = if calls.iter().any(BoundCall::uses_sorted_map) {
         let table = store.open_table(&table_name(ttl, names.1))?;
         Some(SortedMaps::new(table, ttl.cloned()))
@@ -965,34 +858,6 @@ pub(super) fn open_tables(
         None
     };
     Ok((accs, maps))
-}
-
-impl AccTable {
-    /// Opens the accumulator table `name` of calls whose fresh accumulators are
-    /// `templates`: on the heap where the store is the memory backend and there is no
-    /// TTL, else stored.
-    pub(super) fn open(
-        store: &mut dyn StateBackend,
-        name: &str,
-        ttl: Option<&StateTtl>,
-        templates: Vec<Acc>,
-    ) -> Result<Self> {
-        if ttl.is_none()
-            && let Some(memory) = store.memory_mut()
-        {
-            let heap = Box::new(HeapAccs::new(templates));
-            return Ok(AccTable::Heap(memory.open_objects(name, heap)?));
-        }
-        Ok(AccTable::Stored(
-            store.open_table_with(name, TableAccess::Point)?,
-        ))
-    }
-
-    pub(super) fn id(self) -> TableId {
-        match self {
-            AccTable::Stored(id) | AccTable::Heap(id) => id,
-        }
-    }
 }
 
 /// A plan's calls bound to its input, the hidden record counter, and the output schema.
@@ -1120,36 +985,6 @@ pub(super) fn check_input(spec: &GroupAggSpec, input: &ChangelogBatch) -> Result
     Ok(())
 }
 
-/// Rows grouped by their state keys (`keys`, hashed `hashes`): distinct groups in order of
-/// first appearance, and each row's group.
-pub(super) fn group_rows(keys: BinaryRows, hashes: Vec<i32>) -> (Groups, Vec<u32>) {
-    let n = keys.len();
-    // Distinct groups in order of first appearance, found through Flink's key hash
-    // (already computed for the key groups). Their state keys share one buffer.
-    let spread = |h: i32| u64::from(h as u32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    let mut table: HashTable<u32> = HashTable::with_capacity(n.min(1 << 16));
-    let mut first_row: Vec<u32> = Vec::new();
-    let mut key_bytes = 0;
-    let mut row_slot: Vec<u32> = Vec::with_capacity(n);
-    for row in 0..n {
-        let key = keys.row(row);
-        let next = first_row.len() as u32;
-        let entry = table.entry(
-            spread(hashes[row]),
-            |&s| keys.row(first_row[s as usize] as usize) == key,
-            |&s| spread(hashes[first_row[s as usize] as usize]),
-        );
-        let slot = *entry.or_insert(next).get();
-        if slot == next {
-            first_row.push(row as u32);
-            key_bytes += KEY_GROUP_BYTES + key.len();
-        }
-        row_slot.push(slot);
-    }
-    drop(table);
-    (Groups::new(keys, hashes, first_row, key_bytes), row_slot)
-}
-
 /// Rows grouped by slot with a counting sort: `rows[starts[s]..starts[s + 1]]` are slot
 /// `s`'s rows in input order.
 pub(super) fn rows_by_slot(row_slot: &[u32], slots: usize) -> (Vec<u32>, Vec<u32>) {
@@ -1251,144 +1086,6 @@ fn refine_key_order(groups: &Groups, keyed: &mut [(u64, u32)], at: usize) {
         }
         run.sort_unstable_by_key(|&(word, _)| word);
         refine_key_order(groups, run, next + 8);
-    }
-}
-
-/// Each bundle group's accumulators in one vector (`calls` per group, no allocation per
-/// group), and which groups have any.
-pub(super) struct GroupAccs {
-    templates: Vec<Acc>,
-    accs: Vec<Acc>,
-    present: Vec<bool>,
-}
-
-impl GroupAccs {
-    /// `slots` groups without state, their slots holding `templates` (fresh accumulators).
-    fn fresh(slots: usize, templates: &[Acc]) -> Self {
-        let mut accs = Vec::with_capacity(slots * templates.len());
-        for _ in 0..slots {
-            accs.extend_from_slice(templates);
-        }
-        Self {
-            templates: templates.to_vec(),
-            accs,
-            present: vec![false; slots],
-        }
-    }
-
-    /// The accumulators of group `slot`, if it has state.
-    pub(super) fn get(&self, slot: usize) -> Option<&[Acc]> {
-        let calls = self.templates.len();
-        self.present[slot].then(|| &self.accs[slot * calls..(slot + 1) * calls])
-    }
-
-    /// Group `slot`'s accumulators, fresh (as created) when it has no state; and whether
-    /// it had state. It has state from now on.
-    pub(super) fn get_or_create(&mut self, slot: usize) -> (&mut [Acc], bool) {
-        let calls = self.templates.len();
-        let had = std::mem::replace(&mut self.present[slot], true);
-        (&mut self.accs[slot * calls..(slot + 1) * calls], had)
-    }
-
-    /// Group `slot`'s accumulators to move out (`None` without state); what is left in
-    /// their place is unspecified.
-    pub(super) fn take(&mut self, slot: usize) -> Option<&mut [Acc]> {
-        let calls = self.templates.len();
-        self.present[slot].then(|| &mut self.accs[slot * calls..(slot + 1) * calls])
-    }
-
-    /// Removes group `slot`'s state (its record count reached zero): a later row starts
-    /// it afresh.
-    pub(super) fn remove(&mut self, slot: usize) {
-        let calls = self.templates.len();
-        self.present[slot] = false;
-        self.accs[slot * calls..(slot + 1) * calls].clone_from_slice(&self.templates);
-    }
-}
-
-/// One batched read of every group's accumulators (shaped like `templates`), in `order`:
-/// each slot's accumulators (`None` without state, or with expired state) and whether
-/// state was stored for it. Heap accumulators are cloned, so the bundle changes its own
-/// copies until [`write_bundle`].
-pub(super) fn read_accs(
-    store: &mut dyn StateBackend,
-    table: AccTable,
-    ttl: Option<&StateTtl>,
-    groups: &Groups,
-    order: &[u32],
-    templates: &[Acc],
-) -> Result<(GroupAccs, Vec<bool>)> {
-    let slots = groups.len();
-    let mut persisted = vec![false; slots];
-    let mut accs = GroupAccs::fresh(slots, templates);
-    let table = match table {
-        AccTable::Heap(table) => {
-            let (heap, _) = heap_accs(store, table)?;
-            for (slot, persisted) in persisted.iter_mut().enumerate() {
-                if let Some(found) = heap.find(groups.hash(slot), groups.key(slot)) {
-                    *persisted = true;
-                    accs.get_or_create(slot)
-                        .0
-                        .clone_from_slice(heap.accs(found));
-                }
-            }
-            return Ok((accs, persisted));
-        }
-        AccTable::Stored(table) => table,
-    };
-    let keys: Vec<&[u8]> = order.iter().map(|&s| groups.key(s as usize)).collect();
-    store.multi_get_each(table, &keys, &mut |i, raw| {
-        let slot = order[i] as usize;
-        persisted[slot] = raw.is_some();
-        let value = match (raw, ttl) {
-            (None, _) => None,
-            (Some(raw), None) => Some(raw),
-            (Some(raw), Some(ttl)) => ttl.unwrap(raw)?,
-        };
-        if let Some(mut bytes) = value {
-            let (slot_accs, _) = accs.get_or_create(slot);
-            for (acc, template) in slot_accs.iter_mut().zip(templates) {
-                *acc = Acc::decode(template, &mut bytes)?;
-            }
-        }
-        Ok(())
-    })?;
-    Ok((accs, persisted))
-}
-
-/// Puts every group's accumulators into `writes` in `order`, and deletes the stored state
-/// of groups that no longer exist.
-fn write_accs(
-    writes: &mut WriteBatch,
-    table: TableId,
-    ttl: Option<&StateTtl>,
-    groups: &Groups,
-    order: &[u32],
-    accs: &GroupAccs,
-    persisted: &[bool],
-) {
-    let mut bytes = Vec::new();
-    let mut wrapped = Vec::new();
-    for &slot in order {
-        let slot = slot as usize;
-        let key = groups.key(slot);
-        match accs.get(slot) {
-            Some(acc) => {
-                bytes.clear();
-                for a in acc {
-                    a.encode(&mut bytes);
-                }
-                match ttl {
-                    None => writes.put(table, key, &bytes),
-                    Some(ttl) => {
-                        ttl.wrap_into(&bytes, &mut wrapped);
-                        writes.put(table, key, &wrapped);
-                    }
-                }
-            }
-            None if persisted[slot] => writes.delete(table, key),
-            None => {}
-        }
     }
 }
 
@@ -1675,6 +1372,7 @@ pub(super) fn concat(batches: &[ChangelogBatch]) -> Result<ChangelogBatch> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::binary_row::BinaryRows;
 
     /// Keys built to stress the word-by-word order: shared headers, equal words, NUL and
     /// 0xFF bytes, prefixes of one another, and lengths around word boundaries.
@@ -1773,12 +1471,12 @@ mod tests {
             for key in &keys {
                 offsets.push(offsets.last().unwrap() + key.len());
             }
-            let groups = Groups {
-                keys: BinaryRows::from_parts(keys.concat(), offsets),
-                hashes: vec![0; keys.len()],
-                first_row: (0..keys.len() as u32).collect(),
-                key_bytes: keys.iter().map(Vec::len).sum(),
-            };
+            let groups = Groups::new(
+                BinaryRows::from_parts(keys.concat(), offsets),
+                vec![0; keys.len()],
+                (0..keys.len() as u32).collect(),
+                keys.iter().map(Vec::len).sum(),
+            );
             let ordered: Vec<&[u8]> = key_order(&groups)
                 .into_iter()
                 .map(|s| groups.key(s as usize))

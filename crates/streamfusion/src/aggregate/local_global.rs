@@ -97,9 +97,8 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::function::{Acc, AggFunction, BoundCall, InlineMap, JsonObject};
 use super::group::{
-    AccTable, Bundle, EmitRules, GroupAggSpec, access_order, bind, check_input,
-    check_max_parallelism, concat, group_rows, map_calls, open_tables, preload_maps, read_accs,
-    state_ttl, write_bundle,
+    AccTable, Bundle, EmitRules, GroupAggSpec, Groups, access_order, bind, check_input,
+    check_max_parallelism, concat, map_calls, open_tables, preload_maps, state_ttl, write_bundle,
 };
 use super::sorted_map::SortedMaps;
 use super::value::{Class, ColumnReader, Value, build_array, from_order_bytes, order_bytes};
@@ -109,7 +108,7 @@ use crate::keys::KeyHasher;
 use crate::ops::keyed::{Keyed, MiniBatch, all_key_groups};
 use crate::ops::{OperatorKind, PlanIdentity, StateConfig};
 use crate::state::checkpoint::Checkpoint;
-use crate::state::ttl::{Clock, StateTtl, SystemClock};
+use crate::state::ttl::{Clock, SystemClock};
 use crate::state::{StateBackend, WriteBatch};
 use crate::types::{LogicalType, map_entry_fields};
 
@@ -714,7 +713,7 @@ impl LocalGroupAggregate {
             self.spec.max_parallelism,
             &all_key_groups(self.spec.max_parallelism)?,
         )?;
-        let (groups, row_slot) = group_rows(keys, hashes);
+        let (groups, row_slot) = Groups::of(keys, hashes);
         let calls = &self.split.calls;
         let readers: Vec<Option<ColumnReader<'_>>> = calls
             .iter()
@@ -755,7 +754,7 @@ impl LocalGroupAggregate {
             }
         }
 
-        let first_rows = UInt32Array::from(groups.first_row.clone());
+        let first_rows = UInt32Array::from(groups.first_rows().to_vec());
         let mut columns: Vec<ArrayRef> =
             Vec::with_capacity(self.split.partial_schema.fields().len());
         for key in &key_columns {
@@ -790,7 +789,6 @@ pub struct GlobalGroupAggregate {
     accs: AccTable,
     /// The maps of retracting MIN/MAX and DISTINCT calls that outgrow their accumulators.
     maps: Option<SortedMaps>,
-    ttl: Option<StateTtl>,
     mini_batch: MiniBatch<RecordBatch>,
 }
 
@@ -851,7 +849,6 @@ impl GlobalGroupAggregate {
             keyed,
             accs,
             maps,
-            ttl,
             mini_batch,
         })
     }
@@ -987,10 +984,9 @@ impl GlobalGroupAggregate {
         let keys = self.spec.grouping.len();
         let key_columns: Vec<ArrayRef> = partials.columns()[..keys].to_vec();
         let (state_keys, hashes) = self.keyed.state_keys(&self.hasher, &key_columns)?;
-        let (groups, row_slot) = group_rows(state_keys, hashes);
+        let (groups, row_slot) = Groups::of(state_keys, hashes);
         let slots = groups.len();
         let calls = &self.split.calls;
-        let templates: Vec<Acc> = calls.iter().map(BoundCall::create).collect();
         let local: Vec<Acc> = calls.iter().map(BoundCall::create_local).collect();
 
         // `addInput`: each key's partials merged, in order, into a fresh buffer (heap maps).
@@ -1020,14 +1016,7 @@ impl GlobalGroupAggregate {
         let mut tables = vec![self.accs.id()];
         tables.extend(self.maps.as_ref().map(SortedMaps::table));
         let order = access_order(self.keyed.store(), &tables, &groups);
-        let (mut accs, persisted) = read_accs(
-            self.keyed.store_mut(),
-            self.accs,
-            self.ttl.as_ref(),
-            &groups,
-            &order,
-            &templates,
-        )?;
+        let (mut accs, persisted) = self.accs.read(self.keyed.store_mut(), &groups, &order)?;
         let map_calls = map_calls(calls);
         if let Some(maps) = &mut self.maps {
             // The entries a merge touches: the buffer's map keys.
@@ -1042,7 +1031,7 @@ impl GlobalGroupAggregate {
                 &order,
                 &accs,
                 &map_calls,
-                (entries, entries * (groups.key_bytes / slots.max(1) + 17)),
+                (entries, entries * (groups.key_bytes() / slots.max(1) + 17)),
                 |slot, c, values| {
                     for (bytes, _) in buffer_map(&buffers[slot][c]) {
                         values.push_with(|out| out.extend_from_slice(bytes));
@@ -1069,7 +1058,7 @@ impl GlobalGroupAggregate {
         write_bundle(
             self.keyed.store_mut(),
             &mut WriteBatch::new(),
-            (self.accs, self.ttl.as_ref()),
+            &self.accs,
             &groups,
             &order,
             (&mut accs, &persisted),

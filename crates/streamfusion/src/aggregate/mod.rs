@@ -14,16 +14,17 @@
 //! accumulator. Everything is read and written a bundle at a time. Two-phase partials and
 //! buffers hold their maps in the accumulator ([`function`]'s local accumulators).
 //!
-//! On RocksDB (and with state TTL) accumulators are stored encoded. On the memory backend
-//! they stay decoded between bundles in a table of objects (`heap_accs`, decision 0020),
-//! encoded only for checkpoints and other readers, as Flink's heap backend keeps objects.
+//! A group's accumulators are one row of a typed state table ([`crate::state::rows`], with
+//! `acc_codec` describing them): stored encoded on RocksDB (and with state TTL), kept
+//! decoded between bundles on the memory backend (decision 0020), encoded only for
+//! checkpoints and other readers, as Flink's heap backend keeps objects.
 //! Plans of integer `COUNT`/`SUM`/`SUM0` calls apply a mini-batch bundle column by column
 //! (`typed_bundle`, decision 0021); on the heap such a bundle groups its rows through the
 //! table itself and edits it in place, with a rollback.
 
+mod acc_codec;
 pub mod function;
 pub mod group;
-mod heap_accs;
 pub mod local_global;
 mod operator;
 mod sorted_map;

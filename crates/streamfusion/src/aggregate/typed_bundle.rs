@@ -19,12 +19,13 @@ use arrow::array::{
 use arrow::buffer::NullBuffer;
 use arrow::datatypes::{DataType, Int64Type};
 
+use super::acc_codec::AccCodec;
 use super::function::{Acc, AggFunction, BoundCall};
 use super::group::{Emit, EmitRules, GroupAccs, Groups, is_alive, output_keys};
-use super::heap_accs::HeapBundle;
 use super::value::{Class, Value};
 use crate::changelog::{ChangelogBatch, RowKind};
 use crate::error::{Error, Result};
+use crate::state::rows::heap::HeapBundle;
 
 /// One call's kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -281,7 +282,7 @@ impl BundleAccs for GroupAccs {
     }
 }
 
-impl BundleAccs for HeapBundle<'_> {
+impl BundleAccs for HeapBundle<'_, AccCodec> {
     fn get(&self, group: usize) -> Option<&[Acc]> {
         HeapBundle::get(self, group)
     }
@@ -434,7 +435,7 @@ impl TypedCalls {
                     *n = kernel.result(acc);
                 }
             }
-            let key_row = groups.first_row[slot];
+            let key_row = groups.first_rows()[slot];
             match rules.decide(first, alive, || prev == new) {
                 Emit::Nothing => {}
                 Emit::Insert => out.push(RowKind::Insert, key_row, &new),

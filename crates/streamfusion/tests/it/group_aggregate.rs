@@ -571,7 +571,7 @@ fn checkpoints_refuse_pending_input_and_foreign_plans() {
         other,
         &config,
         all_key_groups(128).unwrap(),
-        &[published.clone()],
+        std::slice::from_ref(&published),
     )
     .unwrap_err();
     // The error names what differs: the sixth call's function and the number of calls.
@@ -636,7 +636,7 @@ fn a_checkpoint_restores_after_output_columns_are_renamed_and_emission_settings_
         renamed,
         &StateConfig::memory(),
         all_key_groups(128).unwrap(),
-        &[published.clone()],
+        std::slice::from_ref(&published),
     )
     .unwrap();
     assert_eq!(restored.schema().field(1).name(), "cnt_renamed");
@@ -1403,10 +1403,9 @@ fn rescaling_two_to_one_and_one_to_three_continues_every_key_once() {
     let input = changelog(&mut rng, 900);
     let (first, second) = input.split_at(450);
     let want = by_key(expected(&spec, &input, input.len(), false));
-    let scalings: [(
-        &[std::ops::RangeInclusive<u16>],
-        &[std::ops::RangeInclusive<u16>],
-    ); 2] = [
+    // Each scaling: the key groups of the old subtasks, then of the new ones.
+    type Layout<'a> = &'a [std::ops::RangeInclusive<u16>];
+    let scalings: [(Layout, Layout); 2] = [
         (&[0..=63, 64..=127], &[0..=127]),
         (&[0..=127], &[0..=42, 43..=85, 86..=127]),
     ];

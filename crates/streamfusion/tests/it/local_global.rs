@@ -1286,7 +1286,7 @@ fn both_phases_run_from_json_plans_with_watermarks_triggering_bundles() {
                     .restore(&config("local-2"), None, &[c_local])
                     .unwrap();
                 global = global_plan
-                    .restore(&config("global-2"), None, &[c_global.clone()])
+                    .restore(&config("global-2"), None, std::slice::from_ref(&c_global))
                     .unwrap();
                 assert_eq!(local.watermark(), Some(watermark));
                 assert_eq!(global.watermark(), Some(watermark));
