@@ -10,6 +10,13 @@
 //!    working; directories unused for a day are removed.
 //! 3. `<target>/jvm/classpath.txt`: one line, the classes directory first, then the jars,
 //!    replaced atomically.
+//! 4. `<target>/jvm/classpath-planner.txt`: the same with the real planner instead of the
+//!    loader jar (the classes directory, the planner unpacked once from
+//!    `flink-table-planner-loader` into the cache, then the other jars), which is what the
+//!    planner extension (`java/src/org/apache/flink`, `java/src/org/streamfusion/flink`)
+//!    needs: it replaces a planner class, which the loader's isolated class loader never
+//!    sees. The Java sources compile against it. An `SF_NATIVE_BENCH_CLASSPATH` without a
+//!    `flink-table-planner_*` jar compiles without the extension and writes no such file.
 //!
 //! `smoke`, `bench` and `test` prepare the classpath too when the prerequisites are there, and
 //! give tests and suites its path as `SF_JVM_CLASSPATH_FILE`. Tests and suites read
@@ -40,6 +47,12 @@ pub const NATIVE_CLASSPATH_VAR: &str = "SF_NATIVE_BENCH_CLASSPATH";
 /// Where tests and suites find `classpath.txt`.
 pub const CLASSPATH_FILE_VAR: &str = "SF_JVM_CLASSPATH_FILE";
 
+/// Where tests find `classpath-planner.txt` (set only when it was written).
+pub const PLANNER_CLASSPATH_FILE_VAR: &str = "SF_JVM_PLANNER_CLASSPATH_FILE";
+
+/// Sources that need the real planner on the classpath: the planner extension.
+const PLANNER_SOURCES: &[&str] = &["org/apache/flink", "org/streamfusion/flink"];
+
 #[derive(Debug, Args)]
 pub struct JvmArgs {}
 
@@ -66,6 +79,11 @@ pub fn prepare_for_session(session: &mut Session) -> Result<bool> {
             session
                 .sh
                 .set_var(CLASSPATH_FILE_VAR, &prepared.classpath_file);
+            match &prepared.planner_classpath_file {
+                Some(file) => session.sh.set_var(PLANNER_CLASSPATH_FILE_VAR, file),
+                // Empty means none (the shell cannot unset an inherited variable).
+                None => session.sh.set_var(PLANNER_CLASSPATH_FILE_VAR, ""),
+            }
             (prepared.record(), true)
         }
         Ok(Outcome::Missing(missing)) => {
@@ -117,10 +135,12 @@ enum Source {
 /// Where the jars came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Jars {
-    /// Flink's `lib/` unpacked from the pinned wheel.
+    /// Flink's `lib/` unpacked from the pinned wheel, and the planner unpacked from its
+    /// loader jar.
     Flink {
         lib_dir: PathBuf,
         jars: Vec<PathBuf>,
+        planner: PathBuf,
     },
     /// `SF_NATIVE_BENCH_CLASSPATH`, verbatim.
     External(String),
@@ -149,12 +169,40 @@ impl Jars {
             Jars::External(classpath) => Ok(classpath.clone()),
         }
     }
+
+    /// The classpath with the real planner instead of its loader: the planner, then the other
+    /// jars sorted; an external classpath as given if it holds a `flink-table-planner_*` jar.
+    /// `None` when there is no planner to put on it.
+    fn planner_classpath(&self) -> Result<Option<String>> {
+        match self {
+            Jars::Flink { jars, planner, .. } => {
+                let mut entries = jars
+                    .iter()
+                    .filter(|jar| !jar.ends_with(flink::LOADER_JAR))
+                    .map(|jar| classpath_entry(jar))
+                    .collect::<Result<Vec<String>>>()?;
+                entries.sort();
+                entries.insert(0, classpath_entry(planner)?);
+                Ok(Some(entries.join(":")))
+            }
+            Jars::External(classpath) => {
+                let has_planner = classpath.split(':').any(|entry| {
+                    Path::new(entry).file_name().is_some_and(|name| {
+                        name.to_string_lossy().starts_with("flink-table-planner_")
+                    })
+                });
+                Ok(has_planner.then(|| classpath.clone()))
+            }
+        }
+    }
 }
 
 /// A prepared classpath.
 #[derive(Debug)]
 pub struct Prepared {
     pub classpath_file: PathBuf,
+    /// `classpath-planner.txt`, when there is a planner to put on it.
+    pub planner_classpath_file: Option<PathBuf>,
     jars: Jars,
     sources_dir: PathBuf,
     sources_compiled: usize,
@@ -165,12 +213,19 @@ pub struct Prepared {
 impl Prepared {
     fn print(&self) {
         println!("classpath: {}", self.classpath_file.display());
+        match &self.planner_classpath_file {
+            Some(file) => println!("planner classpath: {}", file.display()),
+            None => println!(
+                "planner classpath: none ({NATIVE_CLASSPATH_VAR} holds no flink-table-planner_* \
+                 jar; the planner extension was not compiled)"
+            ),
+        }
         println!("jvm: {}", self.summary());
     }
 
     fn summary(&self) -> String {
         let jars = match &self.jars {
-            Jars::Flink { lib_dir, jars } => format!(
+            Jars::Flink { lib_dir, jars, .. } => format!(
                 "{} Flink {FLINK_VERSION} {} from {}",
                 jars.len(),
                 noun(jars.len(), "jar", "jars"),
@@ -223,11 +278,13 @@ pub fn prepare(sh: &Shell, workspace: &Workspace) -> Result<Outcome> {
     fs::create_dir_all(&jvm_dir).with_context(|| format!("creating {}", jvm_dir.display()))?;
     let _lock = files::lock_exclusive(&jvm_dir.join(".lock"), "preparing the JVM classpath")?;
     let classpath_file = jvm_dir.join("classpath.txt");
+    let planner_classpath_file = jvm_dir.join("classpath-planner.txt");
 
     let need_pip = matches!(&source, Source::Flink(cache) if cache.needs_download());
     if let Err(missing) = prereqs::check_jvm(need_pip) {
         // Tests and suites must not run against a classpath this machine cannot rebuild.
         files::remove(&classpath_file)?;
+        files::remove(&planner_classpath_file)?;
         return Ok(Outcome::Missing(missing));
     }
 
@@ -236,22 +293,42 @@ pub fn prepare(sh: &Shell, workspace: &Workspace) -> Result<Outcome> {
         Source::Flink(cache) => Jars::Flink {
             jars: cache.ensure(sh)?,
             lib_dir: cache.lib_dir(),
+            planner: cache.ensure_planner(sh)?,
         },
     };
     let sources_dir = workspace.root.join("java").join("src");
-    let compiled = compile(sh, &sources_dir, &jvm_dir, &jars.classpath()?);
+    let planner_classpath = jars.planner_classpath()?;
+    // The extension compiles against the real planner; everything else compiles against
+    // either (the golden generators use only Flink's public API).
+    let compiled = match &planner_classpath {
+        Some(classpath) => compile(sh, &sources_dir, &jvm_dir, classpath, true),
+        None => compile(sh, &sources_dir, &jvm_dir, &jars.classpath()?, false),
+    };
     let (classes_dir, sources_compiled, classes_written) = match compiled {
         Ok(compiled) => compiled,
         Err(err) => {
             // A failed preparation must not leave the previous classpath looking current.
             files::remove(&classpath_file)?;
+            files::remove(&planner_classpath_file)?;
             return Err(err);
         }
     };
     let classpath = classpath_line(&classes_dir, &jars)?;
     files::write_atomically(&classpath_file, &format!("{classpath}\n"))?;
+    let planner_classpath_file = match planner_classpath {
+        Some(planner) => {
+            let line = format!("{}:{planner}", classpath_entry(&classes_dir)?);
+            files::write_atomically(&planner_classpath_file, &format!("{line}\n"))?;
+            Some(planner_classpath_file)
+        }
+        None => {
+            files::remove(&planner_classpath_file)?;
+            None
+        }
+    };
     Ok(Outcome::Prepared(Prepared {
         classpath_file,
+        planner_classpath_file,
         jars,
         sources_dir,
         sources_compiled,
@@ -274,16 +351,20 @@ fn external_classpath() -> Result<Option<String>> {
 /// How long an unused classes directory is kept.
 const STALE_CLASSES: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
 
-/// Compiles every `*.java` under `sources_dir` into `jvm_dir/classes-<hash>` (unless that
-/// exists: it is only ever created whole); returns it, the number of sources and of class
-/// files.
+/// Compiles every `*.java` under `sources_dir` (without the planner extension's unless
+/// `with_planner`) into `jvm_dir/classes-<hash>` (unless that exists: it is only ever created
+/// whole); returns it, the number of sources and of class files.
 fn compile(
     sh: &Shell,
     sources_dir: &Path,
     jvm_dir: &Path,
     classpath: &str,
+    with_planner: bool,
 ) -> Result<(PathBuf, usize, usize)> {
-    let sources = files::find_recursive(sources_dir, "java")?;
+    let mut sources = files::find_recursive(sources_dir, "java")?;
+    if !with_planner {
+        sources.retain(|source| !needs_planner(sources_dir, source));
+    }
     let compiled = sources.len();
     let classes_dir = jvm_dir.join(format!(
         "classes-{:016x}",
@@ -304,6 +385,13 @@ fn compile(
     let classes = files::find_recursive(&building, "class")?.len();
     files::publish_dir(&building, &classes_dir)?;
     Ok((classes_dir, compiled, classes))
+}
+
+/// Whether `source` belongs to the planner extension, which compiles only against the real
+/// planner.
+fn needs_planner(sources_dir: &Path, source: &Path) -> bool {
+    let relative = source.strip_prefix(sources_dir).unwrap_or(source);
+    PLANNER_SOURCES.iter().any(|dir| relative.starts_with(dir))
 }
 
 /// A hash of the sources (paths and contents) and the classpath they compile against.
@@ -413,6 +501,51 @@ mod tests {
                 .iter()
                 .map(|n| PathBuf::from("/cache/flink-2.3.0/lib").join(n))
                 .collect(),
+            planner: PathBuf::from("/cache/flink-2.3.0/planner/flink-table-planner_2.12-2.3.0.jar"),
+        }
+    }
+
+    #[test]
+    fn the_planner_classpath_swaps_the_loader_for_the_planner_first() {
+        let jars = flink_jars(&[
+            "log4j-api-2.25.3.jar",
+            "flink-table-planner-loader-2.3.0.jar",
+            "flink-dist-2.3.0.jar",
+        ]);
+        assert_eq!(
+            jars.planner_classpath().unwrap().as_deref(),
+            Some(
+                "/cache/flink-2.3.0/planner/flink-table-planner_2.12-2.3.0.jar:\
+                 /cache/flink-2.3.0/lib/flink-dist-2.3.0.jar:\
+                 /cache/flink-2.3.0/lib/log4j-api-2.25.3.jar"
+            )
+        );
+        // The existing classpath keeps the loader.
+        assert!(
+            jars.classpath()
+                .unwrap()
+                .contains("flink-table-planner-loader-2.3.0.jar")
+        );
+        let external = Jars::External("/opt/flink/lib/flink-dist-2.3.0.jar".into());
+        assert_eq!(external.planner_classpath().unwrap(), None);
+        let external =
+            Jars::External("/opt/flink/opt/flink-table-planner_2.12-2.3.0.jar:/x.jar".into());
+        assert!(external.planner_classpath().unwrap().is_some());
+    }
+
+    #[test]
+    fn only_the_planner_extension_needs_the_planner() {
+        let dir = Path::new("/ws/java/src");
+        for (source, needs) in [
+            (
+                "org/apache/flink/table/planner/delegation/DefaultPlannerFactory.java",
+                true,
+            ),
+            ("org/streamfusion/flink/StreamFusionPlanner.java", true),
+            ("org/streamfusion/golden/CalcVectors.java", false),
+            ("org/streamfusion/jni/NativeOperator.java", false),
+        ] {
+            assert_eq!(needs_planner(dir, &dir.join(source)), needs, "{source}");
         }
     }
 
@@ -456,6 +589,7 @@ mod tests {
     fn the_summary_says_when_there_was_nothing_to_compile() {
         let prepared = Prepared {
             classpath_file: PathBuf::from("/t/jvm/classpath.txt"),
+            planner_classpath_file: None,
             jars: flink_jars(&["a.jar", "b.jar"]),
             sources_dir: PathBuf::from("/ws/java/src"),
             sources_compiled: 0,

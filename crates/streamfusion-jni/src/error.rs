@@ -19,6 +19,10 @@ pub enum NativeError {
     /// cannot use, an exhausted budget, or an internal failure ([`streamfusion::Error::kind`]).
     #[error(transparent)]
     Engine(#[from] streamfusion::Error),
+    /// A Flink plan node that cannot run natively: the reason names the Flink function, type
+    /// or feature ([`streamfusion::flink::Unsupported`]); the planner keeps the node stock.
+    #[error("{0}")]
+    Unsupported(#[from] streamfusion::flink::Unsupported),
     /// Runtime settings (backend, working directory, key groups) that cannot be used.
     #[error("invalid runtime settings: {0}")]
     InvalidRuntime(String),
@@ -79,14 +83,14 @@ pub fn class_of_kind(kind: ErrorKind) -> &'static str {
 
 impl NativeError {
     /// The Java exception class thrown for this error (JNI binary name): an engine error by
-    /// its kind ([`class_of_kind`]); bad runtime settings as a plan error and unreadable rows
-    /// as a data error; an unknown handle or bad argument -> `IllegalArgumentException`; a
-    /// poisoned operator -> `IllegalStateException`; a panic, a JNI failure or output that
-    /// cannot be encoded -> `RuntimeException`.
+    /// its kind ([`class_of_kind`]); a Flink node that cannot run natively and bad runtime
+    /// settings as a plan error and unreadable rows as a data error; an unknown handle or bad
+    /// argument -> `IllegalArgumentException`; a poisoned operator -> `IllegalStateException`;
+    /// a panic, a JNI failure or output that cannot be encoded -> `RuntimeException`.
     pub fn java_class(&self) -> &'static str {
         match self {
             NativeError::Engine(e) => class_of_kind(e.kind()),
-            NativeError::InvalidRuntime(_) => NATIVE_PLAN,
+            NativeError::Unsupported(_) | NativeError::InvalidRuntime(_) => NATIVE_PLAN,
             NativeError::InvalidInput(_) => NATIVE_DATA,
             NativeError::UnknownHandle(_) | NativeError::InvalidArgument(_) => ILLEGAL_ARGUMENT,
             NativeError::Poisoned(_) => ILLEGAL_STATE,
@@ -116,6 +120,14 @@ mod tests {
         assert_eq!(
             NativeError::InvalidRuntime("unknown backend".into()).java_class(),
             NATIVE_PLAN
+        );
+        let unsupported = NativeError::from(streamfusion::flink::Unsupported::Function(
+            "$REPEAT$1".into(),
+        ));
+        assert_eq!(unsupported.java_class(), NATIVE_PLAN);
+        assert_eq!(
+            unsupported.to_string(),
+            "function $REPEAT$1 is not supported"
         );
     }
 

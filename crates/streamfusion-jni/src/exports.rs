@@ -32,6 +32,24 @@ pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_create<'local>(
     })
 }
 
+/// `static native String planFromFlink(String nodeJson, String configJson)`: the native plan
+/// (JSON, for `create`) of a Flink plan node, or a `NativePlanException` naming what Flink
+/// feature stops it (`streamfusion::flink::plan_node`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_planFromFlink<'local>(
+    mut env: EnvUnowned<'local>,
+    class: JClass<'local>,
+    node: JString<'local>,
+    config: JString<'local>,
+) -> JString<'local> {
+    entry(&mut env, &class, |env| {
+        let node = string_arg(env, &node, "nodeJson")?;
+        let config = optional_string_arg(env, &config)?;
+        let plan = streamfusion::flink::plan_node(&node, config.as_deref())?;
+        Ok(JString::from_str(env, plan.to_json())?)
+    })
+}
+
 /// `static native Object[] push(long handle, int input, byte[] data, int[] offsets)`: the
 /// output rows as `Object[] { byte[] data, int[] offsets }`.
 #[unsafe(no_mangle)]
@@ -46,8 +64,8 @@ pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_push<'local>(
     entry(&mut env, &class, |env| {
         let port = usize::try_from(input)
             .map_err(|_| NativeError::InvalidArgument(format!("input {input} is negative")))?;
-        let data = bytes_arg(env, &data, "data")?;
         let offsets = ints_arg(env, &offsets, "offsets")?;
+        let data = rows_bytes_arg(env, &data, offsets.last().copied())?;
         let rows = handles::with_operator(handle, |op| op.push(port, &data, &offsets))?;
         rows_result(env, &rows)
     })
@@ -196,11 +214,21 @@ fn strings_arg(
     Ok(out)
 }
 
-fn bytes_arg(env: &mut Env<'_>, array: &JByteArray<'_>, name: &str) -> Result<Vec<u8>> {
+/// The bytes of `data` the rows use: up to the last offset, as a Java operator reuses one
+/// buffer larger than its bundle. A last offset outside the array takes the whole array, so
+/// the row reader reports the bad offset.
+fn rows_bytes_arg(env: &mut Env<'_>, array: &JByteArray<'_>, end: Option<i32>) -> Result<Vec<u8>> {
     if array.is_null() {
-        return Err(NativeError::InvalidArgument(format!("{name} is null")));
+        return Err(NativeError::InvalidArgument("data is null".into()));
     }
-    Ok(env.convert_byte_array(array)?)
+    let len = array.len(env)?;
+    let used = end
+        .and_then(|end| usize::try_from(end).ok())
+        .filter(|&end| end <= len)
+        .unwrap_or(len);
+    let mut bytes = vec![0i8; used];
+    array.get_region(env, 0, &mut bytes)?;
+    Ok(bytes.into_iter().map(|b| b as u8).collect())
 }
 
 fn ints_arg(env: &mut Env<'_>, array: &JIntArray<'_>, name: &str) -> Result<Vec<i32>> {

@@ -26,6 +26,7 @@
 //! | Java (static, native)                                              | Native                                         |
 //! |--------------------------------------------------------------------|------------------------------------------------|
 //! | `long create(String plan, String runtime)`                         | [`operator::HostedOperator::create`]           |
+//! | `String planFromFlink(String nodeJson, String configJson)`         | `streamfusion::flink::plan_node`               |
 //! | `Object[] push(long handle, int input, byte[] data, int[] offsets)` | [`operator::HostedOperator::push`]            |
 //! | `Object[] advanceWatermark(long handle, long watermark)`           | [`operator::HostedOperator::advance_watermark`] |
 //! | `Object[] flush(long handle)`                                      | [`operator::HostedOperator::flush`]            |

@@ -1069,3 +1069,85 @@ fn a_native_panic_becomes_a_runtime_exception() {
     )
     .expect("attach");
 }
+
+/// A node released Flink 2.3.0 described (`crates/streamfusion/tests/flink-2.3.0-nodes/`).
+fn flink_node(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../streamfusion/tests/flink-2.3.0-nodes")
+        .join(format!("calc-{name}.json"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `NativeOperator.planFromFlink(node, config)`: the native plan's JSON.
+fn plan_from_flink(env: &mut Env<'_>, node: &str, config: Option<&str>) -> Result<String, Thrown> {
+    let node = JString::from_str(env, node).expect("node string");
+    let config = optional_string(env, config);
+    let plan = call(
+        env,
+        OPERATOR,
+        "planFromFlink",
+        "(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;",
+        &[JValue::from(&node), JValue::from(&config)],
+    )?
+    .l()
+    .expect("a String");
+    Ok(string(env, plan).expect("the plan's text"))
+}
+
+#[test]
+fn flink_nodes_plan_natively_or_throw_the_reason_as_a_native_plan_exception() {
+    let Some(vm) =
+        vm_or_skip("flink_nodes_plan_natively_or_throw_the_reason_as_a_native_plan_exception")
+    else {
+        return;
+    };
+    vm.attach_current_thread(
+        |env| -> bench_support::embedded_jvm::jni::errors::Result<()> {
+            let config = r#"{"table.exec.legacy-cast-behaviour": "DISABLED",
+                "table.local-time-zone": "UTC"}"#;
+            let plan = plan_from_flink(env, &flink_node("int_arithmetic"), Some(config))
+                .expect("a supported Calc plans");
+            assert!(plan.contains(r#""operator":"calc""#), "{plan}");
+            // The answer is what `create` takes.
+            let handle = create(env, &plan).expect("create from the planned JSON");
+            close(env, handle).expect("close");
+            plan_from_flink(env, &flink_node("fallback_repeat"), None)
+                .unwrap_err()
+                .assert_native(PLAN_EXCEPTION, "function $REPEAT$1 is not supported");
+            plan_from_flink(env, "{]", None)
+                .unwrap_err()
+                .assert_native(PLAN_EXCEPTION, "malformed Flink plan JSON");
+            Ok(())
+        },
+    )
+    .expect("attach");
+}
+
+#[test]
+fn a_pushed_buffer_longer_than_its_rows_is_read_up_to_the_last_offset() {
+    let Some(vm) = vm_or_skip("a_pushed_buffer_longer_than_its_rows_is_read_up_to_the_last_offset")
+    else {
+        return;
+    };
+    let (data, offsets) = vm
+        .attach_current_thread(
+            |env| -> bench_support::embedded_jvm::jni::errors::Result<_> {
+                let input = JavaRows::fixture(env, 40);
+                let (mut bytes, offsets) = input.to_rust(env);
+                // A reused buffer: stale bytes after the last row are never read.
+                bytes.extend(std::iter::repeat_n(0xAB, 100));
+                let offsets: Vec<i32> = offsets.iter().map(|&o| o as i32).collect();
+                let reused = rows_from_ints(env, &bytes, &offsets);
+                let handle = create(env, PLAN).expect("create");
+                let output = push(env, handle, &reused).expect("push");
+                let out = output.to_rust(env);
+                close(env, handle).expect("close");
+                Ok(out)
+            },
+        )
+        .expect("attach");
+    assert_eq!(
+        describe(&data, &offsets, &["INT", "BIGINT"]),
+        expected_plan_output(0..40)
+    );
+}

@@ -23,6 +23,8 @@
 //! - [`movement`]: row and column movement around Calc: dropping `-U` rows, grouping-set
 //!   EXPAND, UNNEST, and changelog batches over Arrow IPC.
 //! - [`window`]: Flink's TUMBLE/HOP/CUMULATE window assignment.
+//! - [`flink`]: Flink's own JSON of a plan node (RexNodes, LogicalTypes) read into an
+//!   [`ops::OperatorPlan`], or the reason it cannot run natively.
 //! - [`ops`]: the one operator interface ([`ops::Operator`]) every operator implements,
 //!   the keyed driver they share, production restore, and [`ops::OperatorPlan`], the plan
 //!   that builds any operator.
@@ -33,6 +35,7 @@
 pub mod aggregate;
 #[cfg(feature = "bench")]
 pub mod bench;
+pub mod flink;
 pub mod ops;
 
 #[cfg(feature = "bench")]

@@ -28,6 +28,12 @@ const REQUIREMENT: &str = "apache-flink-libraries==2.3.0";
 const WHEEL_FILE: &str = "apache_flink_libraries-2.3.0-py2.py3-none-any.whl";
 /// Where the wheel keeps Flink's `lib/` (a directory entry, as `jar xf` takes it).
 const JARS_IN_WHEEL: &str = "pyflink/lib/";
+/// Flink's `lib/` jar that runs the planner in an isolated class loader.
+pub const LOADER_JAR: &str = "flink-table-planner-loader-2.3.0.jar";
+/// The real planner inside [`LOADER_JAR`] (a resource, as `jar xf` names it).
+const PLANNER_IN_LOADER: &str = "flink-table-planner.jar";
+/// The real planner unpacked, under the name Flink's `opt/` gives it.
+pub const PLANNER_JAR: &str = "flink-table-planner_2.12-2.3.0.jar";
 const MARKER: &str = ".complete";
 const STAGING_PREFIX: &str = ".unpack-";
 
@@ -64,6 +70,11 @@ impl FlinkCache {
 
     pub fn lib_dir(&self) -> PathBuf {
         self.dist_dir().join("lib")
+    }
+
+    /// The real planner, unpacked from the loader jar by [`FlinkCache::ensure_planner`].
+    pub fn planner_jar(&self) -> PathBuf {
+        self.dist_dir().join("planner").join(PLANNER_JAR)
     }
 
     fn marker(&self) -> PathBuf {
@@ -105,6 +116,60 @@ impl FlinkCache {
             );
         }
         Ok(jars)
+    }
+
+    /// Unpacks the real planner from the loader jar once (after [`FlinkCache::ensure`]) and
+    /// returns it. The planner extension replaces a planner class, which the loader's isolated
+    /// class loader would never see: its classpath carries this jar instead of the loader.
+    /// It is renamed into place whole, so an existing file is complete.
+    pub fn ensure_planner(&self, sh: &Shell) -> Result<PathBuf> {
+        let jar = self.planner_jar();
+        if jar.is_file() {
+            return Ok(jar);
+        }
+        let _lock = files::lock_exclusive(
+            &self.root.join(format!("flink-{FLINK_VERSION}.lock")),
+            "unpacking the Flink planner",
+        )?;
+        if jar.is_file() {
+            return Ok(jar);
+        }
+        let loader = self.lib_dir().join(LOADER_JAR);
+        if !loader.is_file() {
+            bail!(
+                "{} is missing, so the planner cannot be unpacked from it; delete {} and run \
+                 `cargo xtask jvm` again",
+                loader.display(),
+                self.dist_dir().display()
+            );
+        }
+        let dir = jar.parent().expect("the planner jar has a directory");
+        let staging = dir.join(format!("{STAGING_PREFIX}{}", std::process::id()));
+        files::remove(&staging)?;
+        fs::create_dir_all(&staging).with_context(|| format!("creating {}", staging.display()))?;
+        eprintln!(
+            "xtask: unpacking the Flink planner from {} into {}",
+            loader.display(),
+            jar.display()
+        );
+        {
+            let _cwd = sh.push_dir(&staging);
+            cmd!(sh, "jar xf {loader} {PLANNER_IN_LOADER}")
+                .quiet()
+                .run()
+                .with_context(|| format!("`jar xf` could not unpack {}", loader.display()))?;
+        }
+        let unpacked = staging.join(PLANNER_IN_LOADER);
+        if !unpacked.is_file() {
+            bail!(
+                "{} holds no {PLANNER_IN_LOADER}; is it Flink {FLINK_VERSION}'s planner loader?",
+                loader.display()
+            );
+        }
+        fs::rename(&unpacked, &jar)
+            .with_context(|| format!("moving {} to {}", unpacked.display(), jar.display()))?;
+        files::remove(&staging)?;
+        Ok(jar)
     }
 
     /// Makes sure the pinned wheel is in `<cache>/wheels`, downloading it when absent. A file

@@ -7,7 +7,9 @@
 //!   deduplication and joins will too.
 //! - [`keyed`]: [`keyed::Keyed`], what every keyed operator shares: the state store, the
 //!   subtask's key groups, the watermark (checkpointed and restored), timers in state, the
-//!   processing-time clock, and [`keyed::Bundle`], mini-batch buffering.
+//!   processing-time clock, and [`keyed::MiniBatch`], mini-batch buffering. Per-key state
+//!   lives in typed tables ([`crate::state::rows::RowTable`]), which keep rows decoded on
+//!   the memory backend and encoded elsewhere, so an operator never names a backend.
 //! - [`metadata`]: the versioned operator metadata stored with every checkpoint: operator
 //!   kind and version, a fingerprint of the plan's semantics (names left out, so a renamed
 //!   output column still restores), watermark, key groups.
@@ -15,6 +17,15 @@
 //!   rebuilt choice as a pure function, and [`restore::StateConfig`], the backend to open.
 //! - [`plan`]: [`plan::OperatorPlan`], the serializable description of any operator, and the
 //!   one place that builds or restores an operator from it (what JNI hosts).
+//!
+//! # Adding an operator
+//!
+//! An operator is its own module implementing [`Operator`] (a keyed one opens its tables
+//! through [`keyed::Keyed`] and `RowTable`, and checkpoints and restores through
+//! `Keyed::checkpoint` and `Keyed::restore`), a variant of [`OperatorKind`] for its
+//! checkpoints' metadata, and its plan as a variant of [`OperatorPlan`] with one arm in
+//! `build` and `restore`. That is all: JNI hosts every `OperatorPlan`, and
+//! `crate::bench::OperatorLifecycle` gives a suite its checkpoint and restore cases.
 
 pub mod calc;
 pub mod keyed;

@@ -27,11 +27,12 @@ package org.streamfusion.jni;
  *
  * <p>Rows cross the boundary as Flink {@code BinaryRowData} rows back to back in one
  * {@code byte[]} plus {@code rows + 1} {@code int} offsets: row {@code i} is
- * {@code data[offsets[i]..offsets[i + 1])} and its header byte is its row kind. {@link #push},
- * {@link #advanceWatermark}, {@link #flush} and {@link #prepareSnapshot} return what the
- * operator emitted as {@code Object[] {byte[] data, int[] offsets}} in that same shape
- * ({@link Rows} wraps it): a mini-batch GROUP BY emits on a watermark, before a snapshot and
- * on flush, not only on push.
+ * {@code data[offsets[i]..offsets[i + 1])} and its header byte is its row kind; a pushed
+ * {@code data} may be longer (a reused buffer), only {@code data[0..offsets[rows])} is read.
+ * {@link #push}, {@link #advanceWatermark}, {@link #flush} and {@link #prepareSnapshot} return
+ * what the operator emitted as {@code Object[] {byte[] data, int[] offsets}} in that same
+ * shape ({@link Rows} wraps it): a mini-batch GROUP BY emits on a watermark, before a snapshot
+ * and on flush, not only on push.
  *
  * <p>Checkpoints follow Flink's life cycle: {@link #prepareSnapshot} is
  * {@code prepareSnapshotPreBarrier} (the buffered bundle is applied and emitted), then
@@ -65,6 +66,18 @@ public final class NativeOperator implements AutoCloseable {
 
     /** A new operator for {@code plan} under {@code runtime} settings; returns its handle. */
     public static native long create(String plan, String runtime);
+
+    /**
+     * The native plan (JSON, for {@link #create}) of one node of a Flink plan, or a {@link
+     * NativePlanException} saying why the node cannot run natively (naming the Flink function
+     * or type). {@code nodeJson} is {@code {"node": <the ExecNode as Flink's compiled-plan
+     * writer serializes it>, "inputs": [<each input's row type, serialized the same way>]}};
+     * {@code configJson} holds the effective values of the table options the node depends on,
+     * by Flink key ({@code {"table.local-time-zone": "UTC", "table.exec.legacy-cast-behaviour":
+     * "DISABLED"}}), or is {@code null} for Flink's defaults. The
+     * {@code streamfusion::flink} module documents what is accepted.
+     */
+    public static native String planFromFlink(String nodeJson, String configJson);
 
     /**
      * Pushes rows arriving on {@code input} (0, or 1 for a join's right side); returns the

@@ -1,0 +1,293 @@
+//! `stream-exec-calc_1` (Flink's `StreamExecCalc`): projections and an optional condition over
+//! one input, as an [`OperatorPlan::Calc`].
+//!
+//! The node's fields: `projection` (RexNodes, one per output field), `condition` (a RexNode or
+//! `null`), `outputType` (the output ROW type, whose field names the program keeps). Row kinds
+//! pass through unchanged, as Flink's stream Calc keeps them.
+//!
+//! A plan is returned only when the program compiles natively against the input types, the
+//! output types equal the node's `outputType`, and every call's native result type equals the
+//! type Flink declared for it (nullability aside): a call typed differently could compute
+//! differently (a DECIMAL scale, a string length), so it is refused rather than cast.
+
+use serde_json::Value;
+
+use super::rex::RexReader;
+use super::types::row_type;
+use super::{FlinkConfig, Result, Unsupported};
+use crate::calc::{CalcProgram, compile};
+use crate::ops::OperatorPlan;
+use crate::types::{LogicalType, RowField};
+
+/// The native plan of the Calc `node` over `inputs` (exactly one row type).
+pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Result<OperatorPlan> {
+    let [input] = inputs else {
+        return Err(Unsupported::Malformed(format!(
+            "a Calc has one input, the description has {}",
+            inputs.len()
+        )));
+    };
+    let input: Vec<LogicalType> = input.iter().map(|f| f.ty.clone()).collect();
+    let output = row_type(
+        node.get("outputType")
+            .ok_or_else(|| Unsupported::Malformed("a Calc without \"outputType\"".into()))?,
+    )?;
+    let mut reader = RexReader::default();
+    let projection = node
+        .get("projection")
+        .and_then(Value::as_array)
+        .ok_or_else(|| Unsupported::Malformed("a Calc without \"projection\"".into()))?
+        .iter()
+        .map(|rex| reader.expr(rex))
+        .collect::<Result<Vec<_>>>()?;
+    let filter = match node.get("condition") {
+        None | Some(Value::Null) => None,
+        Some(rex) => Some(reader.expr(rex)?),
+    };
+    if projection.len() != output.len() {
+        return Err(Unsupported::Malformed(format!(
+            "{} projections for {} output fields",
+            projection.len(),
+            output.len()
+        )));
+    }
+    let program = CalcProgram {
+        projection,
+        filter,
+        names: output.iter().map(|f| f.name.clone()).collect(),
+        legacy_cast_behaviour: config.legacy_cast_behaviour,
+        time_zone: config.local_time_zone.clone(),
+    };
+    let compiled = compile(&program, &input).map_err(|e| Unsupported::Compile(e.to_string()))?;
+    check_calls(&reader, &program, &input)?;
+    for (native, field) in compiled.output_types().iter().zip(&output) {
+        if native != &field.ty {
+            return Err(Unsupported::ResultType {
+                function: format!("output field {}", field.name),
+                native: native.to_string(),
+                flink: field.ty.to_string(),
+            });
+        }
+    }
+    Ok(OperatorPlan::Calc {
+        input,
+        calc: program,
+    })
+}
+
+/// Every call's native result type must be Flink's: all calls compiled at once as the
+/// projections of one program under the same options.
+fn check_calls(reader: &RexReader, program: &CalcProgram, input: &[LogicalType]) -> Result<()> {
+    let probes = reader.probes();
+    if probes.is_empty() {
+        return Ok(());
+    }
+    let mut check = CalcProgram::project(probes.iter().map(|p| p.expr.clone()).collect());
+    check.legacy_cast_behaviour = program.legacy_cast_behaviour;
+    check.time_zone = program.time_zone.clone();
+    let compiled = compile(&check, input).map_err(|e| Unsupported::Compile(e.to_string()))?;
+    for (probe, native) in probes.iter().zip(compiled.output_types()) {
+        if native != &probe.flink {
+            return Err(Unsupported::ResultType {
+                function: probe.function.clone(),
+                native: native.to_string(),
+                flink: probe.flink.to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan_node;
+    use super::*;
+    use crate::calc::Expr;
+    use crate::calc::functions::{arithmetic, comparison, temporal};
+
+    /// Nodes released Flink 2.3.0 wrote (`CalcParity --dump`), by query name.
+    fn fixture(name: &str) -> String {
+        let path = format!(
+            "{}/tests/flink-2.3.0-nodes/calc-{name}.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    const SUPPORTED: &[&str] = &[
+        "int_arithmetic",
+        "trims",
+        "filter_between",
+        "filter_in",
+        "casts",
+        "searched_case",
+        "coalesce",
+        "changelog_filter",
+        "decimal_arithmetic",
+        "booleans",
+        "unicode_filter",
+        "temporal_extract",
+        "temporal_format",
+        "double_specials",
+        "not_in",
+        "sarg_null_as_true",
+    ];
+
+    fn calc(name: &str) -> (Vec<LogicalType>, CalcProgram) {
+        match plan_node(&fixture(name), None) {
+            Ok(OperatorPlan::Calc { input, calc }) => (input, calc),
+            Ok(other) => panic!("{name}: not a Calc: {other:?}"),
+            Err(e) => panic!("{name}: {e}"),
+        }
+    }
+
+    #[test]
+    fn every_supported_fixture_plans_and_builds_a_native_calc() {
+        for name in SUPPORTED {
+            let (input, program) = calc(name);
+            assert!(!input.is_empty(), "{name}");
+            let plan = OperatorPlan::Calc {
+                input,
+                calc: program,
+            };
+            let round_trip = OperatorPlan::from_json(&plan.to_json()).unwrap();
+            assert_eq!(round_trip, plan, "{name}");
+            plan.build(&crate::ops::StateConfig::memory(), None)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+
+    #[test]
+    fn projections_keep_flinks_operands_and_output_names() {
+        let (_, program) = calc("int_arithmetic");
+        let one = Expr::lit(LogicalType::Int, "1");
+        assert_eq!(program.projection[0], Expr::input(0));
+        assert_eq!(
+            program.projection[1],
+            Expr::call(arithmetic::PLUS, vec![Expr::input(1), one])
+        );
+        assert_eq!(
+            program.names,
+            ["id", "EXPR$1", "EXPR$2", "EXPR$3", "EXPR$4"]
+        );
+        assert_eq!(program.filter, None);
+    }
+
+    #[test]
+    fn between_is_a_closed_range_on_the_column() {
+        let (_, program) = calc("filter_between");
+        let int = |v: &str| Expr::lit(LogicalType::Int, v);
+        assert_eq!(
+            program.filter,
+            Some(Expr::And(vec![
+                Expr::call(
+                    comparison::GREATER_THAN_OR_EQUAL,
+                    vec![Expr::input(1), int("-3")]
+                ),
+                Expr::call(
+                    comparison::LESS_THAN_OR_EQUAL,
+                    vec![Expr::input(1), int("9")]
+                ),
+            ]))
+        );
+    }
+
+    #[test]
+    fn time_unit_symbols_become_the_registrys_unit_literals() {
+        let (_, program) = calc("temporal_extract");
+        let unit = |u: &str| Expr::lit(LogicalType::VarChar(i32::MAX as u32), u);
+        assert_eq!(
+            program.projection[1],
+            Expr::call(temporal::EXTRACT, vec![unit("YEAR"), Expr::input(8)])
+        );
+        let (_, program) = calc("temporal_format");
+        assert_eq!(
+            program.projection[4],
+            Expr::call(temporal::FLOOR_TO, vec![Expr::input(9), unit("HOUR")])
+        );
+    }
+
+    #[test]
+    fn not_in_keeps_nulls_unknown_and_in_or_is_null_maps_them_to_true() {
+        let (_, program) = calc("sarg_null_as_true");
+        let Some(Expr::Or(parts)) = &program.filter else {
+            panic!("{:?}", program.filter)
+        };
+        assert_eq!(
+            parts[0],
+            Expr::call(comparison::IS_NULL, vec![Expr::input(1)])
+        );
+        let (_, program) = calc("not_in");
+        let Some(Expr::And(parts)) = &program.filter else {
+            panic!("{:?}", program.filter)
+        };
+        // (-inf..1), (1..2), (2..3), (3..+inf): four open ranges, no NULL test.
+        let Expr::Or(ranges) = &parts[0] else {
+            panic!("{:?}", parts[0])
+        };
+        assert_eq!(ranges.len(), 4);
+        assert_eq!(
+            ranges[0],
+            Expr::call(
+                comparison::LESS_THAN,
+                vec![Expr::input(1), Expr::lit(LogicalType::Int, "1")]
+            )
+        );
+    }
+
+    #[test]
+    fn options_reach_the_program() {
+        let plan = plan_node(
+            &fixture("casts"),
+            Some(
+                r#"{"table.exec.legacy-cast-behaviour": "ENABLED",
+                    "table.local-time-zone": "Europe/Berlin"}"#,
+            ),
+        )
+        .unwrap();
+        let OperatorPlan::Calc { calc, .. } = plan else {
+            unreachable!()
+        };
+        assert!(calc.legacy_cast_behaviour);
+        assert_eq!(calc.time_zone, "Europe/Berlin");
+    }
+
+    #[test]
+    fn an_unsupported_function_is_refused_with_its_flink_name() {
+        let err = plan_node(&fixture("fallback_repeat"), None).unwrap_err();
+        assert_eq!(err, Unsupported::Function("$REPEAT$1".into()));
+        assert_eq!(err.to_string(), "function $REPEAT$1 is not supported");
+    }
+
+    #[test]
+    fn a_call_flink_types_differently_is_refused_not_cast() {
+        // Flink says `i + 1` is a BIGINT; natively INT + INT is INT: refuse.
+        let json = fixture("int_arithmetic").replacen(
+            r#""internalName":"$+$1","operands":[{"kind":"INPUT_REF","inputIndex":1,"type":"INT"},{"kind":"LITERAL","value":1,"type":"INT NOT NULL"}],"type":"INT""#,
+            r#""internalName":"$+$1","operands":[{"kind":"INPUT_REF","inputIndex":1,"type":"INT"},{"kind":"LITERAL","value":1,"type":"INT NOT NULL"}],"type":"BIGINT""#,
+            1,
+        );
+        assert_ne!(json, fixture("int_arithmetic"), "the fixture changed");
+        let err = plan_node(&json, None).unwrap_err();
+        assert_eq!(
+            err,
+            Unsupported::ResultType {
+                function: "$+$1".into(),
+                native: "INT".into(),
+                flink: "BIGINT".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_program_that_does_not_compile_is_refused_at_plan_time() {
+        // UPPER of an INT column: Flink would never write it; the compiler refuses it.
+        let json = fixture("unicode_filter").replace(
+            r#""internalName":"$UPPER$1","operands":[{"kind":"INPUT_REF","inputIndex":5"#,
+            r#""internalName":"$UPPER$1","operands":[{"kind":"INPUT_REF","inputIndex":1"#,
+        );
+        let err = plan_node(&json, None).unwrap_err();
+        assert!(matches!(err, Unsupported::Compile(_)), "{err:?}");
+        assert!(err.to_string().contains("UPPER"), "{err}");
+    }
+}

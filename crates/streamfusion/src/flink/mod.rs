@@ -1,0 +1,220 @@
+//! Flink's own description of a plan node, read into a native [`OperatorPlan`].
+//!
+//! The planner extension (`java/src/org/streamfusion/flink/StreamFusionPlanner.java`) hands
+//! over each node it would replace as Flink's compiled-plan JSON of that node, exactly what
+//! `CompiledPlanSerdeUtil.createJsonObjectWriter(planner.createSerdeContext())` writes for it
+//! (the text `COMPILE PLAN` embeds), plus its inputs' row types and the effective table
+//! options the node depends on. [`plan_node`] answers with the native plan, or with
+//! [`Unsupported`] naming the Flink function, type or feature that stops it: the node then
+//! stays stock. Nothing is approximated: a call is mapped only to the registry function with
+//! Flink's semantics, the program is compiled before it is accepted (so a function or cast the
+//! engine cannot run is refused at plan time, not at run time), and every call's native result
+//! type must equal the type Flink declared for it.
+//!
+//! # Input
+//!
+//! `node_json`: `{"node": <the node>, "inputs": [<row type of input 0>, ...]}`. Flink's JSON
+//! of a node omits its input types (a plan keeps them on the edges), hence `inputs`, each
+//! serialized by the same writer (`"ROW<`a` INT, `b` VARCHAR(20)>"`, or the object form Flink
+//! uses for types without a SQL spelling).
+//!
+//! `config_json`: the effective values of the options by Flink key, or empty/`null` for
+//! Flink's defaults. Read here: `table.exec.legacy-cast-behaviour` (`ENABLED`/`DISABLED`) and
+//! `table.local-time-zone` (a zone id, already resolved from `default`); other keys are
+//! ignored.
+//!
+//! # Nodes
+//!
+//! - `stream-exec-calc_1` ([`calc`]): projections and an optional condition over one input,
+//!   RexNodes read by [`rex`], types by [`types`].
+
+pub mod calc;
+pub mod rex;
+pub mod types;
+
+use serde_json::Value;
+
+use crate::ops::OperatorPlan;
+
+/// Why a Flink node cannot run natively. The message names what Flink calls the obstacle
+/// (`$REPEAT$1`, `INTERVAL DAY(2) TO SECOND(3)`), so the planner's log line is actionable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unsupported {
+    /// A node type (with version) no native operator implements.
+    #[error("node type {0} is not supported")]
+    NodeType(String),
+    /// A function (Flink's internal name) with no native equivalent.
+    #[error("function {0} is not supported")]
+    Function(String),
+    /// A function used in a shape the native one does not take (arguments, symbols).
+    #[error("function {function} is not supported {why}")]
+    Call {
+        /// Flink's internal name of the function.
+        function: String,
+        /// What about the call is not supported.
+        why: String,
+    },
+    /// A type (Flink's serialized spelling) without a native representation.
+    #[error("type {ty} is not supported: {why}")]
+    Type {
+        /// The type as Flink serialized it.
+        ty: String,
+        /// Why it is not supported.
+        why: String,
+    },
+    /// A RexNode kind or literal form that is not supported.
+    #[error("{0} is not supported")]
+    Feature(String),
+    /// A call whose native result type differs from the type Flink declared for it.
+    #[error(
+        "function {function} returns {native} natively but {flink} in Flink, so its values \
+         could differ"
+    )]
+    ResultType {
+        /// Flink's internal name of the function (or the node part).
+        function: String,
+        /// The native result type.
+        native: String,
+        /// Flink's declared type.
+        flink: String,
+    },
+    /// The native program does not compile (a function or cast the engine cannot run).
+    #[error("the native program does not compile: {0}")]
+    Compile(String),
+    /// The JSON is not what Flink 2.3.0 writes.
+    #[error("malformed Flink plan JSON: {0}")]
+    Malformed(String),
+}
+
+/// `Result` with [`Unsupported`].
+pub type Result<T, E = Unsupported> = std::result::Result<T, E>;
+
+/// The effective table options a node depends on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlinkConfig {
+    /// `table.exec.legacy-cast-behaviour` is `ENABLED`: failing casts give NULL.
+    pub legacy_cast_behaviour: bool,
+    /// `table.local-time-zone`, resolved to a zone id.
+    pub local_time_zone: String,
+}
+
+impl Default for FlinkConfig {
+    fn default() -> Self {
+        Self {
+            legacy_cast_behaviour: false,
+            local_time_zone: "UTC".into(),
+        }
+    }
+}
+
+impl FlinkConfig {
+    /// The options in `json` (see the module documentation); `None`, empty or `null` is
+    /// Flink's defaults.
+    pub fn from_json(json: Option<&str>) -> Result<Self> {
+        let mut config = Self::default();
+        let Some(json) = json.map(str::trim).filter(|j| !j.is_empty()) else {
+            return Ok(config);
+        };
+        let value: Value = serde_json::from_str(json)
+            .map_err(|e| Unsupported::Malformed(format!("options: {e}")))?;
+        if value.is_null() {
+            return Ok(config);
+        }
+        let options = value
+            .as_object()
+            .ok_or_else(|| Unsupported::Malformed(format!("options must be an object: {value}")))?;
+        let text = |key: &str| -> Result<Option<&str>> {
+            match options.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s)),
+                Some(other) => Err(Unsupported::Malformed(format!(
+                    "option {key} must be a string, got {other}"
+                ))),
+            }
+        };
+        if let Some(legacy) = text("table.exec.legacy-cast-behaviour")? {
+            config.legacy_cast_behaviour = match legacy.to_ascii_uppercase().as_str() {
+                "ENABLED" => true,
+                "DISABLED" => false,
+                other => {
+                    return Err(Unsupported::Feature(format!(
+                        "table.exec.legacy-cast-behaviour = {other}"
+                    )));
+                }
+            };
+        }
+        if let Some(zone) = text("table.local-time-zone")? {
+            config.local_time_zone = zone.to_string();
+        }
+        Ok(config)
+    }
+}
+
+/// The native plan of one Flink node (see the module documentation for the inputs).
+pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorPlan> {
+    let config = FlinkConfig::from_json(config_json)?;
+    let description: Value = serde_json::from_str(node_json)
+        .map_err(|e| Unsupported::Malformed(format!("node description: {e}")))?;
+    let node = description
+        .get("node")
+        .filter(|n| n.is_object())
+        .ok_or_else(|| Unsupported::Malformed("the description has no \"node\" object".into()))?;
+    let inputs = description
+        .get("inputs")
+        .and_then(Value::as_array)
+        .ok_or_else(|| Unsupported::Malformed("the description has no \"inputs\" array".into()))?
+        .iter()
+        .map(types::row_type)
+        .collect::<Result<Vec<_>>>()?;
+    let node_type = node
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Unsupported::Malformed("the node has no \"type\"".into()))?;
+    match node_type {
+        "stream-exec-calc_1" => calc::plan(node, &inputs, &config),
+        other => Err(Unsupported::NodeType(other.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_default_to_flinks_and_unknown_keys_are_ignored() {
+        assert_eq!(
+            FlinkConfig::from_json(None).unwrap(),
+            FlinkConfig::default()
+        );
+        assert_eq!(
+            FlinkConfig::from_json(Some("null")).unwrap(),
+            FlinkConfig::default()
+        );
+        let config = FlinkConfig::from_json(Some(
+            r#"{"table.exec.legacy-cast-behaviour": "ENABLED",
+                "table.local-time-zone": "Asia/Shanghai", "table.exec.state.ttl": "0 ms"}"#,
+        ))
+        .unwrap();
+        assert!(config.legacy_cast_behaviour);
+        assert_eq!(config.local_time_zone, "Asia/Shanghai");
+        let bad = FlinkConfig::from_json(Some(r#"{"table.local-time-zone": 8}"#)).unwrap_err();
+        assert!(bad.to_string().contains("table.local-time-zone"), "{bad}");
+    }
+
+    #[test]
+    fn other_node_types_and_malformed_descriptions_are_refused_by_name() {
+        let err = plan_node(
+            r#"{"node": {"id": 3, "type": "stream-exec-group-aggregate_1"}, "inputs": []}"#,
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "node type stream-exec-group-aggregate_1 is not supported"
+        );
+        let err = plan_node("{]", None).unwrap_err();
+        assert!(matches!(err, Unsupported::Malformed(_)), "{err:?}");
+        let err = plan_node(r#"{"node": {"type": "stream-exec-calc_1"}}"#, None).unwrap_err();
+        assert!(err.to_string().contains("inputs"), "{err}");
+    }
+}

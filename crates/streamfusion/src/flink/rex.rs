@@ -1,0 +1,742 @@
+//! Flink's JSON of a Calcite `RexNode` (`RexNodeJsonSerializer`) as a Calc [`Expr`].
+//!
+//! | RexNode JSON | Calc IR |
+//! |---|---|
+//! | `{"kind": "INPUT_REF", "inputIndex": i}` | `{"input": i}` |
+//! | `{"kind": "LITERAL", "value": v, "type": T}` | `{"literal": {"type": T, "value": text}}` |
+//! | `{"kind": "CALL", "internalName": "$NAME$1", "operands": [...], "type": T}` | see below |
+//!
+//! Calls are mapped by Flink's internal name, version 1 only, to the registry function with
+//! the same SQL name and Flink's semantics ([`FUNCTIONS`]), operands in Flink's order; and to
+//! the IR's own forms where Calcite has special syntax:
+//!
+//! - `$AND$1`, `$OR$1`, `$NOT$1`: three-valued logic; `$CASE$1` (`c1, v1, ..., else`),
+//!   `$COALESCE$1`, `$IF$1`;
+//! - `$CAST$1` / `$TRY_CAST$1` to the call's type;
+//! - `$-$1` with `PREFIX` syntax is unary minus, `$+$1` with `PREFIX` syntax the operand;
+//! - `$TRIM$1` (`flag, characters, string`) is `TRIM_BOTH`/`_LEADING`/`_TRAILING(string,
+//!   characters)`;
+//! - `$FLOOR$1`/`$CEIL$1` with a time-unit symbol are `FLOOR_TO`/`CEIL_TO(x, unit)`;
+//!   symbols (time units) of `$EXTRACT$1`, `$TIMESTAMPADD$1`, `$TIMESTAMPDIFF$1` become
+//!   string literals, as the registry takes them;
+//! - `$SEARCH$1` (`x`, a Sarg literal: what `IN`, `BETWEEN` and range conjunctions become)
+//!   is the OR of its ranges (`x = v` for a point, `x >= lo AND x < hi` ...), with
+//!   `x IS NULL OR ...` when the Sarg maps NULL to TRUE and `x IS NOT NULL AND ...` when to
+//!   FALSE (a NULL `x` makes every comparison NULL, which is Sarg's UNKNOWN).
+//!
+//! Literal values arrive as Flink writes them: integers as JSON numbers, approximate and
+//! exact numbers as `BigDecimal.toString()` (possibly `1E+2`, made plain for DECIMAL),
+//! strings raw (a CHAR literal already has its type's length, so nothing is padded), dates
+//! and times as Calcite's `DateString`/`TimeString`/`TimestampString`. Interval, binary
+//! (base64) and collection literals are refused.
+//!
+//! Nondeterministic functions (RAND, UUID, the clock) are refused: their values cannot be
+//! checked against stock Flink's, so they are not taken native yet. So are the transcendental
+//! DOUBLE functions (SIN, EXP, LN, POWER, ...): Flink calls `java.lang.Math`, whose HotSpot
+//! intrinsics and the native libm differ in the last bit for some inputs (`SIN(2.5)`).
+//!
+//! Every call's IR is recorded with the type Flink declared for it ([`RexReader::probes`]),
+//! so [`super::calc`] can require the native result types to be Flink's.
+
+use serde_json::Value;
+
+use super::types::logical_type;
+use super::{Result, Unsupported};
+use crate::calc::Expr;
+use crate::calc::functions::{arithmetic, comparison, hash, math, string, temporal, value};
+use crate::types::LogicalType;
+
+/// Flink's names of the registry functions taken one to one (operands in Flink's order).
+pub const FUNCTIONS: &[(&str, u16)] = &[
+    ("+", arithmetic::PLUS),
+    ("-", arithmetic::MINUS),
+    ("*", arithmetic::TIMES),
+    ("/", arithmetic::DIVIDE),
+    ("MOD", arithmetic::MOD),
+    ("%", arithmetic::MOD),
+    ("=", comparison::EQUALS),
+    ("<>", comparison::NOT_EQUALS),
+    ("<", comparison::LESS_THAN),
+    ("<=", comparison::LESS_THAN_OR_EQUAL),
+    (">", comparison::GREATER_THAN),
+    (">=", comparison::GREATER_THAN_OR_EQUAL),
+    ("IS NULL", comparison::IS_NULL),
+    ("IS NOT NULL", comparison::IS_NOT_NULL),
+    ("IS TRUE", comparison::IS_TRUE),
+    ("IS FALSE", comparison::IS_FALSE),
+    ("IS NOT TRUE", comparison::IS_NOT_TRUE),
+    ("IS NOT FALSE", comparison::IS_NOT_FALSE),
+    ("ABS", math::ABS),
+    ("ROUND", math::ROUND),
+    ("TRUNCATE", math::TRUNCATE),
+    ("SQRT", math::SQRT),
+    ("FLOOR", math::FLOOR),
+    ("CEIL", math::CEIL),
+    ("SIGN", math::SIGN),
+    ("PI", math::PI),
+    ("E", math::E),
+    ("DEGREES", math::DEGREES),
+    ("RADIANS", math::RADIANS),
+    ("MD5", hash::MD5),
+    ("SHA1", hash::SHA1),
+    ("SHA224", hash::SHA224),
+    ("SHA256", hash::SHA256),
+    ("SHA384", hash::SHA384),
+    ("SHA512", hash::SHA512),
+    ("SHA2", hash::SHA2),
+    ("CHAR_LENGTH", string::CHAR_LENGTH),
+    ("CHARACTER_LENGTH", string::CHAR_LENGTH),
+    ("UPPER", string::UPPER),
+    ("LOWER", string::LOWER),
+    ("SUBSTRING", string::SUBSTRING),
+    ("||", string::CONCAT_OP),
+    ("CONCAT", string::CONCAT),
+    ("CONCAT_WS", string::CONCAT_WS),
+    ("LTRIM", string::LTRIM),
+    ("RTRIM", string::RTRIM),
+    ("LPAD", string::LPAD),
+    ("RPAD", string::RPAD),
+    ("REPLACE", string::REPLACE),
+    ("POSITION", string::POSITION),
+    ("INITCAP", string::INITCAP),
+    ("REGEXP_EXTRACT", string::REGEXP_EXTRACT),
+    ("REGEXP_REPLACE", string::REGEXP_REPLACE),
+    ("SPLIT_INDEX", string::SPLIT_INDEX),
+    ("LIKE", string::LIKE),
+    ("EXTRACT", temporal::EXTRACT),
+    ("TIMESTAMPADD", temporal::TIMESTAMPADD),
+    ("TIMESTAMPDIFF", temporal::TIMESTAMPDIFF),
+    ("DATE_FORMAT", temporal::DATE_FORMAT),
+    ("FROM_UNIXTIME", temporal::FROM_UNIXTIME),
+    ("TO_TIMESTAMP", temporal::TO_TIMESTAMP),
+    ("TO_TIMESTAMP_LTZ", temporal::TO_TIMESTAMP_LTZ),
+    ("TO_DATE", temporal::TO_DATE),
+    ("TYPEOF", value::TYPEOF),
+    ("ELT", value::ELT),
+    ("DECODE", value::DECODE),
+    ("ENCODE", value::ENCODE),
+];
+
+/// Functions whose values depend on more than their arguments (refused, see the module
+/// documentation). `UNIX_TIMESTAMP` without arguments reads the clock.
+const NONDETERMINISTIC: &[&str] = &[
+    "RAND",
+    "RAND_INTEGER",
+    "UUID",
+    "NOW",
+    "CURRENT_TIMESTAMP",
+    "LOCALTIMESTAMP",
+    "CURRENT_DATE",
+    "CURRENT_TIME",
+    "LOCALTIME",
+    "CURRENT_ROW_TIMESTAMP",
+    "UNIX_TIMESTAMP",
+];
+
+/// Functions Flink computes with `java.lang.Math`'s transcendental methods, which HotSpot
+/// replaces by intrinsics that may differ from the native libm in the last bit (seen:
+/// `SIN(2.5)`). Refused until the engine reproduces them bit for bit.
+const LAST_BIT: &[&str] = &[
+    "POWER", "LN", "LOG10", "LOG", "LOG2", "EXP", "SIN", "COS", "TAN", "SINH", "COSH", "TANH",
+    "ASIN", "ACOS", "ATAN", "ATAN2", "COT",
+];
+
+/// Functions whose time-unit symbol operands the registry takes as string literals.
+const TAKES_UNIT: &[&str] = &["EXTRACT", "TIMESTAMPADD", "TIMESTAMPDIFF"];
+
+/// One call's IR with the type Flink declared for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Probe {
+    /// The call as IR.
+    pub expr: Expr,
+    /// Flink's type of the call.
+    pub flink: LogicalType,
+    /// Flink's internal name of the function.
+    pub function: String,
+}
+
+/// Reads RexNodes, recording every call ([`RexReader::probes`]).
+#[derive(Debug, Default)]
+pub struct RexReader {
+    probes: Vec<Probe>,
+}
+
+/// A literal operand: a value, or a symbol (a flag or time unit Calcite passes as an operand).
+enum Operand {
+    Expr(Expr),
+    Symbol(String),
+}
+
+impl RexReader {
+    /// The calls read so far, innermost first.
+    pub fn probes(&self) -> &[Probe] {
+        &self.probes
+    }
+
+    /// The IR of `rex`.
+    pub fn expr(&mut self, rex: &Value) -> Result<Expr> {
+        match self.operand(rex)? {
+            Operand::Expr(e) => Ok(e),
+            Operand::Symbol(s) => Err(Unsupported::Feature(format!("a symbol ({s}) as a value"))),
+        }
+    }
+
+    fn operand(&mut self, rex: &Value) -> Result<Operand> {
+        match kind(rex)? {
+            "INPUT_REF" => {
+                let index = rex
+                    .get("inputIndex")
+                    .and_then(Value::as_u64)
+                    .ok_or_else(|| malformed("INPUT_REF without \"inputIndex\"", rex))?;
+                Ok(Operand::Expr(Expr::input(index as usize)))
+            }
+            "LITERAL" => literal(rex),
+            "CALL" => self.call(rex).map(Operand::Expr),
+            other => Err(Unsupported::Feature(format!("RexNode kind {other}"))),
+        }
+    }
+
+    fn call(&mut self, rex: &Value) -> Result<Expr> {
+        let function = function_name(rex)?;
+        let (name, version) = split_internal_name(&function)
+            .ok_or_else(|| Unsupported::Function(function.clone()))?;
+        if version != "1" {
+            return Err(Unsupported::Function(function));
+        }
+        let flink = logical_type(
+            rex.get("type")
+                .ok_or_else(|| malformed("CALL without \"type\"", rex))?,
+        )?;
+        let operands = rex
+            .get("operands")
+            .and_then(Value::as_array)
+            .ok_or_else(|| malformed("CALL without \"operands\"", rex))?;
+        let prefix = rex.get("syntax").and_then(Value::as_str) == Some("PREFIX");
+        let call_error = |why: &str| Unsupported::Call {
+            function: function.clone(),
+            why: why.to_string(),
+        };
+        if NONDETERMINISTIC.contains(&name) {
+            return Err(call_error(
+                "natively yet: its values are nondeterministic, so parity cannot be checked",
+            ));
+        }
+        if LAST_BIT.contains(&name) {
+            return Err(call_error(
+                "natively yet: Java's Math intrinsics and the native libm can differ in the last \
+                 bit",
+            ));
+        }
+        let expr = match (name, operands.as_slice()) {
+            ("+", [x]) if prefix => self.expr(x)?,
+            ("-", [x]) if prefix => Expr::call(arithmetic::UNARY_MINUS, vec![self.expr(x)?]),
+            ("AND", _) => Expr::And(self.exprs(operands)?),
+            ("OR", _) => Expr::Or(self.exprs(operands)?),
+            ("NOT", [x]) => Expr::Not(Box::new(self.expr(x)?)),
+            ("CASE", _) => {
+                let mut operands = self.exprs(operands)?;
+                if operands.len() < 3 || operands.len() % 2 == 0 {
+                    return Err(call_error("with an even number of operands"));
+                }
+                let otherwise = operands.pop();
+                let mut pairs = Vec::with_capacity(operands.len() / 2);
+                let mut rest = operands.into_iter();
+                while let (Some(c), Some(v)) = (rest.next(), rest.next()) {
+                    pairs.push((c, v));
+                }
+                Expr::case(pairs, otherwise)
+            }
+            ("COALESCE", _) => Expr::Coalesce(self.exprs(operands)?),
+            ("IF", [c, a, b]) => Expr::if_(self.expr(c)?, self.expr(a)?, self.expr(b)?),
+            ("CAST", [x]) => self.expr(x)?.cast(flink.clone()),
+            ("TRY_CAST", [x]) => self.expr(x)?.try_cast(flink.clone()),
+            ("SEARCH", [x, sarg]) => self.search(&function, x, sarg)?,
+            ("TRIM", [flag, characters, s]) => {
+                let op = match self.operand(flag)? {
+                    Operand::Symbol(flag) if flag == "BOTH" => string::TRIM_BOTH,
+                    Operand::Symbol(flag) if flag == "LEADING" => string::TRIM_LEADING,
+                    Operand::Symbol(flag) if flag == "TRAILING" => string::TRIM_TRAILING,
+                    _ => return Err(call_error("without a BOTH, LEADING or TRAILING flag")),
+                };
+                Expr::call(op, vec![self.expr(s)?, self.expr(characters)?])
+            }
+            ("FLOOR" | "CEIL", [x, unit]) => {
+                let Operand::Symbol(unit) = self.operand(unit)? else {
+                    return Err(call_error("with a value as its second operand"));
+                };
+                let op = if name == "FLOOR" {
+                    temporal::FLOOR_TO
+                } else {
+                    temporal::CEIL_TO
+                };
+                Expr::call(op, vec![self.expr(x)?, unit_literal(unit)])
+            }
+            _ => {
+                let op = FUNCTIONS
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, op)| *op)
+                    .ok_or_else(|| Unsupported::Function(function.clone()))?;
+                let mut args = Vec::with_capacity(operands.len());
+                for operand in operands {
+                    args.push(match self.operand(operand)? {
+                        Operand::Expr(e) => e,
+                        Operand::Symbol(unit) if TAKES_UNIT.contains(&name) => unit_literal(unit),
+                        Operand::Symbol(s) => {
+                            return Err(call_error(&format!("with the symbol {s}")));
+                        }
+                    });
+                }
+                Expr::call(op, args)
+            }
+        };
+        self.probes.push(Probe {
+            expr: expr.clone(),
+            flink,
+            function,
+        });
+        Ok(expr)
+    }
+
+    fn exprs(&mut self, operands: &[Value]) -> Result<Vec<Expr>> {
+        operands.iter().map(|o| self.expr(o)).collect()
+    }
+
+    /// `SEARCH(x, sarg)` as comparisons (see the module documentation).
+    fn search(&mut self, function: &str, x: &Value, sarg_literal: &Value) -> Result<Expr> {
+        let call_error = |why: &str| Unsupported::Call {
+            function: function.to_string(),
+            why: why.to_string(),
+        };
+        if mentions_nondeterministic(x) {
+            return Err(call_error("over a nondeterministic operand"));
+        }
+        let x = self.expr(x)?;
+        let sarg = sarg_literal
+            .get("sarg")
+            .ok_or_else(|| malformed("SEARCH without a Sarg literal", sarg_literal))?;
+        let ty = logical_type(
+            sarg_literal
+                .get("type")
+                .ok_or_else(|| malformed("a Sarg literal without \"type\"", sarg_literal))?,
+        )?;
+        let ranges = sarg
+            .get("ranges")
+            .and_then(Value::as_array)
+            .ok_or_else(|| malformed("a Sarg without \"ranges\"", sarg))?;
+        if ranges.is_empty() {
+            return Err(call_error("with an empty Sarg"));
+        }
+        let bound = |b: &Value| -> Result<(Expr, bool)> {
+            let closed = match b.get("boundType").and_then(Value::as_str) {
+                Some("CLOSED") => true,
+                Some("OPEN") => false,
+                _ => return Err(malformed("a Sarg bound without \"boundType\"", b)),
+            };
+            Ok((
+                sarg_value(&ty, b.get("value").unwrap_or(&Value::Null))?,
+                closed,
+            ))
+        };
+        let mut disjuncts = Vec::with_capacity(ranges.len());
+        for range in ranges {
+            let lower = range.get("lower").map(bound).transpose()?;
+            let upper = range.get("upper").map(bound).transpose()?;
+            let closed = |b: &Value| b.get("boundType").and_then(Value::as_str) == Some("CLOSED");
+            let point = matches!(
+                (range.get("lower"), range.get("upper")),
+                (Some(l), Some(u)) if l == u && closed(l)
+            );
+            let compare = |op: u16, v: Expr| Expr::call(op, vec![x.clone(), v]);
+            disjuncts.push(match (lower, upper) {
+                _ if point => {
+                    let (v, _) = bound(&range["lower"])?;
+                    compare(comparison::EQUALS, v)
+                }
+                (None, None) => return Err(call_error("with an unbounded range")),
+                (Some((lo, closed)), None) => compare(lower_op(closed), lo),
+                (None, Some((hi, closed))) => compare(upper_op(closed), hi),
+                (Some((lo, lc)), Some((hi, hc))) => {
+                    Expr::And(vec![compare(lower_op(lc), lo), compare(upper_op(hc), hi)])
+                }
+            });
+        }
+        let ranges = if disjuncts.len() == 1 {
+            disjuncts.pop().expect("one range")
+        } else {
+            Expr::Or(disjuncts)
+        };
+        Ok(match sarg.get("nullAs").and_then(Value::as_str) {
+            Some("UNKNOWN") => ranges,
+            Some("TRUE") => Expr::Or(vec![Expr::call(comparison::IS_NULL, vec![x]), ranges]),
+            Some("FALSE") => Expr::And(vec![Expr::call(comparison::IS_NOT_NULL, vec![x]), ranges]),
+            _ => return Err(malformed("a Sarg without \"nullAs\"", sarg)),
+        })
+    }
+}
+
+fn lower_op(closed: bool) -> u16 {
+    if closed {
+        comparison::GREATER_THAN_OR_EQUAL
+    } else {
+        comparison::GREATER_THAN
+    }
+}
+
+fn upper_op(closed: bool) -> u16 {
+    if closed {
+        comparison::LESS_THAN_OR_EQUAL
+    } else {
+        comparison::LESS_THAN
+    }
+}
+
+fn malformed(what: &str, rex: &Value) -> Unsupported {
+    Unsupported::Malformed(format!("{what}: {rex}"))
+}
+
+fn kind(rex: &Value) -> Result<&str> {
+    rex.get("kind")
+        .and_then(Value::as_str)
+        .ok_or_else(|| malformed("a RexNode without \"kind\"", rex))
+}
+
+/// How Flink named the call's function: its internal name, else what identifies a user's.
+fn function_name(rex: &Value) -> Result<String> {
+    if let Some(name) = rex.get("internalName").and_then(Value::as_str) {
+        return Ok(name.to_string());
+    }
+    for (field, what) in [
+        ("systemName", "system function"),
+        ("catalogName", "catalog function"),
+        ("class", "inline function"),
+        ("sqlKind", "operator of kind"),
+    ] {
+        if let Some(name) = rex.get(field) {
+            let name = name
+                .as_str()
+                .map_or_else(|| name.to_string(), str::to_string);
+            return Err(Unsupported::Function(format!("{what} {name}")));
+        }
+    }
+    Err(malformed("a CALL without a function name", rex))
+}
+
+/// `$NAME$VERSION` as `(NAME, VERSION)`; the name itself may contain `$`.
+fn split_internal_name(name: &str) -> Option<(&str, &str)> {
+    let inner = name.strip_prefix('$')?;
+    let at = inner.rfind('$')?;
+    Some((&inner[..at], &inner[at + 1..]))
+}
+
+/// Whether the RexNode calls a nondeterministic function anywhere.
+fn mentions_nondeterministic(rex: &Value) -> bool {
+    match rex {
+        Value::Object(o) => {
+            o.get("internalName")
+                .and_then(Value::as_str)
+                .and_then(split_internal_name)
+                .is_some_and(|(n, _)| NONDETERMINISTIC.contains(&n))
+                || o.values().any(mentions_nondeterministic)
+        }
+        Value::Array(a) => a.iter().any(mentions_nondeterministic),
+        _ => false,
+    }
+}
+
+/// A time unit as the registry takes it: a string literal.
+fn unit_literal(unit: String) -> Expr {
+    Expr::lit(LogicalType::VarChar(i32::MAX as u32), unit)
+}
+
+fn literal(rex: &Value) -> Result<Operand> {
+    if rex.get("symbol").is_some() {
+        let value = rex
+            .get("value")
+            .and_then(Value::as_str)
+            .ok_or_else(|| malformed("a symbol literal without \"value\"", rex))?;
+        return Ok(Operand::Symbol(value.to_string()));
+    }
+    if rex.get("sarg").is_some() {
+        return Err(Unsupported::Feature("a Sarg literal outside SEARCH".into()));
+    }
+    let ty = logical_type(
+        rex.get("type")
+            .ok_or_else(|| malformed("a LITERAL without \"type\"", rex))?,
+    )?;
+    literal_value(&ty, rex.get("value").unwrap_or(&Value::Null)).map(Operand::Expr)
+}
+
+/// A Sarg's bound: strings are not padded to a CHAR type's length (Flink's generated code
+/// compares the text as written), so they become VARCHARs of their own length.
+fn sarg_value(ty: &LogicalType, value: &Value) -> Result<Expr> {
+    match (ty, value) {
+        (LogicalType::Char(_) | LogicalType::VarChar(_), Value::String(s)) => Ok(Expr::lit(
+            LogicalType::VarChar(s.chars().count().max(1) as u32),
+            s.clone(),
+        )),
+        _ => literal_value(ty, value),
+    }
+}
+
+/// The IR literal of a value Flink wrote for type `ty`.
+fn literal_value(ty: &LogicalType, value: &Value) -> Result<Expr> {
+    let unsupported = || Unsupported::Feature(format!("a literal of type {ty}"));
+    let text = match (ty, value) {
+        (_, Value::Null) => return Ok(Expr::null(ty.clone())),
+        (LogicalType::Boolean, Value::Bool(b)) => b.to_string(),
+        (
+            LogicalType::TinyInt | LogicalType::SmallInt | LogicalType::Int | LogicalType::BigInt,
+            Value::Number(n),
+        ) if n.is_i64() => n.to_string(),
+        (LogicalType::Float | LogicalType::Double, Value::String(s)) => s.clone(),
+        (LogicalType::Float | LogicalType::Double, Value::Number(n)) => n.to_string(),
+        (LogicalType::Decimal { .. }, Value::String(s)) => plain_decimal(s)
+            .ok_or_else(|| Unsupported::Malformed(format!("DECIMAL literal {s}")))?,
+        (
+            LogicalType::Char(_)
+            | LogicalType::VarChar(_)
+            | LogicalType::Date
+            | LogicalType::Time(_)
+            | LogicalType::Timestamp(_)
+            | LogicalType::TimestampLtz(_),
+            Value::String(s),
+        ) => s.clone(),
+        (
+            LogicalType::Boolean
+            | LogicalType::TinyInt
+            | LogicalType::SmallInt
+            | LogicalType::Int
+            | LogicalType::BigInt
+            | LogicalType::Float
+            | LogicalType::Double
+            | LogicalType::Decimal { .. }
+            | LogicalType::Char(_)
+            | LogicalType::VarChar(_)
+            | LogicalType::Date
+            | LogicalType::Time(_)
+            | LogicalType::Timestamp(_)
+            | LogicalType::TimestampLtz(_),
+            other,
+        ) => {
+            return Err(Unsupported::Malformed(format!(
+                "a {ty} literal written as {other}"
+            )));
+        }
+        _ => return Err(unsupported()),
+    };
+    Ok(Expr::lit(ty.clone(), text))
+}
+
+/// `BigDecimal.toString()` text (`-1.50`, `1E+2`, `1.2E-7`) in plain notation.
+fn plain_decimal(text: &str) -> Option<String> {
+    let (sign, rest) = match text.as_bytes().first()? {
+        b'-' => ("-", &text[1..]),
+        b'+' => ("", &text[1..]),
+        _ => ("", text),
+    };
+    let (mantissa, exponent) = match rest.find(['E', 'e']) {
+        Some(at) => (&rest[..at], rest[at + 1..].parse::<i64>().ok()?),
+        None => (rest, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits: String = int.chars().chain(frac.chars()).collect();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let scale = frac.len() as i64 - exponent;
+    let plain = if scale <= 0 {
+        format!("{digits}{}", "0".repeat((-scale) as usize))
+    } else if (digits.len() as i64) > scale {
+        let at = digits.len() - scale as usize;
+        format!("{}.{}", &digits[..at], &digits[at..])
+    } else {
+        format!("0.{}{digits}", "0".repeat(scale as usize - digits.len()))
+    };
+    Some(format!("{sign}{plain}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read(rex: Value) -> Result<Expr> {
+        RexReader::default().expr(&rex)
+    }
+
+    fn input(i: usize, ty: &str) -> Value {
+        json!({"kind": "INPUT_REF", "inputIndex": i, "type": ty})
+    }
+
+    #[test]
+    fn big_decimal_text_becomes_plain() {
+        for (text, plain) in [
+            ("1.50", "1.50"),
+            ("-0.25", "-0.25"),
+            ("1E+2", "100"),
+            ("1.2E-7", "0.00000012"),
+            ("12.5E+1", "125"),
+            ("-3E-2", "-0.03"),
+        ] {
+            assert_eq!(plain_decimal(text).as_deref(), Some(plain), "{text}");
+        }
+        assert_eq!(plain_decimal("1.5x"), None);
+    }
+
+    #[test]
+    fn calls_map_by_internal_name_and_record_flinks_type() {
+        let rex = json!({"kind": "CALL", "syntax": "BINARY", "internalName": "$+$1",
+            "operands": [input(1, "INT"), {"kind": "LITERAL", "value": 1, "type": "INT NOT NULL"}],
+            "type": "INT"});
+        let mut reader = RexReader::default();
+        let expr = reader.expr(&rex).unwrap();
+        let expected = Expr::call(
+            arithmetic::PLUS,
+            vec![Expr::input(1), Expr::lit(LogicalType::Int, "1")],
+        );
+        assert_eq!(expr, expected);
+        assert_eq!(reader.probes().len(), 1);
+        assert_eq!(reader.probes()[0].flink, LogicalType::Int);
+        assert_eq!(reader.probes()[0].function, "$+$1");
+    }
+
+    #[test]
+    fn prefix_minus_is_negation_and_trim_takes_its_flag() {
+        let neg = read(
+            json!({"kind": "CALL", "syntax": "PREFIX", "internalName": "$-$1",
+            "operands": [input(0, "INT")], "type": "INT"}),
+        )
+        .unwrap();
+        assert_eq!(
+            neg,
+            Expr::call(arithmetic::UNARY_MINUS, vec![Expr::input(0)])
+        );
+        let trim = read(
+            json!({"kind": "CALL", "internalName": "$TRIM$1", "operands": [
+            {"kind": "LITERAL", "symbol": "TRIM", "value": "LEADING",
+             "type": {"type": "SYMBOL", "nullable": false}},
+            {"kind": "LITERAL", "value": "x", "type": "CHAR(1) NOT NULL"},
+            input(2, "VARCHAR(20)")], "type": "VARCHAR(20)"}),
+        )
+        .unwrap();
+        assert_eq!(
+            trim,
+            Expr::call(
+                string::TRIM_LEADING,
+                vec![Expr::input(2), Expr::lit(LogicalType::Char(1), "x")]
+            )
+        );
+    }
+
+    #[test]
+    fn search_becomes_comparisons_with_sargs_null_handling() {
+        let sarg = |null_as: &str| {
+            json!({"kind": "CALL", "syntax": "INTERNAL", "internalName": "$SEARCH$1",
+                "operands": [input(1, "INT"), {"kind": "LITERAL", "sarg": {"ranges": [
+                    {"lower": {"value": 1, "boundType": "CLOSED"},
+                     "upper": {"value": 1, "boundType": "CLOSED"}},
+                    {"lower": {"value": 5, "boundType": "OPEN"}}],
+                    "nullAs": null_as}, "type": "INT NOT NULL"}],
+                "type": "BOOLEAN"})
+        };
+        let int = |v: &str| Expr::lit(LogicalType::Int, v);
+        let ranges = Expr::Or(vec![
+            Expr::call(comparison::EQUALS, vec![Expr::input(1), int("1")]),
+            Expr::call(comparison::GREATER_THAN, vec![Expr::input(1), int("5")]),
+        ]);
+        assert_eq!(read(sarg("UNKNOWN")).unwrap(), ranges);
+        assert_eq!(
+            read(sarg("TRUE")).unwrap(),
+            Expr::Or(vec![
+                Expr::call(comparison::IS_NULL, vec![Expr::input(1)]),
+                ranges.clone()
+            ])
+        );
+        assert_eq!(
+            read(sarg("FALSE")).unwrap(),
+            Expr::And(vec![
+                Expr::call(comparison::IS_NOT_NULL, vec![Expr::input(1)]),
+                ranges
+            ])
+        );
+    }
+
+    #[test]
+    fn unknown_versions_user_functions_and_nondeterminism_are_refused_by_name() {
+        let call = |name: &str| {
+            json!({"kind": "CALL", "internalName": name, "operands": [input(0, "STRING")],
+                   "type": "STRING"})
+        };
+        assert_eq!(
+            read(call("$REPEAT$1")).unwrap_err().to_string(),
+            "function $REPEAT$1 is not supported"
+        );
+        assert_eq!(
+            read(call("$UPPER$2")).unwrap_err().to_string(),
+            "function $UPPER$2 is not supported"
+        );
+        let udf = read(json!({"kind": "CALL", "catalogName": "`cat`.`db`.`f`",
+            "operands": [], "type": "INT"}))
+        .unwrap_err();
+        assert!(udf.to_string().contains("catalog function"), "{udf}");
+        let rand = read(
+            json!({"kind": "CALL", "internalName": "$RAND$1", "operands": [],
+            "type": "DOUBLE NOT NULL"}),
+        )
+        .unwrap_err();
+        assert!(rand.to_string().contains("nondeterministic"), "{rand}");
+        let sin = read(json!({"kind": "CALL", "internalName": "$SIN$1",
+            "operands": [input(3, "DOUBLE")], "type": "DOUBLE"}))
+        .unwrap_err();
+        assert!(
+            sin.to_string()
+                .starts_with("function $SIN$1 is not supported natively yet: Java's Math"),
+            "{sin}"
+        );
+        let field = read(json!({"kind": "FIELD_ACCESS", "name": "a", "expr": input(0, "INT")}))
+            .unwrap_err();
+        assert_eq!(
+            field.to_string(),
+            "RexNode kind FIELD_ACCESS is not supported"
+        );
+    }
+
+    #[test]
+    fn literals_keep_flinks_text_and_refuse_what_has_no_native_literal() {
+        assert_eq!(
+            read(json!({"kind": "LITERAL", "value": "1.5E+10", "type": "DOUBLE NOT NULL"}))
+                .unwrap(),
+            Expr::lit(LogicalType::Double, "1.5E+10")
+        );
+        assert_eq!(
+            read(json!({"kind": "LITERAL", "value": "1E+2", "type": "DECIMAL(3, 0) NOT NULL"}))
+                .unwrap(),
+            Expr::lit(
+                LogicalType::Decimal {
+                    precision: 3,
+                    scale: 0
+                },
+                "100"
+            )
+        );
+        assert_eq!(
+            read(json!({"kind": "LITERAL", "value": null, "type": "INT"})).unwrap(),
+            Expr::null(LogicalType::Int)
+        );
+        let interval = read(json!({"kind": "LITERAL", "value": "86400000",
+            "type": "INTERVAL DAY(2) TO SECOND(3) NOT NULL"}))
+        .unwrap_err();
+        assert!(
+            interval.to_string().contains("INTERVAL DAY(2)"),
+            "{interval}"
+        );
+        let binary =
+            read(json!({"kind": "LITERAL", "value": "AAE=", "type": "BINARY(2) NOT NULL"}))
+                .unwrap_err();
+        assert!(
+            binary.to_string().contains("literal of type BINARY(2)"),
+            "{binary}"
+        );
+    }
+}

@@ -1,0 +1,312 @@
+package org.streamfusion.flink;
+
+import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.table.api.TableConfig;
+import org.apache.flink.table.api.TableException;
+import org.apache.flink.table.api.config.ExecutionConfigOptions;
+import org.apache.flink.table.catalog.CatalogManager;
+import org.apache.flink.table.catalog.FunctionCatalog;
+import org.apache.flink.table.delegation.Executor;
+import org.apache.flink.table.module.ModuleManager;
+import org.apache.flink.table.planner.delegation.StreamPlanner;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecEdge;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeGraph;
+import org.apache.flink.table.planner.plan.nodes.exec.serde.CompiledPlanSerdeUtil;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectWriter;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.streamfusion.jni.NativeOperator;
+import org.streamfusion.jni.NativePlanException;
+
+import java.security.CodeSource;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Flink's {@link StreamPlanner} with StreamFusion's substitution: when {@link #ENABLED} is set,
+ * every {@link StreamExecCalc} the native side accepts is replaced by a {@link
+ * NativeCalcExecNode} before the graph is translated to transformations.
+ *
+ * <p>The hook is {@link #translateToPlan(ExecNodeGraph)}: it runs for {@code executeSql},
+ * {@code toDataStream}, {@code EXPLAIN} and compiled plans being executed, but not for {@code
+ * compilePlan}, so a {@code COMPILE PLAN} stays stock. Each Calc is described to the native
+ * side as Flink's own compiled-plan JSON of the node (what {@code COMPILE PLAN} writes for it)
+ * plus its input row type and the effective table options it depends on; the native side
+ * answers with its plan or a reason. A rejected node stays stock with one log line naming node
+ * and reason, or fails planning when {@link #FALLBACK} is off.
+ */
+public class StreamFusionPlanner extends StreamPlanner {
+    /** Turns the substitution on (off by default: the planner is then stock). */
+    public static final ConfigOption<Boolean> ENABLED =
+            ConfigOptions.key("streamfusion.enabled")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription("Run the operators StreamFusion supports natively.");
+
+    /** Whether a node the native side rejects stays stock (true) or fails planning (false). */
+    public static final ConfigOption<Boolean> FALLBACK =
+            ConfigOptions.key("streamfusion.fallback")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Keep nodes the native side rejects stock; false fails planning.");
+
+    /** Rows a native operator buffers before one call into native code. */
+    public static final ConfigOption<Integer> BUNDLE_ROWS =
+            ConfigOptions.key("streamfusion.bundle.rows")
+                    .intType()
+                    .defaultValue(1024)
+                    .withDescription("Rows per bundle pushed through JNI.");
+
+    /** How long a row may wait in a bundle before the bundle is pushed anyway. */
+    public static final ConfigOption<java.time.Duration> BUNDLE_LATENCY =
+            ConfigOptions.key("streamfusion.bundle.latency")
+                    .durationType()
+                    .defaultValue(java.time.Duration.ofMillis(100))
+                    .withDescription(
+                            "Longest time a row waits in a bundle (processing time); 0 waits"
+                                    + " for a full bundle, a watermark or a checkpoint.");
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamFusionPlanner.class);
+    private static final AtomicBoolean ANNOUNCED = new AtomicBoolean();
+    /** The last decisions kept (a session cluster plans for as long as it runs). */
+    private static final int KEPT_DECISIONS = 1000;
+
+    private static final List<Decision> DECISIONS = new ArrayList<>();
+
+    /** What the planner did with one node (kept for tests and tools). */
+    public static final class Decision {
+        /** The node's id and description, as {@code EXPLAIN} shows it. */
+        public final String node;
+        /** The description handed to the native side ({@code null} if it could not be made). */
+        public final String description;
+        /** The effective options handed to the native side. */
+        public final String config;
+        /** The native plan, or {@code null} when rejected. */
+        public final String plan;
+        /** Why the node stays stock, or {@code null} when substituted. */
+        public final String reason;
+
+        Decision(String node, String description, String config, String plan, String reason) {
+            this.node = node;
+            this.description = description;
+            this.config = config;
+            this.plan = plan;
+            this.reason = reason;
+        }
+
+        /** Whether the node runs natively. */
+        public boolean isNative() {
+            return plan != null;
+        }
+
+        @Override
+        public String toString() {
+            return isNative() ? "native " + node : "stock " + node + ": " + reason;
+        }
+    }
+
+    public StreamFusionPlanner(
+            Executor executor,
+            TableConfig tableConfig,
+            ModuleManager moduleManager,
+            FunctionCatalog functionCatalog,
+            CatalogManager catalogManager,
+            ClassLoader classLoader) {
+        super(executor, tableConfig, moduleManager, functionCatalog, catalogManager, classLoader);
+        if (ANNOUNCED.compareAndSet(false, true)) {
+            LOG.info(activation());
+        }
+    }
+
+    /**
+     * The activation line: which jar the extension and the planner were loaded from. Logged
+     * once per JVM when the first planner is built.
+     */
+    public static String activation() {
+        return "StreamFusion planner extension active: "
+                + StreamFusionPlanner.class.getName()
+                + " from "
+                + codeSource(StreamFusionPlanner.class)
+                + ", Flink planner from "
+                + codeSource(StreamPlanner.class)
+                + "; substitution is on where "
+                + ENABLED.key()
+                + " = true";
+    }
+
+    private static String codeSource(Class<?> type) {
+        CodeSource source = type.getProtectionDomain().getCodeSource();
+        return source == null || source.getLocation() == null
+                ? "(unknown location)"
+                : source.getLocation().toString();
+    }
+
+    /** The decisions made in this JVM (the last {@value #KEPT_DECISIONS}), oldest first. */
+    public static List<Decision> decisions() {
+        synchronized (DECISIONS) {
+            return new ArrayList<>(DECISIONS);
+        }
+    }
+
+    /** Forgets the recorded decisions. */
+    public static void clearDecisions() {
+        synchronized (DECISIONS) {
+            DECISIONS.clear();
+        }
+    }
+
+    private static void record(Decision decision) {
+        synchronized (DECISIONS) {
+            if (DECISIONS.size() == KEPT_DECISIONS) {
+                DECISIONS.remove(0);
+            }
+            DECISIONS.add(decision);
+        }
+    }
+
+    @Override
+    public List<Transformation<?>> translateToPlan(ExecNodeGraph graph) {
+        if (!getTableConfig().get(ENABLED)) {
+            return super.translateToPlan(graph);
+        }
+        return super.translateToPlan(new Substitution().rewrite(graph));
+    }
+
+    /** One bottom-up walk of a graph, replacing supported nodes (shared nodes once). */
+    private final class Substitution {
+        private final Map<ExecNode<?>, ExecNode<?>> done = new IdentityHashMap<>();
+        private final ObjectWriter writer =
+                CompiledPlanSerdeUtil.createJsonObjectWriter(createSerdeContext());
+        private final boolean fallback = getTableConfig().get(FALLBACK);
+        private final int bundleRows = getTableConfig().get(BUNDLE_ROWS);
+        private final long bundleLatencyMs = getTableConfig().get(BUNDLE_LATENCY).toMillis();
+
+        ExecNodeGraph rewrite(ExecNodeGraph graph) {
+            List<ExecNode<?>> roots = new ArrayList<>();
+            for (ExecNode<?> root : graph.getRootNodes()) {
+                roots.add(visit(root));
+            }
+            // Edges into replaced nodes were rewired in place, so EXPLAIN (which prints the
+            // graph it passed in) shows them; a replaced root (a query without a sink) is
+            // put in place too where Flink's list allows it.
+            try {
+                for (int i = 0; i < roots.size(); i++) {
+                    if (graph.getRootNodes().get(i) != roots.get(i)) {
+                        graph.getRootNodes().set(i, roots.get(i));
+                    }
+                }
+                return graph;
+            } catch (UnsupportedOperationException immutable) {
+                return new ExecNodeGraph(graph.getFlinkVersion(), roots);
+            }
+        }
+
+        private ExecNode<?> visit(ExecNode<?> node) {
+            ExecNode<?> seen = done.get(node);
+            if (seen != null) {
+                return seen;
+            }
+            List<ExecEdge> edges = new ArrayList<>(node.getInputEdges());
+            for (int i = 0; i < edges.size(); i++) {
+                ExecEdge edge = edges.get(i);
+                ExecNode<?> source = visit(edge.getSource());
+                if (source != edge.getSource()) {
+                    node.replaceInputEdge(i, ExecEdge.builder().from(edge).source(source).build());
+                }
+            }
+            ExecNode<?> result = node;
+            if (node instanceof StreamExecCalc) {
+                result = calc((StreamExecCalc) node);
+            }
+            done.put(node, result);
+            return result;
+        }
+
+        private ExecNode<?> calc(StreamExecCalc calc) {
+            String name = calc.getId() + ":" + calc.getDescription();
+            String config = config();
+            String description;
+            try {
+                description = describe(calc);
+            } catch (Exception e) {
+                return reject(calc, name, null, config, "Flink cannot serialize the node: " + e);
+            }
+            String plan;
+            try {
+                plan = NativeOperator.planFromFlink(description, config);
+            } catch (NativePlanException e) {
+                return reject(calc, name, description, config, e.getMessage());
+            } catch (LinkageError e) {
+                return reject(
+                        calc, name, description, config, "the native library is unavailable: " + e);
+            }
+            record(new Decision(name, description, config, plan, null));
+            LOG.info("StreamFusion: node {} runs natively", name);
+            NativeCalcExecNode replacement =
+                    new NativeCalcExecNode(
+                            calc,
+                            (RowType) calc.getInputEdges().get(0).getOutputType(),
+                            plan,
+                            bundleRows,
+                            bundleLatencyMs);
+            List<ExecEdge> edges = new ArrayList<>();
+            for (ExecEdge edge : calc.getInputEdges()) {
+                edges.add(ExecEdge.builder().from(edge).target(replacement).build());
+            }
+            replacement.setInputEdges(edges);
+            return replacement;
+        }
+
+        private ExecNode<?> reject(
+                ExecNode<?> node, String name, String description, String config, String reason) {
+            record(new Decision(name, description, config, null, reason));
+            if (!fallback) {
+                throw new TableException(
+                        "StreamFusion cannot run node "
+                                + name
+                                + " natively ("
+                                + FALLBACK.key()
+                                + " = false): "
+                                + reason);
+            }
+            LOG.info("StreamFusion: node {} stays stock: {}", name, reason);
+            return node;
+        }
+
+        /** {@code {"node": <Flink's JSON of the node>, "inputs": [<input row types>]}}. */
+        private String describe(ExecNode<?> node) throws Exception {
+            StringBuilder b = new StringBuilder("{\"node\":");
+            b.append(writer.writeValueAsString(node)).append(",\"inputs\":[");
+            List<ExecEdge> edges = node.getInputEdges();
+            for (int i = 0; i < edges.size(); i++) {
+                b.append(i == 0 ? "" : ",")
+                        .append(writer.writeValueAsString(edges.get(i).getOutputType()));
+            }
+            return b.append("]}").toString();
+        }
+
+        /** The effective values of the options native Calc depends on, by Flink key. */
+        private String config() {
+            TableConfig table = getTableConfig();
+            return "{\""
+                    + ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR.key()
+                    + "\":\""
+                    + table.get(ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR).name()
+                    + "\",\"table.local-time-zone\":\""
+                    + table.getLocalTimeZone().getId()
+                    + "\"}";
+        }
+    }
+}
