@@ -20,14 +20,22 @@
 //!
 //! `config_json`: the effective values of the options by Flink key, or empty/`null` for
 //! Flink's defaults. Read here: `table.exec.legacy-cast-behaviour` (`ENABLED`/`DISABLED`) and
-//! `table.local-time-zone` (a zone id, already resolved from `default`); other keys are
-//! ignored.
+//! `table.local-time-zone` (a zone id, already resolved from `default`); the aggregate nodes
+//! also read `table.exec.mini-batch.enabled`/`.size`, `pipeline.max-parallelism` and
+//! `parallelism.default` (see [`aggregate`]); other keys are ignored. Values are strings
+//! (numbers are accepted for the numeric ones).
 //!
 //! # Nodes
 //!
 //! - `stream-exec-calc_1` ([`calc`]): projections and an optional condition over one input,
 //!   RexNodes read by [`rex`], types by [`types`].
+//! - `stream-exec-group-aggregate_1` (immediate and mini-batch one-phase),
+//!   `stream-exec-local-group-aggregate_1` and `stream-exec-global-group-aggregate_1`
+//!   ([`aggregate`]): GROUP BY with Flink's AggregateCalls, as
+//!   [`OperatorPlan::GroupAggregate`], [`OperatorPlan::LocalGroupAggregate`] and
+//!   [`OperatorPlan::GlobalGroupAggregate`].
 
+pub mod aggregate;
 pub mod calc;
 pub mod rex;
 pub mod types;
@@ -81,6 +89,9 @@ pub enum Unsupported {
     /// The native program does not compile (a function or cast the engine cannot run).
     #[error("the native program does not compile: {0}")]
     Compile(String),
+    /// The native operator refuses the plan it was given (its own planning check).
+    #[error("the native operator refuses the plan: {0}")]
+    Operator(String),
     /// The JSON is not what Flink 2.3.0 writes.
     #[error("malformed Flink plan JSON: {0}")]
     Malformed(String),
@@ -96,6 +107,8 @@ pub struct FlinkConfig {
     pub legacy_cast_behaviour: bool,
     /// `table.local-time-zone`, resolved to a zone id.
     pub local_time_zone: String,
+    /// Every option as given, by Flink key, for the nodes that read further ones.
+    pub options: serde_json::Map<String, Value>,
 }
 
 impl Default for FlinkConfig {
@@ -103,6 +116,7 @@ impl Default for FlinkConfig {
         Self {
             legacy_cast_behaviour: false,
             local_time_zone: "UTC".into(),
+            options: serde_json::Map::new(),
         }
     }
 }
@@ -146,6 +160,7 @@ impl FlinkConfig {
         if let Some(zone) = text("table.local-time-zone")? {
             config.local_time_zone = zone.to_string();
         }
+        config.options = options.clone();
         Ok(config)
     }
 }
@@ -172,6 +187,15 @@ pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorP
         .ok_or_else(|| Unsupported::Malformed("the node has no \"type\"".into()))?;
     match node_type {
         "stream-exec-calc_1" => calc::plan(node, &inputs, &config),
+        "stream-exec-group-aggregate_1" => {
+            aggregate::plan(aggregate::Phase::OnePhase, node, &inputs, &config)
+        }
+        "stream-exec-local-group-aggregate_1" => {
+            aggregate::plan(aggregate::Phase::Local, node, &inputs, &config)
+        }
+        "stream-exec-global-group-aggregate_1" => {
+            aggregate::plan(aggregate::Phase::Global, node, &inputs, &config)
+        }
         other => Err(Unsupported::NodeType(other.to_string())),
     }
 }
@@ -204,13 +228,13 @@ mod tests {
     #[test]
     fn other_node_types_and_malformed_descriptions_are_refused_by_name() {
         let err = plan_node(
-            r#"{"node": {"id": 3, "type": "stream-exec-group-aggregate_1"}, "inputs": []}"#,
+            r#"{"node": {"id": 3, "type": "stream-exec-window-aggregate_1"}, "inputs": []}"#,
             None,
         )
         .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "node type stream-exec-group-aggregate_1 is not supported"
+            "node type stream-exec-window-aggregate_1 is not supported"
         );
         let err = plan_node("{]", None).unwrap_err();
         assert!(matches!(err, Unsupported::Malformed(_)), "{err:?}");

@@ -1,0 +1,193 @@
+package org.streamfusion.flink;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ResolvedSchema;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Fixtures of Flink 2.3.0's aggregate nodes for the native plan parser
+ * ({@code crates/streamfusion/src/flink/aggregate.rs}).
+ *
+ * <p>Each query is compiled ({@code COMPILE PLAN} of an {@code INSERT} into a blackhole sink,
+ * over a datagen source, no job runs) under its options; every {@code
+ * stream-exec-*group-aggregate_1} node of the plan is written to {@code
+ * DIR/agg-<query>[-<n>].json} as {@code {"node": <the node's JSON>, "inputs": [<the output type
+ * of the node feeding it>], "config": {<the options the planner extension hands over>}}}. The
+ * node's JSON is what {@code StreamFusionPlanner} describes (the compiled plan is written by the
+ * same {@code CompiledPlanSerdeUtil} writer); {@code config} is the {@code config_json} of
+ * {@code flink::plan_node}. Plans are made at {@code parallelism.default} 4 (max parallelism
+ * 128 by Flink's default).
+ *
+ * <p>Run: {@code java -cp $(cat $CARGO_TARGET_DIR/jvm/classpath-planner.txt)
+ * org.streamfusion.flink.AggNodeDump DIR}.
+ */
+public final class AggNodeDump {
+    private static final String SOURCE =
+            "CREATE TABLE src (k INT, v BIGINT, d DOUBLE, s STRING, n INT) WITH ("
+                    + "'connector' = 'datagen', 'number-of-rows' = '10')";
+    /** The golden GROUP BY scenarios' columns ({@code GroupAggVectors}). */
+    private static final String GOLDEN_SOURCE =
+            "CREATE TABLE golden (k STRING, x INT, y DOUBLE, g INT) WITH ("
+                    + "'connector' = 'datagen', 'number-of-rows' = '10')";
+
+    /** One query and the table options it is compiled under. */
+    record Query(String name, String sql, Map<String, String> options) {}
+
+    static final List<Query> QUERIES = new ArrayList<>();
+
+    static void q(String name, String sql, String... options) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int i = 0; i < options.length; i += 2) {
+            map.put(options[i], options[i + 1]);
+        }
+        QUERIES.add(new Query(name, sql, map));
+    }
+
+    static final String[] MINI_BATCH = {
+        "table.exec.mini-batch.enabled", "true",
+        "table.exec.mini-batch.allow-latency", "1 s",
+        "table.exec.mini-batch.size", "500"
+    };
+
+    static String[] with(String[] base, String... more) {
+        String[] all = new String[base.length + more.length];
+        System.arraycopy(base, 0, all, 0, base.length);
+        System.arraycopy(more, 0, all, base.length, more.length);
+        return all;
+    }
+
+    static {
+        q("count_star", "SELECT k, COUNT(*) AS cnt FROM src GROUP BY k");
+        q("sum_count", "SELECT k, SUM(v) AS total, COUNT(s) AS strings FROM src GROUP BY k");
+        q("avg", "SELECT k, SUM(v) AS total, AVG(v) AS mean, AVG(d) AS dmean FROM src GROUP BY k");
+        q("min_max_retract",
+                "SELECT cnt, MIN(total) AS lo, MAX(total) AS hi, COUNT(*) AS ngroups FROM"
+                        + " (SELECT k, COUNT(*) AS cnt, SUM(v) AS total FROM src GROUP BY k)"
+                        + " GROUP BY cnt");
+        q("count_distinct",
+                "SELECT k, COUNT(DISTINCT s) AS ds, SUM(DISTINCT v) AS dv, COUNT(*) AS cnt"
+                        + " FROM src GROUP BY k");
+        q("no_grouping", "SELECT COUNT(*) AS cnt, MAX(s) AS top FROM src");
+        q("state_ttl", "SELECT k, MIN(d) AS lo, LAST_VALUE(s) AS last_s FROM src GROUP BY k",
+                "table.exec.state.ttl", "1 h");
+        q("mini_batch_one_phase", "SELECT k, COUNT(*) AS cnt, SUM(v) AS total FROM src GROUP BY k",
+                with(MINI_BATCH, "table.optimizer.agg-phase-strategy", "ONE_PHASE"));
+        q("two_phase",
+                "SELECT k, COUNT(*) AS cnt, SUM(v) AS total, MAX(d) AS hi FROM src GROUP BY k",
+                with(MINI_BATCH, "table.optimizer.agg-phase-strategy", "TWO_PHASE"));
+        q("two_phase_avg", "SELECT k, AVG(v) AS mean, MIN(s) AS lo FROM src GROUP BY k",
+                with(MINI_BATCH, "table.optimizer.agg-phase-strategy", "TWO_PHASE"));
+        q("two_phase_retract",
+                "SELECT k, MAX(v) AS hi, SUM(v) AS total, COUNT(DISTINCT v) AS dv FROM"
+                        + " (SELECT LAST_VALUE(s) AS k, LAST_VALUE(v) AS v FROM src GROUP BY n)"
+                        + " GROUP BY k",
+                with(MINI_BATCH, "table.optimizer.agg-phase-strategy", "TWO_PHASE"));
+        q("listagg_first_value",
+                "SELECT k, LISTAGG(s) AS l, FIRST_VALUE(v) AS f FROM src GROUP BY k");
+        q("listagg_separator", "SELECT k, LISTAGG(s, '|') AS l FROM src GROUP BY k");
+        // The plans of two scenarios of tests/golden/flink-2.3.0-group-agg.jsonl, into a sink
+        // that takes -U (as the scenarios' collect() does): insert-only, and retracting
+        // through an inner GROUP BY (the scenario's fromChangelogStream).
+        q("golden_int_insert_only",
+                "SELECT k, SUM(x) AS sum_x, AVG(x) AS avg_x FROM golden GROUP BY k");
+        q("golden_double_retract",
+                "SELECT k, MIN(x) AS min_x, MAX(x) AS max_x, SUM(x) AS sum_x FROM"
+                        + " (SELECT LAST_VALUE(k) AS k, LAST_VALUE(y) AS x FROM golden GROUP BY g)"
+                        + " GROUP BY k");
+        q("single_value", "SELECT k, SINGLE_VALUE(v) AS sv FROM src GROUP BY k");
+        // The optimizer's SUM -> CASE(COUNT = 0, NULL, $SUM0) rewrite (the golden scenario
+        // bigint_retract's plan): COUNT, SUM and AVG of one column over a retracting input.
+        q("sum0_rewrite",
+                "SELECT k, COUNT(v) AS cnt_v, SUM(v) AS sum_v, AVG(v) AS avg_v FROM"
+                        + " (SELECT LAST_VALUE(s) AS k, LAST_VALUE(v) AS v FROM src GROUP BY n)"
+                        + " GROUP BY k");
+        q("filter", "SELECT k, COUNT(*) FILTER (WHERE v > 0) AS pos FROM src GROUP BY k");
+        q("unsupported_function", "SELECT k, STDDEV_POP(d) AS sd, COLLECT(s) AS ss FROM src"
+                + " GROUP BY k");
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path dir = Path.of(args[0]);
+        Files.createDirectories(dir);
+        ObjectMapper mapper = new ObjectMapper();
+        for (Query query : QUERIES) {
+            Configuration conf = new Configuration();
+            conf.setString("parallelism.default", "4");
+            TableEnvironment tEnv =
+                    TableEnvironment.create(
+                            EnvironmentSettings.newInstance()
+                                    .inStreamingMode()
+                                    .withConfiguration(conf)
+                                    .build());
+            for (Map.Entry<String, String> o : query.options.entrySet()) {
+                tEnv.getConfig().set(o.getKey(), o.getValue());
+            }
+            tEnv.executeSql(SOURCE);
+            tEnv.executeSql(GOLDEN_SOURCE);
+            ResolvedSchema schema = tEnv.sqlQuery(query.sql).getResolvedSchema();
+            StringBuilder sink = new StringBuilder("CREATE TABLE snk (");
+            for (int i = 0; i < schema.getColumns().size(); i++) {
+                Column c = schema.getColumns().get(i);
+                sink.append(i == 0 ? "" : ", ")
+                        .append('`')
+                        .append(c.getName())
+                        .append("` ")
+                        .append(c.getDataType().getLogicalType().asSerializableString());
+            }
+            // blackhole takes no -U (the aggregate then generates none); print takes them.
+            String connector = query.name.startsWith("golden_") ? "print" : "blackhole";
+            tEnv.executeSql(
+                    sink.append(") WITH ('connector' = '" + connector + "')").toString());
+            String plan = tEnv.compilePlanSql("INSERT INTO snk " + query.sql).asJsonString();
+            JsonNode root = mapper.readTree(plan);
+            Map<Integer, JsonNode> byId = new HashMap<>();
+            for (JsonNode node : root.get("nodes")) {
+                byId.put(node.get("id").asInt(), node);
+            }
+            ObjectNode config = mapper.createObjectNode();
+            config.put("parallelism.default", "4");
+            for (Map.Entry<String, String> o : query.options.entrySet()) {
+                config.put(o.getKey(), o.getValue());
+            }
+            List<ObjectNode> found = new ArrayList<>();
+            for (JsonNode node : root.get("nodes")) {
+                if (!node.get("type").asText().contains("group-aggregate")) {
+                    continue;
+                }
+                ObjectNode description = mapper.createObjectNode();
+                description.set("node", node);
+                ArrayNode inputs = description.putArray("inputs");
+                for (JsonNode edge : root.get("edges")) {
+                    if (edge.get("target").asInt() == node.get("id").asInt()) {
+                        inputs.add(byId.get(edge.get("source").asInt()).get("outputType"));
+                    }
+                }
+                description.set("config", config);
+                found.add(description);
+            }
+            for (int n = 0; n < found.size(); n++) {
+                String file = "agg-" + query.name + (found.size() == 1 ? "" : "-" + n) + ".json";
+                Files.write(dir.resolve(file),
+                        (mapper.writerWithDefaultPrettyPrinter().writeValueAsString(found.get(n))
+                                        + "\n")
+                                .getBytes(StandardCharsets.UTF_8));
+                System.out.println(file + ": " + found.get(n).get("node").get("type").asText());
+            }
+        }
+    }
+}
