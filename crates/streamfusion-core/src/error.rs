@@ -482,13 +482,17 @@ pub enum CalcError {
         /// The batch's Arrow types.
         found: Vec<String>,
     },
-    /// An expression failed on its input (Flink fails the job the same way).
+    /// An expression failed on its input (Flink fails the job the same way), or computed a
+    /// DATE, TIME or TIMESTAMP that Calc does not write (`out_of_range`, decision 0023).
     #[error("{path}: {message}")]
     Evaluation {
         /// The expression.
         path: String,
         /// The failure.
         message: String,
+        /// Whether the failure is a temporal value outside its type's range or carrier: Flink
+        /// may have computed a value there, so a caller can hand the input to Flink instead.
+        out_of_range: bool,
     },
 }
 
@@ -501,6 +505,18 @@ impl CalcError {
             CalcError::Evaluation { .. } | CalcError::InputSchema { .. }
         )
     }
+
+    /// Whether an evaluation failed on a DATE, TIME or TIMESTAMP outside its type's range or
+    /// its carrier (TIMESTAMP(7..9) as 64-bit nanoseconds), where Flink may compute a value.
+    pub fn is_out_of_range(&self) -> bool {
+        matches!(
+            self,
+            CalcError::Evaluation {
+                out_of_range: true,
+                ..
+            }
+        )
+    }
 }
 
 impl From<arrow::error::ArrowError> for CalcError {
@@ -508,6 +524,7 @@ impl From<arrow::error::ArrowError> for CalcError {
         CalcError::Evaluation {
             path: "output".into(),
             message: e.to_string(),
+            out_of_range: false,
         }
     }
 }
@@ -517,6 +534,7 @@ impl From<Error> for CalcError {
         CalcError::Evaluation {
             path: "output".into(),
             message: e.to_string(),
+            out_of_range: false,
         }
     }
 }

@@ -6,7 +6,9 @@
 //! widening); everything else is a row-wise Flink-semantics kernel. A value Flink's cast
 //! rejects (a bad string, NaN to DECIMAL, ...) fails the evaluation under [`OnError::Fail`]
 //! with Java's message and gives NULL under [`OnError::Null`]; DECIMAL overflow is NULL
-//! either way, as in Flink.
+//! either way, as in Flink. A DATE, TIME or TIMESTAMP result outside its type's range or
+//! carrier ([`super::range`]) fails the evaluation under every [`OnError`]: Flink computes a
+//! value there, so NULL would be a wrong value.
 
 use std::sync::Arc;
 
@@ -32,6 +34,7 @@ use crate::types::LogicalType;
 
 use super::coercion::{integer_as_decimal, is_integer, is_string};
 use super::functions::java_format;
+use super::range;
 use super::registry::Kernel;
 
 /// What a failing cast does.
@@ -332,6 +335,8 @@ fn read(a: &ArrayRef, ty: &LogicalType, i: usize) -> DfResult<Val> {
     })
 }
 
+/// The values as an array of `ty`; a temporal value outside its range or carrier is an
+/// [`range::OutOfRange`] error.
 fn write(values: Vec<Option<Val>>, ty: &LogicalType) -> DfResult<ArrayRef> {
     use LogicalType as T;
     let n = values.len();
@@ -370,15 +375,19 @@ fn write(values: Vec<Option<Val>>, ty: &LogicalType) -> DfResult<ArrayRef> {
         T::Binary(_) | T::VarBinary(_) => {
             build!(BinaryBuilder::with_capacity(n, n * 8), Val::Bin(x) => x)
         }
-        T::Date => build!(Date32Builder::with_capacity(n), Val::Date(x) => x),
-        T::Time(_) => build!(Time32MillisecondBuilder::with_capacity(n), Val::Time(x) => x),
+        T::Date => build!(Date32Builder::with_capacity(n), Val::Date(x) => range::date(x.into())?),
+        T::Time(_) => {
+            build!(Time32MillisecondBuilder::with_capacity(n), Val::Time(x) => range::time(x.into())?)
+        }
         T::Timestamp(p) => match p {
-            0..=3 => build!(TimestampMillisecondBuilder::with_capacity(n), Val::Ts(ms, _) => ms),
+            0..=3 => {
+                build!(TimestampMillisecondBuilder::with_capacity(n), Val::Ts(ms, ns) => range::millis(ms, ns)?)
+            }
             4..=6 => {
-                build!(TimestampMicrosecondBuilder::with_capacity(n), Val::Ts(ms, ns) => ms.wrapping_mul(1000).wrapping_add(i64::from(ns / 1000)))
+                build!(TimestampMicrosecondBuilder::with_capacity(n), Val::Ts(ms, ns) => range::micros(ms, ns)?)
             }
             _ => {
-                build!(TimestampNanosecondBuilder::with_capacity(n), Val::Ts(ms, ns) => ms.wrapping_mul(1_000_000).wrapping_add(i64::from(ns)))
+                build!(TimestampNanosecondBuilder::with_capacity(n), Val::Ts(ms, ns) => range::nanos(ms, ns)?)
             }
         },
         other => return Err(internal(&format!("target type {other}"))),
@@ -746,6 +755,9 @@ fn time_string(millis: i32, precision: u8) -> String {
     s
 }
 
+/// 0001-01-01 in days since 1970-01-01.
+const FIRST_DAY_OF_YEAR_ONE: i32 = -719_162;
+
 /// One non-NULL value cast: `Ok(None)` is a NULL result (DECIMAL overflow), `Err` is Flink's
 /// failure message.
 fn convert(v: Val, from: &LogicalType, to: &LogicalType) -> Result<Option<Val>, String> {
@@ -865,6 +877,14 @@ fn convert(v: Val, from: &LogicalType, to: &LogicalType) -> Result<Option<Val>, 
                 None => (s.as_str(), None),
             };
             let days = parse_date_part(date).ok_or_else(bad)?;
+            // Flink's rule resolves the parsed fields to a year of the era: year 0 fails.
+            if days < FIRST_DAY_OF_YEAR_ONE {
+                return Err(
+                    "java.time.DateTimeException: Invalid value for YearOfEra (valid \
+                            values 1 - 999999999/1000000000): 0"
+                        .into(),
+                );
+            }
             let (millis, nanos) = match time {
                 Some(t) => parse_time_part(t, true).ok_or_else(bad)?,
                 None => (0, 0),
@@ -887,7 +907,8 @@ fn convert(v: Val, from: &LogicalType, to: &LogicalType) -> Result<Option<Val>, 
             return to_string(time_string(t, time_precision(from)));
         }
         // Java's truncating `/` and `%`, as Flink's generated code: before 1970 a timestamp's
-        // DATE and TIME are those of its distance from the epoch.
+        // DATE and TIME are those of its distance from the epoch. Such a TIME is negative
+        // (unless it truncates to midnight), which `write` refuses: Flink's job fails on it.
         (Val::Ts(m, _), T::Date) => Val::Date((m / MILLIS_PER_DAY) as i32),
         (Val::Ts(m, _), T::Time(p)) => {
             Val::Time(zero_last_digits(m % MILLIS_PER_DAY, 3 - (*p).min(3)) as i32)
@@ -1354,6 +1375,24 @@ mod tests {
         assert_eq!(
             out.as_primitive::<TimestampMillisecondType>().value(0),
             base
+        );
+    }
+
+    #[test]
+    fn year_zero_strings_fail_as_timestamps_but_not_as_dates() {
+        // Flink's string-to-timestamp rule resolves a year of the era, 1 or more.
+        let a = str_array(&["0000-01-01 00:00:00", "0001-01-01 00:00:00"]);
+        let err = run(a.clone(), &T::VarChar(30), &T::Timestamp(3), OnError::Fail).unwrap_err();
+        assert!(err.to_string().contains("YearOfEra"), "{err}");
+        for on in [OnError::Null, OnError::Legacy] {
+            let out = run(a.clone(), &T::VarChar(30), &T::Timestamp(3), on).unwrap();
+            let ts = out.as_primitive::<TimestampMillisecondType>();
+            assert!(ts.is_null(0) && ts.is_valid(1), "{on:?}");
+        }
+        let out = run(a, &T::VarChar(30), &T::Date, OnError::Fail).unwrap();
+        assert_eq!(
+            out.as_primitive::<Date32Type>().values().to_vec(),
+            vec![-719_528, -719_162]
         );
     }
 

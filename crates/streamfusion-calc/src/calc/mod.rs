@@ -8,6 +8,8 @@
 //!   batches, keeping row kinds.
 //! - [`registry`]: every scalar function by stable opcode, with Flink's coercion, result types
 //!   and semantics ([`functions`]).
+//! - [`range`]: the DATE, TIME and TIMESTAMP ranges Calc writes; a value outside them is an
+//!   out-of-range [`CalcError`] (decision 0023).
 //!
 //! Flink's semantics decide wherever DataFusion's differ: Java integer arithmetic, DECIMAL
 //! result types with HALF_UP rounding and overflow to NULL, IEEE float comparisons, and CASE,
@@ -21,6 +23,7 @@ pub mod functions;
 mod literal;
 mod logic;
 pub mod program;
+pub mod range;
 pub mod registry;
 
 pub use compile::{CompiledCalc, compile};
@@ -31,8 +34,16 @@ pub use streamfusion_core::error::CalcError;
 use datafusion::error::DataFusionError;
 
 /// An evaluation error of the expression at `path` from a DataFusion error: kernels raise
-/// `Execution` errors whose message is Flink's, so DataFusion's prefix is stripped.
+/// `Execution` errors whose message is Flink's, so DataFusion's prefix is stripped; a
+/// [`range::OutOfRange`] anywhere in the chain marks it out of range.
 pub(crate) fn evaluation_error(path: &str, e: DataFusionError) -> CalcError {
+    if let Some(range) = range::out_of_range(&e) {
+        return CalcError::Evaluation {
+            path: path.into(),
+            message: range.to_string(),
+            out_of_range: true,
+        };
+    }
     let message = match e {
         DataFusionError::Execution(m) => m,
         DataFusionError::ArrowError(e, _) => e.to_string(),
@@ -41,5 +52,6 @@ pub(crate) fn evaluation_error(path: &str, e: DataFusionError) -> CalcError {
     CalcError::Evaluation {
         path: path.into(),
         message,
+        out_of_range: false,
     }
 }

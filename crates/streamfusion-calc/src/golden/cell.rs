@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use chrono::{NaiveDate, NaiveDateTime, NaiveTime, Timelike};
+use chrono::{NaiveDate, NaiveTime, Timelike};
 use serde_json::Value as Json;
 
 use crate::types::LogicalType;
@@ -184,12 +184,16 @@ fn nanos_of_day(t: NaiveTime) -> i64 {
     i64::from(t.num_seconds_from_midnight()) * 1_000_000_000 + i64::from(t.nanosecond())
 }
 
-/// Nanoseconds since the epoch of `yyyy-MM-dd HH:mm:ss.nnnnnnnnn` (read as UTC).
+/// Nanoseconds since the epoch of `yyyy-MM-dd HH:mm:ss.nnnnnnnnn` (read as UTC; the date as
+/// in [`epoch_days`], so years past chrono's range read too).
 fn timestamp_nanos(text: &str) -> Result<i128, String> {
-    let ts = NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S%.f")
-        .map_err(|e| format!("TIMESTAMP {text:?}: {e}"))?
-        .and_utc();
-    Ok(i128::from(ts.timestamp()) * 1_000_000_000 + i128::from(ts.timestamp_subsec_nanos()))
+    let (date, time) = text
+        .split_once(' ')
+        .ok_or_else(|| format!("TIMESTAMP {text:?}: no time of day"))?;
+    let days = epoch_days(date).map_err(|e| format!("TIMESTAMP {text:?}: {e}"))?;
+    let time = NaiveTime::parse_from_str(time, "%H:%M:%S%.f")
+        .map_err(|e| format!("TIMESTAMP {text:?}: {e}"))?;
+    Ok(i128::from(days) * 86_400_000_000_000 + i128::from(nanos_of_day(time)))
 }
 
 /// Days since 1970-01-01 of `LocalDate.toString` text (`yyyy-MM-dd`, with a sign and more
@@ -304,7 +308,7 @@ pub fn row(v: &Json, types: &[LogicalType]) -> Result<Vec<Cell>, String> {
 
 #[cfg(test)]
 mod tests {
-    use chrono::Datelike;
+    use chrono::{Datelike, NaiveDateTime};
 
     use super::*;
 
@@ -328,5 +332,32 @@ mod tests {
         );
         assert!(epoch_days("2024-13-01").is_err());
         assert!(epoch_days("x").is_err());
+    }
+
+    #[test]
+    fn timestamps_agree_with_chrono_and_reach_past_its_range() {
+        for text in [
+            "1969-12-31 23:59:59.999999999",
+            "0000-01-01 00:00:00.000000000",
+            "2262-04-11 23:47:16.854775807",
+            "9999-12-31 12:34:56.000000001",
+        ] {
+            let t = NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S%.f")
+                .unwrap()
+                .and_utc();
+            assert_eq!(
+                timestamp_nanos(text),
+                Ok(i128::from(t.timestamp()) * 1_000_000_000
+                    + i128::from(t.timestamp_subsec_nanos())),
+                "{text}"
+            );
+        }
+        let far = timestamp_nanos("+1002024-01-31 10:00:00.000000000").unwrap();
+        assert_eq!(
+            far,
+            i128::from(epoch_days("+1002024-01-31").unwrap()) * 86_400_000_000_000
+                + 36_000_000_000_000
+        );
+        assert!(timestamp_nanos("2024-01-31").is_err());
     }
 }

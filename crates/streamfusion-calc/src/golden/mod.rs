@@ -397,6 +397,10 @@ pub enum Verdict {
     Unsupported(Unsupported),
     /// Runs, but differs; what differs.
     Mismatch(String),
+    /// Flink returns rows, native fails with a typed out-of-range error (decision 0023): a
+    /// DATE, TIME or TIMESTAMP outside its range or carrier. Whether Flink's values there are
+    /// ones native cannot write is for the caller to judge, cell by cell.
+    OutOfRange(CalcError),
 }
 
 /// The rows of a native result, printed.
@@ -435,6 +439,7 @@ pub fn judge(
         (Outcome::Error { class, .. }, Err(e)) => Verdict::Mismatch(format!(
             "Flink fails with {class} while running, native fails otherwise: {e}"
         )),
+        (Outcome::Rows { .. }, Err(e)) if e.is_out_of_range() => Verdict::OutOfRange(e),
         (Outcome::Rows { .. }, Err(e)) => {
             Verdict::Mismatch(format!("Flink returns rows, native fails: {e}"))
         }

@@ -10,6 +10,13 @@
 //! element by element, maps as sets of entries), NULLs included; a case Flink fails must fail
 //! evaluation too (the kind of failure, not its wording).
 //!
+//! One failure stands in for a value (decision 0023): where Flink computes a DATE or TIMESTAMP
+//! outside what native writes (Flink's documented ranges, and for TIMESTAMP(7..9) 64-bit
+//! nanoseconds), native fails with a typed out-of-range error instead. Such a case is judged
+//! cell by cell, each expression on each row alone: every cell must equal Flink's, or be that
+//! error where Flink's value lies outside those ranges ([`unrepresentable`]); nothing else.
+//! [`OUT_OF_RANGE_CELLS`] counts the cells so accepted, so a change in either direction shows.
+//!
 //! Every golden case is asserted, except those listed in [`KNOWN_MISMATCHES`] (native differs
 //! from Flink: a production bug, reported, with its reason) and [`NOT_NATIVE_YET`] (a function
 //! or cast the registry does not have yet). Listed cases are run too and their current state
@@ -24,7 +31,9 @@ use std::collections::BTreeSet;
 use std::io::Write;
 
 use streamfusion::calc::registry::registry;
-use streamfusion::golden::{self, Case, Verdict};
+use streamfusion::calc::{CalcProgram, compile};
+use streamfusion::golden::{self, Case, Cell, Outcome, Verdict};
+use streamfusion::types::LogicalType;
 
 /// Cases where native Calc differs from Flink, each with the reason.
 const KNOWN_MISMATCHES: &[(&str, &str)] = &[];
@@ -36,6 +45,87 @@ const NOT_NATIVE_YET: &[(&str, &str)] = &[];
 /// volatile function whose values no golden file can hold). The list may only shrink: a
 /// covered opcode listed here fails the test, as does an uncovered one missing from it.
 const UNCOVERED_OPCODES: &[(u16, &str)] = &[];
+
+/// Cells (an expression on one row) where Flink computes a value native cannot write and native
+/// fails with a typed out-of-range error instead: the `range_*` cases of `RangeCases.java`.
+const OUT_OF_RANGE_CELLS: usize = 195;
+
+/// 0000-01-01 and 9999-12-31 in days since 1970-01-01 (1970 years of 365 days and 478 leap
+/// days before 1970; 8030 years and 1947 leap days after).
+const DATE_RANGE: (i32, i32) = (-719_528, 2_932_896);
+/// Flink's TIMESTAMP range in epoch nanoseconds: midnight of the first day above and the last
+/// nanosecond of the last.
+const TIMESTAMP_RANGE: (i128, i128) = (
+    -719_528 * NANOS_PER_DAY,
+    (2_932_896 + 1) * NANOS_PER_DAY - 1,
+);
+const NANOS_PER_DAY: i128 = 86_400 * 1_000_000_000;
+
+/// Whether native cannot write Flink's value `cell` of type `ty`: outside Flink's documented
+/// range of DATE or TIMESTAMP, or for TIMESTAMP(7..9) outside 64-bit nanoseconds.
+fn unrepresentable(cell: &Cell, ty: &LogicalType) -> bool {
+    match (cell, ty) {
+        (Cell::Date(d), LogicalType::Date) => !(DATE_RANGE.0..=DATE_RANGE.1).contains(d),
+        (Cell::Timestamp(n), LogicalType::Timestamp(p) | LogicalType::TimestampLtz(p)) => {
+            !(TIMESTAMP_RANGE.0..=TIMESTAMP_RANGE.1).contains(n)
+                || (*p > 6 && i64::try_from(*n).is_err())
+        }
+        _ => false,
+    }
+}
+
+/// A case whose native evaluation failed out of range while Flink returned rows, judged cell
+/// by cell: the number of cells where native's out-of-range error stands in for a value it
+/// cannot write, or what differs.
+fn judge_cells(case: &Case) -> Result<usize, String> {
+    let Outcome::Rows { types, rows } = &case.flink else {
+        return Err("Flink failed this case".into());
+    };
+    if case.filter.is_some() || rows.len() != case.rows.len() {
+        return Err(
+            "output rows do not map to input rows (a filter), so cells are not judged \
+             one by one"
+                .into(),
+        );
+    }
+    let mut accepted = 0;
+    let mut problems = Vec::new();
+    for (e, json) in case.exprs.iter().enumerate() {
+        let expr = golden::expr(json).map_err(|u| format!("e{e}: {u}"))?;
+        let mut program = CalcProgram::project(vec![expr]);
+        program.legacy_cast_behaviour = case.legacy;
+        let compiled = compile(&program, &case.input).map_err(|err| format!("e{e}: {err}"))?;
+        let ty = &types[e];
+        if &compiled.output_types()[0] != ty {
+            problems.push(format!(
+                "e{e}: type Flink {ty}, native {}",
+                compiled.output_types()[0]
+            ));
+            continue;
+        }
+        for (r, flink_row) in rows.iter().enumerate() {
+            let flink = &flink_row[e];
+            let batch = case.batch_of(&[r])?;
+            match compiled.evaluate(&batch) {
+                Ok(out) => {
+                    let native = golden::output_cell(out.batch().column(0), 0, ty)?;
+                    if &native != flink {
+                        problems.push(format!("row {r} e{e}: Flink {flink}, native {native}"));
+                    }
+                }
+                Err(err) if err.is_out_of_range() && unrepresentable(flink, ty) => accepted += 1,
+                Err(err) => {
+                    problems.push(format!("row {r} e{e}: Flink {flink}, native fails: {err}"))
+                }
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(accepted)
+    } else {
+        Err(problems.join("\n    "))
+    }
+}
 
 fn golden() -> Vec<Case> {
     golden::load().unwrap_or_else(|e| panic!("golden Calc vectors: {e}"))
@@ -79,6 +169,7 @@ fn calc_matches_released_flink() {
     let mut failures = Vec::new();
     let mut report = Vec::new();
     let (mut asserted, mut rows) = (0, 0);
+    let (mut out_of_range_cases, mut out_of_range_cells) = (0, 0);
     for case in &cases {
         let verdict = golden::run(case);
         match (listed(&case.name), verdict) {
@@ -86,6 +177,18 @@ fn calc_matches_released_flink() {
                 asserted += 1;
                 rows += case.rows.len();
             }
+            (None, Verdict::OutOfRange(e)) => match judge_cells(case) {
+                Ok(cells) => {
+                    asserted += 1;
+                    rows += case.rows.len();
+                    out_of_range_cases += 1;
+                    out_of_range_cells += cells;
+                }
+                Err(what) => failures.push(format!(
+                    "{}\n  OUT OF RANGE ({e}), and cell by cell:\n    {what}",
+                    case.describe()
+                )),
+            },
             (None, Verdict::Unsupported(why)) => {
                 failures.push(format!("{}\n  NOT NATIVE: {why}", case.describe()))
             }
@@ -103,13 +206,18 @@ fn calc_matches_released_flink() {
                 "  {} ({why}): still differs:\n    {now}",
                 case.name
             )),
+            (Some(why), Verdict::OutOfRange(now)) => report.push(format!(
+                "  {} ({why}): still fails out of range: {now}",
+                case.name
+            )),
         }
     }
     // Past the harness's capture: the unasserted cases are never silent.
     let _ = writeln!(
         std::io::stderr(),
-        "calc_flink: {asserted} cases asserted ({rows} input rows), {} known mismatches, {} not \
-         native yet:\n{}",
+        "calc_flink: {asserted} cases asserted ({rows} input rows; in {out_of_range_cases} of \
+         them {out_of_range_cells} cells where Flink computes a value native cannot write fail \
+         out of range instead), {} known mismatches, {} not native yet:\n{}",
         KNOWN_MISMATCHES.len(),
         NOT_NATIVE_YET.len(),
         report.join("\n")
@@ -119,6 +227,11 @@ fn calc_matches_released_flink() {
         "{} golden cases differ from released Flink:\n\n{}",
         failures.len(),
         failures.join("\n\n")
+    );
+    assert_eq!(
+        out_of_range_cells, OUT_OF_RANGE_CELLS,
+        "cells where native's out-of-range error stands in for Flink's value (update \
+         OUT_OF_RANGE_CELLS deliberately)"
     );
 }
 

@@ -20,6 +20,7 @@ use std::borrow::Cow;
 use datafusion::error::Result as DfResult;
 
 use crate::calc::coercion::{is_integer, is_string};
+use crate::calc::range::OutOfRange;
 use crate::calc::registry::{Args, Arity, Bound, FunctionDef, Kernel};
 use crate::types::LogicalType;
 
@@ -575,8 +576,13 @@ fn bind_timestampadd(args: &Args<'_>) -> Result<Bound, String> {
         let n = n as i32;
         Ok(Some(match (row[2], months) {
             (Some(In::Date(d)), Some(m)) => Out::Date(add_months_date(d, n.wrapping_mul(m))),
+            // Flink narrows the whole days with `Math.toIntExact` (a week count beyond
+            // ±306783378 fails), then adds them with Java's wrapping `int` addition.
             (Some(In::Date(d)), None) if mult % MILLIS_PER_DAY == 0 => {
-                Out::Date(d.wrapping_add((i64::from(n).wrapping_mul(mult) / MILLIS_PER_DAY) as i32))
+                let days = i32::try_from(i64::from(n) * (mult / MILLIS_PER_DAY)).map_err(|_| {
+                    OutOfRange::new(format!("integer overflow: TIMESTAMPADD of {n} {unit:?}s"))
+                })?;
+                Out::Date(d.wrapping_add(days))
             }
             (Some(In::Date(d)), None) => Out::Ts(
                 i64::from(d)

@@ -322,6 +322,9 @@ impl Pattern {
             let digits: String = bytes[start..pos].iter().collect();
             let v: i64 = sign * digits.parse::<i64>().ok()?;
             match c {
+                // DateTimeFormatter's `y` is the year of the era, 1 or more: year 0 does not
+                // resolve (Flink's TO_TIMESTAMP gives NULL).
+                'y' if dtf && v == 0 => return None,
                 'y' | 'u' => year = v,
                 'M' | 'L' => month = v,
                 'd' => day = v,

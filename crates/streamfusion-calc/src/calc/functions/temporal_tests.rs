@@ -251,6 +251,10 @@ fn date_time_formatter_parses_strictly() {
     assert_eq!(p.parse("2023-02-30 00:00:00"), Some((at(2023, 2, 28), 0)));
     assert_eq!(p.parse("2024-1-01 00:00:00"), None);
     assert_eq!(p.parse("2024-01-01 00:00:00x"), None);
+    // `y` is the year of the era: year 0 does not resolve, while `u` (proleptic) reads it.
+    assert_eq!(p.parse("0000-01-01 00:00:00"), None);
+    let u = Pattern::compile("uuuu-MM-dd", Dialect::DateTimeFormatter).unwrap();
+    assert_eq!(u.parse("0000-01-01"), Some((at(0, 1, 1), 0)));
 }
 
 #[test]

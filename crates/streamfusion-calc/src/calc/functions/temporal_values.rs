@@ -19,6 +19,7 @@ use chrono::{DateTime, LocalResult, NaiveDateTime, Offset, TimeZone};
 use datafusion::error::Result as DfResult;
 use datafusion::logical_expr::ColumnarValue;
 
+use crate::calc::range;
 use crate::calc::registry::Kernel;
 use crate::types::LogicalType;
 
@@ -186,15 +187,12 @@ impl Sink {
             (Sink::Int64(b), Some(Out::Int(x))) => b.append_value(x),
             (Sink::Int32(b), Some(Out::Int(x))) => b.append_value(x as i32),
             (Sink::Str(b), Some(Out::Str(s))) => b.append_value(s),
-            (Sink::Date(b), Some(Out::Date(d))) => b.append_value(d),
-            (Sink::Time(b), Some(Out::Time(t))) => b.append_value(t),
-            (Sink::Millis(b, _), Some(Out::Ts(ms, _))) => b.append_value(ms),
-            (Sink::Micros(b, _), Some(Out::Ts(ms, ns))) => {
-                b.append_value(ms.wrapping_mul(1000).wrapping_add(i64::from(ns / 1000)))
-            }
-            (Sink::Nanos(b, _), Some(Out::Ts(ms, ns))) => {
-                b.append_value(ms.wrapping_mul(1_000_000).wrapping_add(i64::from(ns)))
-            }
+            // Flink's value is written only inside the type's range and carrier.
+            (Sink::Date(b), Some(Out::Date(d))) => b.append_value(range::date(d.into())?),
+            (Sink::Time(b), Some(Out::Time(t))) => b.append_value(range::time(t.into())?),
+            (Sink::Millis(b, _), Some(Out::Ts(ms, ns))) => b.append_value(range::millis(ms, ns)?),
+            (Sink::Micros(b, _), Some(Out::Ts(ms, ns))) => b.append_value(range::micros(ms, ns)?),
+            (Sink::Nanos(b, _), Some(Out::Ts(ms, ns))) => b.append_value(range::nanos(ms, ns)?),
             (_, Some(v)) => return Err(wrong(&v)),
         }
         Ok(())

@@ -757,6 +757,7 @@ public final class CalcVectors {
         TemporalCases.register(g);
         CollectionCases.register(g);
         ValueCases.register(g);
+        RangeCases.register(g);
         Set<String> names = new LinkedHashSet<>();
         for (Case c : g.cases) {
             if (!names.add(c.name) || (c.legacyToo && !names.add(c.name + "_legacy"))) {
