@@ -655,8 +655,12 @@ fn column(rng: &mut Rng, ty: &T, n: usize) -> ArrayRef {
     let (ts_lo, ts_hi) = timestamp_range();
     let (ms_lo, ms_hi) = ((ts_lo / 1_000_000) as i64, (ts_hi / 1_000_000) as i64);
     let null = |rng: &mut Rng| rng.chance(8);
+    // `n` values of `$gen` (about one in eight NULL) as `$array`, finished by `$finish`.
     macro_rules! values {
-        ($array:ty, $gen:expr) => {{
+        ($array:ty, $gen:expr) => {
+            values!($array, $gen, |v: $array| v)
+        };
+        ($array:ty, $gen:expr, $finish:expr) => {{
             let v: $array = (0..n)
                 .map(|_| {
                     if null(rng) {
@@ -666,7 +670,7 @@ fn column(rng: &mut Rng, ty: &T, n: usize) -> ArrayRef {
                     }
                 })
                 .collect();
-            Arc::new(v) as ArrayRef
+            Arc::new(($finish)(v)) as ArrayRef
         }};
     }
     let ints = |rng: &mut Rng, lo: i64, hi: i64| {
@@ -762,18 +766,9 @@ fn column(rng: &mut Rng, ty: &T, n: usize) -> ArrayRef {
         T::Timestamp(p) | T::TimestampLtz(p) => {
             let tz = matches!(ty, T::TimestampLtz(_)).then_some("UTC");
             macro_rules! timestamps {
-                ($array:ty, $gen:expr) => {{
-                    let v: $array = (0..n)
-                        .map(|_| {
-                            if null(rng) {
-                                None
-                            } else {
-                                Some(($gen)(&mut *rng))
-                            }
-                        })
-                        .collect();
-                    Arc::new(v.with_timezone_opt(tz)) as ArrayRef
-                }};
+                ($array:ty, $gen:expr) => {
+                    values!($array, $gen, |v: $array| v.with_timezone_opt(tz))
+                };
             }
             match p {
                 0..=3 => {

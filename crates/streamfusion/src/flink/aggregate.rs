@@ -64,8 +64,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::types::{logical_type, row_type};
-use super::{FlinkConfig, Result, Unsupported};
+use super::{FlinkConfig, Result, Unsupported, option_text};
 use crate::aggregate::{AggCall, AggFunction, GroupAggSpec};
+use crate::keys::key_groups::{UPPER_BOUND_MAX_PARALLELISM, default_max_parallelism};
 use crate::ops::{OperatorPlan, StateConfig};
 use crate::types::RowField;
 
@@ -88,19 +89,6 @@ impl Phase {
             Phase::Global => "GlobalGroupAggregate",
         }
     }
-}
-
-/// `KeyGroupRangeAssignment.DEFAULT_LOWER_BOUND_MAX_PARALLELISM`.
-const LOWER_BOUND_MAX_PARALLELISM: u64 = 1 << 7;
-/// `KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM`.
-const UPPER_BOUND_MAX_PARALLELISM: u64 = 1 << 15;
-
-/// `KeyGroupRangeAssignment.computeDefaultMaxParallelism(parallelism)`.
-pub fn default_max_parallelism(parallelism: u32) -> u32 {
-    let p = u64::from(parallelism);
-    let wanted = (p + p / 2).max(1).next_power_of_two();
-    // Both bounds fit a u32.
-    wanted.clamp(LOWER_BOUND_MAX_PARALLELISM, UPPER_BOUND_MAX_PARALLELISM) as u32
 }
 
 /// The native plan of the aggregate `node` (`phase`) over `inputs` (exactly one row type).
@@ -351,19 +339,6 @@ pub fn parse_duration(text: &str) -> Result<Duration> {
     Ok(Duration::from_nanos(nanos))
 }
 
-/// An option's value as text (strings, numbers and booleans are accepted).
-fn option_text(options: &serde_json::Map<String, Value>, key: &str) -> Result<Option<String>> {
-    match options.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.trim().to_string())),
-        Some(Value::Number(n)) => Ok(Some(n.to_string())),
-        Some(Value::Bool(b)) => Ok(Some(b.to_string())),
-        Some(other) => Err(Unsupported::Malformed(format!(
-            "option {key} must be a string, got {other}"
-        ))),
-    }
-}
-
 /// A mini-batch option: the node's persisted value, else the given one.
 fn node_option(node: &Value, config: &FlinkConfig, key: &str) -> Result<Option<String>> {
     if let Some(persisted) = node.get("configuration").and_then(Value::as_object)
@@ -422,7 +397,7 @@ fn positive(config: &FlinkConfig, key: &str) -> Result<Option<u32>> {
 /// `pipeline.max-parallelism`, else Flink's default for `parallelism.default`.
 pub fn max_parallelism(config: &FlinkConfig) -> Result<u32> {
     if let Some(max) = positive(config, "pipeline.max-parallelism")? {
-        if u64::from(max) > UPPER_BOUND_MAX_PARALLELISM {
+        if max > UPPER_BOUND_MAX_PARALLELISM {
             return Err(Unsupported::Feature(format!(
                 "pipeline.max-parallelism = {max} (at most {UPPER_BOUND_MAX_PARALLELISM})"
             )));

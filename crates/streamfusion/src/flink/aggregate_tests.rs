@@ -414,12 +414,6 @@ fn mini_batch_options_come_from_the_node_then_the_config() {
 
 #[test]
 fn max_parallelism_is_the_given_one_or_flinks_default() {
-    assert_eq!(default_max_parallelism(1), 128);
-    assert_eq!(default_max_parallelism(4), 128);
-    assert_eq!(default_max_parallelism(85), 128);
-    assert_eq!(default_max_parallelism(86), 256);
-    assert_eq!(default_max_parallelism(200), 512);
-    assert_eq!(default_max_parallelism(30_000), 32_768);
     let max = |json: &str| max_parallelism(&FlinkConfig::from_json(Some(json)).unwrap());
     assert_eq!(max("{}").unwrap(), 128);
     assert_eq!(max(r#"{"parallelism.default": "100"}"#).unwrap(), 256);

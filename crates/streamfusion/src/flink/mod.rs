@@ -137,16 +137,7 @@ impl FlinkConfig {
         let options = value
             .as_object()
             .ok_or_else(|| Unsupported::Malformed(format!("options must be an object: {value}")))?;
-        let text = |key: &str| -> Result<Option<&str>> {
-            match options.get(key) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s)),
-                Some(other) => Err(Unsupported::Malformed(format!(
-                    "option {key} must be a string, got {other}"
-                ))),
-            }
-        };
-        if let Some(legacy) = text("table.exec.legacy-cast-behaviour")? {
+        if let Some(legacy) = option_text(options, "table.exec.legacy-cast-behaviour")? {
             config.legacy_cast_behaviour = match legacy.to_ascii_uppercase().as_str() {
                 "ENABLED" => true,
                 "DISABLED" => false,
@@ -157,11 +148,28 @@ impl FlinkConfig {
                 }
             };
         }
-        if let Some(zone) = text("table.local-time-zone")? {
-            config.local_time_zone = zone.to_string();
+        if let Some(zone) = option_text(options, "table.local-time-zone")? {
+            config.local_time_zone = zone;
         }
         config.options = options.clone();
         Ok(config)
+    }
+}
+
+/// The option `key` of `options` as text (Flink's options are strings; numbers and booleans
+/// are accepted as their text), `None` when absent.
+pub(crate) fn option_text(
+    options: &serde_json::Map<String, Value>,
+    key: &str,
+) -> Result<Option<String>> {
+    match options.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.trim().to_string())),
+        Some(Value::Number(n)) => Ok(Some(n.to_string())),
+        Some(Value::Bool(b)) => Ok(Some(b.to_string())),
+        Some(other) => Err(Unsupported::Malformed(format!(
+            "option {key} must be a string, got {other}"
+        ))),
     }
 }
 
@@ -221,7 +229,8 @@ mod tests {
         .unwrap();
         assert!(config.legacy_cast_behaviour);
         assert_eq!(config.local_time_zone, "Asia/Shanghai");
-        let bad = FlinkConfig::from_json(Some(r#"{"table.local-time-zone": 8}"#)).unwrap_err();
+        let bad =
+            FlinkConfig::from_json(Some(r#"{"table.local-time-zone": ["UTC"]}"#)).unwrap_err();
         assert!(bad.to_string().contains("table.local-time-zone"), "{bad}");
     }
 
