@@ -154,15 +154,22 @@ impl RowWriter {
 
     /// Writes one row per input row with header byte `0` (key rows, or all `+I`). Each column
     /// must carry its field's type ([`LogicalType::to_arrow`]; strings and binaries may also
-    /// be `Large*`).
+    /// be `Large*`). With no columns there are no rows; see [`RowWriter::write_prefixed`].
     pub fn write(&self, columns: &[ArrayRef]) -> Result<BinaryRows> {
-        self.write_prefixed(columns, 0)
+        self.write_columns(columns, columns.first().map_or(0, |c| c.len()), 0)
     }
 
-    /// [`RowWriter::write`], leaving `prefix` zero bytes before each row for the caller
-    /// (a state key's key group, so the rows can be the state keys without a copy).
-    pub fn write_prefixed(&self, columns: &[ArrayRef], prefix: usize) -> Result<BinaryRows> {
-        let rows = columns.first().map_or(0, |c| c.len());
+    /// `rows` rows of `columns` as [`RowWriter::write`] writes them, leaving `prefix` zero
+    /// bytes before each row for the caller (a state key's key group, so the rows can be the
+    /// state keys without a copy). The count is explicit because a key of no columns (a
+    /// GROUP BY without grouping columns: every row has the empty key) has no column to
+    /// count.
+    pub fn write_prefixed(
+        &self,
+        columns: &[ArrayRef],
+        rows: usize,
+        prefix: usize,
+    ) -> Result<BinaryRows> {
         self.write_columns(columns, rows, prefix)
     }
 

@@ -52,9 +52,15 @@ impl KeyHasher {
         self.writer.write(columns)
     }
 
-    /// [`KeyHasher::key_rows`], each after `prefix` bytes for the caller to fill in.
-    pub fn key_rows_prefixed(&self, columns: &[ArrayRef], prefix: usize) -> Result<BinaryRows> {
-        self.writer.write_prefixed(columns, prefix)
+    /// The key rows of `rows` rows (of `columns`, or empty keys when there are none), each
+    /// after `prefix` bytes for the caller to fill in.
+    pub fn key_rows_prefixed(
+        &self,
+        columns: &[ArrayRef],
+        rows: usize,
+        prefix: usize,
+    ) -> Result<BinaryRows> {
+        self.writer.write_prefixed(columns, rows, prefix)
     }
 
     /// `BinaryRowData.hashCode()` of each key row.
@@ -69,17 +75,20 @@ impl KeyHasher {
 }
 
 /// Every row's state key, `[key group][key row]`, and key hash (`BinaryRowData.hashCode` of
-/// its key row), for `key_columns` written by `hasher`. A row whose key group is not in
-/// `owned` is an error, as a key group a subtask does not own is in Flink's backends.
+/// its key row), for the `rows` rows of `key_columns` written by `hasher` (no columns: the
+/// empty key of a GROUP BY without grouping columns, Flink's `EmptyRowDataKeySelector`). A
+/// row whose key group is not in `owned` is an error, as a key group a subtask does not own
+/// is in Flink's backends.
 pub fn state_keys(
     hasher: &KeyHasher,
     key_columns: &[ArrayRef],
+    rows: usize,
     max_parallelism: u32,
     owned: &RangeInclusive<u16>,
 ) -> Result<(BinaryRows, Vec<i32>)> {
     // The key rows Flink hashes are the state keys too (decision 0011), each written after
     // room for its key group.
-    let mut keys = hasher.key_rows_prefixed(key_columns, KEY_GROUP_BYTES)?;
+    let mut keys = hasher.key_rows_prefixed(key_columns, rows, KEY_GROUP_BYTES)?;
     let hashes = hash_rows(&keys);
     for (row, &kg) in key_groups_for_hashes(&hashes, max_parallelism)?
         .iter()

@@ -319,7 +319,7 @@ impl GroupAggregate {
             .iter()
             .map(|&g| batch.column(g).clone())
             .collect();
-        let (keys, hashes) = self.keyed.state_keys(&self.hasher, &key_columns)?;
+        let (keys, hashes) = self.keyed.state_keys(&self.hasher, &key_columns, n)?;
         // What a typed bundle emits: the visible calls, the record counter, the rules.
         let plan = (
             self.spec.calls.len(),

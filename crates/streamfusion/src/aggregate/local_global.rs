@@ -710,6 +710,7 @@ impl LocalGroupAggregate {
         let (keys, hashes) = crate::keys::state_keys(
             &self.hasher,
             &key_columns,
+            batch.num_rows(),
             self.spec.max_parallelism,
             &all_key_groups(self.spec.max_parallelism)?,
         )?;
@@ -983,7 +984,7 @@ impl GlobalGroupAggregate {
         }
         let keys = self.spec.grouping.len();
         let key_columns: Vec<ArrayRef> = partials.columns()[..keys].to_vec();
-        let (state_keys, hashes) = self.keyed.state_keys(&self.hasher, &key_columns)?;
+        let (state_keys, hashes) = self.keyed.state_keys(&self.hasher, &key_columns, n)?;
         let (groups, row_slot) = Groups::of(state_keys, hashes);
         let slots = groups.len();
         let calls = &self.split.calls;

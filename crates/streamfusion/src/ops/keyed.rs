@@ -205,15 +205,22 @@ impl Keyed {
         true
     }
 
-    /// Every row's state key, `[key group][key row]`, and key hash for `key_columns`
-    /// ([`crate::keys::state_keys`]); a row of a key group this subtask does not own is an
-    /// error.
+    /// Every row's state key, `[key group][key row]`, and key hash for the `rows` rows of
+    /// `key_columns` ([`crate::keys::state_keys`]); a row of a key group this subtask does
+    /// not own is an error.
     pub fn state_keys(
         &self,
         hasher: &KeyHasher,
         key_columns: &[ArrayRef],
+        rows: usize,
     ) -> Result<(BinaryRows, Vec<i32>)> {
-        crate::keys::state_keys(hasher, key_columns, self.max_parallelism, &self.key_groups)
+        crate::keys::state_keys(
+            hasher,
+            key_columns,
+            rows,
+            self.max_parallelism,
+            &self.key_groups,
+        )
     }
 
     fn timers(&mut self, event: bool) -> Result<Timers> {

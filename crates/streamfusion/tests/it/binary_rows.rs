@@ -263,7 +263,7 @@ fn prefixed_rows_are_the_plain_rows_each_after_zeroed_room() {
         let writer = RowWriter::new(types.clone());
         let plain = writer.write(&columns).unwrap();
         for prefix in [0, 2, 5] {
-            let mut prefixed = writer.write_prefixed(&columns, prefix).unwrap();
+            let mut prefixed = writer.write_prefixed(&columns, rows, prefix).unwrap();
             assert_eq!(prefixed.len(), rows);
             assert_eq!(prefixed.prefix(), prefix);
             for r in 0..rows {
