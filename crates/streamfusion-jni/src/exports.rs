@@ -147,6 +147,51 @@ pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_restore<'local>(
     })
 }
 
+/// `static native Object[] snapshotKeyGroups(long handle)`: the operator's state as raw
+/// keyed state, `Object[] { byte[] data, int[] offsets, int[] keyGroups }`: section `i` is
+/// `data[offsets[i]..offsets[i + 1])`, of key group `keyGroups[i]`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_snapshotKeyGroups<'local>(
+    mut env: EnvUnowned<'local>,
+    class: JClass<'local>,
+    handle: jlong,
+) -> JObjectArray<'local> {
+    entry(&mut env, &class, |env| {
+        let sections = handles::with_operator(handle, HostedOperator::snapshot_sections)?;
+        let (data, offsets) = rows_arrays(env, &sections.rows)?;
+        let groups = JIntArray::new(env, sections.key_groups.len())?;
+        groups.set_region(env, 0, &sections.key_groups)?;
+        let out = JObjectArray::<JObject>::new(env, 3, JObject::null())?;
+        out.set_element(env, 0, &data)?;
+        out.set_element(env, 1, &offsets)?;
+        out.set_element(env, 2, &groups)?;
+        Ok(out)
+    })
+}
+
+/// `static native long restoreKeyGroups(String plan, String runtime, byte[] data, int[]
+/// offsets)`: a new operator restored from key-group sections (section `i` is
+/// `data[offsets[i]..offsets[i + 1])`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_restoreKeyGroups<'local>(
+    mut env: EnvUnowned<'local>,
+    class: JClass<'local>,
+    plan: JString<'local>,
+    runtime: JString<'local>,
+    data: JByteArray<'local>,
+    offsets: JIntArray<'local>,
+) -> jlong {
+    entry(&mut env, &class, |env| {
+        let plan = string_arg(env, &plan, "plan")?;
+        let runtime = optional_string_arg(env, &runtime)?;
+        let offsets = ints_arg(env, &offsets, "offsets")?;
+        let data = rows_bytes_arg(env, &data, offsets.last().copied())?;
+        let sections = slices(&data, &offsets)?;
+        let operator = HostedOperator::restore_sections(&plan, runtime.as_deref(), &sections)?;
+        Ok(handles::insert(operator))
+    })
+}
+
 /// `static native void close(long handle)`: releases the operator; the handle is dead after.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_close<'local>(
@@ -231,6 +276,27 @@ fn rows_bytes_arg(env: &mut Env<'_>, array: &JByteArray<'_>, end: Option<i32>) -
     Ok(bytes.into_iter().map(|b| b as u8).collect())
 }
 
+/// `data` cut at `offsets` (ascending, starting anywhere within it).
+fn slices<'a>(data: &'a [u8], offsets: &[i32]) -> Result<Vec<&'a [u8]>> {
+    offsets
+        .windows(2)
+        .enumerate()
+        .map(|(i, w)| {
+            let range = usize::try_from(w[0]).ok().zip(usize::try_from(w[1]).ok());
+            match range {
+                Some((start, end)) if start <= end && end <= data.len() => Ok(&data[start..end]),
+                _ => Err(NativeError::InvalidArgument(format!(
+                    "offsets[{i}..={}] = [{}, {}] is not a range within {} bytes",
+                    i + 1,
+                    w[0],
+                    w[1],
+                    data.len()
+                ))),
+            }
+        })
+        .collect()
+}
+
 fn ints_arg(env: &mut Env<'_>, array: &JIntArray<'_>, name: &str) -> Result<Vec<i32>> {
     if array.is_null() {
         return Err(NativeError::InvalidArgument(format!("{name} is null")));
@@ -240,11 +306,20 @@ fn ints_arg(env: &mut Env<'_>, array: &JIntArray<'_>, name: &str) -> Result<Vec<
     Ok(out)
 }
 
-/// `Object[] { byte[] data, int[] offsets }`.
-fn rows_result<'local>(env: &mut Env<'local>, rows: &Rows) -> Result<JObjectArray<'local>> {
+/// `rows` as a `byte[]` and an `int[]`.
+fn rows_arrays<'local>(
+    env: &mut Env<'local>,
+    rows: &Rows,
+) -> Result<(JByteArray<'local>, JIntArray<'local>)> {
     let data = env.byte_array_from_slice(&rows.data)?;
     let offsets = JIntArray::new(env, rows.offsets.len())?;
     offsets.set_region(env, 0, &rows.offsets)?;
+    Ok((data, offsets))
+}
+
+/// `Object[] { byte[] data, int[] offsets }`.
+fn rows_result<'local>(env: &mut Env<'local>, rows: &Rows) -> Result<JObjectArray<'local>> {
+    let (data, offsets) = rows_arrays(env, rows)?;
     let out = JObjectArray::<JObject>::new(env, 2, JObject::null())?;
     out.set_element(env, 0, &data)?;
     out.set_element(env, 1, &offsets)?;

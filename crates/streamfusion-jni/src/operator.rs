@@ -55,11 +55,16 @@
 //! directories (one per old subtask whose key groups overlap) and refuses a checkpoint
 //! written for another operator kind, state version or plan semantics with a state error
 //! naming what differs.
+//!
+//! Inside a Flink job the checkpoint travels as raw keyed state instead:
+//! [`HostedOperator::snapshot_sections`] cuts it into one section per key group and
+//! [`HostedOperator::restore_sections`] builds the operator back from the sections Flink
+//! hands a (possibly rescaled) subtask.
 
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
-use streamfusion::ops::{Operator, OperatorPlan, Output, Port, StateConfig};
+use streamfusion::ops::{Operator, OperatorPlan, Output, Port, StateConfig, sections};
 use streamfusion::state::BackendKind;
 use streamfusion::state::checkpoint::Checkpoint;
 use streamfusion_bridge::BridgeError;
@@ -110,6 +115,16 @@ impl Rows {
         self.offsets.extend(offsets[1..].iter().map(|o| o + base));
         Ok(())
     }
+}
+
+/// Key-group sections (`snapshot_sections`): section `i` is `rows` row `i`, of key group
+/// `key_groups[i]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sections {
+    /// The sections back to back, with their offsets.
+    pub rows: Rows,
+    /// Each section's key group.
+    pub key_groups: Vec<i32>,
 }
 
 /// The runtime settings documented at the top of this module.
@@ -344,6 +359,49 @@ impl HostedOperator {
     pub fn snapshot(&mut self, dir: &Path) -> Result<()> {
         self.operator.checkpoint(dir)?;
         Ok(())
+    }
+
+    /// The operator's state as Flink raw keyed state: one section per key group it owns
+    /// (`streamfusion::ops::sections`), back to back, with the key groups in order. An
+    /// operator without keyed state has none. Fails while input is buffered, as
+    /// [`HostedOperator::snapshot`] does.
+    pub fn snapshot_sections(&mut self) -> Result<Sections> {
+        let scratch = self
+            .working_dir()
+            .map_or_else(std::env::temp_dir, Path::to_path_buf);
+        let mut out = Sections {
+            rows: Rows::empty(),
+            key_groups: Vec::new(),
+        };
+        sections::snapshot_sections(self.operator.as_mut(), &scratch, &mut |kg, bytes| {
+            out.rows
+                .append(&bytes, &[0, bytes.len() as i32])
+                .map_err(|_| {
+                    streamfusion::Error::State(format!(
+                        "the subtask's key-group sections pass 2 GiB at key group {kg}, more \
+                         than one Java array holds; run the operator at a higher parallelism"
+                    ))
+                })?;
+            out.key_groups.push(i32::from(kg));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// An operator for the JSON `plan` under the JSON `runtime` settings, restored from the
+    /// key-group sections a subtask received (`streamfusion::ops::sections`): they must be
+    /// StreamFusion's, written for this plan, and cover the subtask's key groups once each.
+    pub fn restore_sections(plan: &str, runtime: Option<&str>, sections: &[&[u8]]) -> Result<Self> {
+        let plan = OperatorPlan::from_json(plan)?;
+        let runtime = Runtime::parse(runtime)?;
+        let (config, working_dir) = runtime.state_config()?;
+        let operator =
+            sections::restore_from_sections(&plan, &config, runtime.key_group_range(), sections)?;
+        Ok(Self {
+            operator,
+            plan,
+            working_dir,
+        })
     }
 
     /// Every batch in `out`, encoded as one run of rows in emission order.
@@ -717,5 +775,64 @@ mod tests {
             err.to_string().contains("MANIFEST.json is missing"),
             "{err}"
         );
+    }
+
+    /// Raw keyed state as a Flink task keeps it: one subtask's sections, regrouped for two
+    /// subtasks by key group, continue every key (the model of the whole input is the
+    /// oracle); a plan without keyed state has no sections.
+    #[test]
+    fn key_group_sections_restore_a_group_by_into_two_subtasks() {
+        let plan = group_plan("SUM", None);
+        let all = input(0..300);
+        let (first, second) = all.split_at(120);
+        let mut op = HostedOperator::create(&plan, Some(r#"{"backend": "rocksdb"}"#)).unwrap();
+        let (data, offsets) = key_value_rows(first);
+        op.push(0, &data, &offsets).unwrap();
+        let sections = op.snapshot_sections().unwrap();
+        assert_eq!(sections.key_groups, (0..128).collect::<Vec<i32>>());
+        assert_eq!(sections.rows.len(), 128);
+
+        let mut got = BTreeMap::<i64, String>::new();
+        for (first_kg, last_kg) in [(0, 63), (64, 127)] {
+            let mine: Vec<&[u8]> = (first_kg..=last_kg)
+                .map(|kg| {
+                    let o = &sections.rows.offsets;
+                    &sections.rows.data[o[kg] as usize..o[kg + 1] as usize]
+                })
+                .collect();
+            let runtime = format!(r#"{{"key_groups": [{first_kg}, {last_kg}]}}"#);
+            let mut restored =
+                HostedOperator::restore_sections(&plan, Some(&runtime), &mine).unwrap();
+            let groups = streamfusion::keys::KeyHasher::new(vec![LogicalType::BigInt])
+                .key_groups(
+                    &[Arc::new(Int64Array::from_iter_values(second.iter().map(|r| r.0))) as _],
+                    128,
+                )
+                .unwrap();
+            let routed: Vec<(i64, i32)> = second
+                .iter()
+                .zip(groups)
+                .filter(|(_, g)| (first_kg..=last_kg).contains(&(*g as usize)))
+                .map(|(r, _)| *r)
+                .collect();
+            let (data, offsets) = key_value_rows(&routed);
+            let out = restored.push(0, &data, &offsets).unwrap();
+            for line in group_output(&restored, &out) {
+                let key: i64 = line.split('|').nth(1).unwrap().parse().unwrap();
+                got.insert(key, line);
+            }
+        }
+        // The last row per key the model emits for the second half.
+        let mut want = BTreeMap::<i64, String>::new();
+        for line in model(first, second) {
+            let key: i64 = line.split('|').nth(1).unwrap().parse().unwrap();
+            want.insert(key, line);
+        }
+        assert_eq!(got, want);
+
+        let mut calc = HostedOperator::create(CALC, None).unwrap();
+        assert!(calc.snapshot_sections().unwrap().key_groups.is_empty());
+        let err = HostedOperator::restore_sections(&plan, None, &[b"not a section"]).unwrap_err();
+        assert_eq!(engine_kind(&err), Some(ErrorKind::State), "{err:?}");
     }
 }

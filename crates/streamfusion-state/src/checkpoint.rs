@@ -366,15 +366,19 @@ pub fn rebuild(
     Ok(stats)
 }
 
-/// A checkpoint being read by a rebuild.
-enum Source {
+/// A checkpoint being read by a rebuild or cut into sections ([`super::sections`]).
+pub(crate) enum Source {
     Memory(MemoryBackend),
     Rocks(RocksReader),
 }
 
 impl Source {
     /// Memory checkpoints are parsed; RocksDB checkpoints are opened read-only in place.
-    fn open(checkpoint: &Checkpoint, options: &RocksOptions, scratch: &Path) -> Result<Self> {
+    pub(crate) fn open(
+        checkpoint: &Checkpoint,
+        options: &RocksOptions,
+        scratch: &Path,
+    ) -> Result<Self> {
         Ok(match checkpoint.manifest.backend {
             BackendKind::Memory => Source::Memory(restore_memory(checkpoint)?),
             BackendKind::Rocksdb => {
@@ -383,14 +387,14 @@ impl Source {
         })
     }
 
-    fn table_names(&self) -> Vec<String> {
+    pub(crate) fn table_names(&self) -> Vec<String> {
         match self {
             Source::Memory(m) => m.table_names(),
             Source::Rocks(r) => r.table_names().to_vec(),
         }
     }
 
-    fn scan(
+    pub(crate) fn scan(
         &self,
         table: super::TableId,
         range: ScanRange<'_>,

@@ -42,6 +42,7 @@ mod memory_table;
 pub mod objects;
 pub mod rocks;
 pub mod rows;
+pub mod sections;
 pub mod timers;
 pub mod ttl;
 

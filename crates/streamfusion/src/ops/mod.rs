@@ -17,6 +17,9 @@
 //!   rebuilt choice as a pure function, and [`restore::StateConfig`], the backend to open.
 //! - [`plan`]: [`plan::OperatorPlan`], the serializable description of any operator, and the
 //!   one place that builds or restores an operator from it (what JNI hosts).
+//! - [`sections`]: a checkpoint as Flink raw keyed state, one section per key group, and the
+//!   operator restored from the sections a subtask receives (how a Flink task checkpoints
+//!   a native operator).
 //!
 //! # Adding an operator
 //!
@@ -32,6 +35,7 @@ pub mod keyed;
 pub mod metadata;
 pub mod plan;
 pub mod restore;
+pub mod sections;
 
 use std::path::Path;
 

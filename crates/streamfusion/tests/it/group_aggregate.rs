@@ -1454,6 +1454,182 @@ fn rescaling_two_to_one_and_one_to_three_continues_every_key_once() {
     }
 }
 
+/// A GROUP BY without grouping columns (Flink's global aggregate, keyed by the empty row):
+/// every row updates the one group, in immediate and mini-batch mode, against a running
+/// total as the model. It once emitted nothing at all, as no key column counted the rows.
+#[test]
+fn a_group_by_without_grouping_columns_aggregates_every_row_into_one_group() {
+    use streamfusion::ops::{OperatorPlan, Output};
+
+    let rows: Vec<Row> = (0..50i64)
+        .map(|i| {
+            (
+                0,
+                Some(format!("k{}", i % 3)),
+                (i % 5 != 0).then_some(i * 3 - 40),
+            )
+        })
+        .collect();
+    for mini_batch in [None, Some(16)] {
+        let mut spec = spec(false, true, mini_batch);
+        spec.grouping = vec![];
+        spec.calls = vec![
+            AggCall::new(AggFunction::CountStar, None, "cnt"),
+            AggCall::new(AggFunction::Sum, Some(1), "sum_v"),
+        ];
+        // Flink runs it at parallelism 1 and max parallelism 1.
+        spec.max_parallelism = 1;
+        let mut op = OperatorPlan::GroupAggregate(spec)
+            .build(&StateConfig::memory(), None)
+            .unwrap();
+        let mut out = Output::new();
+        for chunk in rows.chunks(16) {
+            op.process(0, &batch(chunk), &mut out).unwrap();
+        }
+        op.flush(&mut out).unwrap();
+        let mut got = Vec::new();
+        for b in out.take() {
+            let cnt = b.batch().column(0).as_primitive::<Int64Type>().clone();
+            let sum = b.batch().column(1).as_primitive::<Int64Type>().clone();
+            for i in 0..b.num_rows() {
+                got.push((
+                    b.kind(i).to_byte(),
+                    cnt.value(i),
+                    (!sum.is_null(i)).then(|| sum.value(i)),
+                ));
+            }
+        }
+        // The model: the group's running count and sum after each row (or each bundle).
+        let mut want = Vec::new();
+        let mut state: Option<(i64, Option<i64>)> = None;
+        let step = mini_batch.unwrap_or(1);
+        for chunk in rows.chunks(step) {
+            let before = state;
+            for (_, _, v) in chunk {
+                let (c, s) = state.unwrap_or((0, None));
+                let s = match (s, v) {
+                    (s, None) => s,
+                    (None, Some(v)) => Some(*v),
+                    (Some(s), Some(v)) => Some(s + v),
+                };
+                state = Some((c + 1, s));
+            }
+            let (c, s) = state.unwrap();
+            match before {
+                None => want.push((0, c, s)),
+                Some((bc, bs)) => {
+                    want.push((1, bc, bs));
+                    want.push((2, c, s));
+                }
+            }
+        }
+        assert_eq!(got, want, "mini-batch {mini_batch:?}");
+    }
+}
+
+/// Flink's raw keyed state: every old subtask writes one section per key group it owns,
+/// Flink hands each new subtask the sections of its key groups, and the operator restored
+/// from them continues every key once (the model of the whole input is the oracle).
+#[test]
+fn rescaling_through_key_group_sections_continues_every_key_once() {
+    use streamfusion::ops::sections::{restore_from_sections, snapshot_sections};
+    use streamfusion::ops::{OperatorPlan, Output};
+
+    let spec = spec(true, true, None);
+    let plan = OperatorPlan::GroupAggregate(spec.clone());
+    let mut rng = Rng(SEED ^ 0x5EC7);
+    let input = changelog(&mut rng, 900);
+    let (first, second) = input.split_at(450);
+    let want = by_key(expected(&spec, &input, input.len(), false));
+    type Layout<'a> = &'a [std::ops::RangeInclusive<u16>];
+    let scalings: [(Layout, Layout); 3] = [
+        (&[0..=63, 64..=127], &[0..=127]),
+        (&[0..=127], &[0..=42, 43..=85, 86..=127]),
+        (&[0..=127], &[0..=127]),
+    ];
+    for (before_backend, after_backend) in [
+        (Backend::Memory, Backend::Memory),
+        (Backend::Rocks, Backend::Rocks),
+        (Backend::Memory, Backend::Rocks),
+    ] {
+        for (before, after) in scalings {
+            let dir = tempfile::tempdir().unwrap();
+            let mut got = Vec::new();
+            let mut sections: Vec<(u16, Vec<u8>)> = Vec::new();
+            for (i, range) in before.iter().enumerate() {
+                let config = config(before_backend, &dir.path().join(format!("before-{i}")));
+                let mut op = plan.build(&config, Some(range.clone())).unwrap();
+                let mut out = Output::new();
+                op.process(0, &batch(&routed(first, range)), &mut out)
+                    .unwrap();
+                op.advance_watermark(1_000 + i as i64, &mut out).unwrap();
+                op.prepare_checkpoint(&mut out).unwrap();
+                got.extend(out.take().iter().flat_map(rows_of));
+                let written = snapshot_sections(op.as_mut(), dir.path(), &mut |kg, bytes| {
+                    sections.push((kg, bytes));
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(written, range.len());
+            }
+            for (j, range) in after.iter().enumerate() {
+                let config = config(after_backend, &dir.path().join(format!("after-{j}")));
+                let mine: Vec<&[u8]> = sections
+                    .iter()
+                    .filter(|(kg, _)| range.contains(kg))
+                    .map(|(_, b)| b.as_slice())
+                    .collect();
+                let mut op =
+                    restore_from_sections(&plan, &config, Some(range.clone()), &mine).unwrap();
+                assert_eq!(op.watermark(), Some(1_000), "{before:?} -> {range:?}");
+                let mut out = Output::new();
+                op.process(0, &batch(&routed(second, range)), &mut out)
+                    .unwrap();
+                op.flush(&mut out).unwrap();
+                got.extend(out.take().iter().flat_map(rows_of));
+            }
+            assert_eq!(
+                by_key(got),
+                want,
+                "{before_backend:?} -> {after_backend:?}, {before:?} -> {after:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn sections_of_another_plan_or_missing_key_groups_are_refused() {
+    use streamfusion::ops::OperatorPlan;
+    use streamfusion::ops::sections::{restore_from_sections, snapshot_sections};
+
+    let dir = tempfile::tempdir().unwrap();
+    let plan = OperatorPlan::GroupAggregate(spec(true, true, None));
+    let mut op = plan.build(&StateConfig::memory(), Some(0..=127)).unwrap();
+    let mut sections = Vec::new();
+    snapshot_sections(op.as_mut(), dir.path(), &mut |_, b| {
+        sections.push(b);
+        Ok(())
+    })
+    .unwrap();
+    let all: Vec<&[u8]> = sections.iter().map(Vec::as_slice).collect();
+    // Another plan: different retraction semantics.
+    let other = OperatorPlan::GroupAggregate(spec(false, true, None));
+    let err = restore_from_sections(&other, &StateConfig::memory(), None, &all)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("written for a different plan"), "{err}");
+    // Key groups 0..=63 restored by a subtask that owns 0..=127.
+    let err = restore_from_sections(&plan, &StateConfig::memory(), Some(0..=127), &all[..64])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("key group 64 "), "{err}");
+    // No sections at all: a stock savepoint, or state lost.
+    let err = restore_from_sections(&plan, &StateConfig::memory(), None, &[])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no key-group sections"), "{err}");
+}
+
 #[test]
 fn checkpoints_of_overlapping_or_missing_key_groups_are_refused() {
     use streamfusion::ops::OperatorPlan;
