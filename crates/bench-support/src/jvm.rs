@@ -130,6 +130,135 @@ pub fn assert_golden_regenerates(test: &str, class: &str, golden: &Path) {
     }
 }
 
+/// The variable `cargo xtask` sets to `classpath-planner.txt`: released Flink with the real
+/// planner jar instead of its loader, plus the project's classes.
+pub const PLANNER_CLASSPATH_FILE_ENV: &str = "SF_JVM_PLANNER_CLASSPATH_FILE";
+
+/// The planner classpath: `$SF_JVM_PLANNER_CLASSPATH_FILE`, else `classpath-planner.txt`
+/// beside `$SF_JVM_CLASSPATH_FILE`, else in `<target>/jvm/` above the running binary.
+pub fn planner_classpath() -> Result<String, JvmUnavailable> {
+    let from_env = |var: &str| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let file = from_env(PLANNER_CLASSPATH_FILE_ENV)
+        .or_else(|| {
+            from_env(CLASSPATH_FILE_ENV)
+                .and_then(|f| f.parent().map(|d| d.join("classpath-planner.txt")))
+        })
+        .or_else(|| {
+            default_classpath_file()?
+                .parent()
+                .map(|d| d.join("classpath-planner.txt"))
+        })
+        .ok_or_else(|| JvmUnavailable("cannot locate classpath-planner.txt".into()))?;
+    if !file.exists() {
+        return Err(JvmUnavailable(format!(
+            "{} does not exist; run `cargo xtask jvm` (needs a JDK 17+ and pip)",
+            file.display()
+        )));
+    }
+    read_classpath(&file)
+}
+
+/// What a Flink driver (`org.streamfusion.flink.*` main class) printed and how it ended.
+#[derive(Debug)]
+pub struct DriverRun {
+    /// Whether the JVM exited with status 0.
+    pub success: bool,
+    /// Everything it printed on stdout (one line per case, by convention).
+    pub stdout: String,
+    /// The last lines of its stderr (Flink's logs), for a failure message.
+    pub stderr_tail: String,
+}
+
+impl DriverRun {
+    /// The driver's last line starting with `summary: `.
+    ///
+    /// # Panics
+    /// If there is none: the driver died before its verdict.
+    pub fn summary(&self) -> &str {
+        self.stdout
+            .lines()
+            .rev()
+            .find(|l| l.starts_with("summary: "))
+            .unwrap_or_else(|| {
+                panic!(
+                    "the driver printed no summary:\n{}\n{}",
+                    self.stdout, self.stderr_tail
+                )
+            })
+    }
+
+    /// The number after `key=` in the summary line.
+    ///
+    /// # Panics
+    /// If the summary has no such number.
+    pub fn value(&self, key: &str) -> u64 {
+        let summary = self.summary();
+        summary
+            .split_whitespace()
+            .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {key} in {summary:?}"))
+    }
+}
+
+/// Runs the Flink driver `class` on the planner classpath with the workspace's JNI library
+/// (`library`), in a JVM of at most `heap` (`"1g"`); `SF_JVM_CHECK_JNI=1` adds
+/// `-Xcheck:jni`. Its stdout is echoed past the harness's capture, as the case lines are the
+/// evidence. Without a JDK or the planner classpath, says why (the test reports itself
+/// skipped).
+pub fn run_flink_driver(
+    class: &str,
+    library: &Path,
+    heap: &str,
+) -> Result<DriverRun, JvmUnavailable> {
+    let classpath = planner_classpath()?;
+    if std::process::Command::new(java_command())
+        .arg("-version")
+        .output()
+        .is_err()
+    {
+        return Err(JvmUnavailable(
+            "no `java` launcher (JAVA_HOME or PATH)".into(),
+        ));
+    }
+    assert!(
+        library.is_file(),
+        "{} is missing; build it with `cargo xtask test`",
+        library.display()
+    );
+    let library_dir = library.parent().unwrap_or(Path::new("."));
+    let mut java = std::process::Command::new(java_command());
+    java.arg(format!("-Xmx{heap}")).args([
+        "--add-opens",
+        "java.base/java.util=ALL-UNNAMED",
+        "--add-opens",
+        "java.base/java.lang=ALL-UNNAMED",
+    ]);
+    if std::env::var_os("SF_JVM_CHECK_JNI").is_some_and(|v| v == "1") {
+        java.arg("-Xcheck:jni");
+    }
+    let output = java
+        .arg(format!("-Djava.library.path={}", library_dir.display()))
+        .arg(format!("-Dstreamfusion.jni.path={}", library.display()))
+        .args(["-cp", &classpath, class])
+        .output()
+        .expect("run java");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    eprintln!("{stdout}");
+    let mut tail: Vec<&str> = stderr.lines().rev().take(60).collect();
+    tail.reverse();
+    Ok(DriverRun {
+        success: output.status.success(),
+        stdout,
+        stderr_tail: tail.join("\n"),
+    })
+}
+
 /// The `java` launcher: `$JAVA_HOME/bin/java`, else `java` on the `PATH`.
 pub fn java_command() -> PathBuf {
     std::env::var_os("JAVA_HOME")

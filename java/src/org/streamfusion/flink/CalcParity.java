@@ -217,8 +217,8 @@ public final class CalcParity {
                         + " expected_stock=%d"
                         + " native_rows_in=%d native_rows_out=%d converted_rows=%d bundles=%d%n",
                 QUERIES.size(), matched, failures, nativeNodes, stockNodes, expectedStock,
-                NativeCalcOperator.ROWS_IN.get(), NativeCalcOperator.ROWS_OUT.get(),
-                NativeCalcOperator.CONVERTED_ROWS.get(), NativeCalcOperator.BUNDLES.get());
+                NativeOneInputOperator.ROWS_IN.get(), NativeOneInputOperator.ROWS_OUT.get(),
+                NativeOneInputOperator.CONVERTED_ROWS.get(), NativeOneInputOperator.BUNDLES.get());
         System.exit(failures == 0 ? 0 : 1);
     }
 
@@ -350,7 +350,7 @@ public final class CalcParity {
         }
         outcome.decisions = String.join("; ", decisions);
         outcome.explainShowsNative =
-                tEnv.explainSql(query.sql).contains(NativeCalcExecNode.PREFIX);
+                tEnv.explainSql(query.sql).contains(NativeOneInputExecNode.PREFIX);
         if (query.fallback != null) {
             tEnv.getConfig().set(StreamFusionPlanner.FALLBACK, false);
             try {

@@ -6,41 +6,50 @@ import org.apache.flink.streaming.api.transformations.OneInputTransformation;
 import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.planner.delegation.PlannerBase;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
 import org.apache.flink.table.planner.plan.nodes.exec.SingleTransformationTranslator;
-import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecNode;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * A {@link StreamExecCalc} run by StreamFusion: translated to the same transformation as the
- * stock node (same input, uid, parallelism, chaining) with {@link NativeCalcOperator} as its
- * operator, so operator IDs equal the stock job's. Its description starts with
- * {@value #PREFIX}, which is how {@code EXPLAIN} shows that the node runs natively.
+ * A one-input stream node run by StreamFusion (Calc, GROUP BY, either phase of a two-phase
+ * GROUP BY): translated to the same transformation as the stock node (same input, uid,
+ * parallelism, max parallelism, key selector, chaining) with {@link NativeOneInputOperator} as
+ * its operator, so operator IDs and key partitioning equal the stock job's. Its description
+ * starts with {@value #PREFIX}, which is how {@code EXPLAIN} shows that the node runs natively.
  */
-public final class NativeCalcExecNode extends ExecNodeBase<RowData>
+public final class NativeOneInputExecNode extends ExecNodeBase<RowData>
         implements StreamExecNode<RowData>, SingleTransformationTranslator<RowData> {
 
     /** What the description and the transformation's name start with. */
     public static final String PREFIX = "StreamFusion";
 
-    private final StreamExecCalc original;
+    private final ExecNodeBase<RowData> original;
     private final RowType inputType;
     private final String plan;
+    private final boolean keyed;
     private final int bundleRows;
     private final long bundleLatencyMs;
 
-    NativeCalcExecNode(
-            StreamExecCalc original,
+    /**
+     * The native form of {@code original}, running {@code plan} over rows of {@code
+     * inputType}; a {@code keyed} node keeps keyed state natively. {@code type} names the
+     * node kind, as Flink's {@code ExecNodeMetadata} names do ({@code streamfusion-calc_1}).
+     */
+    NativeOneInputExecNode(
+            ExecNodeBase<RowData> original,
+            String type,
             RowType inputType,
             String plan,
+            boolean keyed,
             int bundleRows,
             long bundleLatencyMs) {
         super(
                 original.getId(),
-                new ExecNodeContext("streamfusion-calc_1").withId(original.getId()),
+                new ExecNodeContext(type).withId(original.getId()),
                 original.getPersistedConfig(),
                 original.getInputProperties(),
                 original.getOutputType(),
@@ -48,8 +57,14 @@ public final class NativeCalcExecNode extends ExecNodeBase<RowData>
         this.original = original;
         this.inputType = inputType;
         this.plan = plan;
+        this.keyed = keyed;
         this.bundleRows = bundleRows;
         this.bundleLatencyMs = bundleLatencyMs;
+    }
+
+    /** The stock node this one replaces. */
+    public ExecNode<RowData> original() {
+        return original;
     }
 
     @Override
@@ -68,9 +83,20 @@ public final class NativeCalcExecNode extends ExecNodeBase<RowData>
         }
         OneInputTransformation<RowData, RowData> stock =
                 (OneInputTransformation<RowData, RowData>) translated;
-        NativeCalcOperator operator =
-                new NativeCalcOperator(
-                        plan, inputType, (RowType) getOutputType(), bundleRows, bundleLatencyMs);
+        if (keyed && stock.getStateKeySelector() == null) {
+            throw new TableException(
+                    "StreamFusion expected a keyed transformation for "
+                            + original.getDescription());
+        }
+        NativeOneInputOperator operator =
+                new NativeOneInputOperator(
+                        plan,
+                        original.getId() + ":" + original.getDescription(),
+                        keyed,
+                        inputType,
+                        (RowType) getOutputType(),
+                        bundleRows,
+                        bundleLatencyMs);
         SimpleOperatorFactory<RowData> factory = SimpleOperatorFactory.of(operator);
         factory.setChainingStrategy(stock.getOperatorFactory().getChainingStrategy());
         OneInputTransformation<RowData, RowData> transformation =

@@ -1,7 +1,14 @@
 package org.streamfusion.flink;
 
+import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.KeyGroupStatePartitionStreamProvider;
+import org.apache.flink.runtime.state.KeyedStateCheckpointOutputStream;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -13,49 +20,80 @@ import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
+
 import org.streamfusion.jni.NativeOperator;
 
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 
 /**
- * Flink's Calc run natively: rows are buffered as {@code BinaryRowData} bytes (other {@code
- * RowData} converted by Flink's own {@link RowDataSerializer}) and pushed through JNI in
- * bundles of at most {@code bundleRows} rows; the output rows (row kinds in their headers) are
- * emitted as {@code BinaryRowData} over the bytes native code returned.
+ * A one-input Flink SQL operator run natively: Calc, GROUP BY, or either phase of a two-phase
+ * GROUP BY. Rows are buffered as {@code BinaryRowData} bytes (other {@code RowData} converted
+ * by Flink's own {@link RowDataSerializer}) and pushed through JNI in bundles of at most
+ * {@code bundleRows} rows; the output rows (row kinds in their headers) are emitted as {@code
+ * BinaryRowData} over the bytes native code returned.
  *
  * <p>A bundle is pushed when it is full (rows, or {@value #MAX_BUNDLE_BYTES} bytes), {@code
- * bundleLatencyMs} of processing time after its
- * first row (a timer in the task's mailbox, so a slow input is not held back), before a
- * watermark is forwarded, in {@link
- * #prepareSnapshotPreBarrier} (so no row is buffered across a checkpoint barrier), at {@link
- * #endInput} and in {@link #finish}. Output records carry no timestamp, as a stock Calc's
- * (its generated code collects one reused {@code new StreamRecord(null)}); a rowtime column
- * travels in the row. Calc keeps no state, so nothing is snapshotted.
+ * bundleLatencyMs} of processing time after its first row (a timer in the task's mailbox, so a
+ * slow input is not held back), before a watermark (which is then handed to the native
+ * operator, where a mini-batch GROUP BY applies its batch, and forwarded), in {@link
+ * #prepareSnapshotPreBarrier} (so no row is buffered across a checkpoint barrier, natively
+ * either), at {@link #endInput} and in {@link #finish}. Output records carry no timestamp, as a
+ * stock Calc's and GROUP BY's; a rowtime column travels in the row.
+ *
+ * <p>A keyed operator keeps its state natively, in the store matching the job's keyed state
+ * backend ({@code hashmap}: the native memory store; otherwise a native RocksDB store in one of
+ * the task's local directories), for the key groups its subtask owns. Its checkpoints are
+ * Flink's: {@link #snapshotState} writes one section per key group into raw keyed state, and
+ * {@link #initializeState} restores from the sections Flink hands the subtask, so Flink's own
+ * retention, restore and rescaling apply. The key is computed natively, exactly as Flink
+ * assigns key groups, so no per-row key context is set on the Java side.
  */
-public final class NativeCalcOperator extends AbstractStreamOperator<RowData>
+public final class NativeOneInputOperator extends AbstractStreamOperator<RowData>
         implements OneInputStreamOperator<RowData, RowData>, BoundedOneInput {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
-    /** Rows pushed into native Calc in this JVM (for tests: proof that native code ran). */
+    /** Rows pushed into native operators in this JVM (for tests: proof that native code ran). */
     public static final AtomicLong ROWS_IN = new AtomicLong();
-    /** Rows native Calc emitted in this JVM. */
+    /** Rows native operators emitted in this JVM. */
     public static final AtomicLong ROWS_OUT = new AtomicLong();
     /** Bundles pushed in this JVM. */
     public static final AtomicLong BUNDLES = new AtomicLong();
     /** Input rows that were not {@code BinaryRowData} and went through the serializer. */
     public static final AtomicLong CONVERTED_ROWS = new AtomicLong();
+    /** Key-group sections written into checkpoints in this JVM. */
+    public static final AtomicLong SECTIONS_WRITTEN = new AtomicLong();
+    /** Key-group sections restored from in this JVM. */
+    public static final AtomicLong SECTIONS_RESTORED = new AtomicLong();
 
     /** The most bytes a bundle buffers before it is pushed, whatever its row count. */
     static final int MAX_BUNDLE_BYTES = 64 << 20;
 
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
     private final String plan;
+    private final String name;
+    private final boolean keyed;
     private final RowType inputType;
     private final int outputArity;
     private final int bundleRows;
     private final long bundleLatencyMs;
 
     private transient NativeOperator operator;
+    private transient Path workingDir;
     private transient RowDataSerializer serializer;
     private transient byte[] data;
     private transient int bytes;
@@ -65,8 +103,14 @@ public final class NativeCalcOperator extends AbstractStreamOperator<RowData>
     private transient boolean timerPending;
     private transient StreamRecord<RowData> out;
 
-    public NativeCalcOperator(
+    /**
+     * An operator for the native {@code plan}; {@code keyed} operators keep state and must run
+     * on a keyed stream. {@code name} names the node in errors.
+     */
+    public NativeOneInputOperator(
             String plan,
+            String name,
+            boolean keyed,
             RowType inputType,
             RowType outputType,
             int bundleRows,
@@ -75,6 +119,8 @@ public final class NativeCalcOperator extends AbstractStreamOperator<RowData>
             throw new IllegalArgumentException("bundleRows must be at least 1, got " + bundleRows);
         }
         this.plan = plan;
+        this.name = name;
+        this.keyed = keyed;
         this.inputType = inputType;
         this.outputArity = outputType.getFieldCount();
         this.bundleRows = bundleRows;
@@ -82,9 +128,120 @@ public final class NativeCalcOperator extends AbstractStreamOperator<RowData>
     }
 
     @Override
+    protected boolean isUsingCustomRawKeyedState() {
+        // Raw keyed state is ours: Flink must not write or read timers there.
+        return keyed;
+    }
+
+    // The key is computed natively: Flink's per-row key extraction is skipped.
+    @Override
+    public boolean hasKeyContext() {
+        return false;
+    }
+
+    @Override
+    public boolean hasKeyContext1() {
+        return false;
+    }
+
+    @Override
+    public void setKeyContextElement(StreamRecord<RowData> record) {}
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        if (!keyed) {
+            operator = NativeOperator.open(plan);
+            return;
+        }
+        TaskInfo task = getRuntimeContext().getTaskInfo();
+        int maxParallelism = task.getMaxNumberOfParallelSubtasks();
+        KeyGroupRange range =
+                KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                        maxParallelism,
+                        task.getNumberOfParallelSubtasks(),
+                        task.getIndexOfThisSubtask());
+        String runtimePlan = withMaxParallelism(plan, maxParallelism);
+        String runtime = runtimeSettings(range);
+        if (!context.isRestored()) {
+            operator = NativeOperator.open(runtimePlan, runtime);
+            return;
+        }
+        ByteArrayOutputStream sections = new ByteArrayOutputStream();
+        int[] sectionOffsets = new int[range.getNumberOfKeyGroups() + 1];
+        int n = 0;
+        for (KeyGroupStatePartitionStreamProvider provider : context.getRawKeyedStateInputs()) {
+            if (n == range.getNumberOfKeyGroups()) {
+                throw new IllegalStateException(
+                        "StreamFusion " + name + ": more key-group sections than the "
+                                + range.getNumberOfKeyGroups() + " key groups of " + range);
+            }
+            try (InputStream in = provider.getStream()) {
+                // Flink's stream runs on past the section: it is length-prefixed.
+                DataInputStream input = new DataInputStream(in);
+                int length = input.readInt();
+                byte[] section = new byte[length];
+                input.readFully(section);
+                sections.write(section);
+            } catch (IOException e) {
+                throw new IOException(
+                        "StreamFusion " + name + ": cannot read the raw keyed state of key group "
+                                + provider.getKeyGroupId(), e);
+            }
+            sectionOffsets[++n] = sections.size();
+        }
+        if (n == 0) {
+            throw new IllegalStateException(
+                    "StreamFusion " + name + " is restored from a checkpoint or savepoint that"
+                            + " holds no StreamFusion state for it: a savepoint taken with"
+                            + " streamfusion.enabled = false cannot be restored with it on (the"
+                            + " state layouts differ); restore it with StreamFusion off, or start"
+                            + " the job without it");
+        }
+        operator =
+                NativeOperator.restoreFromKeyGroups(
+                        runtimePlan,
+                        runtime,
+                        sections.toByteArray(),
+                        Arrays.copyOf(sectionOffsets, n + 1));
+        SECTIONS_RESTORED.addAndGet(n);
+    }
+
+    /** The runtime settings of a keyed operator's store: backend, directory, key groups. */
+    private String runtimeSettings(KeyGroupRange range) throws IOException {
+        String backendClass = getKeyedStateBackend().getClass().getName();
+        String backend = backendClass.contains("Heap") ? "memory" : "rocksdb";
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        // The task's local directories, as Flink's RocksDB backend uses them.
+        File[] dirs = getContainingTask().getEnvironment().getIOManager().getSpillingDirectories();
+        File base = dirs[Math.floorMod(subtask, dirs.length)];
+        workingDir =
+                Files.createDirectories(
+                        new File(base, "streamfusion-" + getOperatorID() + "-" + subtask + "-"
+                                + UUID.randomUUID()).toPath());
+        ObjectNode json = MAPPER.createObjectNode();
+        json.put("backend", backend);
+        json.put("working_dir", workingDir.toString());
+        json.putArray("key_groups").add(range.getStartKeyGroup()).add(range.getEndKeyGroup());
+        return MAPPER.writeValueAsString(json);
+    }
+
+    /**
+     * The plan with the job's actual max parallelism: the planner only knew the configured
+     * one, while Flink decides the key groups (and keeps them across restores).
+     */
+    static String withMaxParallelism(String plan, int maxParallelism) throws IOException {
+        ObjectNode json = (ObjectNode) MAPPER.readTree(plan);
+        if (!json.has("max_parallelism")) {
+            return plan;
+        }
+        json.put("max_parallelism", maxParallelism);
+        return MAPPER.writeValueAsString(json);
+    }
+
+    @Override
     public void open() throws Exception {
         super.open();
-        operator = NativeOperator.open(plan);
         serializer = new RowDataSerializer(inputType);
         data = new byte[64 * 1024];
         offsets = new int[bundleRows + 1];
@@ -127,7 +284,7 @@ public final class NativeCalcOperator extends AbstractStreamOperator<RowData>
         }
     }
 
-    /** One JNI call for the buffered rows; emits what native Calc returned. */
+    /** One JNI call for the buffered rows; emits what the native operator returned. */
     private void pushBundle() {
         if (rows == 0) {
             return;
@@ -160,23 +317,46 @@ public final class NativeCalcOperator extends AbstractStreamOperator<RowData>
     @Override
     public void processWatermark(Watermark mark) throws Exception {
         pushBundle();
+        emit(operator.advanceWatermark(mark.getTimestamp()));
         super.processWatermark(mark);
     }
 
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         pushBundle();
+        emit(operator.prepareSnapshot());
         super.prepareSnapshotPreBarrier(checkpointId);
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        if (!keyed) {
+            return;
+        }
+        NativeOperator.KeyGroupSections state = operator.snapshotKeyGroups();
+        KeyedStateCheckpointOutputStream stream = context.getRawKeyedOperatorStateOutput();
+        DataOutputStream output = new DataOutputStream(stream);
+        int[] at = state.sections.offsets;
+        for (int i = 0; i < state.keyGroups.length; i++) {
+            stream.startNewKeyGroup(state.keyGroups[i]);
+            output.writeInt(at[i + 1] - at[i]);
+            output.write(state.sections.data, at[i], at[i + 1] - at[i]);
+            output.flush();
+        }
+        SECTIONS_WRITTEN.addAndGet(state.keyGroups.length);
     }
 
     @Override
     public void endInput() throws Exception {
         pushBundle();
+        emit(operator.flush());
     }
 
     @Override
     public void finish() throws Exception {
         pushBundle();
+        emit(operator.flush());
         super.finish();
     }
 
@@ -187,8 +367,23 @@ public final class NativeCalcOperator extends AbstractStreamOperator<RowData>
                 operator.close();
                 operator = null;
             }
+            if (workingDir != null) {
+                deleteRecursively(workingDir);
+                workingDir = null;
+            }
         } finally {
             super.close();
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
         }
     }
 }

@@ -3,11 +3,14 @@ package org.streamfusion.flink;
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.catalog.CatalogManager;
 import org.apache.flink.table.catalog.FunctionCatalog;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.delegation.Executor;
 import org.apache.flink.table.module.ModuleManager;
 import org.apache.flink.table.planner.delegation.StreamPlanner;
@@ -15,9 +18,15 @@ import org.apache.flink.table.planner.plan.nodes.exec.ExecEdge;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeGraph;
 import org.apache.flink.table.planner.plan.nodes.exec.serde.CompiledPlanSerdeUtil;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
 import org.apache.flink.table.types.logical.RowType;
 
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonProcessingException;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectWriter;
 
 import org.slf4j.Logger;
@@ -31,16 +40,19 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Flink's {@link StreamPlanner} with StreamFusion's substitution: when {@link #ENABLED} is set,
- * every {@link StreamExecCalc} the native side accepts is replaced by a {@link
- * NativeCalcExecNode} before the graph is translated to transformations.
+ * every node the native side accepts - {@link StreamExecCalc}, {@link StreamExecGroupAggregate}
+ * (immediate and mini-batch one-phase), {@link StreamExecLocalGroupAggregate} and {@link
+ * StreamExecGlobalGroupAggregate} - is replaced by a {@link NativeOneInputExecNode} before the
+ * graph is translated to transformations.
  *
  * <p>The hook is {@link #translateToPlan(ExecNodeGraph)}: it runs for {@code executeSql},
  * {@code toDataStream}, {@code EXPLAIN} and compiled plans being executed, but not for {@code
- * compilePlan}, so a {@code COMPILE PLAN} stays stock. Each Calc is described to the native
+ * compilePlan}, so a {@code COMPILE PLAN} stays stock. Each node is described to the native
  * side as Flink's own compiled-plan JSON of the node (what {@code COMPILE PLAN} writes for it)
  * plus its input row type and the effective table options it depends on; the native side
  * answers with its plan or a reason. A rejected node stays stock with one log line naming node
@@ -228,41 +240,65 @@ public class StreamFusionPlanner extends StreamPlanner {
             }
             ExecNode<?> result = node;
             if (node instanceof StreamExecCalc) {
-                result = calc((StreamExecCalc) node);
+                result = substitute((StreamExecCalc) node, "streamfusion-calc_1", false);
+            } else if (node instanceof StreamExecGroupAggregate) {
+                result =
+                        substitute(
+                                (StreamExecGroupAggregate) node,
+                                "streamfusion-group-aggregate_1",
+                                true);
+            } else if (node instanceof StreamExecLocalGroupAggregate) {
+                result =
+                        substitute(
+                                (StreamExecLocalGroupAggregate) node,
+                                "streamfusion-local-group-aggregate_1",
+                                false);
+            } else if (node instanceof StreamExecGlobalGroupAggregate) {
+                result =
+                        substitute(
+                                (StreamExecGlobalGroupAggregate) node,
+                                "streamfusion-global-group-aggregate_1",
+                                true);
             }
             done.put(node, result);
             return result;
         }
 
-        private ExecNode<?> calc(StreamExecCalc calc) {
-            String name = calc.getId() + ":" + calc.getDescription();
+        /**
+         * The native node for a one-input {@code node} the native side accepts, or {@code node}
+         * itself; {@code keyed} nodes keep keyed state.
+         */
+        private ExecNode<?> substitute(ExecNodeBase<RowData> node, String type, boolean keyed) {
+            String name = node.getId() + ":" + node.getDescription();
             String config = config();
             String description;
             try {
-                description = describe(calc);
+                description = describe(node);
             } catch (Exception e) {
-                return reject(calc, name, null, config, "Flink cannot serialize the node: " + e);
+                return reject(node, name, null, config, "Flink cannot serialize the node: " + e);
             }
             String plan;
             try {
                 plan = NativeOperator.planFromFlink(description, config);
             } catch (NativePlanException e) {
-                return reject(calc, name, description, config, e.getMessage());
+                return reject(node, name, description, config, e.getMessage());
             } catch (LinkageError e) {
                 return reject(
-                        calc, name, description, config, "the native library is unavailable: " + e);
+                        node, name, description, config, "the native library is unavailable: " + e);
             }
             record(new Decision(name, description, config, plan, null));
             LOG.info("StreamFusion: node {} runs natively", name);
-            NativeCalcExecNode replacement =
-                    new NativeCalcExecNode(
-                            calc,
-                            (RowType) calc.getInputEdges().get(0).getOutputType(),
+            NativeOneInputExecNode replacement =
+                    new NativeOneInputExecNode(
+                            node,
+                            type,
+                            (RowType) node.getInputEdges().get(0).getOutputType(),
                             plan,
+                            keyed,
                             bundleRows,
                             bundleLatencyMs);
             List<ExecEdge> edges = new ArrayList<>();
-            for (ExecEdge edge : calc.getInputEdges()) {
+            for (ExecEdge edge : node.getInputEdges()) {
                 edges.add(ExecEdge.builder().from(edge).target(replacement).build());
             }
             replacement.setInputEdges(edges);
@@ -297,16 +333,31 @@ public class StreamFusionPlanner extends StreamPlanner {
             return b.append("]}").toString();
         }
 
-        /** The effective values of the options native Calc depends on, by Flink key. */
+        /** The effective values of the options the native plans depend on, by Flink key. */
         private String config() {
             TableConfig table = getTableConfig();
-            return "{\""
-                    + ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR.key()
-                    + "\":\""
-                    + table.get(ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR).name()
-                    + "\",\"table.local-time-zone\":\""
-                    + table.getLocalTimeZone().getId()
-                    + "\"}";
+            Map<String, String> options = new TreeMap<>();
+            options.put(
+                    ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR.key(),
+                    table.get(ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR).name());
+            options.put("table.local-time-zone", table.getLocalTimeZone().getId());
+            options.put(
+                    ExecutionConfigOptions.TABLE_EXEC_MINIBATCH_ENABLED.key(),
+                    String.valueOf(table.get(ExecutionConfigOptions.TABLE_EXEC_MINIBATCH_ENABLED)));
+            options.put(
+                    ExecutionConfigOptions.TABLE_EXEC_MINIBATCH_SIZE.key(),
+                    String.valueOf(table.get(ExecutionConfigOptions.TABLE_EXEC_MINIBATCH_SIZE)));
+            options.put(
+                    CoreOptions.DEFAULT_PARALLELISM.key(),
+                    String.valueOf(table.get(CoreOptions.DEFAULT_PARALLELISM)));
+            options.put(
+                    PipelineOptions.MAX_PARALLELISM.key(),
+                    String.valueOf(table.get(PipelineOptions.MAX_PARALLELISM)));
+            try {
+                return new ObjectMapper().writeValueAsString(options);
+            } catch (JsonProcessingException e) {
+                throw new TableException("StreamFusion cannot write the plan options", e);
+            }
         }
     }
 }

@@ -6,7 +6,11 @@ package org.streamfusion.jni;
  * (Calc, GROUP BY, the local and global phases of a two-phase GROUP BY) built from its plan.
  *
  * <p>The library is loaded when this class initialises: from the path in the system property
- * {@value #LIBRARY_PATH_PROPERTY} when it is set, else with
+ * {@value #LIBRARY_PATH_PROPERTY} when it is set; else from the resource
+ * {@code /native/<os>-<arch>/libstreamfusion_jni.so} ({@code native/linux-x86_64/...}) of the
+ * StreamFusion jar, so a Flink distribution needs no {@code LD_LIBRARY_PATH}: it is copied to
+ * a temporary file of its own name, loaded, and deleted (a jar carrying libraries for other
+ * platforms only is an error naming this one); else, for classes not in such a jar, with
  * {@code System.loadLibrary("streamfusion_jni")} (searching {@code java.library.path}).
  *
  * <p>The plan is JSON naming the operator in {@code "operator"}, its own fields beside it
@@ -57,8 +61,61 @@ public final class NativeOperator implements AutoCloseable {
 
     static {
         String path = System.getProperty(LIBRARY_PATH_PROPERTY);
+        String os = System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(java.util.Locale.ROOT);
+        // Named as Rust's std::env::consts name them, which is how the xtask names the resource.
+        String platform =
+                (os.startsWith("linux")
+                                ? "linux"
+                                : os.startsWith("mac") ? "macos" : os.replaceAll("\\s+", ""))
+                        + "-"
+                        + (arch.equals("amd64") || arch.equals("x86_64")
+                                ? "x86_64"
+                                : arch.equals("arm64") ? "aarch64" : arch);
+        String resource = "/native/" + platform + "/" + System.mapLibraryName("streamfusion_jni");
+        java.net.URL bundled = NativeOperator.class.getResource(resource);
+        // The jar this class came from, when it came from one.
+        String self = String.valueOf(NativeOperator.class.getResource("NativeOperator.class"));
+        String jar = self.startsWith("jar:") && self.contains("!/")
+                ? self.substring(0, self.indexOf("!/") + 2)
+                : null;
+        java.net.URL natives = NativeOperator.class.getResource("/native/");
         if (path != null && !path.isEmpty()) {
             System.load(path);
+        } else if (bundled != null) {
+            java.nio.file.Path file = null;
+            try (java.io.InputStream in = bundled.openStream()) {
+                file = java.nio.file.Files.createTempFile("libstreamfusion_jni-", ".so");
+                java.nio.file.Files.copy(
+                        in, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                System.load(file.toString());
+            } catch (java.io.IOException e) {
+                throw new UnsatisfiedLinkError(
+                        "StreamFusion could not extract its native library "
+                                + bundled
+                                + " to a temporary file: "
+                                + e);
+            } finally {
+                // Once loaded, the library stays mapped without its file: delete it now, so
+                // a killed JVM leaves nothing behind; where that fails, at exit.
+                if (file != null && !file.toFile().delete()) {
+                    file.toFile().deleteOnExit();
+                }
+            }
+        } else if (jar != null && natives != null && natives.toString().startsWith(jar)) {
+            throw new UnsatisfiedLinkError(
+                    "StreamFusion's jar "
+                            + jar
+                            + " carries no native library for this platform ("
+                            + platform
+                            + ", expected the resource "
+                            + resource
+                            + "); build it on "
+                            + platform
+                            + " or set -D"
+                            + LIBRARY_PATH_PROPERTY
+                            + "=/path/to/"
+                            + System.mapLibraryName("streamfusion_jni"));
         } else {
             System.loadLibrary("streamfusion_jni");
         }
@@ -102,6 +159,23 @@ public final class NativeOperator implements AutoCloseable {
      * published checkpoint directories; returns its handle.
      */
     public static native long restore(String plan, String runtime, String[] checkpointDirectories);
+
+    /**
+     * The operator's state as Flink raw keyed state: {@code Object[] {byte[] data, int[]
+     * offsets, int[] keyGroups}}, section {@code i} being {@code data[offsets[i]..offsets[i +
+     * 1])} of key group {@code keyGroups[i]}: one per key group the operator owns, none for an
+     * operator without keyed state. Call {@link #prepareSnapshot} first.
+     */
+    public static native Object[] snapshotKeyGroups(long handle);
+
+    /**
+     * A new operator for {@code plan} under {@code runtime} settings, restored from the
+     * key-group sections a subtask received ({@code data[offsets[i]..offsets[i + 1])}); returns
+     * its handle. Sections that are not StreamFusion's, were written for another plan, or do
+     * not cover the runtime's key groups once each are a {@link NativeStateException}.
+     */
+    public static native long restoreKeyGroups(
+            String plan, String runtime, byte[] data, int[] offsets);
 
     /** Releases the operator; the handle is rejected afterwards. */
     public static native void close(long handle);
@@ -155,6 +229,30 @@ public final class NativeOperator implements AutoCloseable {
     /** Opens an operator for {@code plan} restored from published checkpoint directories. */
     public static NativeOperator restoreFrom(String plan, String runtime, String... checkpointDirectories) {
         return new NativeOperator(restore(plan, runtime, checkpointDirectories));
+    }
+
+    /** Opens an operator for {@code plan} restored from key-group sections. */
+    public static NativeOperator restoreFromKeyGroups(
+            String plan, String runtime, byte[] data, int[] offsets) {
+        return new NativeOperator(restoreKeyGroups(plan, runtime, data, offsets));
+    }
+
+    /** Key-group sections: section {@code i} is row {@code i} of {@code sections}. */
+    public static final class KeyGroupSections {
+        /** The sections, as rows. */
+        public final Rows sections;
+        /** Each section's key group. */
+        public final int[] keyGroups;
+
+        KeyGroupSections(Object[] result) {
+            this.sections = new Rows((byte[]) result[0], (int[]) result[1]);
+            this.keyGroups = (int[]) result[2];
+        }
+    }
+
+    /** The operator's state as one section per key group it owns. */
+    public KeyGroupSections snapshotKeyGroups() {
+        return new KeyGroupSections(snapshotKeyGroups(handle));
     }
 
     /** The native handle. */
