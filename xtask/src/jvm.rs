@@ -22,8 +22,8 @@
 //! give tests and suites its path as `SF_JVM_CLASSPATH_FILE`. Tests and suites read
 //! `SF_NATIVE_BENCH_CLASSPATH` if set, else that file, else they report themselves skipped.
 
-mod files;
-mod flink;
+pub(crate) mod files;
+pub(crate) mod flink;
 
 use std::env;
 use std::fs;

@@ -4,12 +4,14 @@
 //! bench targets, discovered through cargo metadata. Every smoke/bench/test run writes one
 //! fresh directory (logs, `cases.csv`, `allocations.csv`, `estimates.csv`, `metadata.json`)
 //! under `<target dir>/native-benchmarks/` or `--output`. `jvm` prepares the JVM classpath
-//! (released Flink jars plus `java/src`) that smoke, bench and test also prepare and pass on.
+//! (released Flink jars plus `java/src`) that smoke, bench and test also prepare and pass on;
+//! `flink` assembles a runnable Flink with StreamFusion, which test also assembles.
 
 mod bench;
 mod clock;
 mod compare;
 mod estimates;
+mod flink_dist;
 mod jvm;
 mod list;
 mod metadata;
@@ -56,6 +58,9 @@ enum Command {
     /// Assemble the Flink 2.3.0 classpath (cached jars) and compile java/src into
     /// <target>/jvm/classpath.txt.
     Jvm(jvm::JvmArgs),
+    /// Assemble a runnable Flink 2.3.0 with StreamFusion in lib/ (from the PyPI wheels and a
+    /// release build) into <target>/flink-2.3.0-streamfusion.
+    Flink(flink_dist::FlinkArgs),
 }
 
 fn main() -> ExitCode {
@@ -67,6 +72,7 @@ fn main() -> ExitCode {
         Command::Test(args) => test::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Jvm(args) => jvm::run(args),
+        Command::Flink(args) => flink_dist::run(args),
     };
     match result {
         Ok(code) => code,

@@ -3,9 +3,12 @@
 //! 1. build prerequisites;
 //! 2. the JVM classpath (`cargo xtask jvm`), when a JDK and pip are there; its path goes to
 //!    the tests and suites as `SF_JVM_CLASSPATH_FILE`;
-//! 3. `cargo test --release --workspace --features <every pkg/bench> --lib --bins --tests`;
-//! 4. the same with `--doc`;
-//! 5. every suite in smoke mode, built with the same profile and features (so DataFusion and
+//! 3. a runnable Flink with StreamFusion (`cargo xtask flink`, after `cargo build --release
+//!    --workspace` with the features below), when the classpath was prepared; its path goes to
+//!    the tests as `SF_FLINK_HOME`;
+//! 4. `cargo test --release --workspace --features <every pkg/bench> --lib --bins --tests`;
+//! 5. the same with `--doc`;
+//! 6. every suite in smoke mode, built with the same profile and features (so DataFusion and
 //!    RocksDB compile once) into a fresh run directory.
 //!
 //! The very last line is `summary: N passed, M failed`.
@@ -20,6 +23,7 @@ use clap::Args;
 use regex::Regex;
 use xshell::cmd;
 
+use crate::flink_dist;
 use crate::jvm;
 use crate::metadata::TestTotals;
 use crate::prereqs;
@@ -79,6 +83,9 @@ fn run_steps(args: &TestArgs, totals: &mut Totals) -> Result<()> {
     session.metadata.allocator = features.allocator().to_string();
     prereqs::ensure(&session.sh)?;
     if !jvm::prepare_for_session(&mut session)? {
+        totals.failed += 1;
+    }
+    if !flink_dist::prepare_for_session(&mut session, &features)? {
         totals.failed += 1;
     }
 

@@ -5,8 +5,9 @@
 //! once with pip into `<cache>/wheels/` and checked against its pinned SHA-256; its jars are
 //! unpacked once into `<cache>/flink-2.3.0/lib/`. The marker `<cache>/flink-2.3.0/.complete`,
 //! written last and holding the wheel's SHA-256, is what makes that directory count as ready,
-//! so an interrupted unpack is redone. `<cache>` is `$SF_CACHE_DIR`, or
-//! `$HOME/.cache/streamfusion`; clean clones and CI reuse it.
+//! so an interrupted unpack is redone. `cargo xtask flink` fetches the PyFlink wheel (Flink's
+//! `bin/` and `conf/`) the same way, through [`FlinkCache::fetch`]. `<cache>` is
+//! `$SF_CACHE_DIR`, or `$HOME/.cache/streamfusion`; clean clones and CI reuse it.
 
 use std::env;
 use std::ffi::OsString;
@@ -24,8 +25,54 @@ pub const FLINK_VERSION: &str = "2.3.0";
 /// SHA-256 of [`WHEEL_FILE`] as PyPI publishes it.
 pub const WHEEL_SHA256: &str = "38ece876553286b3a285cf344c2d2038f8a7ca10da5df54d5107250386d64151";
 
-const REQUIREMENT: &str = "apache-flink-libraries==2.3.0";
 const WHEEL_FILE: &str = "apache_flink_libraries-2.3.0-py2.py3-none-any.whl";
+
+/// A wheel pinned by file name and SHA-256, fetched with pip into `<cache>/wheels/`.
+#[derive(Debug)]
+pub struct Wheel {
+    pub requirement: &'static str,
+    pub file: &'static str,
+    pub sha256: &'static str,
+    /// What it brings and its size, for the download message.
+    what: &'static str,
+    /// pip options choosing the pinned file whatever the local Python and platform.
+    pip_options: &'static [&'static str],
+    /// Another way to get going without the download, for error messages.
+    instead: &'static str,
+}
+
+/// Flink's `lib/`, `opt/`, `plugins/` and `bin/bash-java-utils.jar`.
+pub const LIBRARIES_WHEEL: Wheel = Wheel {
+    requirement: "apache-flink-libraries==2.3.0",
+    file: WHEEL_FILE,
+    sha256: WHEEL_SHA256,
+    what: "Flink 2.3.0's jars, 329 MB",
+    pip_options: &[],
+    instead: ", or set SF_NATIVE_BENCH_CLASSPATH to a prepared Flink 2.3.0 classpath",
+};
+
+/// PyFlink, which carries Flink's `bin/` and `conf/` (as `pyflink/bin/`, `pyflink/conf/`).
+/// It is built per CPython version and platform, though those two directories are the same in
+/// every build: pip is told which build to take, so one file name and digest fit every host.
+pub const PYFLINK_WHEEL: Wheel = Wheel {
+    requirement: "apache-flink==2.3.0",
+    file: "apache_flink-2.3.0-cp311-cp311-manylinux_2_5_x86_64.manylinux1_x86_64.\
+           manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+    sha256: "0e5f612704de1610b153e919c0564b62ad513cddfcf4960f5a021658cdf41a13",
+    what: "Flink 2.3.0's bin/ and conf/, 2.8 MB",
+    pip_options: &[
+        "--python-version",
+        "3.11",
+        "--implementation",
+        "cp",
+        "--abi",
+        "cp311",
+        "--platform",
+        "manylinux2014_x86_64",
+    ],
+    instead: "",
+};
+
 /// Where the wheel keeps Flink's `lib/` (a directory entry, as `jar xf` takes it).
 const JARS_IN_WHEEL: &str = "pyflink/lib/";
 /// Flink's `lib/` jar that runs the planner in an isolated class loader.
@@ -61,7 +108,12 @@ impl FlinkCache {
     }
 
     fn wheel(&self) -> PathBuf {
-        self.wheels_dir().join(WHEEL_FILE)
+        self.wheel_path(&LIBRARIES_WHEEL)
+    }
+
+    /// Where `wheel` is kept once fetched (see [`FlinkCache::fetch`]).
+    pub fn wheel_path(&self, wheel: &Wheel) -> PathBuf {
+        self.wheels_dir().join(wheel.file)
     }
 
     fn dist_dir(&self) -> PathBuf {
@@ -102,7 +154,7 @@ impl FlinkCache {
             "preparing the Flink jars",
         )?;
         if !self.is_ready() {
-            self.fetch_wheel(sh)?;
+            self.fetch(sh, &LIBRARIES_WHEEL)?;
             self.unpack(sh)?;
         }
         let jars = files::find_flat(&self.lib_dir(), "jar")?;
@@ -172,66 +224,72 @@ impl FlinkCache {
         Ok(jar)
     }
 
-    /// Makes sure the pinned wheel is in `<cache>/wheels`, downloading it when absent. A file
-    /// there with another SHA-256 is deleted first; a download with another SHA-256 is deleted
-    /// and is an error.
-    fn fetch_wheel(&self, sh: &Shell) -> Result<()> {
-        let wheel = self.wheel();
-        if wheel.is_file() {
-            let actual = sha256(sh, &wheel)?;
-            if actual == WHEEL_SHA256 {
-                return Ok(());
+    /// Makes sure the pinned `wheel` is in `<cache>/wheels`, downloading it when absent, and
+    /// returns its path. A file there with another SHA-256 is deleted first; a download with
+    /// another SHA-256 is deleted and is an error.
+    pub fn fetch(&self, sh: &Shell, wheel: &Wheel) -> Result<PathBuf> {
+        let Wheel {
+            requirement,
+            file,
+            sha256: pinned,
+            what,
+            pip_options,
+            instead,
+        } = wheel;
+        let pip_options = *pip_options;
+        let dir = self.wheels_dir();
+        let path = self.wheel_path(wheel);
+        if path.is_file() {
+            let actual = sha256(sh, &path)?;
+            if actual == *pinned {
+                return Ok(path);
             }
             eprintln!(
-                "xtask: {} has SHA-256 {actual}, not the pinned {WHEEL_SHA256}; deleting it and \
+                "xtask: {} has SHA-256 {actual}, not the pinned {pinned}; deleting it and \
                  downloading it again",
-                wheel.display()
+                path.display()
             );
-            files::remove(&wheel)?;
+            files::remove(&path)?;
         }
         if let Err(missing) = prereqs::check_jvm(true) {
             bail!("{missing}");
         }
-        let dir = self.wheels_dir();
         fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         eprintln!(
-            "xtask: downloading Flink {FLINK_VERSION}'s jars ({REQUIREMENT}, 329 MB) from PyPI \
-             into {}",
+            "xtask: downloading {requirement} ({what}) from PyPI into {}",
             dir.display()
         );
         cmd!(
             sh,
-            "python3 -m pip download --no-deps --only-binary=:all: {REQUIREMENT} -d {dir}"
+            "python3 -m pip download --no-deps --only-binary=:all: {pip_options...} {requirement} -d {dir}"
         )
         .run()
         .with_context(|| {
             format!(
-                "pip could not download {REQUIREMENT}; check that PyPI is reachable (pip honours \
-                 PIP_INDEX_URL and proxy settings), or copy {WHEEL_FILE} into {} yourself, or \
-                 set SF_NATIVE_BENCH_CLASSPATH to a prepared Flink {FLINK_VERSION} classpath",
+                "pip could not download {requirement}; check that PyPI is reachable (pip honours \
+                 PIP_INDEX_URL and proxy settings), or copy {file} into {} yourself{instead}",
                 dir.display()
             )
         })?;
-        if !wheel.is_file() {
+        if !path.is_file() {
             bail!(
                 "pip reported success but {} does not exist; the index may have served another \
-                 file name. Copy {WHEEL_FILE} (SHA-256 {WHEEL_SHA256}) into {} yourself",
-                wheel.display(),
+                 file name. Copy {file} (SHA-256 {pinned}) into {} yourself",
+                path.display(),
                 dir.display()
             );
         }
-        let actual = sha256(sh, &wheel)?;
-        if actual != WHEEL_SHA256 {
-            files::remove(&wheel)?;
+        let actual = sha256(sh, &path)?;
+        if actual != *pinned {
+            files::remove(&path)?;
             bail!(
-                "the downloaded {WHEEL_FILE} has SHA-256 {actual}, not the pinned \
-                 {WHEEL_SHA256}, so it was deleted. The index served a different file (a \
-                 mirror or proxy?); fetch the file PyPI publishes into {}, or set \
-                 SF_NATIVE_BENCH_CLASSPATH",
+                "the downloaded {file} has SHA-256 {actual}, not the pinned {pinned}, so it was \
+                 deleted. The index served a different file (a mirror or proxy?); fetch the file \
+                 PyPI publishes into {}{instead}",
                 dir.display()
             );
         }
-        Ok(())
+        Ok(path)
     }
 
     /// Unpacks the wheel's `pyflink/lib/` into `lib/` through a staging directory, then writes
@@ -277,8 +335,9 @@ impl FlinkCache {
         let unpacked = staging.join(JARS_IN_WHEEL);
         if files::find_flat(&unpacked, "jar")?.is_empty() {
             bail!(
-                "{} has no jars under {JARS_IN_WHEEL}; is it the {REQUIREMENT} wheel?",
-                wheel.display()
+                "{} has no jars under {JARS_IN_WHEEL}; is it the {} wheel?",
+                wheel.display(),
+                LIBRARIES_WHEEL.requirement
             );
         }
         fs::rename(&unpacked, &lib)
