@@ -1,0 +1,282 @@
+package org.streamfusion.flink;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.TableDescriptor;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Whole Flink SQL jobs, stock against native: the JVM side of {@code cargo xtask job}.
+ *
+ * <p>Each job reads Flink's {@code datagen} sequence (bounded, unthrottled, deterministic) through
+ * a view that derives the catalogue's fixture columns from it: a key of {@code keys} distinct
+ * values (a string with a {@code width}-byte suffix when {@code width > 0}), an integer value,
+ * a double and a short string; with {@code nullable}, keys are NULL on one residue and values
+ * on another, independently. Timed runs write to {@code blackhole}; verifying runs collect.
+ *
+ * <p>Commands (one line of {@code key=value} output each, for xtask to read):
+ *
+ * <ul>
+ *   <li>{@code list}: {@code job name=... description=...} per job;
+ *   <li>{@code verify --job J [settings]}: runs J stock and native in this JVM with a collecting
+ *       sink and compares the whole outputs as changelog multisets (values, NULLs, row kinds);
+ *       writes both {@code EXPLAIN}s to {@code --plans DIR}; prints {@code verify ... equal=
+ *       native_nodes= stock_nodes=}; exits 1 unless equal with every expected node native;
+ *   <li>{@code time --job J --engine stock|native [settings]}: one timed run in this (fresh)
+ *       JVM; prints {@code trial ... wall_ms= records_per_s= gc_ms= peak_rss_kb=}.
+ * </ul>
+ *
+ * <p>Settings: {@code --rows N --keys K --width W --nullable --state hashmap|rocksdb}.
+ */
+public final class JobBench {
+    /** One job: its SQL over {@code src}, and the native nodes its plan must have. */
+    record Job(String name, String description, String select, String[] nativeNodes) {}
+
+    static final List<Job> JOBS = List.of(
+            new Job("group_count_sum", "GROUP BY k COUNT(*), SUM(v), append-only input",
+                    "SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k",
+                    new String[] {"GroupAggregate"}),
+            new Job("group_min_max", "GROUP BY k MIN(v), MAX(v), append-only input",
+                    "SELECT k, MIN(v), MAX(v) FROM src GROUP BY k",
+                    new String[] {"GroupAggregate"}),
+            new Job("group_retract",
+                    "GROUP BY over a retracting input: per-key counts regrouped by count",
+                    "SELECT c, COUNT(*), SUM(s), MIN(s), MAX(s) FROM"
+                            + " (SELECT k, COUNT(*) AS c, SUM(v) AS s FROM src GROUP BY k)"
+                            + " GROUP BY c",
+                    new String[] {"GroupAggregate", "GroupAggregate"}),
+            new Job("calc", "Calc: arithmetic, CASE, string functions, casts and a filter",
+                    "SELECT id, v * 3 + id % 7, CASE WHEN v > 500 THEN 'high' WHEN v > 100"
+                            + " THEN 'mid' ELSE 'low' END, UPPER(t), LOWER(t), CHAR_LENGTH(t),"
+                            + " CAST(d AS DECIMAL(12, 3)), CAST(v AS STRING) FROM src"
+                            + " WHERE v % 10 <> 3",
+                    new String[] {"Calc"}));
+
+    /** The job's data and state settings. */
+    static final class Settings {
+        long rows = 2_000_000;
+        long keys = 16_384;
+        int width = 0;
+        boolean nullable;
+        String state = "hashmap";
+        String job;
+        String engine;
+        Path plans;
+    }
+
+    static Settings parse(String[] args, int from) {
+        Settings s = new Settings();
+        for (int i = from; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--rows" -> s.rows = Long.parseLong(args[++i]);
+                case "--keys" -> s.keys = Long.parseLong(args[++i]);
+                case "--width" -> s.width = Integer.parseInt(args[++i]);
+                case "--nullable" -> s.nullable = true;
+                case "--state" -> s.state = args[++i];
+                case "--job" -> s.job = args[++i];
+                case "--engine" -> s.engine = args[++i];
+                case "--plans" -> s.plans = Paths.get(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + a);
+            }
+        }
+        if (s.rows < 1 || s.keys < 1 || s.width < 0) {
+            throw new IllegalArgumentException("rows and keys must be positive, width not negative");
+        }
+        if (!s.state.equals("hashmap") && !s.state.equals("rocksdb")) {
+            throw new IllegalArgumentException("--state is hashmap or rocksdb, not " + s.state);
+        }
+        return s;
+    }
+
+    static Job job(String name) {
+        for (Job j : JOBS) {
+            if (j.name.equals(name)) {
+                return j;
+            }
+        }
+        throw new IllegalArgumentException("no job " + name + "; `list` names them");
+    }
+
+    /** A table environment over the fixture view {@code src}, StreamFusion on or off. */
+    static StreamTableEnvironment environment(Settings s, boolean enabled) {
+        Configuration conf = new Configuration();
+        conf.setString("state.backend.type", s.state);
+        conf.setString("taskmanager.memory.network.min", "128mb");
+        conf.setString("taskmanager.memory.network.max", "128mb");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(1);
+        StreamTableEnvironment tEnv =
+                StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+        tEnv.getConfig().set(StreamFusionPlanner.ENABLED, enabled);
+        tEnv.getConfig().set(StreamFusionPlanner.FALLBACK, false);
+        tEnv.getConfig().set("table.local-time-zone", "UTC");
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE seq (id BIGINT) WITH ('connector' = 'datagen',"
+                        // datagen throttles to 10,000 rows/s unless told otherwise.
+                        + " 'rows-per-second' = '1000000000',"
+                        + " 'fields.id.kind' = 'sequence', 'fields.id.start' = '0',"
+                        + " 'fields.id.end' = '" + (s.rows - 1) + "')");
+        String key = s.width == 0
+                ? "id % " + s.keys
+                : "CONCAT(CAST(id % " + s.keys + " AS STRING), '" + "x".repeat(s.width) + "')";
+        String keyNull = s.nullable ? "CASE WHEN id % 7 = 3 THEN NULL ELSE " + key + " END" : key;
+        String value = "(id * 7919) % 1000";
+        String valueNull =
+                s.nullable ? "CASE WHEN id % 11 = 5 THEN NULL ELSE " + value + " END" : value;
+        tEnv.executeSql(
+                "CREATE TEMPORARY VIEW src AS SELECT id, " + keyNull + " AS k, " + valueNull
+                        + " AS v, CAST(id % 1000 AS DOUBLE) / 8 AS d,"
+                        + " CONCAT('Key-', CAST(id % 100 AS STRING), '-ß') AS t FROM seq");
+        return tEnv;
+    }
+
+    static void verify(Settings s) throws Exception {
+        Job job = job(s.job);
+        Map<String, Integer> stock = collect(s, job, false, null);
+        StreamFusionPlanner.clearDecisions();
+        int[] nodes = new int[2];
+        Map<String, Integer> nat = collect(s, job, true, nodes);
+        boolean equal = stock.equals(nat);
+        boolean allNative = nodes[1] == 0 && nodes[0] >= job.nativeNodes.length;
+        String detail = equal ? "" : firstDifference(stock, nat);
+        System.out.printf(Locale.ROOT,
+                "verify job=%s state=%s equal=%s all_native=%s stock_rows=%d native_rows=%d"
+                        + " native_nodes=%d stock_nodes=%d%s%n",
+                job.name, s.state, equal, allNative, count(stock), count(nat), nodes[0], nodes[1],
+                detail.isEmpty() ? "" : " detail=" + detail.replace(' ', '_'));
+        System.exit(equal && allNative ? 0 : 1);
+    }
+
+    /** The job's output as a multiset of kind-prefixed rows; records the planner's counts. */
+    static Map<String, Integer> collect(Settings s, Job job, boolean enabled, int[] nodes)
+            throws Exception {
+        StreamTableEnvironment tEnv = environment(s, enabled);
+        String plan = tEnv.explainSql(job.select);
+        if (s.plans != null) {
+            Files.createDirectories(s.plans);
+            Files.writeString(
+                    s.plans.resolve(job.name + "-" + (enabled ? "native" : "stock") + ".txt"),
+                    plan, StandardCharsets.UTF_8);
+        }
+        StreamFusionPlanner.clearDecisions();
+        TableResult result = tEnv.sqlQuery(job.select).execute();
+        if (nodes != null) {
+            for (StreamFusionPlanner.Decision d : StreamFusionPlanner.decisions()) {
+                nodes[d.isNative() ? 0 : 1]++;
+            }
+        }
+        Map<String, Integer> out = new HashMap<>();
+        try (CloseableIterator<Row> it = result.collect()) {
+            while (it.hasNext()) {
+                Row row = it.next();
+                // Row's text starts with its kind: +I[...], -U[...].
+                out.merge(row.toString(), 1, Integer::sum);
+            }
+        }
+        return out;
+    }
+
+    static long count(Map<String, Integer> rows) {
+        return rows.values().stream().mapToLong(Integer::longValue).sum();
+    }
+
+    static String firstDifference(Map<String, Integer> stock, Map<String, Integer> nat) {
+        for (Map.Entry<String, Integer> e : stock.entrySet()) {
+            Integer n = nat.get(e.getKey());
+            if (!e.getValue().equals(n)) {
+                return "stock " + e.getValue() + "x " + e.getKey() + ", native " + n + "x";
+            }
+        }
+        for (Map.Entry<String, Integer> e : nat.entrySet()) {
+            if (!stock.containsKey(e.getKey())) {
+                return "native only: " + e.getKey();
+            }
+        }
+        return "";
+    }
+
+    static void time(Settings s) throws Exception {
+        Job job = job(s.job);
+        boolean enabled = switch (s.engine == null ? "" : s.engine) {
+            case "stock" -> false;
+            case "native" -> true;
+            default -> throw new IllegalArgumentException("--engine is stock or native");
+        };
+        StreamTableEnvironment tEnv = environment(s, enabled);
+        Table query = tEnv.sqlQuery(job.select);
+        TableDescriptor sink = TableDescriptor.forConnector("blackhole")
+                .schema(Schema.newBuilder().fromResolvedSchema(query.getResolvedSchema()).build())
+                .build();
+        long gcBefore = gcMillis();
+        StreamFusionPlanner.clearDecisions();
+        long start = System.nanoTime();
+        query.executeInsert(sink).await();
+        long wallMs = (System.nanoTime() - start) / 1_000_000;
+        long nativeNodes = StreamFusionPlanner.decisions().stream()
+                .filter(StreamFusionPlanner.Decision::isNative).count();
+        if (enabled && nativeNodes == 0) {
+            throw new IllegalStateException("no node ran natively: " + StreamFusionPlanner.decisions());
+        }
+        System.out.printf(Locale.ROOT,
+                "trial job=%s engine=%s state=%s wall_ms=%d records=%d records_per_s=%.0f"
+                        + " gc_ms=%d peak_rss_kb=%d native_nodes=%d%n",
+                job.name, s.engine, s.state, wallMs, s.rows, s.rows * 1000.0 / Math.max(1, wallMs),
+                gcMillis() - gcBefore, peakRssKb(), nativeNodes);
+    }
+
+    static long gcMillis() {
+        long total = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            total += Math.max(0, gc.getCollectionTime());
+        }
+        return total;
+    }
+
+    /** The process's peak resident set ({@code VmHWM}), or -1 off Linux. */
+    static long peakRssKb() {
+        try {
+            for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (Exception e) {
+            // Not Linux: no figure rather than a wrong one.
+        }
+        return -1;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 0) {
+            throw new IllegalArgumentException("usage: JobBench list | verify ... | time ...");
+        }
+        switch (args[0]) {
+            case "list" -> {
+                for (Job j : JOBS) {
+                    System.out.println("job name=" + j.name + " description=" + j.description);
+                }
+            }
+            case "verify" -> verify(parse(args, 1));
+            case "time" -> time(parse(args, 1));
+            default -> throw new IllegalArgumentException("unknown command " + args[0]);
+        }
+    }
+}
