@@ -11,7 +11,13 @@
 //! down by at least 20% is a benefit; requests, requested bytes or new output buffer bytes up
 //! by more than 10% is a regression.
 //!
-//! Correctness gates are not judged here: the suites' oracles check them in every smoke run.
+//! Whole jobs (`cargo xtask job` run directories, both holding `jobs.csv`), per (job, state,
+//! engine) over the timed trials' wall times: the same time rule, with the median as the
+//! point and the trials' min..max as the interval (fresh JVMs give a handful of trials, not
+//! Criterion's bootstrap; min..max is the wider, more cautious stand-in for a 95% CI).
+//!
+//! Correctness gates are not judged here: the suites' oracles check them in every smoke run,
+//! and `cargo xtask job` times no job that failed its parity check.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -23,7 +29,7 @@ use clap::Args;
 use regex::Regex;
 use serde::Deserialize;
 
-use crate::estimates::{self, Estimate, parse_baseline_name};
+use crate::estimates::{self, ConfidenceInterval, Estimate, parse_baseline_name};
 use crate::selection::parse_filter;
 use crate::suite_build;
 use crate::table::Table;
@@ -57,10 +63,10 @@ pub struct CompareArgs {
     /// whole interval must clear.
     #[arg(long, value_name = "FRACTION", default_value_t = 0.02, value_parser = parse_noise_threshold)]
     pub noise_threshold: f64,
-    /// Run directory of the original code, for allocations.csv.
+    /// Run directory of the original code, for allocations.csv (or a job run's jobs.csv).
     #[arg(long, value_name = "DIR", requires = "candidate_run")]
     pub baseline_run: Option<PathBuf>,
-    /// Run directory of the candidate, for allocations.csv.
+    /// Run directory of the candidate, for allocations.csv (or jobs.csv).
     #[arg(long, value_name = "DIR", requires = "baseline_run")]
     pub candidate_run: Option<PathBuf>,
     /// Criterion's directory, if not <target dir>/criterion.
@@ -257,7 +263,7 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     if args.baseline.is_none() && args.baseline_run.is_none() {
         bail!(
             "nothing to compare: pass --baseline A --candidate B (Criterion baselines), \
-             --baseline-run DIR --candidate-run DIR (allocations), or both"
+             --baseline-run DIR --candidate-run DIR (allocations, or whole jobs), or both"
         );
     }
     let filter = args
@@ -291,10 +297,24 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         if args.baseline.is_some() {
             println!();
         }
-        let keep = |suite: &str, case: &str| {
-            keep(case) && (args.suites.is_empty() || args.suites.iter().any(|s| s == suite))
+        let jobs = [baseline_run, candidate_run]
+            .iter()
+            .all(|run| run.join(JOBS_CSV).is_file());
+        if jobs {
+            compare_job_runs(baseline_run, candidate_run, args.noise_threshold, &keep)?;
+        }
+        // Job runs hold no allocations.csv; compare allocations when both runs have them.
+        let allocations = || {
+            [baseline_run, candidate_run]
+                .iter()
+                .all(|run| read_allocations(run).is_ok())
         };
-        compare_runs(baseline_run, candidate_run, &keep)?;
+        if !jobs || allocations() {
+            let keep = |suite: &str, case: &str| {
+                keep(case) && (args.suites.is_empty() || args.suites.iter().any(|s| s == suite))
+            };
+            compare_runs(baseline_run, candidate_run, &keep)?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -449,6 +469,144 @@ fn compare_runs(
         both.len(),
         both.len() - benefits - regressions,
         whole_run_verdict(benefits, regressions, "allocation")
+    );
+    Ok(())
+}
+
+/// A `cargo xtask job` run's trials.
+pub(crate) const JOBS_CSV: &str = "jobs.csv";
+
+/// The timed wall times (ms) of a job run, per `job/state/engine`.
+pub fn read_job_times(run_dir: &Path) -> Result<BTreeMap<String, Vec<f64>>> {
+    #[derive(Debug, Deserialize)]
+    struct JobRow {
+        job: String,
+        state: String,
+        engine: String,
+        kind: String,
+        wall_ms: f64,
+    }
+    let path = run_dir.join(JOBS_CSV);
+    let mut reader =
+        csv::Reader::from_path(&path).with_context(|| format!("opening {}", path.display()))?;
+    let mut times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for row in reader.deserialize::<JobRow>() {
+        let row = row.with_context(|| format!("reading {}", path.display()))?;
+        if row.kind == "timed" {
+            times
+                .entry(format!("{}/{}/{}", row.job, row.state, row.engine))
+                .or_default()
+                .push(row.wall_ms);
+        }
+    }
+    Ok(times)
+}
+
+/// Trials as an [`Estimate`]: the median, inside the min..max of the trials.
+pub fn trial_estimate(times: &[f64]) -> Option<Estimate> {
+    let lower = times.iter().copied().reduce(f64::min)?;
+    let upper = times.iter().copied().reduce(f64::max)?;
+    Some(Estimate {
+        point_estimate: crate::job::median(times)?,
+        confidence_interval: ConfidenceInterval {
+            lower_bound: lower,
+            upper_bound: upper,
+        },
+    })
+}
+
+/// The job settings of a run's `metadata.json`, to warn when two runs are not like for like.
+fn job_settings(run_dir: &Path) -> Option<serde_json::Value> {
+    let text = fs::read_to_string(run_dir.join("metadata.json")).ok()?;
+    let mut value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let jobs = value.get_mut("jobs")?.as_object_mut()?;
+    // What the runs measured, not what they found.
+    for key in [
+        "verify",
+        "timing_failures",
+        "native_library",
+        "planner_classpath_file",
+    ] {
+        jobs.remove(key);
+    }
+    Some(serde_json::Value::Object(jobs.clone()))
+}
+
+pub(crate) fn compare_job_runs(
+    baseline_run: &Path,
+    candidate_run: &Path,
+    noise_threshold: f64,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<()> {
+    let base = read_job_times(baseline_run)?;
+    let cand = read_job_times(candidate_run)?;
+    let both: Vec<&String> = base
+        .keys()
+        .filter(|id| cand.contains_key(*id) && keep(id))
+        .collect();
+    if both.is_empty() {
+        bail!(
+            "no selected job/state/engine has timed trials in both {} and {}",
+            baseline_run.display(),
+            candidate_run.display()
+        );
+    }
+    println!(
+        "whole jobs: {} against {} (median wall ms of the timed trials, interval min..max; \
+         noise threshold {:.1}%)",
+        candidate_run.display(),
+        baseline_run.display(),
+        noise_threshold * 100.0
+    );
+    if job_settings(baseline_run) != job_settings(candidate_run) {
+        println!(
+            "warning: the two runs' job settings (metadata.json `jobs`) differ; the comparison \
+             is not like for like"
+        );
+    }
+    let mut table = Table::new(&[
+        "job/state/engine",
+        ">trials",
+        ">baseline",
+        ">candidate",
+        ">change",
+        ">change interval",
+        "verdict",
+    ]);
+    let (mut faster, mut slower) = (0, 0);
+    for id in &both {
+        let (b, c) = (&base[*id], &cand[*id]);
+        let (Some(be), Some(ce)) = (trial_estimate(b), trial_estimate(c)) else {
+            continue;
+        };
+        let result = compare_time(&be, &ce, noise_threshold);
+        match result.verdict {
+            Verdict::Faster => faster += 1,
+            Verdict::Slower => slower += 1,
+            Verdict::NoDemonstratedImprovement => {}
+        }
+        table.row(vec![
+            id.to_string(),
+            format!("{}/{}", b.len(), c.len()),
+            format!("{:.0} ms", be.point_estimate),
+            format!("{:.0} ms", ce.point_estimate),
+            format_percent(result.change),
+            format!(
+                "[{}, {}]",
+                format_percent(result.change_lower),
+                format_percent(result.change_upper)
+            ),
+            result.verdict.as_str().to_string(),
+        ]);
+    }
+    print!("{}", table.render());
+    println!(
+        "whole run: {} job/state/engine in both ({} only in the baseline, {} only in the \
+         candidate); {faster} faster, {slower} slower; verdict: {}",
+        both.len(),
+        base.len() - both.len(),
+        cand.len() - both.len(),
+        whole_run_verdict(faster, slower, "time")
     );
     Ok(())
 }

@@ -155,7 +155,7 @@ fn default_dist(workspace: &Workspace) -> PathBuf {
 /// `cargo build --release --workspace --features <features>`: the same artifacts
 /// `cargo xtask test` builds, so the two share one build. Returns the command line and the
 /// library.
-fn build_library(
+pub(crate) fn build_library(
     sh: &Shell,
     workspace: &Workspace,
     features: &Features,

@@ -12,6 +12,7 @@ mod clock;
 mod compare;
 mod estimates;
 mod flink_dist;
+mod job;
 mod jvm;
 mod list;
 mod metadata;
@@ -61,6 +62,9 @@ enum Command {
     /// Assemble a runnable Flink 2.3.0 with StreamFusion in lib/ (from the PyPI wheels and a
     /// release build) into <target>/flink-2.3.0-streamfusion.
     Flink(flink_dist::FlinkArgs),
+    /// Run whole Flink SQL jobs stock and native in fresh MiniCluster JVMs: parity first,
+    /// then ABBA timed runs into jobs.csv and jobs.svg.
+    Job(job::JobArgs),
 }
 
 fn main() -> ExitCode {
@@ -73,6 +77,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare::run(args),
         Command::Jvm(args) => jvm::run(args),
         Command::Flink(args) => flink_dist::run(args),
+        Command::Job(args) => job::run(args),
     };
     match result {
         Ok(code) => code,

@@ -19,7 +19,7 @@ use crate::workspace::cargo;
 pub struct RunMetadata {
     /// The xtask arguments, e.g. `["smoke", "--suite", "handoffs"]`.
     pub command: Vec<String>,
-    /// `smoke`, `bench` or `test`.
+    /// `smoke`, `bench`, `test` or `job`.
     pub mode: String,
     pub output_directory: PathBuf,
     pub started_at: String,
@@ -46,6 +46,42 @@ pub struct RunMetadata {
     pub tests: Option<TestTotals>,
     /// The JVM classpath given to tests and suites (`cargo xtask jvm`), or why there is none.
     pub jvm: Option<JvmRecord>,
+    /// Whole-job runs (only for `cargo xtask job`).
+    pub jobs: Option<JobsRecord>,
+}
+
+/// What `cargo xtask job` ran: the settings every JVM shared, and each job's parity check.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct JobsRecord {
+    pub flink_version: String,
+    pub rows: u64,
+    pub keys: u64,
+    pub width: u32,
+    pub nullable: bool,
+    pub states: Vec<String>,
+    pub warmup: u32,
+    pub runs: u32,
+    pub heap: String,
+    pub verify_only: bool,
+    /// The `libstreamfusion_jni.so` given as `-Dstreamfusion.jni.path`.
+    pub native_library: Option<PathBuf>,
+    /// The JVM options before `-cp` (identical for stock and native).
+    pub jvm_options: Vec<String>,
+    pub planner_classpath_file: Option<PathBuf>,
+    pub verify: Vec<JobVerifyRecord>,
+    /// Jobs whose timed runs stopped early, with why.
+    pub timing_failures: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct JobVerifyRecord {
+    pub job: String,
+    pub state: String,
+    pub passed: bool,
+    /// `JobBench verify`'s line as printed, if it printed one.
+    pub line: Option<String>,
+    /// Why it failed, when it did.
+    pub reason: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -135,6 +171,7 @@ impl RunMetadata {
             suites: Vec::new(),
             tests: None,
             jvm: None,
+            jobs: None,
         }
     }
 
