@@ -119,6 +119,17 @@ pub struct TimeChange {
     pub verdict: Verdict,
 }
 
+impl TimeChange {
+    /// The change interval as a table shows it: `[-3.1%, +2.0%]`.
+    fn interval(&self) -> String {
+        format!(
+            "[{}, {}]",
+            format_percent(self.change_lower),
+            format_percent(self.change_upper)
+        )
+    }
+}
+
 pub fn compare_time(baseline: &Estimate, candidate: &Estimate, noise_threshold: f64) -> TimeChange {
     let base = baseline.point_estimate;
     let base_ci = baseline.confidence_interval;
@@ -379,11 +390,7 @@ fn compare_baselines(
             format_ns(b.point_estimate),
             format_ns(c.point_estimate),
             format_percent(result.change),
-            format!(
-                "[{}, {}]",
-                format_percent(result.change_lower),
-                format_percent(result.change_upper)
-            ),
+            result.interval(),
             result.verdict.as_str().to_string(),
         ]);
     }
@@ -591,11 +598,7 @@ pub(crate) fn compare_job_runs(
             format!("{:.0} ms", be.point_estimate),
             format!("{:.0} ms", ce.point_estimate),
             format_percent(result.change),
-            format!(
-                "[{}, {}]",
-                format_percent(result.change_lower),
-                format_percent(result.change_upper)
-            ),
+            result.interval(),
             result.verdict.as_str().to_string(),
         ]);
     }

@@ -191,6 +191,23 @@ impl DriverRun {
             })
     }
 
+    /// Requires the planner extension's activation line, naming the real planner jar (not
+    /// its loader, which would hide the extension and substitute nothing).
+    ///
+    /// # Panics
+    /// If the line is missing or names the loader.
+    pub fn assert_real_planner(&self) {
+        let activation = self
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("StreamFusion planner extension active"))
+            .expect("the activation line");
+        assert!(
+            activation.contains("flink-table-planner_2.12") && !activation.contains("loader"),
+            "the extension must run on the real planner: {activation}"
+        );
+    }
+
     /// The number after `key=` in the summary line.
     ///
     /// # Panics

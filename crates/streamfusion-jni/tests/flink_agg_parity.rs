@@ -32,15 +32,7 @@ fn group_by_queries_run_natively_in_a_minicluster_with_stock_results() {
         "AggParity failed:\n{}\n{}",
         run.stdout, run.stderr_tail
     );
-    let activation = run
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("StreamFusion planner extension active"))
-        .expect("the activation line");
-    assert!(
-        activation.contains("flink-table-planner_2.12") && !activation.contains("loader"),
-        "the extension must run on the real planner: {activation}"
-    );
+    run.assert_real_planner();
     let queries = run.value("queries");
     assert!(queries >= 20, "{summary}");
     // Every query once, a subset under five more mode and backend combinations.

@@ -26,6 +26,7 @@ fn native_group_by_state_survives_failures_and_rescaling_through_flink_checkpoin
         "AggRestore failed:\n{}\n{}",
         run.stdout, run.stderr_tail
     );
+    run.assert_real_planner();
     assert_eq!(run.value("failed"), 0, "{summary}");
     // 2 queries x 2 backends x (oracle, failure, two rescalings) + 2 mismatches.
     assert_eq!(run.value("cases"), 18, "{summary}");

@@ -24,15 +24,7 @@ fn calc_queries_run_natively_in_a_minicluster_with_stock_results() {
     };
     let summary = run.summary().to_string();
     assert!(run.success, "CalcParity failed:\n{}", run.stdout);
-    let activation = run
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("StreamFusion planner extension active"))
-        .expect("the activation line");
-    assert!(
-        activation.contains("flink-table-planner_2.12") && !activation.contains("loader"),
-        "the extension must run on the real planner: {activation}"
-    );
+    run.assert_real_planner();
     let queries = run.value("queries");
     assert!(queries >= 20, "{summary}");
     assert_eq!(run.value("matched"), queries, "{summary}");

@@ -1,6 +1,5 @@
 package org.streamfusion.flink;
 
-import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -268,7 +267,7 @@ public final class AggParity {
                 String comparison = "changelog";
                 boolean same = a.equals(b);
                 if (!same) {
-                    String difference = firstDifference(a, b);
+                    String difference = CalcParity.firstDifference(a, b);
                     if (combo.mode().miniBatch()) {
                         // Batch boundaries may legitimately change the intermediate updates.
                         comparison = "final (changelogs differ: " + difference + ")";
@@ -277,7 +276,7 @@ public final class AggParity {
                         same = x.equals(y);
                         if (!same) {
                             problems.add("final results differ: "
-                                    + firstDifference(flatten(x), flatten(y)));
+                                    + CalcParity.firstDifference(flatten(x), flatten(y)));
                         }
                     } else {
                         problems.add("changelogs differ: " + difference);
@@ -415,7 +414,7 @@ public final class AggParity {
             try {
                 // toChangelogStream translates at once: the decisions are this query's.
                 DataStream<String> tagged = tEnv.toChangelogStream(tEnv.sqlQuery(query.sql()))
-                        .map(new Tag(query.name()));
+                        .map(new CalcParity.Tag(query.name()));
                 all = all == null ? tagged : all.union(tagged);
             } catch (Exception e) {
                 outcome.planError = messages(e);
@@ -522,40 +521,6 @@ public final class AggParity {
         return out;
     }
 
-    static String firstDifference(List<String> a, List<String> b) {
-        for (int i = 0; i < Math.max(a.size(), b.size()); i++) {
-            String x = i < a.size() ? a.get(i) : "(none)";
-            String y = i < b.size() ? b.get(i) : "(none)";
-            if (!x.equals(y)) {
-                return "stock " + x + " vs native " + y + " (" + a.size() + " vs " + b.size()
-                        + " rows)";
-            }
-        }
-        return "(none)";
-    }
-
-    /** Tags a result row (its kind and fields as text) with its query's name. */
-    static final class Tag implements MapFunction<Row, String> {
-        private static final long serialVersionUID = 1L;
-        private final String name;
-
-        Tag(String name) {
-            this.name = name;
-        }
-
-        @Override
-        public String map(Row row) {
-            return name + "\t" + row;
-        }
-    }
-
-    /** Sixteen value strings: Unicode, case, blanks, LIKE and tab characters. */
-    static final String[] STRINGS = {
-        "alpha", "Beta", "gamma ray", "", " padded ", "ñandú", "Straße", "日本語テキスト",
-        "emoji 😀 ok", "MiXeD CaSe", "a%b_c", "İstanbul", "x", "ΣΊΣΥΦΟΣ", "tab\there",
-        "ǅungla"
-    };
-
     /**
      * Group keys that differ only in ways a byte or char comparison sees: case, composed and
      * decomposed accents, a supplementary character, prefixes, blanks.
@@ -614,7 +579,7 @@ public final class AggParity {
                     r % 10 == 0 ? null : special,
                     r % 4 == 0 ? null
                             : BigDecimal.valueOf((r * 7919L % 2_000_001) - 1_000_000, 2),
-                    r % 3 == 0 ? null : STRINGS[r % STRINGS.length],
+                    r % 3 == 0 ? null : CalcParity.STRINGS[r % CalcParity.STRINGS.length],
                     r % 3 == 1 ? null : r % 2 == 0,
                     null));
         }
@@ -650,7 +615,9 @@ public final class AggParity {
                 random.nextInt(5) == 0 ? null
                         : BigDecimal.valueOf(random.nextInt(2_000_001) - 1_000_000, 2),
                 random.nextInt(6) == 0 ? null : (random.nextInt(81) - 40) / 8.0,
-                random.nextInt(4) == 0 ? null : STRINGS[random.nextInt(STRINGS.length)]
+                random.nextInt(4) == 0
+                        ? null
+                        : CalcParity.STRINGS[random.nextInt(CalcParity.STRINGS.length)]
             };
             if (old == null) {
                 CHANGELOG.add(Row.ofKind(RowKind.INSERT, fresh));

@@ -307,7 +307,7 @@ public final class CalcParity {
             Query query = QUERIES.get(n);
             StreamFusionPlanner.clearDecisions();
             Table result = tEnv.sqlQuery(query.sql);
-            DataStream<String> tagged = tEnv.toChangelogStream(result).map(new Tag(n));
+            DataStream<String> tagged = tEnv.toChangelogStream(result).map(new Tag(String.valueOf(n)));
             all = all == null ? tagged : all.union(tagged);
             if (record) {
                 OUTCOMES.add(outcome(tEnv, query, n, dump));
@@ -377,18 +377,18 @@ public final class CalcParity {
         return "(none)";
     }
 
-    /** Tags a result row (its kind and fields as text) with its query's index. */
+    /** Tags a result row (its kind and fields as text) with its query's name or index. */
     static final class Tag implements MapFunction<Row, String> {
         private static final long serialVersionUID = 1L;
-        private final int index;
+        private final String name;
 
-        Tag(int index) {
-            this.index = index;
+        Tag(String name) {
+            this.name = name;
         }
 
         @Override
         public String map(Row row) {
-            return index + "\t" + row;
+            return name + "\t" + row;
         }
     }
 
