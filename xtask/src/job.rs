@@ -1,5 +1,5 @@
 //! `cargo xtask job`: whole Flink SQL jobs, stock against native, in fresh MiniCluster JVMs
-//! (`org.streamfusion.flink.JobBench`, whose javadoc defines the commands and their lines).
+//! (`org.streamfusion.harness.JobBench`, whose javadoc defines the commands and their lines).
 //!
 //! Parity comes before timing: per job and state backend, `JobBench verify` runs the job stock
 //! and native with a collecting sink and compares the complete outputs, and checks that the
@@ -33,7 +33,7 @@ use crate::table::Table;
 use crate::workspace::Workspace;
 
 /// The JVM entry point.
-const MAIN_CLASS: &str = "org.streamfusion.flink.JobBench";
+const MAIN_CLASS: &str = "org.streamfusion.harness.JobBench";
 
 /// The header of `jobs.csv`.
 pub const CSV_HEADER: &str =

@@ -14,8 +14,9 @@
 //!    loader jar (the classes directory, the planner unpacked once from
 //!    `flink-table-planner-loader` into the cache, then the other jars), which is what the
 //!    planner extension (`java/src/org/apache/flink`, `java/src/org/streamfusion/flink`)
-//!    needs: it replaces a planner class, which the loader's isolated class loader never
-//!    sees. The Java sources compile against it. An `SF_NATIVE_BENCH_CLASSPATH` without a
+//!    and its MiniCluster drivers (`java/src/org/streamfusion/harness`: parity, restore,
+//!    whole-job timing; kept out of the user's jar) need: it replaces a planner class, which
+//!    the loader's isolated class loader never sees. The Java sources compile against it. An `SF_NATIVE_BENCH_CLASSPATH` without a
 //!    `flink-table-planner_*` jar compiles without the extension and writes no such file.
 //!
 //! `smoke`, `bench` and `test` prepare the classpath too when the prerequisites are there, and
@@ -51,7 +52,11 @@ pub const CLASSPATH_FILE_VAR: &str = "SF_JVM_CLASSPATH_FILE";
 pub const PLANNER_CLASSPATH_FILE_VAR: &str = "SF_JVM_PLANNER_CLASSPATH_FILE";
 
 /// Sources that need the real planner on the classpath: the planner extension.
-const PLANNER_SOURCES: &[&str] = &["org/apache/flink", "org/streamfusion/flink"];
+const PLANNER_SOURCES: &[&str] = &[
+    "org/apache/flink",
+    "org/streamfusion/flink",
+    "org/streamfusion/harness",
+];
 
 #[derive(Debug, Args)]
 pub struct JvmArgs {}

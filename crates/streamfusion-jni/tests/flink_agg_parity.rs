@@ -1,7 +1,7 @@
 //! Unchanged Flink SQL GROUP BY queries run natively in a MiniCluster, with results identical
 //! to stock Flink 2.3.0, in every aggregate plan mode and under both keyed state backends.
 //!
-//! Runs `org.streamfusion.flink.AggParity` (`java/src/org/streamfusion/flink/`) on the
+//! Runs `org.streamfusion.harness.AggParity` (`java/src/org/streamfusion/harness/`) on the
 //! planner classpath of `cargo xtask jvm` (the real planner instead of its loader, so the
 //! shadowed `DefaultPlannerFactory` builds `StreamFusionPlanner`), with the library built next
 //! to this test. Every query runs stock and with `streamfusion.enabled = true` under the same
@@ -22,7 +22,7 @@ use bench_support::jvm::{built_library_path, report_skipped, run_flink_driver};
 fn group_by_queries_run_natively_in_a_minicluster_with_stock_results() {
     let test = "group_by_queries_run_natively_in_a_minicluster_with_stock_results";
     let library = built_library_path("streamfusion_jni");
-    let run = match run_flink_driver("org.streamfusion.flink.AggParity", &library, "1g") {
+    let run = match run_flink_driver("org.streamfusion.harness.AggParity", &library, "1g") {
         Ok(run) => run,
         Err(why) => return report_skipped(test, &why),
     };

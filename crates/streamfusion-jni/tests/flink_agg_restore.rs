@@ -1,7 +1,7 @@
 //! Native GROUP BY state lives in Flink's own checkpoints: recovery after an injected failure
 //! and savepoint restores at another parallelism give stock Flink's results.
 //!
-//! Runs `org.streamfusion.flink.AggRestore` (`java/src/org/streamfusion/flink/`) in one
+//! Runs `org.streamfusion.harness.AggRestore` (`java/src/org/streamfusion/harness/`) in one
 //! MiniCluster JVM on the planner classpath: for a one-phase and a two-phase GROUP BY, on the
 //! hashmap and the RocksDB state backend, a job failed once after a completed checkpoint, and
 //! jobs stopped with a savepoint and restored at parallelism 2 -> 1 and 1 -> 2. The oracle is
@@ -16,7 +16,7 @@ use bench_support::jvm::{built_library_path, report_skipped, run_flink_driver};
 fn native_group_by_state_survives_failures_and_rescaling_through_flink_checkpoints() {
     let test = "native_group_by_state_survives_failures_and_rescaling_through_flink_checkpoints";
     let library = built_library_path("streamfusion_jni");
-    let run = match run_flink_driver("org.streamfusion.flink.AggRestore", &library, "1g") {
+    let run = match run_flink_driver("org.streamfusion.harness.AggRestore", &library, "1g") {
         Ok(run) => run,
         Err(why) => return report_skipped(test, &why),
     };

@@ -633,7 +633,7 @@ fn golden_changelogs_regenerate_identically_from_released_flink() {
     );
 }
 
-/// Flink's own plan of two scenarios' queries (`java/src/org/streamfusion/flink/AggNodeDump.java`,
+/// Flink's own plan of two scenarios' queries (`java/src/org/streamfusion/harness/AggNodeDump.java`,
 /// `tests/flink-2.3.0-nodes/agg-golden_*.json`), read by `streamfusion::flink::plan_node` at
 /// parallelism 1 as the scenarios ran, is the scenario's plan, and the operator it builds
 /// replays the scenario's input into Flink's changelog.

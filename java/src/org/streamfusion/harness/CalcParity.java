@@ -1,4 +1,4 @@
-package org.streamfusion.flink;
+package org.streamfusion.harness;
 
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
@@ -14,6 +14,10 @@ import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
+
+import org.streamfusion.flink.StreamFusionPlanner;
+import org.streamfusion.flink.NativeOneInputOperator;
+import org.streamfusion.flink.NativeOneInputExecNode;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package org.streamfusion.flink;
+package org.streamfusion.harness;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -12,6 +12,9 @@ import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
+
+import org.streamfusion.flink.StreamFusionPlanner;
+import org.streamfusion.flink.NativeOneInputOperator;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;

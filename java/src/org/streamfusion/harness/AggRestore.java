@@ -1,4 +1,4 @@
-package org.streamfusion.flink;
+package org.streamfusion.harness;
 
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
@@ -15,6 +15,9 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.ExceptionUtils;
+
+import org.streamfusion.flink.StreamFusionPlanner;
+import org.streamfusion.flink.NativeOneInputOperator;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

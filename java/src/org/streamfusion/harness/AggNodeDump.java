@@ -1,4 +1,4 @@
-package org.streamfusion.flink;
+package org.streamfusion.harness;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -9,6 +9,8 @@ import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ResolvedSchema;
+
+import org.streamfusion.flink.StreamFusionPlanner;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,7 +36,7 @@ import java.util.Map;
  * 128 by Flink's default).
  *
  * <p>Run: {@code java -cp $(cat $CARGO_TARGET_DIR/jvm/classpath-planner.txt)
- * org.streamfusion.flink.AggNodeDump DIR}.
+ * org.streamfusion.harness.AggNodeDump DIR}.
  */
 public final class AggNodeDump {
     private static final String SOURCE =
