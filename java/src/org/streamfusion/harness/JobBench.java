@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -154,10 +155,33 @@ public final class JobBench {
         Job job = job(s.job);
         Map<String, Integer> stock = collect(s, job, false, null);
         StreamFusionPlanner.clearDecisions();
-        int[] nodes = new int[2];
-        Map<String, Integer> nat = collect(s, job, true, nodes);
+        List<StreamFusionPlanner.Decision> decisions = new ArrayList<>();
+        Map<String, Integer> nat = collect(s, job, true, decisions);
         boolean equal = stock.equals(nat);
-        boolean allNative = nodes[1] == 0 && nodes[0] >= job.nativeNodes.length;
+        int[] nodes = new int[2];
+        List<String> unmatched = new ArrayList<>();
+        for (StreamFusionPlanner.Decision d : decisions) {
+            if (d.isNative()) {
+                nodes[0]++;
+                unmatched.add(d.node);
+            } else {
+                nodes[1]++;
+            }
+        }
+        // Every node the job names must be a distinct native node of the plan.
+        boolean allNative = nodes[1] == 0;
+        for (String expected : job.nativeNodes) {
+            int at = -1;
+            for (int i = 0; i < unmatched.size() && at < 0; i++) {
+                if (unmatched.get(i).contains(expected)) {
+                    at = i;
+                }
+            }
+            allNative &= at >= 0;
+            if (at >= 0) {
+                unmatched.remove(at);
+            }
+        }
         String detail = equal ? "" : firstDifference(stock, nat);
         System.out.printf(Locale.ROOT,
                 "verify job=%s state=%s equal=%s all_native=%s stock_rows=%d native_rows=%d"
@@ -167,8 +191,9 @@ public final class JobBench {
         System.exit(equal && allNative ? 0 : 1);
     }
 
-    /** The job's output as a multiset of kind-prefixed rows; records the planner's counts. */
-    static Map<String, Integer> collect(Settings s, Job job, boolean enabled, int[] nodes)
+    /** The job's output as a multiset of kind-prefixed rows; adds the planner's decisions. */
+    static Map<String, Integer> collect(
+            Settings s, Job job, boolean enabled, List<StreamFusionPlanner.Decision> decisions)
             throws Exception {
         StreamTableEnvironment tEnv = environment(s, enabled);
         String plan = tEnv.explainSql(job.select);
@@ -180,10 +205,8 @@ public final class JobBench {
         }
         StreamFusionPlanner.clearDecisions();
         TableResult result = tEnv.sqlQuery(job.select).execute();
-        if (nodes != null) {
-            for (StreamFusionPlanner.Decision d : StreamFusionPlanner.decisions()) {
-                nodes[d.isNative() ? 0 : 1]++;
-            }
+        if (decisions != null) {
+            decisions.addAll(StreamFusionPlanner.decisions());
         }
         Map<String, Integer> out = new HashMap<>();
         try (CloseableIterator<Row> it = result.collect()) {
