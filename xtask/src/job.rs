@@ -1019,8 +1019,12 @@ mod tests {
     #[test]
     fn the_job_list_gives_names_despite_spaces_in_descriptions() {
         let out = "job name=group_count_sum description=GROUP BY k COUNT(*), SUM(v)\n\
-                   job name=calc description=Calc: arithmetic\n";
-        assert_eq!(parse_list(out).unwrap(), vec!["group_count_sum", "calc"]);
+                   job name=calc description=Calc: arithmetic\n\
+                   job name=window_tumble description=TUMBLE 1 s windows GROUP BY k\n";
+        assert_eq!(
+            parse_list(out).unwrap(),
+            vec!["group_count_sum", "calc", "window_tumble"]
+        );
         assert!(parse_list("nothing\n").is_err());
         assert_eq!(
             last_line("log\ntrial a=1\nmore\ntrial a=2\n", "trial"),
@@ -1218,6 +1222,8 @@ mod tests {
             "calc",
             "--job",
             "group_min_max",
+            "--job",
+            "window_hop",
             "--state",
             "both",
             "--rows",
@@ -1230,7 +1236,7 @@ mod tests {
         let crate::Command::Job(args) = cli.command else {
             panic!("parsed as {:?}", cli.command);
         };
-        assert_eq!(args.jobs, vec!["calc", "group_min_max"]);
+        assert_eq!(args.jobs, vec!["calc", "group_min_max", "window_hop"]);
         assert_eq!(states(&args.states), vec!["hashmap", "rocksdb"]);
         assert_eq!(
             (args.rows, args.keys, args.warmup, args.runs),

@@ -24,7 +24,8 @@
 //! second JSON document ([`Runtime`]),
 //!
 //! ```json
-//! {"backend": "rocksdb", "working_dir": "/tmp/flink-task-3/op-7", "key_groups": [0, 63]}
+//! {"backend": "rocksdb", "working_dir": "/tmp/flink-task-3/op-7", "key_groups": [0, 63],
+//!  "max_parallelism": 128}
 //! ```
 //!
 //! - `backend`: `"memory"` (the default) or `"rocksdb"`;
@@ -34,7 +35,10 @@
 //!   removes when it is closed;
 //! - `key_groups`: `[first, last]`, the key groups the subtask owns (Flink's
 //!   `KeyGroupRange`); every key group of the plan's max parallelism by default. Operators
-//!   without keyed state ignore it.
+//!   without keyed state ignore it;
+//! - `max_parallelism`: the job's number of key groups as the task runs it, which replaces
+//!   the plan's (a plan is made before Flink settles it: a keyless aggregate runs at max
+//!   parallelism 1, a job may set its own); the plan's by default.
 //!
 //! A null, empty or `null` document means the defaults: memory, every key group.
 //!
@@ -141,6 +145,9 @@ pub struct Runtime {
     /// The key groups the subtask owns, `[first, last]`; `None` for every key group.
     #[serde(default)]
     pub key_groups: Option<[u16; 2]>,
+    /// The job's max parallelism at run time; `None` keeps the plan's.
+    #[serde(default)]
+    pub max_parallelism: Option<u32>,
 }
 
 fn memory() -> BackendKind {
@@ -153,6 +160,7 @@ impl Default for Runtime {
             backend: BackendKind::Memory,
             working_dir: None,
             key_groups: None,
+            max_parallelism: None,
         }
     }
 }
@@ -183,6 +191,15 @@ impl Runtime {
             ));
         }
         Ok(runtime)
+    }
+
+    /// The JSON `plan` as this task runs it: with the runtime max parallelism.
+    fn plan(&self, plan: &str) -> Result<OperatorPlan> {
+        let plan = OperatorPlan::from_json(plan)?;
+        Ok(match self.max_parallelism {
+            Some(max) => plan.with_max_parallelism(max),
+            None => plan,
+        })
     }
 
     /// The key groups as a range; `None` for every key group.
@@ -259,8 +276,8 @@ pub struct HostedOperator {
 impl HostedOperator {
     /// A fresh operator for the JSON `plan` under the JSON `runtime` settings.
     pub fn create(plan: &str, runtime: Option<&str>) -> Result<Self> {
-        let plan = OperatorPlan::from_json(plan)?;
         let runtime = Runtime::parse(runtime)?;
+        let plan = runtime.plan(plan)?;
         let (config, working_dir) = runtime.state_config()?;
         let operator = plan.build(&config, runtime.key_group_range())?;
         Ok(Self {
@@ -278,8 +295,8 @@ impl HostedOperator {
         runtime: Option<&str>,
         checkpoints: &[P],
     ) -> Result<Self> {
-        let plan = OperatorPlan::from_json(plan)?;
         let runtime = Runtime::parse(runtime)?;
+        let plan = runtime.plan(plan)?;
         let checkpoints = checkpoints
             .iter()
             .map(|dir| Checkpoint::open(dir.as_ref()))
@@ -392,8 +409,8 @@ impl HostedOperator {
     /// key-group sections a subtask received (`streamfusion::ops::sections`): they must be
     /// StreamFusion's, written for this plan, and cover the subtask's key groups once each.
     pub fn restore_sections(plan: &str, runtime: Option<&str>, sections: &[&[u8]]) -> Result<Self> {
-        let plan = OperatorPlan::from_json(plan)?;
         let runtime = Runtime::parse(runtime)?;
+        let plan = runtime.plan(plan)?;
         let (config, working_dir) = runtime.state_config()?;
         let operator =
             sections::restore_from_sections(&plan, &config, runtime.key_group_range(), sections)?;
@@ -437,6 +454,46 @@ mod tests {
     const CALC: &str = r#"{"operator": "calc", "input": ["INT", "INT"],
         "calc": {"projection": [{"call": {"op": 103, "args": [{"input": 0}, {"input": 1}]}},
                                 {"input": 1}]}}"#;
+
+    /// The runtime max parallelism replaces the plan's: a keyless aggregate's task runs with
+    /// one key group, and its plan (made before Flink settled that) says 128.
+    #[test]
+    fn the_runtime_max_parallelism_replaces_the_plans() {
+        let plan = group_plan("SUM", None);
+        let runtime = Runtime::parse(Some(r#"{"key_groups": [0, 0], "max_parallelism": 1}"#))
+            .expect("runtime");
+        assert_eq!(runtime.max_parallelism, Some(1));
+        let OperatorPlan::GroupAggregate(spec) = runtime.plan(&plan).expect("plan") else {
+            panic!("a group aggregate");
+        };
+        assert_eq!(spec.max_parallelism, 1);
+        let OperatorPlan::GroupAggregate(spec) = Runtime::default().plan(&plan).expect("plan")
+        else {
+            panic!("a group aggregate");
+        };
+        assert_eq!(spec.max_parallelism, 128);
+        // Every key lands in key group 0 of 1, which the subtask owns.
+        let mut op = HostedOperator::create(
+            &plan,
+            Some(r#"{"key_groups": [0, 0], "max_parallelism": 1}"#),
+        )
+        .expect("operator");
+        let keys: Arc<dyn Array> = Arc::new(Int64Array::from(vec![1, 2, 3]));
+        let values: Arc<dyn Array> = Arc::new(Int32Array::from(vec![4, 5, 6]));
+        let schema = Arc::new(arrow::datatypes::Schema::new(vec![
+            arrow::datatypes::Field::new("k", keys.data_type().clone(), true),
+            arrow::datatypes::Field::new("v", values.data_type().clone(), true),
+        ]));
+        let batch = ChangelogBatch::insert_only(
+            RecordBatch::try_new(schema, vec![keys, values]).expect("batch"),
+        );
+        let mut out = streamfusion::ops::Output::new();
+        op.operator
+            .process(0, &batch, &mut out)
+            .expect("every key group is owned");
+        op.operator.flush(&mut out).expect("flush");
+        assert_eq!(out.num_rows(), 3);
+    }
 
     /// `SELECT k, SUM(v), COUNT(*) GROUP BY k` over insert-only `(k BIGINT, v INT)` rows.
     fn group_plan(function: &str, mini_batch_rows: Option<usize>) -> String {

@@ -3,7 +3,10 @@
 //! `org.apache.flink.table.runtime.operators.window.groupwindow.assigners`).
 //!
 //! Arithmetic is Java's `long` arithmetic, wrapping, so extreme timestamps and offsets give
-//! exactly Flink's windows.
+//! exactly Flink's windows. [`slices`] is how window aggregation splits these windows into
+//! the slices its state keeps.
+
+pub mod slices;
 
 use crate::error::{Error, Result};
 

@@ -6,6 +6,8 @@
 //! - [`local_global`]: two-phase aggregation, [`local_global::LocalGroupAggregate`] (per
 //!   bundle, no state: one typed partial row per key) and
 //!   [`local_global::GlobalGroupAggregate`] (merges partials into keyed state and emits).
+//! - [`window`]: window aggregation over TUMBLE, HOP and CUMULATE
+//!   ([`window::WindowAggregate`]): accumulators per key and slice, fired by watermarks.
 //! - [`value`]: the scalar values accumulators hold, and their Arrow and state encodings.
 //!
 //! Accumulators live in keyed state, one value per group (`[key group][key]`); retracting
@@ -30,7 +32,9 @@ mod operator;
 mod sorted_map;
 mod typed_bundle;
 pub mod value;
+pub mod window;
 
 pub use function::{AggCall, AggFunction};
 pub use group::{GroupAggSpec, GroupAggregate};
 pub use local_global::{GlobalGroupAggregate, LocalGroupAggregate};
+pub use window::{WindowAggSpec, WindowAggregate};

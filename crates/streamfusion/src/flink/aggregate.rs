@@ -207,7 +207,7 @@ fn flink_name(call: &Value) -> String {
         .to_string()
 }
 
-fn index(value: &Value, len: usize, what: &str) -> Result<usize> {
+pub(super) fn index(value: &Value, len: usize, what: &str) -> Result<usize> {
     value
         .as_u64()
         .and_then(|i| usize::try_from(i).ok())
@@ -216,7 +216,7 @@ fn index(value: &Value, len: usize, what: &str) -> Result<usize> {
 }
 
 /// One of Flink's `AggregateCall`s (`AggregateCallJsonSerializer`), call `i` of the node.
-fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall> {
+pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall> {
     let function_name = call
         .get("internalName")
         .and_then(Value::as_str)
@@ -427,7 +427,11 @@ fn check_operator(
 }
 
 /// The native columns' types must be Flink's, column by column.
-fn compare(what: &str, native: &[crate::types::LogicalType], output: &[RowField]) -> Result<()> {
+pub(super) fn compare(
+    what: &str,
+    native: &[crate::types::LogicalType],
+    output: &[RowField],
+) -> Result<()> {
     if native.len() != output.len() {
         return Err(Unsupported::Operator(format!(
             "{} {what} columns natively, {} in Flink ({})",

@@ -34,11 +34,14 @@
 //!   ([`aggregate`]): GROUP BY with Flink's AggregateCalls, as
 //!   [`OperatorPlan::GroupAggregate`], [`OperatorPlan::LocalGroupAggregate`] and
 //!   [`OperatorPlan::GlobalGroupAggregate`].
+//! - `stream-exec-window-aggregate_1` ([`window`]): window aggregation over TUMBLE, HOP and
+//!   CUMULATE in event time, as [`OperatorPlan::WindowAggregate`].
 
 pub mod aggregate;
 pub mod calc;
 pub mod rex;
 pub mod types;
+pub mod window;
 
 use serde_json::Value;
 
@@ -204,6 +207,7 @@ pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorP
         "stream-exec-global-group-aggregate_1" => {
             aggregate::plan(aggregate::Phase::Global, node, &inputs, &config)
         }
+        "stream-exec-window-aggregate_1" => window::plan(node, &inputs, &config),
         other => Err(Unsupported::NodeType(other.to_string())),
     }
 }
@@ -237,13 +241,13 @@ mod tests {
     #[test]
     fn other_node_types_and_malformed_descriptions_are_refused_by_name() {
         let err = plan_node(
-            r#"{"node": {"id": 3, "type": "stream-exec-window-aggregate_1"}, "inputs": []}"#,
+            r#"{"node": {"id": 3, "type": "stream-exec-window-join_1"}, "inputs": []}"#,
             None,
         )
         .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "node type stream-exec-window-aggregate_1 is not supported"
+            "node type stream-exec-window-join_1 is not supported"
         );
         let err = plan_node("{]", None).unwrap_err();
         assert!(matches!(err, Unsupported::Malformed(_)), "{err:?}");

@@ -44,6 +44,8 @@ pub enum OperatorKind {
     LocalGroupAggregate,
     /// The global phase of a two-phase GROUP BY ([`crate::aggregate::GlobalGroupAggregate`]).
     GlobalGroupAggregate,
+    /// Window aggregation over TUMBLE, HOP or CUMULATE ([`crate::aggregate::WindowAggregate`]).
+    WindowAggregate,
 }
 
 impl std::fmt::Display for OperatorKind {
@@ -53,6 +55,7 @@ impl std::fmt::Display for OperatorKind {
             OperatorKind::GroupAggregate => "group_aggregate",
             OperatorKind::LocalGroupAggregate => "local_group_aggregate",
             OperatorKind::GlobalGroupAggregate => "global_group_aggregate",
+            OperatorKind::WindowAggregate => "window_aggregate",
         };
         f.write_str(name)
     }

@@ -12,7 +12,8 @@
 //!  "state_ttl_ms": null, "max_parallelism": 128}
 //! ```
 //!
-//! `local_group_aggregate` and `global_group_aggregate` take the GROUP BY's fields too. A
+//! `local_group_aggregate` and `global_group_aggregate` take the GROUP BY's fields too;
+//! `window_aggregate` takes a [`WindowAggSpec`]. A
 //! new operator adds its variant here and one arm in [`OperatorPlan::build`] and
 //! [`OperatorPlan::restore`].
 
@@ -24,6 +25,7 @@ use super::calc::CalcOperator;
 use super::keyed::{Keyed, all_key_groups};
 use super::restore::StateConfig;
 use super::{Operator, OperatorKind};
+use crate::aggregate::window::{WindowAggSpec, WindowAggregate};
 use crate::aggregate::{GlobalGroupAggregate, GroupAggSpec, GroupAggregate, LocalGroupAggregate};
 use crate::calc::CalcProgram;
 use crate::error::{Error, ErrorKind, Result};
@@ -47,6 +49,8 @@ pub enum OperatorPlan {
     LocalGroupAggregate(GroupAggSpec),
     /// The global phase of a two-phase GROUP BY.
     GlobalGroupAggregate(GroupAggSpec),
+    /// Window aggregation (one phase).
+    WindowAggregate(WindowAggSpec),
 }
 
 impl OperatorPlan {
@@ -67,7 +71,23 @@ impl OperatorPlan {
             OperatorPlan::GroupAggregate(_) => OperatorKind::GroupAggregate,
             OperatorPlan::LocalGroupAggregate(_) => OperatorKind::LocalGroupAggregate,
             OperatorPlan::GlobalGroupAggregate(_) => OperatorKind::GlobalGroupAggregate,
+            OperatorPlan::WindowAggregate(_) => OperatorKind::WindowAggregate,
         }
+    }
+
+    /// The plan with `max_parallelism` key groups (what a task learns from Flink when it
+    /// starts); plans without keyed state are unchanged.
+    pub fn with_max_parallelism(mut self, max_parallelism: u32) -> Self {
+        match &mut self {
+            OperatorPlan::Calc { .. } => {}
+            OperatorPlan::GroupAggregate(spec)
+            | OperatorPlan::LocalGroupAggregate(spec)
+            | OperatorPlan::GlobalGroupAggregate(spec) => spec.max_parallelism = max_parallelism,
+            OperatorPlan::WindowAggregate(spec) => {
+                spec.aggregate.max_parallelism = max_parallelism;
+            }
+        }
+        self
     }
 
     /// The key groups a keyed plan's subtask owns: `key_groups`, or every key group.
@@ -112,6 +132,12 @@ impl OperatorPlan {
                 let keyed = Keyed::open(config, "global-group-agg", spec.max_parallelism, range)?;
                 Box::new(GlobalGroupAggregate::open(spec.clone(), keyed)?)
             }
+            OperatorPlan::WindowAggregate(spec) => {
+                let max_parallelism = spec.aggregate.max_parallelism;
+                let range = Self::key_groups(&spec.aggregate, key_groups)?;
+                let keyed = Keyed::open(config, "window-agg", max_parallelism, range)?;
+                Box::new(WindowAggregate::open(spec.clone(), keyed)?)
+            }
         })
     }
 
@@ -152,6 +178,15 @@ impl OperatorPlan {
             OperatorPlan::GlobalGroupAggregate(spec) => {
                 let range = Self::key_groups(spec, key_groups)?;
                 Box::new(GlobalGroupAggregate::restore(
+                    spec.clone(),
+                    config,
+                    range,
+                    checkpoints,
+                )?)
+            }
+            OperatorPlan::WindowAggregate(spec) => {
+                let range = Self::key_groups(&spec.aggregate, key_groups)?;
+                Box::new(WindowAggregate::restore(
                     spec.clone(),
                     config,
                     range,

@@ -13,3 +13,4 @@ mod group_aggregate_flink;
 mod local_global;
 mod movement;
 mod state;
+mod window_aggregate;

@@ -161,10 +161,9 @@ public final class NativeOneInputOperator extends AbstractStreamOperator<RowData
                         maxParallelism,
                         task.getNumberOfParallelSubtasks(),
                         task.getIndexOfThisSubtask());
-        String runtimePlan = withMaxParallelism(plan, maxParallelism);
-        String runtime = runtimeSettings(range);
+        String runtime = runtimeSettings(range, maxParallelism);
         if (!context.isRestored()) {
-            operator = NativeOperator.open(runtimePlan, runtime);
+            operator = NativeOperator.open(plan, runtime);
             return;
         }
         ByteArrayOutputStream sections = new ByteArrayOutputStream();
@@ -200,15 +199,18 @@ public final class NativeOneInputOperator extends AbstractStreamOperator<RowData
         }
         operator =
                 NativeOperator.restoreFromKeyGroups(
-                        runtimePlan,
+                        plan,
                         runtime,
                         sections.toByteArray(),
                         Arrays.copyOf(sectionOffsets, n + 1));
         SECTIONS_RESTORED.addAndGet(n);
     }
 
-    /** The runtime settings of a keyed operator's store: backend, directory, key groups. */
-    private String runtimeSettings(KeyGroupRange range) throws IOException {
+    /**
+     * The runtime settings of a keyed operator: backend, directory, key groups, and the job's
+     * max parallelism as the task runs it (the plan was made before Flink settled it).
+     */
+    private String runtimeSettings(KeyGroupRange range, int maxParallelism) throws IOException {
         String backendClass = getKeyedStateBackend().getClass().getName();
         String backend = backendClass.contains("Heap") ? "memory" : "rocksdb";
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
@@ -223,18 +225,6 @@ public final class NativeOneInputOperator extends AbstractStreamOperator<RowData
         json.put("backend", backend);
         json.put("working_dir", workingDir.toString());
         json.putArray("key_groups").add(range.getStartKeyGroup()).add(range.getEndKeyGroup());
-        return MAPPER.writeValueAsString(json);
-    }
-
-    /**
-     * The plan with the job's actual max parallelism: the planner only knew the configured
-     * one, while Flink decides the key groups (and keeps them across restores).
-     */
-    static String withMaxParallelism(String plan, int maxParallelism) throws IOException {
-        ObjectNode json = (ObjectNode) MAPPER.readTree(plan);
-        if (!json.has("max_parallelism")) {
-            return plan;
-        }
         json.put("max_parallelism", maxParallelism);
         return MAPPER.writeValueAsString(json);
     }

@@ -23,6 +23,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonProcessingException;
@@ -46,9 +47,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * Flink's {@link StreamPlanner} with StreamFusion's substitution: when {@link #ENABLED} is set,
  * every node the native side accepts - {@link StreamExecCalc}, {@link StreamExecGroupAggregate}
- * (immediate and mini-batch one-phase), {@link StreamExecLocalGroupAggregate} and {@link
- * StreamExecGlobalGroupAggregate} - is replaced by a {@link NativeOneInputExecNode} before the
- * graph is translated to transformations.
+ * (immediate and mini-batch one-phase), {@link StreamExecLocalGroupAggregate}, {@link
+ * StreamExecGlobalGroupAggregate} and {@link StreamExecWindowAggregate} (the one-phase window
+ * aggregation; the native side decides which windows it runs) - is replaced by a {@link
+ * NativeOneInputExecNode} before the graph is translated to transformations.
  *
  * <p>The hook is {@link #translateToPlan(ExecNodeGraph)}: it runs for {@code executeSql},
  * {@code toDataStream}, {@code EXPLAIN} and compiled plans being executed, but not for {@code
@@ -258,6 +260,14 @@ public class StreamFusionPlanner extends StreamPlanner {
                         substitute(
                                 (StreamExecGlobalGroupAggregate) node,
                                 "streamfusion-global-group-aggregate_1",
+                                true);
+            } else if (node instanceof StreamExecWindowAggregate) {
+                // The stock transformation's operator-scope managed memory (the window
+                // buffer's) is not carried over: the native operator keeps its rows natively.
+                result =
+                        substitute(
+                                (StreamExecWindowAggregate) node,
+                                "streamfusion-window-aggregate_1",
                                 true);
             }
             done.put(node, result);

@@ -23,12 +23,14 @@ import java.util.Map;
 
 /**
  * Fixtures of Flink 2.3.0's aggregate nodes for the native plan parser
- * ({@code crates/streamfusion/src/flink/aggregate.rs}).
+ * ({@code crates/streamfusion/src/flink/aggregate.rs} and the window aggregate's parser).
  *
  * <p>Each query is compiled ({@code COMPILE PLAN} of an {@code INSERT} into a blackhole sink,
  * over a datagen source, no job runs) under its options; every {@code
  * stream-exec-*group-aggregate_1} node of the plan is written to {@code
- * DIR/agg-<query>[-<n>].json} as {@code {"node": <the node's JSON>, "inputs": [<the output type
+ * DIR/agg-<query>[-<n>].json}, every {@code stream-exec-*window-aggregate_1} node of a window
+ * query (window TVFs over an event-time, TIMESTAMP_LTZ or processing-time attribute) to {@code
+ * DIR/window-<query>[-<n>].json}, as {@code {"node": <the node's JSON>, "inputs": [<the output type
  * of the node feeding it>], "config": {<the options the planner extension hands over>}}}. The
  * node's JSON is what {@code StreamFusionPlanner} describes (the compiled plan is written by the
  * same {@code CompiledPlanSerdeUtil} writer); {@code config} is the {@code config_json} of
@@ -47,18 +49,45 @@ public final class AggNodeDump {
             "CREATE TABLE golden (k STRING, x INT, y DOUBLE, g INT) WITH ("
                     + "'connector' = 'datagen', 'number-of-rows' = '10')";
 
-    /** One query and the table options it is compiled under. */
-    record Query(String name, String sql, Map<String, String> options) {}
+    /**
+     * The window scenarios' source: an event-time attribute {@code ts} (TIMESTAMP(3)), one on
+     * TIMESTAMP_LTZ(3) ({@code lts}, its own table) and a processing-time one ({@code pt}).
+     */
+    private static final String[] WINDOW_SOURCES = {
+        "CREATE TABLE wsrc (k INT, v BIGINT, d DOUBLE, s STRING, m DECIMAL(10, 2), ts TIMESTAMP(3),"
+                + " pt AS PROCTIME(), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ("
+                + "'connector' = 'datagen', 'number-of-rows' = '10')",
+        "CREATE TABLE wltz (k INT, v BIGINT, lts TIMESTAMP_LTZ(3),"
+                + " WATERMARK FOR lts AS lts - INTERVAL '1' SECOND) WITH ("
+                + "'connector' = 'datagen', 'number-of-rows' = '10')"
+    };
+
+    /**
+     * One query, the table options it is compiled under, and the fixture kind: {@code agg}
+     * dumps {@code *group-aggregate*} nodes, {@code window} dumps {@code *window-aggregate*}
+     * nodes (over the window sources).
+     */
+    record Query(String kind, String name, String sql, Map<String, String> options) {}
 
     static final List<Query> QUERIES = new ArrayList<>();
 
     static void q(String name, String sql, String... options) {
+        add("agg", name, sql, options);
+    }
+
+    static void w(String name, String sql, String... options) {
+        add("window", name, sql, options);
+    }
+
+    private static void add(String kind, String name, String sql, String... options) {
         Map<String, String> map = new LinkedHashMap<>();
         for (int i = 0; i < options.length; i += 2) {
             map.put(options[i], options[i + 1]);
         }
-        QUERIES.add(new Query(name, sql, map));
+        QUERIES.add(new Query(kind, name, sql, map));
     }
+
+    static final String[] ONE_PHASE = {"table.optimizer.agg-phase-strategy", "ONE_PHASE"};
 
     static final String[] MINI_BATCH = {
         "table.exec.mini-batch.enabled", "true",
@@ -121,6 +150,66 @@ public final class AggNodeDump {
         q("filter", "SELECT k, COUNT(*) FILTER (WHERE v > 0) AS pos FROM src GROUP BY k");
         q("unsupported_function", "SELECT k, STDDEV_POP(d) AS sd, COLLECT(s) AS ss FROM src"
                 + " GROUP BY k");
+
+        // Window aggregations (window TVFs, event time): one-phase unless the query says so.
+        w("tumble",
+                "SELECT k, window_start, window_end, COUNT(*) AS cnt, SUM(v) AS total,"
+                        + " MIN(d) AS lo, MAX(s) AS hi, AVG(v) AS mean FROM TABLE("
+                        + "TUMBLE(TABLE wsrc, DESCRIPTOR(ts), INTERVAL '1' SECOND))"
+                        + " GROUP BY k, window_start, window_end",
+                ONE_PHASE);
+        w("tumble_offset",
+                "SELECT k, window_start, window_end, COUNT(v) AS cnt_v, SUM(m) AS sum_m FROM TABLE("
+                        + "TUMBLE(TABLE wsrc, DESCRIPTOR(ts), INTERVAL '10' SECOND,"
+                        + " INTERVAL '3' SECOND)) GROUP BY k, window_start, window_end",
+                ONE_PHASE);
+        w("hop",
+                "SELECT k, window_start, window_end, COUNT(*) AS cnt, SUM(v) AS total FROM TABLE("
+                        + "HOP(TABLE wsrc, DESCRIPTOR(ts), INTERVAL '1' SECOND,"
+                        + " INTERVAL '4' SECOND)) GROUP BY k, window_start, window_end",
+                ONE_PHASE);
+        w("cumulate_offset",
+                "SELECT k, window_start, window_end, COUNT(*) AS cnt, MAX(v) AS hi FROM TABLE("
+                        + "CUMULATE(TABLE wsrc, DESCRIPTOR(ts), INTERVAL '2' SECOND,"
+                        + " INTERVAL '10' SECOND, INTERVAL '1' SECOND))"
+                        + " GROUP BY k, window_start, window_end",
+                ONE_PHASE);
+        w("window_time",
+                "SELECT window_start, window_end, window_time, k, COUNT(DISTINCT s) AS ds,"
+                        + " FIRST_VALUE(v) AS f, LAST_VALUE(s) AS l FROM TABLE("
+                        + "TUMBLE(TABLE wsrc, DESCRIPTOR(ts), INTERVAL '1' SECOND))"
+                        + " GROUP BY k, window_start, window_end, window_time",
+                ONE_PHASE);
+        w("no_grouping",
+                "SELECT window_start, window_end, COUNT(*) AS cnt, SUM(v) AS total FROM TABLE("
+                        + "TUMBLE(TABLE wsrc, DESCRIPTOR(ts), INTERVAL '1' SECOND))"
+                        + " GROUP BY window_start, window_end",
+                ONE_PHASE);
+        w("ltz_rowtime",
+                "SELECT k, window_start, window_end, COUNT(*) AS cnt, SUM(v) AS total FROM TABLE("
+                        + "TUMBLE(TABLE wltz, DESCRIPTOR(lts), INTERVAL '1' SECOND))"
+                        + " GROUP BY k, window_start, window_end",
+                with(ONE_PHASE, "table.local-time-zone", "UTC"));
+        w("ltz_rowtime_shanghai",
+                "SELECT k, window_start, window_end, COUNT(*) AS cnt FROM TABLE("
+                        + "TUMBLE(TABLE wltz, DESCRIPTOR(lts), INTERVAL '1' SECOND))"
+                        + " GROUP BY k, window_start, window_end",
+                with(ONE_PHASE, "table.local-time-zone", "Asia/Shanghai"));
+        // The default (AUTO) strategy: a local/global window aggregate pair.
+        w("two_phase",
+                "SELECT k, window_start, window_end, COUNT(*) AS cnt, SUM(v) AS total FROM TABLE("
+                        + "TUMBLE(TABLE wsrc, DESCRIPTOR(ts), INTERVAL '1' SECOND))"
+                        + " GROUP BY k, window_start, window_end");
+        w("proctime",
+                "SELECT k, window_start, window_end, COUNT(*) AS cnt FROM TABLE("
+                        + "TUMBLE(TABLE wsrc, DESCRIPTOR(pt), INTERVAL '1' SECOND))"
+                        + " GROUP BY k, window_start, window_end",
+                ONE_PHASE);
+        w("session",
+                "SELECT k, window_start, window_end, COUNT(*) AS cnt FROM TABLE("
+                        + "SESSION(TABLE wsrc PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' SECOND))"
+                        + " GROUP BY k, window_start, window_end",
+                ONE_PHASE);
     }
 
     public static void main(String[] args) throws Exception {
@@ -139,8 +228,14 @@ public final class AggNodeDump {
             for (Map.Entry<String, String> o : query.options.entrySet()) {
                 tEnv.getConfig().set(o.getKey(), o.getValue());
             }
-            tEnv.executeSql(SOURCE);
-            tEnv.executeSql(GOLDEN_SOURCE);
+            if (query.kind.equals("window")) {
+                for (String source : WINDOW_SOURCES) {
+                    tEnv.executeSql(source);
+                }
+            } else {
+                tEnv.executeSql(SOURCE);
+                tEnv.executeSql(GOLDEN_SOURCE);
+            }
             ResolvedSchema schema = tEnv.sqlQuery(query.sql).getResolvedSchema();
             StringBuilder sink = new StringBuilder("CREATE TABLE snk (");
             for (int i = 0; i < schema.getColumns().size(); i++) {
@@ -168,7 +263,8 @@ public final class AggNodeDump {
             }
             List<ObjectNode> found = new ArrayList<>();
             for (JsonNode node : root.get("nodes")) {
-                if (!node.get("type").asText().contains("group-aggregate")) {
+                String nodes = query.kind.equals("window") ? "window-aggregate" : "group-aggregate";
+                if (!node.get("type").asText().contains(nodes)) {
                     continue;
                 }
                 ObjectNode description = mapper.createObjectNode();
@@ -183,7 +279,7 @@ public final class AggNodeDump {
                 found.add(description);
             }
             for (int n = 0; n < found.size(); n++) {
-                String file = "agg-" + query.name + (found.size() == 1 ? "" : "-" + n) + ".json";
+                String file = query.kind + "-" + query.name + (found.size() == 1 ? "" : "-" + n) + ".json";
                 Files.write(dir.resolve(file),
                         (mapper.writerWithDefaultPrettyPrinter().writeValueAsString(found.get(n))
                                         + "\n")

@@ -32,7 +32,9 @@ import java.util.Map;
  * a view that derives the catalogue's fixture columns from it: a key of {@code keys} distinct
  * values (a string with a {@code width}-byte suffix when {@code width > 0}), an integer value,
  * a double and a short string; with {@code nullable}, keys are NULL on one residue and values
- * on another, independently. Timed runs write to {@code blackhole}; verifying runs collect.
+ * on another, independently. The window jobs' view {@code wsrc} has the same key and value
+ * and an event time {@code ts} (TIMESTAMP_LTZ(3): row {@code id} at {@code id} ms, slightly out
+ * of order). Timed runs write to {@code blackhole}; verifying runs collect.
  *
  * <p>Commands (one line of {@code key=value} output each, for xtask to read):
  *
@@ -49,8 +51,16 @@ import java.util.Map;
  * <p>Settings: {@code --rows N --keys K --width W --nullable --state hashmap|rocksdb}.
  */
 public final class JobBench {
-    /** One job: its SQL over {@code src}, and the native nodes its plan must have. */
-    record Job(String name, String description, String select, String[] nativeNodes) {}
+    /**
+     * One job: its SQL over {@code src} (or {@code wsrc}), the native nodes its plan must have,
+     * and the table options it is planned under ({@code key, value, ...}).
+     */
+    record Job(
+            String name, String description, String select, String[] nativeNodes,
+            String... options) {}
+
+    /** Window jobs plan one {@code WindowAggregate} (AUTO would split it in two phases). */
+    private static final String[] ONE_PHASE = {"table.optimizer.agg-phase-strategy", "ONE_PHASE"};
 
     static final List<Job> JOBS = List.of(
             new Job("group_count_sum", "GROUP BY k COUNT(*), SUM(v), append-only input",
@@ -70,7 +80,19 @@ public final class JobBench {
                             + " THEN 'mid' ELSE 'low' END, UPPER(t), LOWER(t), CHAR_LENGTH(t),"
                             + " CAST(d AS DECIMAL(12, 3)), CAST(v AS STRING) FROM src"
                             + " WHERE v % 10 <> 3",
-                    new String[] {"Calc"}));
+                    new String[] {"Calc"}),
+            new Job("window_tumble",
+                    "TUMBLE 1 s windows GROUP BY k COUNT(*), SUM(v), event time, append-only input",
+                    "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(TUMBLE("
+                            + "TABLE wsrc, DESCRIPTOR(ts), INTERVAL '1' SECOND))"
+                            + " GROUP BY window_start, window_end, k",
+                    new String[] {"WindowAggregate"}, ONE_PHASE),
+            new Job("window_hop",
+                    "HOP 1 s slide 4 s size windows GROUP BY k COUNT(*), SUM(v), event time",
+                    "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(HOP("
+                            + "TABLE wsrc, DESCRIPTOR(ts), INTERVAL '1' SECOND,"
+                            + " INTERVAL '4' SECOND)) GROUP BY window_start, window_end, k",
+                    new String[] {"WindowAggregate"}, ONE_PHASE));
 
     /** The job's data and state settings. */
     static final class Settings {
@@ -118,7 +140,11 @@ public final class JobBench {
         throw new IllegalArgumentException("no job " + name + "; `list` names them");
     }
 
-    /** A table environment over the fixture view {@code src}, StreamFusion on or off. */
+    /**
+     * A table environment over the fixture views {@code src} and {@code wsrc} (the same
+     * columns and an event-time {@code ts}), StreamFusion on or off, with the options of job
+     * {@code s.job}.
+     */
     static StreamTableEnvironment environment(Settings s, boolean enabled) {
         Configuration conf = new Configuration();
         conf.setString("state.backend.type", s.state);
@@ -131,6 +157,12 @@ public final class JobBench {
         tEnv.getConfig().set(StreamFusionPlanner.ENABLED, enabled);
         tEnv.getConfig().set(StreamFusionPlanner.FALLBACK, false);
         tEnv.getConfig().set("table.local-time-zone", "UTC");
+        if (s.job != null) {
+            String[] options = job(s.job).options;
+            for (int i = 0; i < options.length; i += 2) {
+                tEnv.getConfig().set(options[i], options[i + 1]);
+            }
+        }
         tEnv.executeSql(
                 "CREATE TEMPORARY TABLE seq (id BIGINT) WITH ('connector' = 'datagen',"
                         // datagen throttles to 10,000 rows/s unless told otherwise.
@@ -148,6 +180,20 @@ public final class JobBench {
                 "CREATE TEMPORARY VIEW src AS SELECT id, " + keyNull + " AS k, " + valueNull
                         + " AS v, CAST(id % 1000 AS DOUBLE) / 8 AS d,"
                         + " CONCAT('Key-', CAST(id % 100 AS STRING), '-ß') AS t FROM seq");
+        // Row id at id ms, up to 15 ms late (a little out of order); the watermark trails by
+        // more than that, so no row is late however the periodic watermarks fall. The time
+        // is TIMESTAMP_LTZ(3) (the session zone is UTC): a CAST to TIMESTAMP(3) would keep
+        // the source's Calc stock.
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE wseq (id BIGINT,"
+                        + " ts AS TO_TIMESTAMP_LTZ(id + MOD(id * 7919, 16), 3),"
+                        + " WATERMARK FOR ts AS ts - INTERVAL '0.05' SECOND) WITH ("
+                        + "'connector' = 'datagen', 'rows-per-second' = '1000000000',"
+                        + " 'fields.id.kind' = 'sequence', 'fields.id.start' = '0',"
+                        + " 'fields.id.end' = '" + (s.rows - 1) + "')");
+        tEnv.executeSql(
+                "CREATE TEMPORARY VIEW wsrc AS SELECT id, " + keyNull + " AS k, " + valueNull
+                        + " AS v, ts FROM wseq");
         return tEnv;
     }
 

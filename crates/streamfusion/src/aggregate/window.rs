@@ -1,0 +1,884 @@
+//! Window aggregation over the window TVFs: Flink's `WindowAggOperator` with
+//! `SliceUnsharedSyncStateWindowAggProcessor` (TUMBLE) and
+//! `SliceSharedSyncStateWindowAggProcessor` (HOP, CUMULATE), the one-phase plan of
+//! `GROUP BY window_start, window_end, k` over `TABLE(TUMBLE|HOP|CUMULATE(...))`, in event
+//! time.
+//!
+//! # State
+//!
+//! One accumulator row per key and slice ([`SliceAssigner`]), keyed
+//! `[key group][key row][slice end]` (the slice end a sign-flipped big-endian `i64`, so a
+//! key's slices are in time order), in the GROUP BY's typed table; DISTINCT maps and the
+//! other views live inside the accumulator (the local accumulators of two-phase GROUP BY),
+//! as Flink keeps one state entry per key and window namespace. One event-time timer per key
+//! and window end, `[key row][window end]`, in the keyed driver's timer table; all of it is
+//! checkpointed and rescaled with its key groups.
+//!
+//! # Rows
+//!
+//! Each row's slice is its time column's; a row whose slice has fired (`end - 1 <=
+//! watermark`) is late: dropped when the last window of its slice has fired too, else
+//! bound for `sliceStateMergeTarget` with a timer on the first window not yet fired, exactly
+//! as `AbstractSliceSyncStateWindowAggProcessor.processElement`. A NULL row time fails, as
+//! Flink fails the job.
+//!
+//! Kept rows are buffered as Flink's `RecordsWindowBuffer` buffers them, and applied to
+//! state (one read and write per key and slice) when a watermark reaches Flink's next
+//! trigger (`getNextTriggerWatermarkWithOffset`: the next slice end, offset included, minus
+//! one) while a buffered slice has fired, before a checkpoint, at the end of input, or when
+//! the buffer is full. A slice new in state gets its window's timer unless that window had
+//! fired at the timer service's watermark (`AggCombiner`). Rows thus reach state before any
+//! window that needs them fires, exactly when Flink's do (decision 0026).
+//!
+//! # Firing
+//!
+//! A watermark fires every timer at or before it, in timestamp order, timers registered
+//! while firing included (a HOP or CUMULATE key's next window), as Flink's timer service
+//! does. TUMBLE emits its slice's results; HOP merges the window's slices into a fresh
+//! accumulator and CUMULATE merges the window's last slice into its first (which keeps the
+//! running result), each emitting only when the window is not empty (its `COUNT(*)`, hidden
+//! when the query has none, is not zero) and registering the next window; then the slices
+//! no later window needs are dropped. Output rows are `+I`: grouping columns, results, then
+//! the window properties the plan names (`window_start`, `window_end`, `window_time` =
+//! `window_end - 1`).
+//!
+//! Time zones: the time column is TIMESTAMP(3), or TIMESTAMP_LTZ(3) windowed in UTC; other
+//! session time zones shift windows (and their DST days) and are refused by the planner.
+
+use std::collections::{BTreeSet, HashMap};
+use std::ops::RangeInclusive;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
+use arrow::datatypes::{Field, Schema, SchemaRef, TimestampMillisecondType};
+
+use super::acc_codec::AccCodec;
+use super::function::{Acc, AggCall, AggFunction, BoundCall};
+use super::group::{
+    AccTable, Bound, GroupAggSpec, Groups, access_order, bind, check_input, check_max_parallelism,
+    concat, rows_by_slot,
+};
+use super::value::{ColumnReader, Value, build_array};
+use crate::binary_row::{BinaryRows, RowReader};
+use crate::changelog::ChangelogBatch;
+use crate::error::{Error, Result};
+use crate::keys::KeyHasher;
+use crate::keys::layout::KEY_GROUP_BYTES;
+use crate::ops::keyed::Keyed;
+use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port, StateConfig};
+use crate::state::checkpoint::Checkpoint;
+use crate::state::rows::{GroupRows, RowTable, hash_of};
+use crate::state::{StateBackend, WriteBatch};
+use crate::types::LogicalType;
+use crate::window::slices::{SliceAssigner, is_fired};
+
+/// The version of the window aggregate's state layout, stored with its checkpoints.
+pub const STATE_VERSION: u32 = 1;
+const ACC_TABLE: &str = "window_agg.acc";
+const NAMESPACE_BYTES: usize = 8;
+
+/// A window property appended to each output row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowProperty {
+    /// `window_start`, TIMESTAMP(3).
+    Start,
+    /// `window_end`, TIMESTAMP(3).
+    End,
+    /// `window_time` (`window_end - 1`), the time column's type: a row time again.
+    Time,
+}
+
+/// A window aggregation, as JSON: `{"aggregate": <GroupAggSpec, insert-only, without
+/// mini-batch or TTL>, "window": {"kind": "tumble", "size": 10000, "offset": 0},
+/// "time_column": 2, "properties": [["window_start", "start"], ["window_end", "end"]]}`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowAggSpec {
+    /// The grouping columns and calls over the input (the `GROUP BY` without its window
+    /// columns).
+    pub aggregate: GroupAggSpec,
+    /// How windows are sliced.
+    pub window: SliceAssigner,
+    /// The input column holding the row time: TIMESTAMP(3) or TIMESTAMP_LTZ(3).
+    pub time_column: usize,
+    /// The window properties after the calls, with their output names.
+    pub properties: Vec<(String, WindowProperty)>,
+}
+
+impl WindowAggSpec {
+    /// What of the plan decides the state: the aggregate's semantics, the slicing and the
+    /// time column (output names and properties are left out).
+    pub fn semantics(&self) -> serde_json::Value {
+        serde_json::json!({
+            "aggregate": self.aggregate.semantics(),
+            "window": self.window,
+            "time_column": self.time_column,
+        })
+    }
+}
+
+/// The window aggregate over one task's keyed state.
+pub struct WindowAggregate {
+    spec: WindowAggSpec,
+    /// The user's calls, then the hidden `COUNT(*)` of shared windows when the query has
+    /// none.
+    calls: Vec<BoundCall>,
+    /// The `COUNT(*)` that says whether a shared window is empty.
+    count_star: Option<usize>,
+    key_types: Vec<LogicalType>,
+    hasher: KeyHasher,
+    schema: SchemaRef,
+    output_types: Vec<LogicalType>,
+    identity: PlanIdentity,
+    keyed: Keyed,
+    accs: AccTable,
+    /// Rows not yet in state, and the watermark at which they are applied next.
+    pending: Pending,
+    next_trigger: i64,
+    late_rows_dropped: u64,
+}
+
+/// Rows taken but not yet in state (Flink's `RecordsWindowBuffer`): the batches, and each
+/// kept row's index in them (concatenated) with its state key `[key group][key][slice]`.
+struct Pending {
+    batches: Vec<ChangelogBatch>,
+    /// Rows of `batches` together, kept or not.
+    held: usize,
+    rows: Vec<u32>,
+    data: Vec<u8>,
+    offsets: Vec<usize>,
+    hashes: Vec<i32>,
+    /// The lowest slice a kept row goes to (`i64::MAX` without any).
+    min_slice: i64,
+}
+
+impl Default for Pending {
+    fn default() -> Self {
+        Self {
+            batches: Vec::new(),
+            held: 0,
+            rows: Vec::new(),
+            data: Vec::new(),
+            offsets: vec![0],
+            hashes: Vec::new(),
+            min_slice: i64::MAX,
+        }
+    }
+}
+
+/// The buffer holds at most about this many rows before it is applied, as Flink's buffer
+/// is applied when its managed memory is full.
+const BUFFER_ROWS: usize = 1 << 16;
+
+/// `TimeWindowUtil.getNextTriggerWatermarkWithOffset` in UTC: the first slice end after
+/// `watermark`, minus one (released 2.3.0 passes the window offset, FLINK-36664).
+fn next_trigger_watermark(watermark: i64, interval: i64, offset: i64) -> i64 {
+    if watermark == i64::MAX {
+        return watermark;
+    }
+    let trigger = crate::window::window_start_with_offset(watermark, offset, interval)
+        .wrapping_add(interval)
+        .wrapping_sub(1);
+    if trigger > watermark {
+        trigger
+    } else {
+        trigger.wrapping_add(interval)
+    }
+}
+
+impl std::fmt::Debug for WindowAggregate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WindowAggregate")
+            .field("window", &self.spec.window)
+            .field("keyed", &self.keyed)
+            .finish_non_exhaustive()
+    }
+}
+
+fn namespace(end: i64) -> [u8; NAMESPACE_BYTES] {
+    ((end as u64) ^ (1 << 63)).to_be_bytes()
+}
+
+fn end_of(namespace: &[u8]) -> Result<i64> {
+    let bytes: [u8; NAMESPACE_BYTES] = namespace.try_into().map_err(|_| {
+        Error::State(format!(
+            "a window namespace is {NAMESPACE_BYTES} bytes, not {}",
+            namespace.len()
+        ))
+    })?;
+    Ok((u64::from_be_bytes(bytes) ^ (1 << 63)) as i64)
+}
+
+fn key_group_of(state_key: &[u8]) -> u16 {
+    u16::from_be_bytes([state_key[0], state_key[1]])
+}
+
+/// `[key group][key row][slice end]`.
+fn slice_key(key_group: u16, key_row: &[u8], end: i64) -> Vec<u8> {
+    let mut key = Vec::with_capacity(KEY_GROUP_BYTES + key_row.len() + NAMESPACE_BYTES);
+    key.extend_from_slice(&key_group.to_be_bytes());
+    key.extend_from_slice(key_row);
+    key.extend_from_slice(&namespace(end));
+    key
+}
+
+/// State keys as the groups of a table read or write, one group each.
+fn groups_of(keys: &[&[u8]]) -> Groups {
+    let mut data = Vec::with_capacity(keys.iter().map(|k| k.len()).sum());
+    let mut offsets = Vec::with_capacity(keys.len() + 1);
+    offsets.push(0);
+    let mut hashes = Vec::with_capacity(keys.len());
+    for key in keys {
+        data.extend_from_slice(key);
+        offsets.push(data.len());
+        hashes.push(hash_of(key));
+    }
+    Groups::new(
+        BinaryRows::from_parts(data, offsets),
+        hashes,
+        (0..keys.len() as u32).collect(),
+        keys.iter().map(|k| k.len()).sum(),
+    )
+}
+
+impl WindowAggregate {
+    /// The plan's identity, as its checkpoints record it.
+    pub fn identity_of(spec: &WindowAggSpec) -> PlanIdentity {
+        PlanIdentity::new(
+            OperatorKind::WindowAggregate,
+            STATE_VERSION,
+            &spec.semantics(),
+        )
+    }
+
+    /// An operator for `spec` over the keyed driver `keyed` (fresh or restored).
+    pub fn open(spec: WindowAggSpec, mut keyed: Keyed) -> Result<Self> {
+        let aggregate = &spec.aggregate;
+        if aggregate.input_retracts {
+            return Err(Error::Plan(
+                "window aggregation over a retracting input is not supported".into(),
+            ));
+        }
+        if aggregate.mini_batch_rows.is_some() || aggregate.state_ttl.is_some() {
+            return Err(Error::Plan(
+                "window aggregation takes neither mini-batch nor state TTL".into(),
+            ));
+        }
+        spec.window.validate()?;
+        match aggregate.input_types.get(spec.time_column) {
+            Some(LogicalType::Timestamp(3) | LogicalType::TimestampLtz(3)) => {}
+            other => {
+                return Err(Error::Plan(format!(
+                    "the time column {} must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), not {}",
+                    spec.time_column,
+                    other.map_or("missing".to_string(), ToString::to_string)
+                )));
+            }
+        }
+        check_max_parallelism(aggregate, &keyed)?;
+        let Bound {
+            mut calls,
+            key_types,
+            schema,
+            mut output_types,
+            ..
+        } = bind(aggregate)?;
+        if spec.window.is_shared()
+            && let Some(call) = calls.iter().find(|c| {
+                matches!(
+                    c.function,
+                    AggFunction::FirstValue
+                        | AggFunction::LastValue
+                        | AggFunction::ListAgg
+                        | AggFunction::JsonArrayAggAbsentOnNull
+                        | AggFunction::JsonArrayAggNullOnNull
+                )
+            })
+        {
+            return Err(Error::Plan(format!(
+                "{} cannot merge the slices of HOP and CUMULATE windows",
+                call.function.sql_name()
+            )));
+        }
+        let count_star = if spec.window.is_shared() {
+            Some(
+                match calls
+                    .iter()
+                    .position(|c| c.function == AggFunction::CountStar && !c.distinct)
+                {
+                    Some(i) => i,
+                    None => {
+                        let hidden = AggCall::new(AggFunction::CountStar, None, "$count1");
+                        calls.push(BoundCall::bind(&hidden, &aggregate.input_types, false)?);
+                        calls.len() - 1
+                    }
+                },
+            )
+        } else {
+            None
+        };
+        let time_type = aggregate.input_types[spec.time_column].clone();
+        let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+        for (name, property) in &spec.properties {
+            let ty = match property {
+                WindowProperty::Start | WindowProperty::End => LogicalType::Timestamp(3),
+                WindowProperty::Time => time_type.clone(),
+            };
+            fields.push(Field::new(name, ty.to_arrow(), false));
+            output_types.push(ty);
+        }
+        let codec = AccCodec::new(calls.iter().map(BoundCall::create_local).collect());
+        let accs = RowTable::open(keyed.store_mut(), ACC_TABLE, codec, None)?;
+        Ok(Self {
+            hasher: KeyHasher::new(key_types.clone()),
+            key_types,
+            calls,
+            count_star,
+            schema: Arc::new(Schema::new(fields)),
+            output_types,
+            identity: Self::identity_of(&spec),
+            spec,
+            keyed,
+            accs,
+            pending: Pending::default(),
+            next_trigger: i64::MIN,
+            late_rows_dropped: 0,
+        })
+    }
+
+    /// An operator owning `key_groups`, its state (and watermark) restored from
+    /// `checkpoints` into a store of `config`.
+    pub fn restore(
+        spec: WindowAggSpec,
+        config: &StateConfig,
+        key_groups: RangeInclusive<u16>,
+        checkpoints: &[Checkpoint],
+    ) -> Result<Self> {
+        let keyed = Keyed::restore(
+            config,
+            "window-agg",
+            &Self::identity_of(&spec),
+            spec.aggregate.max_parallelism,
+            key_groups,
+            checkpoints,
+        )?;
+        Self::open(spec, keyed)
+    }
+
+    /// The plan.
+    pub fn spec(&self) -> &WindowAggSpec {
+        &self.spec
+    }
+
+    /// The keyed driver (state, key groups, watermark).
+    pub fn keyed(&self) -> &Keyed {
+        &self.keyed
+    }
+
+    /// Rows dropped as late since the operator opened (Flink's `numLateRecordsDropped`).
+    pub fn late_rows_dropped(&self) -> u64 {
+        self.late_rows_dropped
+    }
+
+    /// Takes a batch of insert-only rows: drops the late ones, registers the timers of late
+    /// rows that still count, and buffers the rest until the next flush.
+    pub fn accumulate(&mut self, input: &ChangelogBatch) -> Result<()> {
+        let aggregate = &self.spec.aggregate;
+        check_input(aggregate, input)?;
+        let n = input.num_rows();
+        if n == 0 {
+            return Ok(());
+        }
+        let batch = input.batch();
+        let times = batch
+            .column(self.spec.time_column)
+            .as_primitive::<TimestampMillisecondType>();
+        if let Some(row) = (0..n).find(|&r| times.is_null(r)) {
+            return Err(Error::InvalidShape(format!(
+                "row {row}: the row time ({}) is NULL, which Flink's window aggregation \
+                 rejects (\"RowTime field should not be null\")",
+                aggregate.input_names[self.spec.time_column]
+            )));
+        }
+        let key_columns: Vec<ArrayRef> = aggregate
+            .grouping
+            .iter()
+            .map(|&g| batch.column(g).clone())
+            .collect();
+        let (keys, _) = self.keyed.state_keys(&self.hasher, &key_columns, n)?;
+        let window = self.spec.window;
+        let watermark = self.keyed.watermark();
+        let pending = &mut self.pending;
+        let mut late_timers: Vec<(u16, i64, Vec<u8>)> = Vec::new();
+        for row in 0..n {
+            let slice = window.slice_end(times.value(row));
+            let target = if is_fired(slice, watermark) {
+                if is_fired(window.last_window_end(slice), watermark) {
+                    self.late_rows_dropped += 1;
+                    continue;
+                }
+                let mut unfired = slice;
+                while is_fired(unfired, watermark) {
+                    unfired = unfired.wrapping_add(window.slice_interval());
+                }
+                let state_key = keys.prefixed_row(row);
+                late_timers.push((key_group_of(state_key), unfired, keys.row(row).to_vec()));
+                window.late_slice_target(slice)
+            } else {
+                slice
+            };
+            let start = pending.data.len();
+            pending.data.extend_from_slice(keys.prefixed_row(row));
+            pending.data.extend_from_slice(&namespace(target));
+            pending.offsets.push(pending.data.len());
+            pending.hashes.push(hash_of(&pending.data[start..]));
+            pending.rows.push((pending.held + row) as u32);
+            pending.min_slice = pending.min_slice.min(target);
+        }
+        pending.batches.push(input.clone());
+        pending.held += n;
+        // Late rows' first unfired windows are registered at once, as `processElement` does.
+        self.keyed.register_event_timers(
+            late_timers
+                .iter()
+                .map(|(kg, end, key)| (*kg, end.wrapping_sub(1), key.as_slice(), namespace(*end))),
+        )?;
+        if self.pending.held >= BUFFER_ROWS {
+            self.apply_pending(self.keyed.watermark())?;
+        }
+        Ok(())
+    }
+
+    /// Applies the buffered rows to their slices' state (`RecordsWindowBuffer.flush` with
+    /// `AggCombiner`): a slice's timer is registered unless its window had fired at
+    /// `timer_watermark`, the timer service's watermark.
+    fn apply_pending(&mut self, timer_watermark: Option<i64>) -> Result<()> {
+        let pending = std::mem::take(&mut self.pending);
+        if pending.rows.is_empty() {
+            return Ok(());
+        }
+        let input = concat(&pending.batches)?;
+        let batch = input.batch();
+        let aggregate = &self.spec.aggregate;
+        let (groups, row_group) = Groups::of(
+            BinaryRows::from_parts(pending.data, pending.offsets),
+            pending.hashes,
+        );
+        let kept = pending.rows;
+        let order = access_order(self.keyed.store(), &[self.accs.id()], &groups);
+        let (mut accs, persisted) = self.accs.read(self.keyed.store_mut(), &groups, &order)?;
+
+        let readers = |arg: fn(&BoundCall) -> Option<usize>| {
+            self.calls
+                .iter()
+                .map(|c| {
+                    arg(c)
+                        .map(|a| ColumnReader::new(batch.column(a), &aggregate.input_types[a], a))
+                        .transpose()
+                })
+                .collect::<Result<Vec<Option<ColumnReader<'_>>>>>()
+        };
+        let args = readers(|c| c.arg)?;
+        let values = readers(|c| c.value_arg)?;
+        let (starts, grouped) = rows_by_slot(&row_group, groups.len());
+        for group in 0..groups.len() {
+            let (row_accs, _) = accs.get_or_create(group);
+            for &i in &grouped[starts[group] as usize..starts[group + 1] as usize] {
+                let row = kept[i as usize] as usize;
+                for (c, call) in self.calls.iter().enumerate() {
+                    let x = args[c].as_ref().map_or(Value::Null, |r| r.value(row));
+                    let y = values[c].as_ref().map_or(Value::Null, |r| r.value(row));
+                    call.update(&mut row_accs[c], &x, &y, false, None)?;
+                }
+            }
+        }
+        self.accs.write(
+            self.keyed.store_mut(),
+            &mut WriteBatch::new(),
+            &groups,
+            &order,
+            (&mut accs, &persisted),
+        )?;
+
+        // A slice's window timer, unless that window has fired. A slice stored before has
+        // its timer already, or its window fired when it was stored.
+        let mut timers = Vec::new();
+        for (group, &had) in persisted.iter().enumerate() {
+            let key = groups.key(group);
+            let (front, ns) = key.split_at(key.len() - NAMESPACE_BYTES);
+            let end = end_of(ns)?;
+            if !had && !is_fired(end, timer_watermark) {
+                timers.push((key_group_of(front), end, front[KEY_GROUP_BYTES..].to_vec()));
+            }
+        }
+        self.keyed.register_event_timers(
+            timers
+                .iter()
+                .map(|(kg, end, key)| (*kg, end.wrapping_sub(1), key.as_slice(), namespace(*end))),
+        )
+    }
+
+    /// Moves event time to `watermark`: first applies the buffered rows when the watermark
+    /// reaches Flink's next trigger and a buffered slice has fired
+    /// (`AbstractSliceSyncStateWindowAggProcessor.advanceProgress`), then fires every window
+    /// due, emitting their results.
+    pub fn fire(&mut self, watermark: i64) -> Result<ChangelogBatch> {
+        let before = self.keyed.watermark();
+        if !self.keyed.advance_watermark(watermark) {
+            return self.empty();
+        }
+        if watermark >= self.next_trigger {
+            if !self.pending.rows.is_empty() && is_fired(self.pending.min_slice, Some(watermark)) {
+                self.apply_pending(before)?;
+            }
+            let window = self.spec.window;
+            self.next_trigger =
+                next_trigger_watermark(watermark, window.slice_interval(), window.offset());
+        }
+        self.fire_timers(watermark)
+    }
+
+    /// Fires every window whose timer is at or before `watermark` (already the keyed
+    /// driver's), in timestamp order, with the timers registered while firing.
+    fn fire_timers(&mut self, watermark: i64) -> Result<ChangelogBatch> {
+        let due = self.keyed.fire_event_timers()?;
+        if due.is_empty() {
+            return self.empty();
+        }
+        let window = self.spec.window;
+        let mut pending: BTreeSet<(i64, u16, Vec<u8>)> = due
+            .into_iter()
+            .map(|t| (t.timestamp, t.key_group, t.key_and_namespace))
+            .collect();
+        let mut cache = SliceCache::default();
+        // One read of every slice the due windows merge; later windows read theirs as
+        // they are registered.
+        let mut wanted = Vec::new();
+        for (_, kg, key_ns) in &pending {
+            self.slices_of(*kg, key_ns, &mut wanted)?;
+        }
+        cache.load(&self.accs, self.keyed.store_mut(), wanted)?;
+
+        let fresh = fresh_accs(&self.accs);
+        let mut fired = Fired::default();
+        let mut later_timers = Vec::new();
+        let mut slices = Vec::new();
+        while let Some((_, kg, key_ns)) = pending.pop_first() {
+            let (key_row, ns) = key_ns.split_at(key_ns.len() - NAMESPACE_BYTES);
+            let end = end_of(ns)?;
+            let mut wanted = Vec::new();
+            self.slices_of(kg, &key_ns, &mut wanted)?;
+            cache.load(&self.accs, self.keyed.store_mut(), wanted)?;
+
+            let target = window.merge_target(end);
+            let mut acc = match (window, target) {
+                (SliceAssigner::Tumble { .. }, _) => cache
+                    .get(&slice_key(kg, key_row, end))
+                    .map_or_else(|| fresh.clone(), <[Acc]>::to_vec),
+                (_, Some(first)) => cache
+                    .get(&slice_key(kg, key_row, first))
+                    .map_or_else(|| fresh.clone(), <[Acc]>::to_vec),
+                (_, None) => fresh.clone(),
+            };
+            if window.is_shared() {
+                window.slices_to_merge(end, &mut slices);
+                for &slice in &slices {
+                    if let Some(slice_accs) = cache.get(&slice_key(kg, key_row, slice)) {
+                        for ((call, acc), other) in self.calls.iter().zip(&mut acc).zip(slice_accs)
+                        {
+                            call.merge(acc, other, None)?;
+                        }
+                    }
+                }
+            }
+            if let Some(first) = target {
+                cache.put(slice_key(kg, key_row, first), Some(acc.clone()));
+            }
+            let empty = self
+                .count_star
+                .is_some_and(|c| matches!(acc[c], Acc::Count(0)));
+            if !empty {
+                fired.push(
+                    key_row,
+                    end,
+                    &self.calls[..self.spec.aggregate.calls.len()],
+                    &mut acc,
+                )?;
+            }
+            if let Some(next) = window.next_window(end, empty) {
+                let timestamp = next.wrapping_sub(1);
+                let mut next_key = key_row.to_vec();
+                next_key.extend_from_slice(&namespace(next));
+                if timestamp <= watermark {
+                    pending.insert((timestamp, kg, next_key));
+                } else {
+                    later_timers.push((kg, timestamp, next_key));
+                }
+            }
+            window.expired_slices(end, &mut slices);
+            for &slice in &slices {
+                cache.put(slice_key(kg, key_row, slice), None);
+            }
+        }
+        cache.write(&self.accs, self.keyed.store_mut())?;
+        self.keyed
+            .register_event_timers(later_timers.iter().map(|(kg, ts, key_ns)| {
+                let (key, ns) = key_ns.split_at(key_ns.len() - NAMESPACE_BYTES);
+                (
+                    *kg,
+                    *ts,
+                    key,
+                    <[u8; NAMESPACE_BYTES]>::try_from(ns).expect("8 bytes"),
+                )
+            }))?;
+        fired.finish(self)
+    }
+
+    /// The state keys of the slices the window `key_ns` (a timer's key and namespace) of
+    /// key group `kg` reads when it fires.
+    fn slices_of(&self, kg: u16, key_ns: &[u8], out: &mut Vec<Vec<u8>>) -> Result<()> {
+        let (key_row, ns) = key_ns.split_at(key_ns.len() - NAMESPACE_BYTES);
+        let end = end_of(ns)?;
+        let window = self.spec.window;
+        let mut slices = Vec::new();
+        window.slices_to_merge(end, &mut slices);
+        slices.extend(window.merge_target(end));
+        out.extend(slices.into_iter().map(|s| slice_key(kg, key_row, s)));
+        Ok(())
+    }
+
+    /// Applies the buffered rows (before a checkpoint barrier, and at the end of input).
+    pub fn flush(&mut self) -> Result<()> {
+        self.apply_pending(self.keyed.watermark())
+    }
+
+    /// Publishes a checkpoint of the state, timers and watermark at `target`; buffered rows
+    /// must have been applied ([`WindowAggregate::flush`]).
+    pub fn checkpoint(&mut self, target: &Path) -> Result<Checkpoint> {
+        if self.pending.held > 0 {
+            return Err(Error::State(format!(
+                "{} buffered rows are not in state yet: flush before a checkpoint",
+                self.pending.held
+            )));
+        }
+        self.keyed.checkpoint(target, &self.identity)
+    }
+
+    fn empty(&self) -> Result<ChangelogBatch> {
+        Ok(ChangelogBatch::insert_only(RecordBatch::new_empty(
+            self.schema.clone(),
+        )))
+    }
+}
+
+/// A fresh accumulator row of `table`.
+fn fresh_accs(table: &AccTable) -> Vec<Acc> {
+    use crate::state::rows::RowCodec;
+    table.codec().fresh().to_vec()
+}
+
+/// The slices one watermark's windows read and change: loaded with batched reads, changed
+/// in memory (in firing order, so a CUMULATE key's windows see each other's merges), and
+/// written back with one write.
+#[derive(Default)]
+struct SliceCache {
+    slots: HashMap<Vec<u8>, Slot>,
+}
+
+/// One slice's accumulators in a [`SliceCache`].
+struct Slot {
+    /// `None`: absent, or dropped.
+    row: Option<Vec<Acc>>,
+    /// Whether the store held the slice when it was loaded.
+    stored: bool,
+    changed: bool,
+}
+
+impl SliceCache {
+    fn load(
+        &mut self,
+        table: &AccTable,
+        store: &mut dyn StateBackend,
+        mut keys: Vec<Vec<u8>>,
+    ) -> Result<()> {
+        keys.retain(|k| !self.slots.contains_key(k));
+        keys.sort_unstable();
+        keys.dedup();
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        let groups = groups_of(&refs);
+        let order: Vec<u32> = (0..keys.len() as u32).collect();
+        let (rows, stored) = table.read(store, &groups, &order)?;
+        for (group, key) in keys.into_iter().enumerate() {
+            let slot = Slot {
+                row: rows.get(group).map(<[Acc]>::to_vec),
+                stored: stored[group],
+                changed: false,
+            };
+            self.slots.insert(key, slot);
+        }
+        Ok(())
+    }
+
+    fn get(&self, key: &[u8]) -> Option<&[Acc]> {
+        self.slots.get(key).and_then(|slot| slot.row.as_deref())
+    }
+
+    fn put(&mut self, key: Vec<u8>, row: Option<Vec<Acc>>) {
+        let slot = self.slots.entry(key).or_insert(Slot {
+            row: None,
+            stored: false,
+            changed: false,
+        });
+        slot.row = row;
+        slot.changed = true;
+    }
+
+    fn write(self, table: &AccTable, store: &mut dyn StateBackend) -> Result<()> {
+        let mut changed: Vec<(Vec<u8>, Slot)> = self
+            .slots
+            .into_iter()
+            .filter(|(_, slot)| slot.changed)
+            .collect();
+        if changed.is_empty() {
+            return Ok(());
+        }
+        changed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let refs: Vec<&[u8]> = changed.iter().map(|(k, _)| k.as_slice()).collect();
+        let groups = groups_of(&refs);
+        let mut rows = GroupRows::fresh(changed.len(), &fresh_accs(table));
+        let mut stored = Vec::with_capacity(changed.len());
+        for (group, (_, slot)) in changed.iter().enumerate() {
+            if let Some(row) = &slot.row {
+                rows.get_or_create(group).0.clone_from_slice(row);
+            }
+            stored.push(slot.stored);
+        }
+        let order: Vec<u32> = (0..changed.len() as u32).collect();
+        table.write(
+            store,
+            &mut WriteBatch::new(),
+            &groups,
+            &order,
+            (&mut rows, &stored),
+        )
+    }
+}
+
+/// The windows fired by one watermark, as output columns are built from them.
+#[derive(Default)]
+struct Fired {
+    key_data: Vec<u8>,
+    key_offsets: Vec<usize>,
+    ends: Vec<i64>,
+    /// Per visible call, its results.
+    values: Vec<Vec<Value>>,
+}
+
+impl Fired {
+    fn push(
+        &mut self,
+        key_row: &[u8],
+        end: i64,
+        calls: &[BoundCall],
+        acc: &mut [Acc],
+    ) -> Result<()> {
+        if self.key_offsets.is_empty() {
+            self.key_offsets.push(0);
+            self.values = vec![Vec::new(); calls.len()];
+        }
+        for ((call, acc), out) in calls.iter().zip(acc).zip(&mut self.values) {
+            out.push(call.value(acc, None)?);
+        }
+        self.key_data.extend_from_slice(key_row);
+        self.key_offsets.push(self.key_data.len());
+        self.ends.push(end);
+        Ok(())
+    }
+
+    fn finish(self, op: &WindowAggregate) -> Result<ChangelogBatch> {
+        if self.ends.is_empty() {
+            return op.empty();
+        }
+        let n = self.ends.len();
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(op.schema.fields().len());
+        if !op.key_types.is_empty() {
+            let keys =
+                RowReader::new(op.key_types.clone()).read(&self.key_data, &self.key_offsets)?;
+            columns.extend(keys.batch().columns().iter().cloned());
+        }
+        let visible = op.spec.aggregate.calls.len();
+        for (values, call) in self.values.iter().zip(&op.calls[..visible]) {
+            columns.push(build_array(&call.result.to_arrow(), values.iter())?);
+        }
+        let window = op.spec.window;
+        let time_type = &op.spec.aggregate.input_types[op.spec.time_column];
+        for (_, property) in &op.spec.properties {
+            let times: Vec<i64> = match property {
+                WindowProperty::Start => {
+                    self.ends.iter().map(|&e| window.window_start(e)).collect()
+                }
+                WindowProperty::End => self.ends.clone(),
+                WindowProperty::Time => self.ends.iter().map(|e| e.wrapping_sub(1)).collect(),
+            };
+            let array = TimestampMillisecondArray::from(times);
+            let array = match (property, time_type) {
+                (WindowProperty::Time, LogicalType::TimestampLtz(_)) => array.with_timezone("UTC"),
+                _ => array,
+            };
+            columns.push(Arc::new(array));
+        }
+        debug_assert!(columns.iter().all(|c| c.len() == n));
+        let batch = RecordBatch::try_new(op.schema.clone(), columns)?;
+        Ok(ChangelogBatch::insert_only(batch))
+    }
+}
+
+impl Operator for WindowAggregate {
+    fn identity(&self) -> &PlanIdentity {
+        &self.identity
+    }
+
+    fn input_types(&self, _port: Port) -> &[LogicalType] {
+        &self.spec.aggregate.input_types
+    }
+
+    fn output_types(&self) -> &[LogicalType] {
+        &self.output_types
+    }
+
+    fn output_schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn process(&mut self, port: Port, input: &ChangelogBatch, _out: &mut Output) -> Result<()> {
+        ops::expect_one_input(self.identity.kind, port)?;
+        self.accumulate(input)
+    }
+
+    fn advance_watermark(&mut self, watermark: i64, out: &mut Output) -> Result<()> {
+        out.emit(self.fire(watermark)?);
+        Ok(())
+    }
+
+    fn watermark(&self) -> Option<i64> {
+        self.keyed.watermark()
+    }
+
+    /// Applies the buffered rows; windows fire on watermarks only.
+    fn flush(&mut self, _out: &mut Output) -> Result<()> {
+        WindowAggregate::flush(self)
+    }
+
+    fn checkpoint(&mut self, target: &Path) -> Result<Checkpoint> {
+        WindowAggregate::checkpoint(self, target)
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        self.keyed.memory_bytes()
+    }
+}

@@ -1,0 +1,246 @@
+//! Flink's one-phase window aggregation node, `stream-exec-window-aggregate_1`
+//! (`StreamExecWindowAggregate`), as [`OperatorPlan::WindowAggregate`].
+//!
+//! # What is read
+//!
+//! - `grouping` and `aggCalls`, as for GROUP BY ([`super::aggregate`]); `needRetraction`
+//!   must be false (window aggregation over an insert-only input).
+//! - `windowing`: strategy `TimeAttribute` on a row time (`isRowtime`), the time column
+//!   `timeAttributeIndex`, and the window: `TumblingWindow` (`size`, `offset`),
+//!   `HoppingWindow` (`size`, `slide`, `offset`) or `CumulativeWindow` (`maxSize`, `step`,
+//!   `offset`), durations in Java's ISO-8601 form (`PT10S`, `PT0.5S`, `PT-1S`).
+//! - `namedWindowProperties`: `WindowStart`, `WindowEnd` and `Rowtime` (`window_time`), in
+//!   output order after the calls.
+//!
+//! # Refused (the node stays stock)
+//!
+//! Processing time, SESSION windows (`SessionWindow`), the slices of a two-phase plan
+//! (`stream-exec-local-window-aggregate_1`/`global-window-aggregate_1` are other node types),
+//! windows attached by a TVF upstream (strategies `WindowAttached`/`SliceAttached`), a
+//! TIMESTAMP_LTZ time column unless `table.local-time-zone` is UTC (Flink then shifts
+//! windows into the session zone), FIRST_VALUE/LAST_VALUE/LISTAGG on HOP or CUMULATE (no
+//! `merge`), and whatever GROUP BY refuses.
+
+use serde_json::Value;
+
+use super::aggregate::{agg_call, compare, index, max_parallelism};
+use super::types::row_type;
+use super::{FlinkConfig, Result, Unsupported};
+use crate::aggregate::GroupAggSpec;
+use crate::aggregate::window::{WindowAggSpec, WindowProperty};
+use crate::ops::{OperatorPlan, StateConfig};
+use crate::types::{LogicalType, RowField};
+use crate::window::slices::SliceAssigner;
+
+/// The native plan of the window aggregation `node` over `inputs` (exactly one row type).
+pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Result<OperatorPlan> {
+    let [input] = inputs else {
+        return Err(Unsupported::Malformed(format!(
+            "a WindowAggregate has one input, the description has {}",
+            inputs.len()
+        )));
+    };
+    let field = |name: &str| {
+        node.get(name)
+            .ok_or_else(|| Unsupported::Malformed(format!("a WindowAggregate without \"{name}\"")))
+    };
+    if field("needRetraction")?.as_bool() != Some(false) {
+        return Err(Unsupported::Feature(
+            "window aggregation over a retracting input".into(),
+        ));
+    }
+    let grouping = field("grouping")?
+        .as_array()
+        .ok_or_else(|| Unsupported::Malformed("\"grouping\" is not an array".into()))?
+        .iter()
+        .map(|g| index(g, input.len(), "grouping column"))
+        .collect::<Result<Vec<_>>>()?;
+    let calls = field("aggCalls")?
+        .as_array()
+        .ok_or_else(|| Unsupported::Malformed("\"aggCalls\" is not an array".into()))?
+        .iter()
+        .enumerate()
+        .map(|(i, call)| agg_call(i, call, input.len()))
+        .collect::<Result<Vec<_>>>()?;
+    let (window, time_column) = windowing(field("windowing")?, input, config)?;
+    let properties = field("namedWindowProperties")?
+        .as_array()
+        .ok_or_else(|| Unsupported::Malformed("\"namedWindowProperties\" is not an array".into()))?
+        .iter()
+        .map(property)
+        .collect::<Result<Vec<_>>>()?;
+    let spec = WindowAggSpec {
+        aggregate: GroupAggSpec {
+            input_names: input.iter().map(|f| f.name.clone()).collect(),
+            input_types: input.iter().map(|f| f.ty.clone()).collect(),
+            grouping,
+            calls,
+            input_retracts: false,
+            generate_update_before: false,
+            mini_batch_rows: None,
+            state_ttl: None,
+            max_parallelism: max_parallelism(config)?,
+        },
+        window,
+        time_column,
+        properties,
+    };
+    let plan = OperatorPlan::WindowAggregate(spec);
+    let output = row_type(field("outputType")?)?;
+    let operator = plan
+        .build(&StateConfig::memory(), None)
+        .map_err(|e| Unsupported::Operator(e.to_string()))?;
+    compare("input", operator.input_types(0), input)?;
+    compare("output", operator.output_types(), &output)?;
+    Ok(plan)
+}
+
+/// The slicing and the time column of `windowing` (`WindowingStrategy`).
+fn windowing(
+    windowing: &Value,
+    input: &[RowField],
+    config: &FlinkConfig,
+) -> Result<(SliceAssigner, usize)> {
+    let strategy = windowing.get("strategy").and_then(Value::as_str);
+    if strategy != Some("TimeAttribute") {
+        return Err(Unsupported::Feature(format!(
+            "window strategy {} (windows attached upstream)",
+            strategy.unwrap_or("(none)")
+        )));
+    }
+    if windowing.get("isRowtime").and_then(Value::as_bool) != Some(true) {
+        return Err(Unsupported::Feature("processing-time windows".into()));
+    }
+    let time_column = index(
+        windowing
+            .get("timeAttributeIndex")
+            .ok_or_else(|| Unsupported::Malformed("windowing without timeAttributeIndex".into()))?,
+        input.len(),
+        "time attribute",
+    )?;
+    match &input[time_column].ty {
+        LogicalType::Timestamp(3) => {}
+        LogicalType::TimestampLtz(3) if is_utc(&config.local_time_zone) => {}
+        LogicalType::TimestampLtz(3) => {
+            return Err(Unsupported::Feature(format!(
+                "windows on a TIMESTAMP_LTZ row time in the session time zone {} (only UTC)",
+                config.local_time_zone
+            )));
+        }
+        other => {
+            return Err(Unsupported::Type {
+                ty: other.to_string(),
+                why: "a window's row time must be TIMESTAMP(3) or TIMESTAMP_LTZ(3)".into(),
+            });
+        }
+    }
+    let window = windowing
+        .get("window")
+        .ok_or_else(|| Unsupported::Malformed("windowing without \"window\"".into()))?;
+    let millis = |name: &str, required: bool| -> Result<i64> {
+        match window.get(name).and_then(Value::as_str) {
+            Some(text) => iso_millis(text),
+            None if required => Err(Unsupported::Malformed(format!("a window without {name}"))),
+            None => Ok(0),
+        }
+    };
+    let assigner = match window.get("type").and_then(Value::as_str) {
+        Some("TumblingWindow") => SliceAssigner::Tumble {
+            size: millis("size", true)?,
+            offset: millis("offset", false)?,
+        },
+        Some("HoppingWindow") => SliceAssigner::Hop {
+            size: millis("size", true)?,
+            slide: millis("slide", true)?,
+            offset: millis("offset", false)?,
+        },
+        Some("CumulativeWindow") => SliceAssigner::Cumulate {
+            max_size: millis("maxSize", true)?,
+            step: millis("step", true)?,
+            offset: millis("offset", false)?,
+        },
+        Some(other) => return Err(Unsupported::Feature(format!("{other} windows"))),
+        None => return Err(Unsupported::Malformed("a window without \"type\"".into())),
+    };
+    assigner
+        .validate()
+        .map_err(|e| Unsupported::Feature(e.to_string()))?;
+    Ok((assigner, time_column))
+}
+
+fn is_utc(zone: &str) -> bool {
+    matches!(
+        zone,
+        "UTC" | "Z" | "Etc/UTC" | "GMT" | "Etc/GMT" | "UTC+00:00" | "+00:00"
+    )
+}
+
+/// One of `namedWindowProperties`: `{"name": ..., "property": {"kind": ...}}`.
+fn property(value: &Value) -> Result<(String, WindowProperty)> {
+    let name = value
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Unsupported::Malformed(format!("window property {value}")))?;
+    let kind = value
+        .get("property")
+        .and_then(|p| p.get("kind"))
+        .and_then(Value::as_str);
+    let property = match kind {
+        Some("WindowStart") => WindowProperty::Start,
+        Some("WindowEnd") => WindowProperty::End,
+        Some("Rowtime") => WindowProperty::Time,
+        Some(other) => return Err(Unsupported::Feature(format!("window property {other}"))),
+        None => return Err(Unsupported::Malformed(format!("window property {value}"))),
+    };
+    Ok((name.to_string(), property))
+}
+
+/// Milliseconds of a `java.time.Duration` as its `toString` writes it: `PT10S`, `PT0.5S`,
+/// `PT1H30M`, `PT-1S`. A part finer than a millisecond is refused, as windows are in
+/// milliseconds.
+pub fn iso_millis(text: &str) -> Result<i64> {
+    let malformed = || Unsupported::Malformed(format!("duration {text:?}"));
+    let rest = text.strip_prefix("PT").ok_or_else(malformed)?;
+    let mut total: i128 = 0;
+    let mut number = String::new();
+    for c in rest.chars() {
+        match c {
+            '0'..='9' | '-' | '.' => number.push(c),
+            'H' | 'M' | 'S' => {
+                let unit: i128 = match c {
+                    'H' => 3_600_000,
+                    'M' => 60_000,
+                    _ => 1_000,
+                };
+                let (whole, fraction) = number.split_once('.').unwrap_or((&number, ""));
+                let negative = whole.starts_with('-');
+                let whole: i128 = whole.parse().map_err(|_| malformed())?;
+                let mut part = whole * unit;
+                if !fraction.is_empty() {
+                    if c != 'S' || fraction.len() > 9 {
+                        return Err(malformed());
+                    }
+                    let nanos: i128 = format!("{fraction:0<9}").parse().map_err(|_| malformed())?;
+                    if nanos % 1_000_000 != 0 {
+                        return Err(Unsupported::Feature(format!(
+                            "a window duration {text} finer than a millisecond"
+                        )));
+                    }
+                    let millis = nanos / 1_000_000;
+                    part += if negative { -millis } else { millis };
+                }
+                total += part;
+                number.clear();
+            }
+            _ => return Err(malformed()),
+        }
+    }
+    if !number.is_empty() {
+        return Err(malformed());
+    }
+    i64::try_from(total).map_err(|_| malformed())
+}
+
+#[cfg(test)]
+#[path = "window_tests.rs"]
+mod tests;

@@ -1,0 +1,138 @@
+use serde_json::Value;
+
+use super::super::plan_node;
+use super::*;
+use crate::aggregate::{AggCall, AggFunction};
+
+/// A window node released Flink 2.3.0 wrote (`AggNodeDump`), by file stem after `window-`.
+fn parse(name: &str) -> Result<OperatorPlan> {
+    let path = format!(
+        "{}/tests/flink-2.3.0-nodes/window-{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let value: Value = serde_json::from_str(&text).unwrap();
+    plan_node(&text, Some(&value["config"].to_string()))
+}
+
+fn spec(name: &str) -> WindowAggSpec {
+    match parse(name).unwrap_or_else(|e| panic!("{name}: {e}")) {
+        OperatorPlan::WindowAggregate(spec) => spec,
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
+fn names(spec: &WindowAggSpec) -> Vec<(&str, WindowProperty)> {
+    spec.properties
+        .iter()
+        .map(|(n, p)| (n.as_str(), *p))
+        .collect()
+}
+
+/// Each node read as the query that planned it says (the oracle is the SQL in
+/// `AggNodeDump`: `TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' SECOND)`, ...).
+#[test]
+fn window_nodes_read_as_their_queries() {
+    let tumble = spec("tumble");
+    assert_eq!(
+        tumble.window,
+        SliceAssigner::Tumble {
+            size: 1000,
+            offset: 0
+        }
+    );
+    assert_eq!(tumble.time_column, 4);
+    assert_eq!(tumble.aggregate.grouping, [0]);
+    let functions: Vec<(AggFunction, Option<usize>)> = tumble
+        .aggregate
+        .calls
+        .iter()
+        .map(|c| (c.function, c.arg))
+        .collect();
+    assert_eq!(
+        functions,
+        [
+            (AggFunction::CountStar, None),
+            (AggFunction::Sum, Some(1)),
+            (AggFunction::Min, Some(2)),
+            (AggFunction::Max, Some(3)),
+            (AggFunction::Avg, Some(1)),
+        ]
+    );
+    assert_eq!(
+        names(&tumble),
+        [
+            ("window_start", WindowProperty::Start),
+            ("window_end", WindowProperty::End)
+        ]
+    );
+    assert_eq!(tumble.aggregate.max_parallelism, 128);
+
+    assert_eq!(
+        spec("tumble_offset").window,
+        SliceAssigner::Tumble {
+            size: 10_000,
+            offset: 3_000
+        }
+    );
+    assert_eq!(
+        spec("hop").window,
+        SliceAssigner::Hop {
+            size: 4_000,
+            slide: 1_000,
+            offset: 0
+        }
+    );
+    assert_eq!(
+        spec("cumulate_offset").window,
+        SliceAssigner::Cumulate {
+            max_size: 10_000,
+            step: 2_000,
+            offset: 1_000
+        }
+    );
+    let no_grouping = spec("no_grouping");
+    assert!(no_grouping.aggregate.grouping.is_empty());
+    let timed = spec("window_time");
+    assert_eq!(names(&timed)[2], ("window_time", WindowProperty::Time));
+    let mut distinct = AggCall::new(AggFunction::Count, Some(1), "ds");
+    distinct.distinct = true;
+    assert_eq!(timed.aggregate.calls[0], distinct);
+    // A TIMESTAMP_LTZ row time windowed in UTC.
+    assert_eq!(spec("ltz_rowtime").time_column, 2);
+}
+
+#[test]
+fn what_is_not_native_yet_is_refused_with_a_reason() {
+    let reason = |name: &str| parse(name).unwrap_err().to_string();
+    assert!(
+        reason("session").contains("SessionWindow"),
+        "{}",
+        reason("session")
+    );
+    // A processing-time attribute is refused with the input's type already.
+    assert!(
+        reason("proctime").contains("PROCTIME"),
+        "{}",
+        reason("proctime")
+    );
+    assert!(
+        reason("ltz_rowtime_shanghai").contains("Asia/Shanghai"),
+        "{}",
+        reason("ltz_rowtime_shanghai")
+    );
+    assert!(reason("two_phase-0").contains("local-window-aggregate"));
+    assert!(reason("two_phase-1").contains("global-window-aggregate"));
+}
+
+#[test]
+fn java_durations_are_read_to_the_millisecond() {
+    assert_eq!(iso_millis("PT10S").unwrap(), 10_000);
+    assert_eq!(iso_millis("PT0.5S").unwrap(), 500);
+    assert_eq!(iso_millis("PT1H30M").unwrap(), 5_400_000);
+    assert_eq!(iso_millis("PT-1.5S").unwrap(), -1_500);
+    assert_eq!(iso_millis("PT24H").unwrap(), 86_400_000);
+    assert!(iso_millis("PT0.0005S").is_err());
+    assert!(iso_millis("P1D").is_err());
+    assert!(iso_millis("PT5").is_err());
+}

@@ -1,0 +1,523 @@
+//! Window aggregation against a model that knows only what a window is: a row counts in
+//! every window holding its time that has not fired when it arrives, a window fires once
+//! when the watermark reaches `end - 1`, and only non-empty windows are emitted. The model
+//! assigns windows by their definition, not through the operator's slices (nor its buffer,
+//! which applies rows when Flink's does: before any window needing them fires), and checks
+//! TUMBLE, HOP and CUMULATE (offsets included) over NULL keys and values, out-of-order and
+//! late rows, chunked input, and restores (aligned and rescaled 1 -> 2 -> 1) on both
+//! backends.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, Int32Array, Int64Array, TimestampMillisecondArray};
+use arrow::datatypes::{Int32Type, Int64Type, TimestampMillisecondType};
+use streamfusion::aggregate::window::{WindowAggSpec, WindowProperty};
+use streamfusion::aggregate::{AggCall, AggFunction, GroupAggSpec};
+use streamfusion::changelog::ChangelogBatch;
+use streamfusion::keys::KeyHasher;
+use streamfusion::ops::{Operator, OperatorPlan, Output, StateConfig};
+use streamfusion::state::checkpoint::Checkpoint;
+use streamfusion::types::LogicalType;
+use streamfusion::window::slices::SliceAssigner;
+
+use super::common::{Backend, config};
+
+const MAX_PARALLELISM: u32 = 128;
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    Row {
+        key: Option<i32>,
+        ts: i64,
+        v: Option<i64>,
+    },
+    Watermark(i64),
+}
+
+/// One emitted window: key, start, end, COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), time.
+type Out = (
+    Option<i32>,
+    i64,
+    i64,
+    i64,
+    i64,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    i64,
+);
+
+fn floor_div(a: i64, b: i64) -> i64 {
+    a.div_euclid(b)
+}
+
+/// The windows `[start, end)` holding `ts`, by definition.
+fn windows_of(window: SliceAssigner, ts: i64) -> Vec<(i64, i64)> {
+    match window {
+        SliceAssigner::Tumble { size, offset } => {
+            let start = offset + floor_div(ts - offset, size) * size;
+            vec![(start, start + size)]
+        }
+        SliceAssigner::Hop {
+            size,
+            slide,
+            offset,
+        } => {
+            let last = offset + floor_div(ts - offset, slide) * slide;
+            (0..size / slide)
+                .map(|k| last - k * slide)
+                .filter(|&s| s <= ts && ts < s + size)
+                .map(|s| (s, s + size))
+                .collect()
+        }
+        SliceAssigner::Cumulate {
+            max_size,
+            step,
+            offset,
+        } => {
+            let start = offset + floor_div(ts - offset, max_size) * max_size;
+            (1..=max_size / step)
+                .map(|j| start + j * step)
+                .filter(|&end| ts < end)
+                .map(|end| (start, end))
+                .collect()
+        }
+    }
+}
+
+/// The model: each watermark's emissions, as a sorted multiset.
+fn model(window: SliceAssigner, events: &[Event]) -> Vec<Vec<Out>> {
+    let mut watermark = i64::MIN;
+    let mut open: BTreeMap<(Option<i32>, i64, i64), Vec<Option<i64>>> = BTreeMap::new();
+    let mut fired: BTreeSet<(Option<i32>, i64, i64)> = BTreeSet::new();
+    let mut out = Vec::new();
+    for event in events {
+        match *event {
+            Event::Row { key, ts, v } => {
+                for (start, end) in windows_of(window, ts) {
+                    if end - 1 > watermark {
+                        open.entry((key, start, end)).or_default().push(v);
+                    }
+                }
+            }
+            Event::Watermark(w) => {
+                if w <= watermark {
+                    out.push(Vec::new());
+                    continue;
+                }
+                watermark = w;
+                let due: Vec<_> = open
+                    .keys()
+                    .filter(|(_, _, end)| end - 1 <= w)
+                    .copied()
+                    .collect();
+                let mut emitted = Vec::new();
+                for id in due {
+                    let values = open.remove(&id).unwrap();
+                    assert!(fired.insert(id), "a window fires once");
+                    let present: Vec<i64> = values.iter().flatten().copied().collect();
+                    let sum = present.iter().copied().reduce(i64::wrapping_add);
+                    emitted.push((
+                        id.0,
+                        id.1,
+                        id.2,
+                        values.len() as i64,
+                        present.len() as i64,
+                        sum,
+                        present.iter().copied().min(),
+                        present.iter().copied().max(),
+                        id.2 - 1,
+                    ));
+                }
+                emitted.sort();
+                out.push(emitted);
+            }
+        }
+    }
+    out
+}
+
+fn spec(window: SliceAssigner) -> WindowAggSpec {
+    let v = Some(1);
+    WindowAggSpec {
+        aggregate: GroupAggSpec {
+            input_names: vec!["k".into(), "v".into(), "ts".into()],
+            input_types: vec![
+                LogicalType::Int,
+                LogicalType::BigInt,
+                LogicalType::Timestamp(3),
+            ],
+            grouping: vec![0],
+            calls: vec![
+                AggCall::new(AggFunction::CountStar, None, "cnt"),
+                AggCall::new(AggFunction::Count, v, "cnt_v"),
+                AggCall::new(AggFunction::Sum, v, "sum_v"),
+                AggCall::new(AggFunction::Min, v, "min_v"),
+                AggCall::new(AggFunction::Max, v, "max_v"),
+            ],
+            input_retracts: false,
+            generate_update_before: false,
+            mini_batch_rows: None,
+            state_ttl: None,
+            max_parallelism: MAX_PARALLELISM,
+        },
+        window,
+        time_column: 2,
+        properties: vec![
+            ("window_start".into(), WindowProperty::Start),
+            ("window_end".into(), WindowProperty::End),
+            ("window_time".into(), WindowProperty::Time),
+        ],
+    }
+}
+
+fn batch(rows: &[(Option<i32>, i64, Option<i64>)]) -> ChangelogBatch {
+    let k: ArrayRef = Arc::new(Int32Array::from_iter(rows.iter().map(|r| r.0)));
+    let v: ArrayRef = Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.2)));
+    let ts: ArrayRef = Arc::new(TimestampMillisecondArray::from_iter_values(
+        rows.iter().map(|r| r.1),
+    ));
+    let schema = Arc::new(arrow::datatypes::Schema::new(vec![
+        arrow::datatypes::Field::new("k", k.data_type().clone(), true),
+        arrow::datatypes::Field::new("v", v.data_type().clone(), true),
+        arrow::datatypes::Field::new("ts", ts.data_type().clone(), true),
+    ]));
+    ChangelogBatch::insert_only(arrow::array::RecordBatch::try_new(schema, vec![k, v, ts]).unwrap())
+}
+
+fn rows_of(out: &mut Output) -> Vec<Out> {
+    let mut rows = Vec::new();
+    for b in out.take() {
+        assert!(b.is_insert_only());
+        let b = b.batch();
+        let col = |i: usize| b.column(i).as_primitive::<Int64Type>();
+        let time = |i: usize| b.column(i).as_primitive::<TimestampMillisecondType>();
+        let opt = |a: &arrow::array::Int64Array, r: usize| (!a.is_null(r)).then(|| a.value(r));
+        let k = b.column(0).as_primitive::<Int32Type>();
+        for r in 0..b.num_rows() {
+            rows.push((
+                (!k.is_null(r)).then(|| k.value(r)),
+                time(6).value(r),
+                time(7).value(r),
+                col(1).value(r),
+                col(2).value(r),
+                opt(col(3), r),
+                opt(col(4), r),
+                opt(col(5), r),
+                time(8).value(r),
+            ));
+        }
+    }
+    rows.sort();
+    rows
+}
+
+/// A random event stream: keys (NULL among them) over a slowly rising time with jitter, a
+/// watermark after every few rows lagging the largest time, and some rows far behind it.
+fn events(seed: u64, rows: usize, keys: i32) -> Vec<Event> {
+    let mut s = seed;
+    let mut next = |n: u64| {
+        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % n
+    };
+    let mut events = Vec::new();
+    let mut max_ts = -5_000i64;
+    for i in 0..rows {
+        let key = match next(keys as u64 + 1) as i32 {
+            0 => None,
+            k => Some(k),
+        };
+        let base = -5_000 + (i as i64) * 37;
+        let ts = if next(10) == 0 {
+            base - next(6_000) as i64 // late, sometimes dropped
+        } else {
+            base + next(400) as i64 - 200
+        };
+        max_ts = max_ts.max(ts);
+        let v = (next(5) != 0).then(|| next(1_000) as i64 - 500);
+        events.push(Event::Row { key, ts, v });
+        if next(7) == 0 {
+            events.push(Event::Watermark(max_ts - next(300) as i64));
+        }
+    }
+    events.push(Event::Watermark(i64::MAX));
+    events
+}
+
+fn windows() -> Vec<SliceAssigner> {
+    vec![
+        SliceAssigner::Tumble {
+            size: 1_000,
+            offset: 0,
+        },
+        SliceAssigner::Tumble {
+            size: 1_000,
+            offset: -300,
+        },
+        SliceAssigner::Hop {
+            size: 2_000,
+            slide: 500,
+            offset: 0,
+        },
+        SliceAssigner::Hop {
+            size: 1_500,
+            slide: 500,
+            offset: 200,
+        },
+        SliceAssigner::Cumulate {
+            max_size: 2_000,
+            step: 500,
+            offset: 0,
+        },
+        SliceAssigner::Cumulate {
+            max_size: 3_000,
+            step: 1_000,
+            offset: 700,
+        },
+    ]
+}
+
+/// Runs `events` through subtasks of `parallelism` (rows routed by key group), restoring
+/// every subtask from the checkpoints of the previous ones at each event index in
+/// `restores` (with the next parallelism of `parallelisms`).
+fn run(
+    backend: Backend,
+    window: SliceAssigner,
+    events: &[Event],
+    restores: &[(usize, u32)],
+    chunk: usize,
+) -> Vec<Vec<Out>> {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = OperatorPlan::WindowAggregate(spec(window));
+    let state = |i: usize| -> StateConfig {
+        match backend {
+            Backend::Memory => StateConfig::memory(),
+            Backend::Rocks => StateConfig::rocksdb(dir.path().join(format!("db{i}"))),
+        }
+    };
+    let ranges = |p: u32| -> Vec<std::ops::RangeInclusive<u16>> {
+        let assign =
+            streamfusion::keys::key_groups::Parallelism::try_new(MAX_PARALLELISM, p).unwrap();
+        (0..p)
+            .map(|i| {
+                let r = assign.key_group_range(i).unwrap();
+                (*r.start() as u16)..=(*r.end() as u16)
+            })
+            .collect()
+    };
+    let mut opened = 0;
+    let mut parallelism = 1;
+    let mut subtasks: Vec<Box<dyn Operator>> = ranges(1)
+        .into_iter()
+        .map(|r| {
+            opened += 1;
+            plan.build(&state(opened), Some(r)).unwrap()
+        })
+        .collect();
+    let hasher = KeyHasher::new(vec![LogicalType::Int]);
+    let mut out = Vec::new();
+    let mut pending: Vec<(Option<i32>, i64, Option<i64>)> = Vec::new();
+    let flush_rows = |subtasks: &mut Vec<Box<dyn Operator>>,
+                      pending: &mut Vec<(Option<i32>, i64, Option<i64>)>| {
+        for rows in pending.chunks(chunk) {
+            let b = batch(rows);
+            let groups = hasher
+                .key_groups(&[b.batch().column(0).clone()], MAX_PARALLELISM)
+                .unwrap();
+            let p = subtasks.len() as u32;
+            let assign =
+                streamfusion::keys::key_groups::Parallelism::try_new(MAX_PARALLELISM, p).unwrap();
+            for (i, op) in subtasks.iter_mut().enumerate() {
+                let mine: Vec<_> = rows
+                    .iter()
+                    .zip(&groups)
+                    .filter(|(_, g)| assign.operator_index(**g) == i as u32)
+                    .map(|(r, _)| *r)
+                    .collect();
+                if !mine.is_empty() {
+                    op.process(0, &batch(&mine), &mut Output::new()).unwrap();
+                }
+            }
+        }
+        pending.clear();
+    };
+    for (index, event) in events.iter().enumerate() {
+        if let Some(&(_, next)) = restores.iter().find(|(at, _)| *at == index) {
+            flush_rows(&mut subtasks, &mut pending);
+            let mut checkpoints = Vec::new();
+            for (i, op) in subtasks.iter_mut().enumerate() {
+                // As Flink's `prepareSnapshotPreBarrier`: buffered rows go to state first.
+                let mut nothing = Output::new();
+                op.prepare_checkpoint(&mut nothing).unwrap();
+                assert_eq!(nothing.num_rows(), 0);
+                let target = dir.path().join(format!("ckpt-{index}-{i}"));
+                let published = op.checkpoint(&target).unwrap();
+                checkpoints.push(Checkpoint::open(published.path()).unwrap());
+            }
+            subtasks = ranges(next)
+                .into_iter()
+                .map(|r| {
+                    opened += 1;
+                    plan.restore(&state(opened), Some(r), &checkpoints).unwrap()
+                })
+                .collect();
+            parallelism = next;
+        }
+        match *event {
+            Event::Row { key, ts, v } => pending.push((key, ts, v)),
+            Event::Watermark(w) => {
+                flush_rows(&mut subtasks, &mut pending);
+                let mut emitted = Output::new();
+                for op in &mut subtasks {
+                    op.advance_watermark(w, &mut emitted).unwrap();
+                }
+                out.push(rows_of(&mut emitted));
+            }
+        }
+    }
+    assert!(parallelism >= 1);
+    out
+}
+
+#[test]
+fn windows_match_the_model_on_both_backends() {
+    for (n, window) in windows().into_iter().enumerate() {
+        let events = events(0x5EED + n as u64, 1_500, 40);
+        let expected = model(window, &events);
+        assert!(
+            expected.iter().map(Vec::len).sum::<usize>() > 100,
+            "{window:?}"
+        );
+        for backend in [Backend::Memory, Backend::Rocks] {
+            let got = run(backend, window, &events, &[], 17);
+            assert_eq!(got, expected, "{window:?} on {backend:?}");
+        }
+    }
+}
+
+#[test]
+fn restores_aligned_and_rescaled_fire_every_window_once() {
+    for (n, window) in windows().into_iter().enumerate() {
+        let events = events(0xC0DE + n as u64, 900, 25);
+        let expected = model(window, &events);
+        let third = events.len() / 3;
+        for backend in [Backend::Memory, Backend::Rocks] {
+            // Aligned at one point, then 1 -> 2 and 2 -> 1 at others.
+            let got = run(
+                backend,
+                window,
+                &events,
+                &[(third / 2, 1), (third, 2), (2 * third, 1)],
+                29,
+            );
+            assert_eq!(got, expected, "{window:?} on {backend:?}");
+        }
+    }
+}
+
+#[test]
+fn late_rows_are_dropped_only_when_their_last_window_fired() {
+    let hop = SliceAssigner::Hop {
+        size: 2_000,
+        slide: 1_000,
+        offset: 0,
+    };
+    let events = [
+        Event::Row {
+            key: Some(1),
+            ts: 1_500,
+            v: Some(1),
+        },
+        Event::Watermark(1_999),
+        // Slice [1000, 2000) fired with window [0, 2000); window [1000, 3000) still open.
+        Event::Row {
+            key: Some(1),
+            ts: 1_200,
+            v: Some(10),
+        },
+        Event::Row {
+            key: Some(2),
+            ts: 1_700,
+            v: Some(5),
+        },
+        Event::Watermark(2_999),
+        // Every window of [1000, 2000) has fired now: dropped.
+        Event::Row {
+            key: Some(1),
+            ts: 1_100,
+            v: Some(100),
+        },
+        Event::Watermark(i64::MAX),
+    ];
+    let expected = model(hop, &events);
+    assert_eq!(expected[0].len(), 1);
+    assert_eq!(expected[1].len(), 2);
+    assert_eq!(expected[1][0].5, Some(11));
+    assert_eq!(run(Backend::Memory, hop, &events, &[], 3), expected);
+}
+
+#[test]
+fn a_null_row_time_fails_the_batch() {
+    let plan = OperatorPlan::WindowAggregate(spec(SliceAssigner::Tumble {
+        size: 10,
+        offset: 0,
+    }));
+    let mut op = plan
+        .build(&config(Backend::Memory, std::path::Path::new("/")), None)
+        .unwrap();
+    let good = batch(&[(Some(1), 5, Some(1))]);
+    let b = good.batch();
+    let ts: ArrayRef = Arc::new(TimestampMillisecondArray::from(vec![None::<i64>]));
+    let bad = ChangelogBatch::insert_only(
+        arrow::array::RecordBatch::try_new(
+            b.schema(),
+            vec![b.column(0).clone(), b.column(1).clone(), ts],
+        )
+        .unwrap(),
+    );
+    let err = op.process(0, &bad, &mut Output::new()).unwrap_err();
+    assert!(err.to_string().contains("NULL"), "{err}");
+}
+
+/// A TUMBLE(10 s, offset 3 s) scenario whose watermarks pass window ends between Flink's
+/// aligned-without-offset triggers (FLINK-36664, fixed in 2.3.0): released Flink 2.3.0 emits
+/// every window (stock output of this event sequence, one key per row, one-phase plan).
+#[test]
+fn offset_windows_fire_as_released_flink_fires_them() {
+    let tumble = SliceAssigner::Tumble {
+        size: 10_000,
+        offset: 3_000,
+    };
+    let row = |key, ts| Event::Row {
+        key: Some(key),
+        ts,
+        v: None,
+    };
+    let events = [
+        row(1, 4_000),
+        Event::Watermark(10_000),
+        row(2, 5_000),
+        Event::Watermark(15_000),
+        row(9, 1_000_000),
+        Event::Watermark(25_000),
+        row(3, 27_000),
+        Event::Watermark(40_000),
+        Event::Watermark(i64::MAX),
+    ];
+    let got: Vec<(Option<i32>, i64, i64, i64)> = run(Backend::Memory, tumble, &events, &[], 1)
+        .concat()
+        .into_iter()
+        .map(|r| (r.0, r.1, r.2, r.3))
+        .collect();
+    let flink = vec![
+        (Some(1), 3_000, 13_000, 1),
+        (Some(2), 3_000, 13_000, 1),
+        (Some(3), 23_000, 33_000, 1),
+        (Some(9), 993_000, 1_003_000, 1),
+    ];
+    assert_eq!(got, flink);
+}

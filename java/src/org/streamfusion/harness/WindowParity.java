@@ -1,0 +1,606 @@
+package org.streamfusion.harness;
+
+import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.common.eventtime.WatermarkGenerator;
+import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.TableConfig;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+import org.streamfusion.flink.NativeOneInputOperator;
+import org.streamfusion.flink.StreamFusionPlanner;
+
+import java.math.BigDecimal;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Window aggregation parity of StreamFusion against stock Flink 2.3.0 in one MiniCluster JVM.
+ *
+ * <p>Every query (window TVFs: TUMBLE, HOP and CUMULATE, with and without offsets, planned
+ * ONE_PHASE so each has one {@code WindowAggregate}) runs over the same bounded input, stock
+ * ({@code streamfusion.enabled = false}) and native ({@code true}, small bundles so every query
+ * spans many JNI calls), under the same keyed state backend. Which rows are late must not
+ * depend on timing: the input is a {@code fromData} stream at parallelism 1 whose watermarks
+ * are punctuated (emitted from {@code onEvent} every {@value #WATERMARK_EVERY} rows, the
+ * largest timestamp seen minus {@value #BOUND_MS} ms), so rows and watermarks interleave the
+ * same way in every run. The table takes its rowtime from the stream ({@code SOURCE_WATERMARK()}):
+ * view {@code t} on the physical TIMESTAMP(3) column {@code ts} (plus a processing-time {@code
+ * pt}), view {@code tl} on the TIMESTAMP_LTZ(3) record timestamp {@code rt}; the session time
+ * zone is UTC. The rows have hundreds of keys with NULLs, NULL-heavy INT, BIGINT, DOUBLE,
+ * DECIMAL and Unicode STRING values, out-of-order rows, rows late enough to be dropped for
+ * every window, rows late only for some HOP and CUMULATE windows, and gaps of empty windows.
+ *
+ * <p>The combinations: parallelism 1 on {@code hashmap} (every query) and on {@code rocksdb}
+ * (the queries marked for it), and parallelism 2 after the source (source still at 1) on
+ * {@code hashmap} for the order-insensitive queries. At parallelism 2 the window aggregate
+ * takes the minimum watermark of two channels, whose interleaving is not fixed, so that run
+ * reads a second input with the same rows but none late (out of order by less than the
+ * bound), whose results do not depend on when each channel's watermark arrives.
+ *
+ * <p>Window outputs are insert-only: outputs must be equal as multisets of rows, row kinds
+ * included. For each native run the planner's decisions must show the query's {@code
+ * WindowAggregate} substituted, except for the queries that must stay stock (and still match):
+ * a SESSION window and a processing-time window, whose {@code WindowAggregate} the native side
+ * must refuse (and, with {@code streamfusion.fallback = false}, planning must fail), and a
+ * default (AUTO) plan, whose local/global window aggregates are never offered to the native
+ * side. Processing-time windows of a bounded input emit nothing (their timers do not fire at
+ * the end of input), so that query may match with no rows.
+ *
+ * <p>Args: optional query names to run (all when none). Prints one line per case and a last
+ * line {@code summary: ...}; exits 1 on any failure.
+ */
+public final class WindowParity {
+    private static final int ROWS = 3000;
+    private static final int BUNDLE_ROWS = 64;
+    /** The watermark trails the largest timestamp seen by this much. */
+    static final long BOUND_MS = 500;
+    /** Rows between two watermarks (so a native bundle spans several rows). */
+    static final int WATERMARK_EVERY = 20;
+    /** 2026-03-01T00:00:00, UTC. */
+    static final LocalDateTime BASE = LocalDateTime.of(2026, 3, 1, 0, 0);
+
+    /** One parallelism (after the source) under one keyed state backend. */
+    record Combo(int parallelism, String backend) {
+        @Override
+        public String toString() {
+            return "p" + parallelism + "/" + backend;
+        }
+    }
+
+    static final List<Combo> COMBOS = List.of(
+            new Combo(1, "hashmap"), new Combo(1, "rocksdb"), new Combo(2, "hashmap"));
+
+    /** Where a query runs beyond parallelism 1 on hashmap. */
+    enum Reach {
+        FIRST_ONLY,
+        BACKENDS,
+        EVERYWHERE
+    }
+
+    /** What the native run must plan for a query. */
+    enum Expect {
+        /** Its one {@code WindowAggregate} native. */
+        NATIVE,
+        /** Its one {@code WindowAggregate} refused (stays stock). */
+        STOCK,
+        /** AUTO: local and global window aggregates, stock (never offered). */
+        TWO_PHASE
+    }
+
+    /** One query; {@code mayBeEmpty} for processing time (timers may not fire at the end). */
+    record Query(String name, String sql, Reach reach, Expect expect, boolean mayBeEmpty) {
+        boolean runsIn(Combo combo) {
+            if (combo.equals(COMBOS.get(0))) {
+                return true;
+            }
+            return switch (reach) {
+                case FIRST_ONLY -> false;
+                case BACKENDS -> combo.parallelism() == 1;
+                case EVERYWHERE -> true;
+            };
+        }
+    }
+
+    static final List<Query> QUERIES = new ArrayList<>();
+
+    static void q(String name, Reach reach, String sql) {
+        QUERIES.add(new Query(name, sql, reach, Expect.NATIVE, false));
+    }
+
+    static String tumble(String table, String time, String size) {
+        return " FROM TABLE(TUMBLE(TABLE " + table + ", DESCRIPTOR(" + time + "), INTERVAL "
+                + size + "))";
+    }
+
+    static String hop(String slide, String size) {
+        return " FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL " + slide + ", INTERVAL " + size
+                + "))";
+    }
+
+    static String cumulate(String step, String size) {
+        return " FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL " + step + ", INTERVAL "
+                + size + "))";
+    }
+
+    static final String BY = " GROUP BY window_start, window_end";
+
+    static {
+        String t1 = tumble("t", "ts", "'1' SECOND");
+        q("tumble", Reach.EVERYWHERE,
+                "SELECT k, window_start, window_end, COUNT(*), COUNT(i), SUM(i), SUM(l), MIN(d),"
+                        + " MAX(d), AVG(l)" + t1 + BY + ", k");
+        q("tumble_offset", Reach.BACKENDS,
+                "SELECT k2, window_start, window_end, COUNT(*), SUM(amount), MIN(amount),"
+                        + " MAX(amount), AVG(amount)"
+                        + " FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND,"
+                        + " INTERVAL '2' SECOND))" + BY + ", k2");
+        q("tumble_strings", Reach.BACKENDS,
+                "SELECT k2, window_start, window_end, MIN(s), MAX(s), COUNT(s), MIN(g), MAX(g)"
+                        + t1 + BY + ", k2");
+        // Order-sensitive: the order rows reach the aggregate is fixed at parallelism 1 only.
+        q("tumble_first_last", Reach.BACKENDS,
+                "SELECT k2, window_start, window_end, FIRST_VALUE(s), LAST_VALUE(i),"
+                        + " FIRST_VALUE(amount), LAST_VALUE(s)" + t1 + BY + ", k2");
+        // With a COUNT of the same column Flink plans SUM and AVG as COUNT and $SUM0.
+        q("tumble_sum0", Reach.BACKENDS,
+                "SELECT k, window_start, window_end, COUNT(i), SUM(i), AVG(i), COUNT(d), SUM(d),"
+                        + " AVG(d), COUNT(amount), SUM(amount), AVG(amount)" + t1 + BY + ", k");
+        // Sums of non-dyadic doubles depend on the order of additions.
+        q("tumble_non_dyadic", Reach.FIRST_ONLY,
+                "SELECT k2, window_start, window_end, SUM(x), AVG(x), MIN(x), MAX(x)" + t1 + BY
+                        + ", k2");
+        q("tumble_null_heavy", Reach.FIRST_ONLY,
+                "SELECT i, window_start, window_end, COUNT(*), SUM(n), MAX(n), AVG(n), COUNT(n),"
+                        + " MIN(s)" + tumble("t", "ts", "'3' SECOND") + BY + ", i");
+        q("tumble_null_key", Reach.FIRST_ONLY,
+                "SELECT n, window_start, window_end, COUNT(*), SUM(i), MIN(s), MAX(amount)" + t1
+                        + BY + ", n");
+        q("tumble_unicode_keys", Reach.BACKENDS,
+                "SELECT s, window_start, window_end, COUNT(*), SUM(i), MAX(g), MIN(d)"
+                        + tumble("t", "ts", "'2' SECOND") + BY + ", s");
+        q("tumble_multi_key", Reach.FIRST_ONLY,
+                "SELECT window_start, k2, g, window_end, COUNT(*), SUM(l), MAX(s)" + t1 + BY
+                        + ", k2, g");
+        q("tumble_window_time", Reach.BACKENDS,
+                "SELECT k2, window_start, window_end, window_time, COUNT(*), MAX(l)" + t1 + BY
+                        + ", window_time, k2");
+        q("tumble_distinct", Reach.BACKENDS,
+                "SELECT g, window_start, window_end, COUNT(DISTINCT k2), COUNT(DISTINCT s),"
+                        + " SUM(DISTINCT i), COUNT(*)" + tumble("t", "ts", "'2' SECOND") + BY
+                        + ", g");
+        q("tumble_global", Reach.EVERYWHERE,
+                "SELECT window_start, window_end, COUNT(*), SUM(l), MAX(s), MIN(d), AVG(amount)"
+                        + t1 + BY);
+        q("tumble_calc_before_after", Reach.EVERYWHERE,
+                "SELECT g, window_start, cnt * 10 AS c10, total, top FROM (SELECT g,"
+                        + " window_start, window_end, COUNT(*) AS cnt, SUM(i * 2) AS total,"
+                        + " MAX(UPPER(s)) AS top" + t1 + " WHERE i > -5 AND s IS NOT NULL"
+                        + BY + ", g) WHERE cnt > 1");
+        q("tumble_ltz", Reach.BACKENDS,
+                "SELECT k2, window_start, window_end, window_time, COUNT(*), SUM(l), MIN(s)"
+                        + tumble("tl", "rt", "'1' SECOND") + BY + ", window_time, k2");
+        q("hop", Reach.EVERYWHERE,
+                "SELECT k, window_start, window_end, COUNT(*), COUNT(i), SUM(i), MIN(s), MAX(l),"
+                        + " AVG(d)" + hop("'1' SECOND", "'4' SECOND") + BY + ", k");
+        q("hop_sum0", Reach.BACKENDS,
+                "SELECT k2, window_start, window_end, COUNT(l), SUM(l), AVG(l), SUM(amount),"
+                        + " MIN(d), MAX(s)" + hop("'1' SECOND", "'4' SECOND") + BY + ", k2");
+        q("hop_offset", Reach.BACKENDS,
+                "SELECT k2, window_start, window_end, window_time, COUNT(*), SUM(d), MAX(amount)"
+                        + " FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND,"
+                        + " INTERVAL '6' SECOND, INTERVAL '1' SECOND))" + BY
+                        + ", window_time, k2");
+        q("hop_distinct", Reach.FIRST_ONLY,
+                "SELECT g, window_start, window_end, COUNT(DISTINCT i), COUNT(*), MIN(l)"
+                        + hop("'1' SECOND", "'3' SECOND") + BY + ", g");
+        q("hop_global", Reach.EVERYWHERE,
+                "SELECT window_start, window_end, window_time, COUNT(*), SUM(i), MAX(s), MIN(amount)"
+                        + hop("'2' SECOND", "'6' SECOND") + BY + ", window_time");
+        q("cumulate", Reach.EVERYWHERE,
+                "SELECT k, window_start, window_end, COUNT(*), SUM(i), MIN(amount), MAX(s), AVG(l)"
+                        + cumulate("'2' SECOND", "'8' SECOND") + BY + ", k");
+        q("cumulate_offset", Reach.EVERYWHERE,
+                "SELECT k2, window_start, window_end, window_time, COUNT(*), COUNT(s), SUM(d),"
+                        + " AVG(i), MIN(s), MAX(i)"
+                        + " FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND,"
+                        + " INTERVAL '5' SECOND, INTERVAL '2' SECOND))" + BY + ", window_time, k2");
+        q("cumulate_sum0_global", Reach.BACKENDS,
+                "SELECT window_start, window_end, COUNT(i), SUM(i), AVG(i), COUNT(DISTINCT k2)"
+                        + cumulate("'1' SECOND", "'3' SECOND") + BY);
+        q("cumulate_calc_before_after", Reach.FIRST_ONLY,
+                "SELECT k2, window_end, hi - lo FROM (SELECT k2, window_start, window_end,"
+                        + " MAX(i) AS hi, MIN(i) AS lo" + cumulate("'2' SECOND", "'6' SECOND")
+                        + " WHERE s <> 'x'" + BY + ", k2) WHERE hi > lo");
+        // Stay stock and still match: SESSION windows, processing time, two phases (AUTO).
+        QUERIES.add(new Query("session_stock",
+                "SELECT k2, window_start, window_end, COUNT(*), SUM(i), MAX(s) FROM TABLE("
+                        + "SESSION(TABLE t PARTITION BY k2, DESCRIPTOR(ts), INTERVAL '2' SECOND))"
+                        + BY + ", k2",
+                Reach.BACKENDS, Expect.STOCK, false));
+        // One window of a day: the rows' windows do not depend on when they are processed
+        // (unless a run spans midnight UTC), and window bounds are not selected.
+        QUERIES.add(new Query("proctime_stock",
+                "SELECT k2, COUNT(*), SUM(i), MAX(s)" + tumble("t", "pt", "'1' DAY") + BY
+                        + ", k2",
+                Reach.FIRST_ONLY, Expect.STOCK, true));
+        QUERIES.add(new Query("two_phase_auto_stock",
+                "SELECT k, window_start, window_end, COUNT(*), SUM(i), MAX(l)" + t1 + BY + ", k",
+                Reach.BACKENDS, Expect.TWO_PHASE, false));
+    }
+
+    /** What the native run planned for one query. */
+    static final class Outcome {
+        int windowNative;
+        int windowStock;
+        int others;
+        boolean twoPhasePlan;
+        String decisions = "";
+        String planError;
+        /** Planning with {@code streamfusion.fallback = false} (stock-expected queries). */
+        String strictError;
+    }
+
+    /** One job's outputs by query name, and (native) what was planned for each query. */
+    static final class Run {
+        final Map<String, List<String>> rows = new HashMap<>();
+        final Map<String, Outcome> outcomes = new HashMap<>();
+        String error;
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.out.println(StreamFusionPlanner.activation());
+        List<String> only = List.of(args);
+        int selected = 0;
+        int cases = 0;
+        int matched = 0;
+        int failures = 0;
+        int nativeNodes = 0;
+        int stockNodes = 0;
+        int expectedStock = 0;
+        for (Combo combo : COMBOS) {
+            List<Query> queries = new ArrayList<>();
+            for (Query query : QUERIES) {
+                if (query.runsIn(combo) && (only.isEmpty() || only.contains(query.name()))) {
+                    queries.add(query);
+                }
+            }
+            if (queries.isEmpty()) {
+                continue;
+            }
+            boolean first = combo.equals(COMBOS.get(0));
+            selected += first ? queries.size() : 0;
+            Run stock = run(combo, false, queries, false);
+            long rowsBefore = NativeOneInputOperator.ROWS_IN.get();
+            Run nativeRun = run(combo, true, queries, first);
+            long rowsIn = NativeOneInputOperator.ROWS_IN.get() - rowsBefore;
+            int comboNative = 0;
+            for (Query query : queries) {
+                cases++;
+                Outcome outcome = nativeRun.outcomes.getOrDefault(query.name(), new Outcome());
+                List<String> problems = new ArrayList<>();
+                List<String> a = new ArrayList<>(stock.rows.getOrDefault(query.name(), List.of()));
+                List<String> b =
+                        new ArrayList<>(nativeRun.rows.getOrDefault(query.name(), List.of()));
+                Collections.sort(a);
+                Collections.sort(b);
+                boolean same = a.equals(b);
+                if (!same) {
+                    problems.add("outputs differ: " + CalcParity.firstDifference(a, b));
+                }
+                if (stock.error != null) {
+                    problems.add("stock job failed: " + stock.error);
+                }
+                if (nativeRun.error != null) {
+                    problems.add("native job failed: " + nativeRun.error);
+                }
+                Outcome stockOutcome = stock.outcomes.get(query.name());
+                if (stockOutcome != null && stockOutcome.planError != null) {
+                    problems.add("stock planning failed: " + stockOutcome.planError);
+                }
+                if (outcome.planError != null) {
+                    problems.add("native planning failed: " + outcome.planError);
+                }
+                if (a.isEmpty() && !query.mayBeEmpty()) {
+                    problems.add("the query emitted no rows: it proves nothing");
+                }
+                for (String row : a) {
+                    if (!row.startsWith("+I")) {
+                        problems.add("a window aggregate emitted " + row);
+                        break;
+                    }
+                }
+                problems.addAll(planProblems(query, first, outcome));
+                nativeNodes += outcome.windowNative;
+                stockNodes += outcome.windowStock + (outcome.twoPhasePlan ? 2 : 0);
+                expectedStock += query.expect() == Expect.NATIVE ? 0
+                        : query.expect() == Expect.STOCK ? 1 : 2;
+                comboNative += outcome.windowNative;
+                matched += same ? 1 : 0;
+                failures += problems.isEmpty() ? 0 : 1;
+                System.out.printf(
+                        "case %s [%s]: %d rows, %s, window aggregate nodes native=%d stock=%d%s,"
+                                + " other nodes=%d%s%n",
+                        query.name(), combo, a.size(), same ? "MATCH" : "MISMATCH",
+                        outcome.windowNative, outcome.windowStock,
+                        outcome.twoPhasePlan ? " (+ local/global stock)" : "", outcome.others,
+                        problems.isEmpty() ? "" : " FAILED " + problems);
+                if (query.expect() != Expect.NATIVE) {
+                    System.out.printf("  expected stock: %s%n", outcome.decisions);
+                }
+            }
+            // The counters are the proof that rows went through native code in this job.
+            if (comboNative > 0 && rowsIn == 0) {
+                failures++;
+                System.out.printf("combo %s: %d native window aggregate nodes but no rows"
+                        + " reached a native operator FAILED%n", combo, comboNative);
+            }
+        }
+        System.out.printf("summary: queries=%d cases=%d matched=%d failed=%d native_nodes=%d"
+                        + " stock_nodes=%d expected_stock=%d native_rows_in=%d"
+                        + " native_rows_out=%d converted_rows=%d bundles=%d%n",
+                selected, cases, matched, failures, nativeNodes, stockNodes, expectedStock,
+                NativeOneInputOperator.ROWS_IN.get(), NativeOneInputOperator.ROWS_OUT.get(),
+                NativeOneInputOperator.CONVERTED_ROWS.get(),
+                NativeOneInputOperator.BUNDLES.get());
+        System.exit(failures == 0 && cases > 0 ? 0 : 1);
+    }
+
+    /** What is wrong with the window aggregate nodes the native run planned for a query. */
+    static List<String> planProblems(Query query, boolean strict, Outcome outcome) {
+        List<String> problems = new ArrayList<>();
+        if (outcome.planError != null) {
+            return problems;
+        }
+        switch (query.expect()) {
+            case NATIVE -> {
+                if (outcome.windowNative != 1 || outcome.windowStock > 0 || outcome.twoPhasePlan) {
+                    problems.add("expected one native WindowAggregate: " + outcome.decisions);
+                }
+            }
+            case STOCK -> {
+                if (outcome.windowNative > 0 || outcome.windowStock != 1) {
+                    problems.add("expected one refused WindowAggregate: " + outcome.decisions);
+                }
+                // The first refused node may be a Calc below it (the strict walk stops there).
+                if (strict && (outcome.strictError == null
+                        || !outcome.strictError.contains("StreamFusion cannot run node"))) {
+                    problems.add("with fallback off planning must fail, got "
+                            + outcome.strictError);
+                }
+            }
+            case TWO_PHASE -> {
+                if (outcome.windowNative > 0 || outcome.windowStock > 0 || !outcome.twoPhasePlan) {
+                    problems.add("expected a stock local/global window aggregate: "
+                            + outcome.decisions);
+                }
+            }
+        }
+        return problems;
+    }
+
+    /**
+     * Runs {@code queries} in one job under {@code combo}; returns each query's rows (kind and
+     * fields as text). With {@code enabled}, notes what the planner decided for each query;
+     * with {@code strict} also plans the stock-expected one-phase queries with {@code
+     * streamfusion.fallback = false}.
+     */
+    static Run run(Combo combo, boolean enabled, List<Query> queries, boolean strict) {
+        Run run = new Run();
+        Configuration conf = new Configuration();
+        conf.setString("parallelism.default", String.valueOf(combo.parallelism()));
+        // Many queries share one job: enough network buffers for all their exchanges.
+        conf.setString("taskmanager.memory.network.min", "256mb");
+        conf.setString("taskmanager.memory.network.max", "256mb");
+        // The job's keyed state backend, which the native operators follow.
+        conf.setString("state.backend.type", combo.backend());
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(combo.parallelism());
+        StreamTableEnvironment tEnv =
+                StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+        TableConfig config = tEnv.getConfig();
+        config.set(StreamFusionPlanner.ENABLED, enabled);
+        config.set(StreamFusionPlanner.BUNDLE_ROWS, BUNDLE_ROWS);
+        config.set("table.local-time-zone", "UTC");
+        // One source task: rows and punctuated watermarks in one fixed order.
+        DataStream<Row> input = env
+                .fromData(combo.parallelism() == 1 ? TABLE : ON_TIME, AggParity.rowInfo(TYPE))
+                .setParallelism(1)
+                .assignTimestampsAndWatermarks(
+                        WatermarkStrategy.forGenerator(ctx -> new Punctuated())
+                                .withTimestampAssigner(new RowTime()))
+                .setParallelism(1);
+        tEnv.createTemporaryView("t", tEnv.fromDataStream(input, Schema.newBuilder()
+                .fromRowDataType(TYPE)
+                .columnByExpression("pt", "PROCTIME()")
+                .watermark("ts", "SOURCE_WATERMARK()")
+                .build()));
+        tEnv.createTemporaryView("tl", tEnv.fromDataStream(input, Schema.newBuilder()
+                .fromRowDataType(TYPE)
+                .columnByMetadata("rt", DataTypes.TIMESTAMP_LTZ(3), "rowtime")
+                .watermark("rt", "SOURCE_WATERMARK()")
+                .build()));
+        DataStream<String> all = null;
+        for (Query query : queries) {
+            run.rows.put(query.name(), new ArrayList<>());
+            config.set("table.optimizer.agg-phase-strategy",
+                    query.expect() == Expect.TWO_PHASE ? "AUTO" : "ONE_PHASE");
+            Outcome outcome = new Outcome();
+            try {
+                if (query.expect() == Expect.TWO_PHASE) {
+                    String plan = tEnv.explainSql(query.sql());
+                    outcome.twoPhasePlan = plan.contains("LocalWindowAggregate(")
+                            && plan.contains("GlobalWindowAggregate(");
+                }
+                StreamFusionPlanner.clearDecisions();
+                // toChangelogStream translates at once: the decisions are this query's.
+                DataStream<String> tagged = tEnv.toChangelogStream(tEnv.sqlQuery(query.sql()))
+                        .map(new CalcParity.Tag(query.name()));
+                all = all == null ? tagged : all.union(tagged);
+            } catch (Exception e) {
+                outcome.planError = AggParity.messages(e);
+            }
+            if (enabled) {
+                record(outcome);
+                if (strict && query.expect() == Expect.STOCK && outcome.planError == null) {
+                    outcome.strictError = strictError(tEnv, query);
+                }
+            }
+            run.outcomes.put(query.name(), outcome);
+            StreamFusionPlanner.clearDecisions();
+        }
+        if (all == null) {
+            run.error = "no query could be planned";
+            return run;
+        }
+        String job = "window-parity-" + (enabled ? "native-" : "stock-") + combo.parallelism()
+                + "-" + combo.backend();
+        try (CloseableIterator<String> it = all.executeAndCollect(job)) {
+            while (it.hasNext()) {
+                String line = it.next();
+                int tab = line.indexOf('\t');
+                run.rows.get(line.substring(0, tab)).add(line.substring(tab + 1));
+            }
+        } catch (Exception e) {
+            run.error = AggParity.messages(e);
+        }
+        return run;
+    }
+
+    /** Sorts the decisions just made into {@code outcome}: window aggregate nodes or others. */
+    static void record(Outcome outcome) {
+        List<String> decisions = new ArrayList<>();
+        for (StreamFusionPlanner.Decision d : StreamFusionPlanner.decisions()) {
+            decisions.add(d.toString());
+            // Decision.node is "<id>:<Flink's description>", e.g. "7:WindowAggregate(...)".
+            String description = d.node.substring(d.node.indexOf(':') + 1);
+            if (!description.startsWith("WindowAggregate(")) {
+                outcome.others++;
+            } else if (d.isNative()) {
+                outcome.windowNative++;
+            } else {
+                outcome.windowStock++;
+            }
+        }
+        outcome.decisions = String.join("; ", decisions);
+    }
+
+    /** Planning {@code query} with the fallback off must fail: the failure's messages. */
+    static String strictError(StreamTableEnvironment tEnv, Query query) {
+        tEnv.getConfig().set(StreamFusionPlanner.FALLBACK, false);
+        try {
+            tEnv.toChangelogStream(tEnv.sqlQuery(query.sql()));
+            return null;
+        } catch (Exception e) {
+            return AggParity.messages(e);
+        } finally {
+            tEnv.getConfig().set(StreamFusionPlanner.FALLBACK, true);
+            StreamFusionPlanner.clearDecisions();
+        }
+    }
+
+    /** The row's event time: its {@code ts} as UTC epoch milliseconds. */
+    static final class RowTime implements SerializableTimestampAssigner<Row> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public long extractTimestamp(Row row, long previous) {
+            return ((LocalDateTime) row.getField(TS)).toInstant(ZoneOffset.UTC).toEpochMilli();
+        }
+    }
+
+    /**
+     * Punctuated watermarks: every {@value #WATERMARK_EVERY}th row, the largest timestamp seen
+     * minus {@value #BOUND_MS} ms; none periodically (the periodic ones depend on timing).
+     */
+    static final class Punctuated implements WatermarkGenerator<Row> {
+        private long max = Long.MIN_VALUE + BOUND_MS;
+        private long seen;
+
+        @Override
+        public void onEvent(Row row, long timestamp, WatermarkOutput output) {
+            max = Math.max(max, timestamp);
+            if (++seen % WATERMARK_EVERY == 0) {
+                output.emitWatermark(new Watermark(max - BOUND_MS));
+            }
+        }
+
+        @Override
+        public void onPeriodicEmit(WatermarkOutput output) {}
+    }
+
+    /** The position of {@code ts} in {@link #TYPE}. */
+    static final int TS = 11;
+
+    static final DataType TYPE = DataTypes.ROW(
+            DataTypes.FIELD("id", DataTypes.BIGINT().notNull()),
+            DataTypes.FIELD("k", DataTypes.INT()),
+            DataTypes.FIELD("k2", DataTypes.INT()),
+            DataTypes.FIELD("g", DataTypes.STRING()),
+            DataTypes.FIELD("i", DataTypes.INT()),
+            DataTypes.FIELD("l", DataTypes.BIGINT()),
+            DataTypes.FIELD("d", DataTypes.DOUBLE()),
+            DataTypes.FIELD("x", DataTypes.DOUBLE()),
+            DataTypes.FIELD("amount", DataTypes.DECIMAL(10, 2)),
+            DataTypes.FIELD("s", DataTypes.STRING()),
+            DataTypes.FIELD("n", DataTypes.INT()),
+            DataTypes.FIELD("ts", DataTypes.TIMESTAMP(3).notNull()));
+
+    /**
+     * The input, in arrival order: ~330 keys in {@code k}, nine in {@code k2}, twenty strings in
+     * {@code g}; NULLs in every value column on a different period ({@code n} always NULL);
+     * {@code d} is dyadic (exact sums whatever the order), {@code x} is not. Row {@code r} is
+     * due at {@code 40 r} ms plus 5 s after every 500 rows (gaps: empty windows, new
+     * sessions), arrives up to 399 ms early relative to that (out of order, never late), or -
+     * on sparse periods - 700 ms, 1.3 s, 2.6 s or 9 s behind: late for no, some or every
+     * window containing it, depending on the window.
+     */
+    static final List<Row> TABLE = rows(true);
+
+    /** {@link #TABLE} without the late rows: out of order by less than the bound only. */
+    static final List<Row> ON_TIME = rows(false);
+
+    static List<Row> rows(boolean late) {
+        List<Row> rows = new ArrayList<>();
+        for (int r = 0; r < ROWS; r++) {
+            long due = r * 40L + (r / 500) * 5000L;
+            long behind = !late ? r * 7919L % 400
+                    : r % 211 == 5 ? 9000
+                    : r % 53 == 7 ? 2600
+                    : r % 47 == 11 ? 1300
+                    : r % 29 == 3 ? 700
+                    : r * 7919L % 400;
+            rows.add(Row.of(
+                    (long) r,
+                    r % 13 == 0 ? null : r * 37 % 331,
+                    r % 17 == 3 ? null : r % 9,
+                    r % 11 == 0 ? null : AggParity.KEYS[r * 7 % AggParity.KEYS.length],
+                    r % 5 == 0 ? null : (r * 37 % 41) - 20,
+                    r % 7 == 0 ? null : r % 97 == 5 ? Long.MAX_VALUE / 2 - r
+                            : r * 1_000_003L - 1_200_000_000L,
+                    r % 6 == 0 ? null : ((r * 13 % 29) - 14) / 4.0,
+                    r % 8 == 0 ? null : r * 0.1 - 37.3,
+                    r % 4 == 0 ? null
+                            : BigDecimal.valueOf((r * 7919L % 2_000_001) - 1_000_000, 2),
+                    r % 3 == 0 ? null : CalcParity.STRINGS[r % CalcParity.STRINGS.length],
+                    null,
+                    BASE.plusNanos(Math.max(0, due - behind) * 1_000_000L)));
+        }
+        return rows;
+    }
+}
