@@ -128,7 +128,7 @@ struct Split {
     schema: SchemaRef,
     result_types: Vec<DataType>,
     /// Each call's partial fields, in order after the grouping columns.
-    fields: Vec<Vec<LogicalType>>,
+    layout: PartialLayout,
     partial_schema: SchemaRef,
     /// The partial rows' Flink types: grouping columns, then every call's fields.
     partial_types: Vec<LogicalType>,
@@ -142,40 +142,121 @@ impl Split {
         for call in &mut bound.calls {
             call.merging = true;
         }
-        let visible = spec.calls.len();
         let mut schema_fields: Vec<Field> = spec
             .grouping
             .iter()
             .map(|&g| Field::new(&spec.input_names[g], spec.input_types[g].to_arrow(), true))
             .collect();
-        let mut fields = Vec::with_capacity(bound.calls.len());
-        for (c, call) in bound.calls.iter().enumerate() {
-            let layout = partial_fields(call, spec.calls.get(c).map(|c| c.name.as_str()))?;
-            let mut types = Vec::with_capacity(layout.len());
-            for (field, ty) in layout {
-                let name = if c < visible {
-                    format!("{}${field}", spec.calls[c].name)
-                } else {
-                    "$count1".to_string()
-                };
-                schema_fields.push(Field::new(name, ty.to_arrow(), true));
-                types.push(ty);
-            }
-            fields.push(types);
-        }
+        let names: Vec<&str> = spec.calls.iter().map(|c| c.name.as_str()).collect();
+        let layout = PartialLayout::new(&bound.calls, &names)?;
+        schema_fields.extend(layout.arrow_fields());
         let mut partial_types = bound.key_types.clone();
-        partial_types.extend(fields.iter().flatten().cloned());
+        partial_types.extend(layout.fields.iter().flatten().cloned());
         Ok(Self {
             calls: bound.calls,
             counter: bound.counter,
             key_types: bound.key_types,
             schema: bound.schema,
             result_types: bound.result_types,
-            fields,
+            layout,
             partial_schema: Arc::new(Schema::new(schema_fields)),
             partial_types,
             output_types: bound.output_types,
         })
+    }
+}
+
+/// How a list of calls' accumulators travel as typed partial columns (Flink's
+/// `aggBufferAttributes`, see the module docs): what both two-phase GROUP BY and two-phase
+/// window aggregation exchange.
+pub(super) struct PartialLayout {
+    /// Each call's fields, in order.
+    pub(super) fields: Vec<Vec<LogicalType>>,
+    /// Each field's column name, `<call name>$<field>` (`$count1` for a hidden counter).
+    names: Vec<String>,
+}
+
+impl PartialLayout {
+    /// The layout of `calls`, the first `names.len()` of them visible under those names and
+    /// the rest hidden counters; fails for calls Flink does not split.
+    pub(super) fn new(calls: &[BoundCall], names: &[&str]) -> Result<Self> {
+        let mut fields = Vec::with_capacity(calls.len());
+        let mut column_names = Vec::new();
+        for (c, call) in calls.iter().enumerate() {
+            let layout = partial_fields(call, names.get(c).copied())?;
+            let mut types = Vec::with_capacity(layout.len());
+            for (field, ty) in layout {
+                column_names.push(match names.get(c) {
+                    Some(name) => format!("{name}${field}"),
+                    None => "$count1".to_string(),
+                });
+                types.push(ty);
+            }
+            fields.push(types);
+        }
+        Ok(Self {
+            fields,
+            names: column_names,
+        })
+    }
+
+    /// The partial columns as Arrow fields (all nullable).
+    pub(super) fn arrow_fields(&self) -> Vec<Field> {
+        self.fields
+            .iter()
+            .flatten()
+            .zip(&self.names)
+            .map(|(ty, name)| Field::new(name, ty.to_arrow(), true))
+            .collect()
+    }
+
+    /// The partial columns of `accs`: each group's accumulators, `calls.len()` a group.
+    pub(super) fn columns(&self, calls: &[BoundCall], accs: &[Acc]) -> Result<Vec<ArrayRef>> {
+        let per_key = calls.len().max(1);
+        let groups = accs.len() / per_key;
+        let mut columns = Vec::with_capacity(self.names.len());
+        for (c, types) in self.fields.iter().enumerate() {
+            let mut fields: Vec<PartialColumn> = types
+                .iter()
+                .map(|ty| PartialColumn::new(ty, groups))
+                .collect();
+            for key_accs in accs.chunks(per_key) {
+                to_partial(&calls[c], &key_accs[c], &mut fields)?;
+            }
+            for (field, ty) in fields.into_iter().zip(types) {
+                columns.push(field.finish(ty)?);
+            }
+        }
+        Ok(columns)
+    }
+
+    /// Readers of each call's partial fields in `batch`, from column `first` on.
+    pub(super) fn readers<'a>(
+        &self,
+        batch: &'a RecordBatch,
+        first: usize,
+    ) -> Result<PartialReaders<'a>> {
+        let mut column = first;
+        let mut readers = Vec::with_capacity(self.fields.len());
+        for types in &self.fields {
+            let mut call_readers = Vec::with_capacity(types.len());
+            for ty in types {
+                call_readers.push(FieldReader::new(batch.column(column).as_ref(), ty, column)?);
+                column += 1;
+            }
+            readers.push(call_readers);
+        }
+        Ok(PartialReaders(readers))
+    }
+}
+
+/// Readers of a partial batch's columns, per call ([`PartialLayout::readers`]).
+pub(super) struct PartialReaders<'a>(Vec<Vec<FieldReader<'a>>>);
+
+impl PartialReaders<'_> {
+    /// Call `c`'s accumulator at `row`, shaped like `template` (a local one).
+    pub(super) fn acc(&self, c: usize, template: &Acc, row: usize) -> Result<Acc> {
+        from_partial(template, &self.0[c], row)
     }
 }
 
@@ -761,18 +842,7 @@ impl LocalGroupAggregate {
         for key in &key_columns {
             columns.push(arrow::compute::take(key.as_ref(), &first_rows, None)?);
         }
-        for (c, types) in self.split.fields.iter().enumerate() {
-            let mut fields: Vec<PartialColumn> = types
-                .iter()
-                .map(|ty| PartialColumn::new(ty, groups.len()))
-                .collect();
-            for key_accs in accs.chunks(per_key.max(1)) {
-                to_partial(&calls[c], &key_accs[c], &mut fields)?;
-            }
-            for (field, ty) in fields.into_iter().zip(types) {
-                columns.push(field.finish(ty)?);
-            }
-        }
+        columns.extend(self.split.layout.columns(calls, &accs)?);
         Ok(RecordBatch::try_new(
             self.split.partial_schema.clone(),
             columns,
@@ -991,24 +1061,11 @@ impl GlobalGroupAggregate {
         let local: Vec<Acc> = calls.iter().map(BoundCall::create_local).collect();
 
         // `addInput`: each key's partials merged, in order, into a fresh buffer (heap maps).
-        let mut column = keys;
-        let mut readers: Vec<Vec<FieldReader<'_>>> = Vec::with_capacity(calls.len());
-        for types in &self.split.fields {
-            let mut call_readers = Vec::with_capacity(types.len());
-            for ty in types {
-                call_readers.push(FieldReader::new(
-                    partials.column(column).as_ref(),
-                    ty,
-                    column,
-                )?);
-                column += 1;
-            }
-            readers.push(call_readers);
-        }
+        let readers = self.split.layout.readers(partials, keys)?;
         let mut buffers: Vec<Vec<Acc>> = vec![local.clone(); slots];
         for (row, &slot) in row_slot.iter().enumerate() {
             for (c, call) in calls.iter().enumerate() {
-                let partial = from_partial(&local[c], &readers[c], row)?;
+                let partial = readers.acc(c, &local[c], row)?;
                 call.merge(&mut buffers[slot as usize][c], &partial, None)?;
             }
         }

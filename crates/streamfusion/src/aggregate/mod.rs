@@ -7,7 +7,8 @@
 //!   bundle, no state: one typed partial row per key) and
 //!   [`local_global::GlobalGroupAggregate`] (merges partials into keyed state and emits).
 //! - [`window`]: window aggregation over TUMBLE, HOP and CUMULATE
-//!   ([`window::WindowAggregate`]): accumulators per key and slice, fired by watermarks.
+//!   ([`window::WindowAggregate`], one phase or the global phase): accumulators per key and
+//!   slice, fired by watermarks; [`window_local`], the stateless local phase.
 //! - [`value`]: the scalar values accumulators hold, and their Arrow and state encodings.
 //!
 //! Accumulators live in keyed state, one value per group (`[key group][key]`); retracting
@@ -33,6 +34,7 @@ mod sorted_map;
 mod typed_bundle;
 pub mod value;
 pub mod window;
+pub mod window_local;
 
 pub use function::{AggCall, AggFunction};
 pub use group::{GroupAggSpec, GroupAggregate};

@@ -45,13 +45,14 @@
 //! Time zones: the time column is TIMESTAMP(3), or TIMESTAMP_LTZ(3) windowed in UTC; other
 //! session time zones shift windows (and their DST days) and are refused by the planner.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 use std::path::Path;
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, TimestampMillisecondArray};
-use arrow::datatypes::{Field, Schema, SchemaRef, TimestampMillisecondType};
+use arrow::datatypes::{Field, Int64Type, Schema, SchemaRef, TimestampMillisecondType};
+use hashbrown::HashMap;
 
 use super::acc_codec::AccCodec;
 use super::function::{Acc, AggCall, AggFunction, BoundCall};
@@ -59,6 +60,7 @@ use super::group::{
     AccTable, Bound, GroupAggSpec, Groups, access_order, bind, check_input, check_max_parallelism,
     concat, rows_by_slot,
 };
+use super::local_global::PartialLayout;
 use super::value::{ColumnReader, Value, build_array};
 use crate::binary_row::{BinaryRows, RowReader};
 use crate::changelog::ChangelogBatch;
@@ -134,6 +136,8 @@ pub struct WindowAggregate {
     identity: PlanIdentity,
     keyed: Keyed,
     accs: AccTable,
+    /// The global phase's partial input; `None` for one phase.
+    partials: Option<Partials>,
     /// Rows not yet in state, and the watermark at which they are applied next.
     pending: Pending,
     next_trigger: i64,
@@ -174,7 +178,7 @@ const BUFFER_ROWS: usize = 1 << 16;
 
 /// `TimeWindowUtil.getNextTriggerWatermarkWithOffset` in UTC: the first slice end after
 /// `watermark`, minus one (released 2.3.0 passes the window offset, FLINK-36664).
-fn next_trigger_watermark(watermark: i64, interval: i64, offset: i64) -> i64 {
+pub(super) fn next_trigger_watermark(watermark: i64, interval: i64, offset: i64) -> i64 {
     if watermark == i64::MAX {
         return watermark;
     }
@@ -194,6 +198,156 @@ impl std::fmt::Debug for WindowAggregate {
             .field("window", &self.spec.window)
             .field("keyed", &self.keyed)
             .finish_non_exhaustive()
+    }
+}
+
+/// A window plan's calls bound to its input: the user's, then the hidden `COUNT(*)` of
+/// shared windows when the query has none (Flink's `count1$`), which also travels in the
+/// two-phase partials.
+pub(super) struct WindowCalls {
+    pub(super) calls: Vec<BoundCall>,
+    /// The `COUNT(*)` that says whether a shared window is empty.
+    pub(super) count_star: Option<usize>,
+    pub(super) key_types: Vec<LogicalType>,
+    /// Grouping columns, then the visible calls' results.
+    pub(super) schema: SchemaRef,
+    pub(super) output_types: Vec<LogicalType>,
+}
+
+impl WindowCalls {
+    /// Checks `spec` and binds its calls; `merging` for the two-phase operators.
+    pub(super) fn bind(spec: &WindowAggSpec, merging: bool) -> Result<Self> {
+        let aggregate = &spec.aggregate;
+        if aggregate.input_retracts {
+            return Err(Error::Plan(
+                "window aggregation over a retracting input is not supported".into(),
+            ));
+        }
+        if aggregate.mini_batch_rows.is_some() || aggregate.state_ttl.is_some() {
+            return Err(Error::Plan(
+                "window aggregation takes neither mini-batch nor state TTL".into(),
+            ));
+        }
+        spec.window.validate()?;
+        match aggregate.input_types.get(spec.time_column) {
+            Some(LogicalType::Timestamp(3) | LogicalType::TimestampLtz(3)) => {}
+            other => {
+                return Err(Error::Plan(format!(
+                    "the time column {} must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), not {}",
+                    spec.time_column,
+                    other.map_or("missing".to_string(), ToString::to_string)
+                )));
+            }
+        }
+        let Bound {
+            mut calls,
+            key_types,
+            schema,
+            output_types,
+            ..
+        } = bind(aggregate)?;
+        if spec.window.is_shared()
+            && let Some(call) = calls.iter().find(|c| {
+                matches!(
+                    c.function,
+                    AggFunction::FirstValue
+                        | AggFunction::LastValue
+                        | AggFunction::ListAgg
+                        | AggFunction::JsonArrayAggAbsentOnNull
+                        | AggFunction::JsonArrayAggNullOnNull
+                )
+            })
+        {
+            return Err(Error::Plan(format!(
+                "{} cannot merge the slices of HOP and CUMULATE windows",
+                call.function.sql_name()
+            )));
+        }
+        let count_star = if spec.window.is_shared() {
+            Some(
+                match calls
+                    .iter()
+                    .position(|c| c.function == AggFunction::CountStar && !c.distinct)
+                {
+                    Some(i) => i,
+                    None => {
+                        let hidden = AggCall::new(AggFunction::CountStar, None, "$count1");
+                        calls.push(BoundCall::bind(&hidden, &aggregate.input_types, false)?);
+                        calls.len() - 1
+                    }
+                },
+            )
+        } else {
+            None
+        };
+        for call in &mut calls {
+            call.merging = merging;
+        }
+        Ok(Self {
+            calls,
+            count_star,
+            key_types,
+            schema,
+            output_types,
+        })
+    }
+}
+
+/// The partial rows the global phase reads: grouping columns, each call's partial fields
+/// ([`PartialLayout`]), then the slice end (`$slice_end`, BIGINT).
+struct Partials {
+    layout: PartialLayout,
+    types: Vec<LogicalType>,
+}
+
+impl Partials {
+    fn new(spec: &WindowAggSpec, calls: &[BoundCall], key_types: &[LogicalType]) -> Result<Self> {
+        let names: Vec<&str> = spec
+            .aggregate
+            .calls
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        let layout = PartialLayout::new(calls, &names)?;
+        let mut types = key_types.to_vec();
+        types.extend(layout.fields.iter().flatten().cloned());
+        types.push(LogicalType::BigInt);
+        Ok(Self { layout, types })
+    }
+
+    /// A batch must be partial rows of this layout, all `+I`.
+    fn check(&self, input: &ChangelogBatch) -> Result<()> {
+        let batch = input.batch();
+        if batch.num_columns() != self.types.len() {
+            return Err(Error::LengthMismatch {
+                context: "global window aggregate partials".into(),
+                left_name: "the partial layout",
+                left: self.types.len(),
+                right_name: "the batch",
+                right: batch.num_columns(),
+            });
+        }
+        for (i, ty) in self.types.iter().enumerate() {
+            let expected = ty.to_arrow();
+            let found = batch.column(i).data_type();
+            if found != &expected {
+                return Err(Error::ColumnType {
+                    column: i,
+                    logical: ty.to_string(),
+                    expected: expected.to_string(),
+                    found: found.to_string(),
+                });
+            }
+        }
+        if !input.is_insert_only()
+            && let Some(row) = (0..input.num_rows()).find(|&r| !input.kind(r).is_accumulate())
+        {
+            return Err(Error::InvalidShape(format!(
+                "partial row {row} is {}; partials are inserts",
+                input.kind(row)
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -253,73 +407,36 @@ impl WindowAggregate {
         )
     }
 
+    /// The global phase's identity, as its checkpoints record it.
+    pub fn global_identity_of(spec: &WindowAggSpec) -> PlanIdentity {
+        PlanIdentity::new(
+            OperatorKind::GlobalWindowAggregate,
+            STATE_VERSION,
+            &spec.semantics(),
+        )
+    }
+
     /// An operator for `spec` over the keyed driver `keyed` (fresh or restored).
-    pub fn open(spec: WindowAggSpec, mut keyed: Keyed) -> Result<Self> {
-        let aggregate = &spec.aggregate;
-        if aggregate.input_retracts {
-            return Err(Error::Plan(
-                "window aggregation over a retracting input is not supported".into(),
-            ));
-        }
-        if aggregate.mini_batch_rows.is_some() || aggregate.state_ttl.is_some() {
-            return Err(Error::Plan(
-                "window aggregation takes neither mini-batch nor state TTL".into(),
-            ));
-        }
-        spec.window.validate()?;
-        match aggregate.input_types.get(spec.time_column) {
-            Some(LogicalType::Timestamp(3) | LogicalType::TimestampLtz(3)) => {}
-            other => {
-                return Err(Error::Plan(format!(
-                    "the time column {} must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), not {}",
-                    spec.time_column,
-                    other.map_or("missing".to_string(), ToString::to_string)
-                )));
-            }
-        }
-        check_max_parallelism(aggregate, &keyed)?;
-        let Bound {
-            mut calls,
+    pub fn open(spec: WindowAggSpec, keyed: Keyed) -> Result<Self> {
+        Self::open_phase(spec, keyed, false)
+    }
+
+    /// The global phase of a two-phase plan: its input is the local phase's partial rows
+    /// (`super::window_local`), each merged into its slice's accumulators.
+    pub fn open_global(spec: WindowAggSpec, keyed: Keyed) -> Result<Self> {
+        Self::open_phase(spec, keyed, true)
+    }
+
+    fn open_phase(spec: WindowAggSpec, mut keyed: Keyed, global: bool) -> Result<Self> {
+        check_max_parallelism(&spec.aggregate, &keyed)?;
+        let WindowCalls {
+            calls,
+            count_star,
             key_types,
             schema,
             mut output_types,
-            ..
-        } = bind(aggregate)?;
-        if spec.window.is_shared()
-            && let Some(call) = calls.iter().find(|c| {
-                matches!(
-                    c.function,
-                    AggFunction::FirstValue
-                        | AggFunction::LastValue
-                        | AggFunction::ListAgg
-                        | AggFunction::JsonArrayAggAbsentOnNull
-                        | AggFunction::JsonArrayAggNullOnNull
-                )
-            })
-        {
-            return Err(Error::Plan(format!(
-                "{} cannot merge the slices of HOP and CUMULATE windows",
-                call.function.sql_name()
-            )));
-        }
-        let count_star = if spec.window.is_shared() {
-            Some(
-                match calls
-                    .iter()
-                    .position(|c| c.function == AggFunction::CountStar && !c.distinct)
-                {
-                    Some(i) => i,
-                    None => {
-                        let hidden = AggCall::new(AggFunction::CountStar, None, "$count1");
-                        calls.push(BoundCall::bind(&hidden, &aggregate.input_types, false)?);
-                        calls.len() - 1
-                    }
-                },
-            )
-        } else {
-            None
-        };
-        let time_type = aggregate.input_types[spec.time_column].clone();
+        } = WindowCalls::bind(&spec, global)?;
+        let time_type = spec.aggregate.input_types[spec.time_column].clone();
         let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
         for (name, property) in &spec.properties {
             let ty = match property {
@@ -329,6 +446,9 @@ impl WindowAggregate {
             fields.push(Field::new(name, ty.to_arrow(), false));
             output_types.push(ty);
         }
+        let partials = global
+            .then(|| Partials::new(&spec, &calls, &key_types))
+            .transpose()?;
         let codec = AccCodec::new(calls.iter().map(BoundCall::create_local).collect());
         let accs = RowTable::open(keyed.store_mut(), ACC_TABLE, codec, None)?;
         Ok(Self {
@@ -338,7 +458,12 @@ impl WindowAggregate {
             count_star,
             schema: Arc::new(Schema::new(fields)),
             output_types,
-            identity: Self::identity_of(&spec),
+            identity: if global {
+                Self::global_identity_of(&spec)
+            } else {
+                Self::identity_of(&spec)
+            },
+            partials,
             spec,
             keyed,
             accs,
@@ -348,23 +473,29 @@ impl WindowAggregate {
         })
     }
 
-    /// An operator owning `key_groups`, its state (and watermark) restored from
-    /// `checkpoints` into a store of `config`.
+    /// An operator (the global phase when `global`) owning `key_groups`, its state (and
+    /// watermark) restored from `checkpoints` into a store of `config`.
     pub fn restore(
         spec: WindowAggSpec,
+        global: bool,
         config: &StateConfig,
         key_groups: RangeInclusive<u16>,
         checkpoints: &[Checkpoint],
     ) -> Result<Self> {
+        let identity = if global {
+            Self::global_identity_of(&spec)
+        } else {
+            Self::identity_of(&spec)
+        };
         let keyed = Keyed::restore(
             config,
             "window-agg",
-            &Self::identity_of(&spec),
+            &identity,
             spec.aggregate.max_parallelism,
             key_groups,
             checkpoints,
         )?;
-        Self::open(spec, keyed)
+        Self::open_phase(spec, keyed, global)
     }
 
     /// The plan.
@@ -386,34 +517,61 @@ impl WindowAggregate {
     /// rows that still count, and buffers the rest until the next flush.
     pub fn accumulate(&mut self, input: &ChangelogBatch) -> Result<()> {
         let aggregate = &self.spec.aggregate;
-        check_input(aggregate, input)?;
+        match &self.partials {
+            None => check_input(aggregate, input)?,
+            Some(partials) => partials.check(input)?,
+        }
         let n = input.num_rows();
         if n == 0 {
             return Ok(());
         }
         let batch = input.batch();
-        let times = batch
-            .column(self.spec.time_column)
-            .as_primitive::<TimestampMillisecondType>();
-        if let Some(row) = (0..n).find(|&r| times.is_null(r)) {
-            return Err(Error::InvalidShape(format!(
-                "row {row}: the row time ({}) is NULL, which Flink's window aggregation \
-                 rejects (\"RowTime field should not be null\")",
-                aggregate.input_names[self.spec.time_column]
-            )));
-        }
-        let key_columns: Vec<ArrayRef> = aggregate
-            .grouping
-            .iter()
-            .map(|&g| batch.column(g).clone())
-            .collect();
+        // A row's slice: its row time's, or the slice end a partial row carries.
+        let slices = match &self.partials {
+            None => {
+                let times = batch
+                    .column(self.spec.time_column)
+                    .as_primitive::<TimestampMillisecondType>();
+                if let Some(row) = (0..n).find(|&r| times.is_null(r)) {
+                    return Err(Error::InvalidShape(format!(
+                        "row {row}: the row time ({}) is NULL, which Flink's window \
+                         aggregation rejects (\"RowTime field should not be null\")",
+                        aggregate.input_names[self.spec.time_column]
+                    )));
+                }
+                let window = self.spec.window;
+                times
+                    .values()
+                    .iter()
+                    .map(|&t| window.slice_end(t))
+                    .collect()
+            }
+            Some(_) => {
+                let ends = batch
+                    .column(batch.num_columns() - 1)
+                    .as_primitive::<Int64Type>();
+                if let Some(row) = (0..n).find(|&r| ends.is_null(r)) {
+                    return Err(Error::InvalidShape(format!(
+                        "partial row {row} has a NULL slice end"
+                    )));
+                }
+                ends.values().to_vec()
+            }
+        };
+        let key_columns: Vec<ArrayRef> = match &self.partials {
+            None => aggregate
+                .grouping
+                .iter()
+                .map(|&g| batch.column(g).clone())
+                .collect(),
+            Some(_) => batch.columns()[..aggregate.grouping.len()].to_vec(),
+        };
         let (keys, _) = self.keyed.state_keys(&self.hasher, &key_columns, n)?;
         let window = self.spec.window;
         let watermark = self.keyed.watermark();
         let pending = &mut self.pending;
         let mut late_timers: Vec<(u16, i64, Vec<u8>)> = Vec::new();
-        for row in 0..n {
-            let slice = window.slice_end(times.value(row));
+        for (row, &slice) in slices.iter().enumerate() {
             let target = if is_fired(slice, watermark) {
                 if is_fired(window.last_window_end(slice), watermark) {
                     self.late_rows_dropped += 1;
@@ -470,27 +628,57 @@ impl WindowAggregate {
         let order = access_order(self.keyed.store(), &[self.accs.id()], &groups);
         let (mut accs, persisted) = self.accs.read(self.keyed.store_mut(), &groups, &order)?;
 
-        let readers = |arg: fn(&BoundCall) -> Option<usize>| {
-            self.calls
-                .iter()
-                .map(|c| {
-                    arg(c)
-                        .map(|a| ColumnReader::new(batch.column(a), &aggregate.input_types[a], a))
-                        .transpose()
-                })
-                .collect::<Result<Vec<Option<ColumnReader<'_>>>>>()
-        };
-        let args = readers(|c| c.arg)?;
-        let values = readers(|c| c.value_arg)?;
         let (starts, grouped) = rows_by_slot(&row_group, groups.len());
-        for group in 0..groups.len() {
-            let (row_accs, _) = accs.get_or_create(group);
-            for &i in &grouped[starts[group] as usize..starts[group + 1] as usize] {
-                let row = kept[i as usize] as usize;
-                for (c, call) in self.calls.iter().enumerate() {
-                    let x = args[c].as_ref().map_or(Value::Null, |r| r.value(row));
-                    let y = values[c].as_ref().map_or(Value::Null, |r| r.value(row));
-                    call.update(&mut row_accs[c], &x, &y, false, None)?;
+        let rows_of = |group: usize| {
+            grouped[starts[group] as usize..starts[group + 1] as usize]
+                .iter()
+                .map(|&i| kept[i as usize] as usize)
+        };
+        match &self.partials {
+            // `AggCombiner`: rows accumulated into the stored (or a fresh) accumulator.
+            None => {
+                let readers = |arg: fn(&BoundCall) -> Option<usize>| {
+                    self.calls
+                        .iter()
+                        .map(|c| {
+                            arg(c)
+                                .map(|a| {
+                                    ColumnReader::new(batch.column(a), &aggregate.input_types[a], a)
+                                })
+                                .transpose()
+                        })
+                        .collect::<Result<Vec<Option<ColumnReader<'_>>>>>()
+                };
+                let args = readers(|c| c.arg)?;
+                let values = readers(|c| c.value_arg)?;
+                for group in 0..groups.len() {
+                    let (row_accs, _) = accs.get_or_create(group);
+                    for row in rows_of(group) {
+                        for (c, call) in self.calls.iter().enumerate() {
+                            let x = args[c].as_ref().map_or(Value::Null, |r| r.value(row));
+                            let y = values[c].as_ref().map_or(Value::Null, |r| r.value(row));
+                            call.update(&mut row_accs[c], &x, &y, false, None)?;
+                        }
+                    }
+                }
+            }
+            // `GlobalAggCombiner`: a slice's partials merged, in order, into a fresh
+            // accumulator, which is then merged into the stored (or a fresh) one.
+            Some(partials) => {
+                let readers = partials.layout.readers(batch, aggregate.grouping.len())?;
+                let fresh = fresh_accs(&self.accs);
+                for group in 0..groups.len() {
+                    let mut combined = fresh.clone();
+                    for row in rows_of(group) {
+                        for (c, call) in self.calls.iter().enumerate() {
+                            let partial = readers.acc(c, &fresh[c], row)?;
+                            call.merge(&mut combined[c], &partial, None)?;
+                        }
+                    }
+                    let (row_accs, _) = accs.get_or_create(group);
+                    for ((call, acc), other) in self.calls.iter().zip(row_accs).zip(&combined) {
+                        call.merge(acc, other, None)?;
+                    }
                 }
             }
         }
@@ -548,15 +736,16 @@ impl WindowAggregate {
             return self.empty();
         }
         let window = self.spec.window;
-        let mut pending: BTreeSet<(i64, u16, Vec<u8>)> = due
+        // Timers in firing order, each once; `true` once their slices are in the cache.
+        let mut pending: BTreeMap<(i64, u16, Vec<u8>), bool> = due
             .into_iter()
-            .map(|t| (t.timestamp, t.key_group, t.key_and_namespace))
+            .map(|t| ((t.timestamp, t.key_group, t.key_and_namespace), true))
             .collect();
         let mut cache = SliceCache::default();
         // One read of every slice the due windows merge; later windows read theirs as
         // they are registered.
         let mut wanted = Vec::new();
-        for (_, kg, key_ns) in &pending {
+        for (_, kg, key_ns) in pending.keys() {
             self.slices_of(*kg, key_ns, &mut wanted)?;
         }
         cache.load(&self.accs, self.keyed.store_mut(), wanted)?;
@@ -565,12 +754,14 @@ impl WindowAggregate {
         let mut fired = Fired::default();
         let mut later_timers = Vec::new();
         let mut slices = Vec::new();
-        while let Some((_, kg, key_ns)) = pending.pop_first() {
+        while let Some(((_, kg, key_ns), loaded)) = pending.pop_first() {
             let (key_row, ns) = key_ns.split_at(key_ns.len() - NAMESPACE_BYTES);
             let end = end_of(ns)?;
-            let mut wanted = Vec::new();
-            self.slices_of(kg, &key_ns, &mut wanted)?;
-            cache.load(&self.accs, self.keyed.store_mut(), wanted)?;
+            if !loaded {
+                let mut wanted = Vec::new();
+                self.slices_of(kg, &key_ns, &mut wanted)?;
+                cache.load(&self.accs, self.keyed.store_mut(), wanted)?;
+            }
 
             let target = window.merge_target(end);
             let mut acc = match (window, target) {
@@ -612,7 +803,8 @@ impl WindowAggregate {
                 let mut next_key = key_row.to_vec();
                 next_key.extend_from_slice(&namespace(next));
                 if timestamp <= watermark {
-                    pending.insert((timestamp, kg, next_key));
+                    // A timer already due for that window fires once.
+                    pending.entry((timestamp, kg, next_key)).or_insert(false);
                 } else {
                     later_timers.push((kg, timestamp, next_key));
                 }
@@ -844,7 +1036,10 @@ impl Operator for WindowAggregate {
     }
 
     fn input_types(&self, _port: Port) -> &[LogicalType] {
-        &self.spec.aggregate.input_types
+        match &self.partials {
+            None => &self.spec.aggregate.input_types,
+            Some(partials) => &partials.types,
+        }
     }
 
     fn output_types(&self) -> &[LogicalType] {

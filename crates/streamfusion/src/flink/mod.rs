@@ -34,8 +34,9 @@
 //!   ([`aggregate`]): GROUP BY with Flink's AggregateCalls, as
 //!   [`OperatorPlan::GroupAggregate`], [`OperatorPlan::LocalGroupAggregate`] and
 //!   [`OperatorPlan::GlobalGroupAggregate`].
-//! - `stream-exec-window-aggregate_1` ([`window`]): window aggregation over TUMBLE, HOP and
-//!   CUMULATE in event time, as [`OperatorPlan::WindowAggregate`].
+//! - `stream-exec-window-aggregate_1`, `stream-exec-local-window-aggregate_1` and
+//!   `stream-exec-global-window-aggregate_1` ([`window`]): window aggregation over TUMBLE, HOP
+//!   and CUMULATE in event time, one- or two-phase.
 
 pub mod aggregate;
 pub mod calc;
@@ -207,7 +208,15 @@ pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorP
         "stream-exec-global-group-aggregate_1" => {
             aggregate::plan(aggregate::Phase::Global, node, &inputs, &config)
         }
-        "stream-exec-window-aggregate_1" => window::plan(node, &inputs, &config),
+        "stream-exec-window-aggregate_1" => {
+            window::plan(window::Phase::OnePhase, node, &inputs, &config)
+        }
+        "stream-exec-local-window-aggregate_1" => {
+            window::plan(window::Phase::Local, node, &inputs, &config)
+        }
+        "stream-exec-global-window-aggregate_1" => {
+            window::plan(window::Phase::Global, node, &inputs, &config)
+        }
         other => Err(Unsupported::NodeType(other.to_string())),
     }
 }

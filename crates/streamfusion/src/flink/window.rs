@@ -1,5 +1,7 @@
-//! Flink's one-phase window aggregation node, `stream-exec-window-aggregate_1`
-//! (`StreamExecWindowAggregate`), as [`OperatorPlan::WindowAggregate`].
+//! Flink's window aggregation nodes: one-phase `stream-exec-window-aggregate_1`
+//! (`StreamExecWindowAggregate`) as [`OperatorPlan::WindowAggregate`], and the two-phase
+//! `stream-exec-local-window-aggregate_1` and `stream-exec-global-window-aggregate_1` as
+//! [`OperatorPlan::LocalWindowAggregate`] and [`OperatorPlan::GlobalWindowAggregate`].
 //!
 //! # What is read
 //!
@@ -10,16 +12,20 @@
 //!   `HoppingWindow` (`size`, `slide`, `offset`) or `CumulativeWindow` (`maxSize`, `step`,
 //!   `offset`), durations in Java's ISO-8601 form (`PT10S`, `PT0.5S`, `PT-1S`).
 //! - `namedWindowProperties`: `WindowStart`, `WindowEnd` and `Rowtime` (`window_time`), in
-//!   output order after the calls.
+//!   output order after the calls (not on the local phase).
+//! - The global phase: strategy `SliceAttached` with `sliceEnd` the last column of its input
+//!   (the local phase's partial row, whose layout the native phases share, see
+//!   `aggregate::window_local`); its calls and grouping index `localAggInputRowType`, whose
+//!   one `ROWTIME` field is the time column.
 //!
 //! # Refused (the node stays stock)
 //!
-//! Processing time, SESSION windows (`SessionWindow`), the slices of a two-phase plan
-//! (`stream-exec-local-window-aggregate_1`/`global-window-aggregate_1` are other node types),
-//! windows attached by a TVF upstream (strategies `WindowAttached`/`SliceAttached`), a
+//! Processing time, SESSION windows (`SessionWindow`), windows attached by a TVF upstream
+//! (strategy `WindowAttached`, or `SliceAttached` outside the global phase), a
 //! TIMESTAMP_LTZ time column unless `table.local-time-zone` is UTC (Flink then shifts
 //! windows into the session zone), FIRST_VALUE/LAST_VALUE/LISTAGG on HOP or CUMULATE (no
-//! `merge`), and whatever GROUP BY refuses.
+//! `merge`), two-phase DISTINCT (Flink's partial carries a `RAW` `MapView`), and whatever
+//! GROUP BY refuses.
 
 use serde_json::Value;
 
@@ -32,47 +38,119 @@ use crate::ops::{OperatorPlan, StateConfig};
 use crate::types::{LogicalType, RowField};
 use crate::window::slices::SliceAssigner;
 
-/// The native plan of the window aggregation `node` over `inputs` (exactly one row type).
-pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Result<OperatorPlan> {
+/// Which of Flink's window aggregation nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// `stream-exec-window-aggregate_1`.
+    OnePhase,
+    /// `stream-exec-local-window-aggregate_1`.
+    Local,
+    /// `stream-exec-global-window-aggregate_1`.
+    Global,
+}
+
+impl Phase {
+    fn node(self) -> &'static str {
+        match self {
+            Phase::OnePhase => "WindowAggregate",
+            Phase::Local => "LocalWindowAggregate",
+            Phase::Global => "GlobalWindowAggregate",
+        }
+    }
+}
+
+/// The native plan of the window aggregation `node` (`phase`) over `inputs` (exactly one
+/// row type).
+pub fn plan(
+    phase: Phase,
+    node: &Value,
+    inputs: &[Vec<RowField>],
+    config: &FlinkConfig,
+) -> Result<OperatorPlan> {
     let [input] = inputs else {
         return Err(Unsupported::Malformed(format!(
-            "a WindowAggregate has one input, the description has {}",
+            "a {} has one input, the description has {}",
+            phase.node(),
             inputs.len()
         )));
     };
     let field = |name: &str| {
         node.get(name)
-            .ok_or_else(|| Unsupported::Malformed(format!("a WindowAggregate without \"{name}\"")))
+            .ok_or_else(|| Unsupported::Malformed(format!("a {} without \"{name}\"", phase.node())))
     };
     if field("needRetraction")?.as_bool() != Some(false) {
         return Err(Unsupported::Feature(
             "window aggregation over a retracting input".into(),
         ));
     }
+    // The calls' input: the global phase's calls index the local phase's input.
+    let (spec_input, raw_input) = match phase {
+        Phase::Global => {
+            let raw = field("localAggInputRowType")?;
+            (row_type(raw)?, Some(raw))
+        }
+        Phase::OnePhase | Phase::Local => (input.clone(), None),
+    };
     let grouping = field("grouping")?
         .as_array()
         .ok_or_else(|| Unsupported::Malformed("\"grouping\" is not an array".into()))?
         .iter()
-        .map(|g| index(g, input.len(), "grouping column"))
+        .map(|g| index(g, spec_input.len(), "grouping column"))
         .collect::<Result<Vec<_>>>()?;
     let calls = field("aggCalls")?
         .as_array()
         .ok_or_else(|| Unsupported::Malformed("\"aggCalls\" is not an array".into()))?
         .iter()
         .enumerate()
-        .map(|(i, call)| agg_call(i, call, input.len()))
+        .map(|(i, call)| agg_call(i, call, spec_input.len()))
         .collect::<Result<Vec<_>>>()?;
-    let (window, time_column) = windowing(field("windowing")?, input, config)?;
-    let properties = field("namedWindowProperties")?
-        .as_array()
-        .ok_or_else(|| Unsupported::Malformed("\"namedWindowProperties\" is not an array".into()))?
-        .iter()
-        .map(property)
-        .collect::<Result<Vec<_>>>()?;
+    let windowing = field("windowing")?;
+    let window = window_of(windowing)?;
+    let time_column = match phase {
+        Phase::OnePhase | Phase::Local => {
+            expect_strategy(windowing, "TimeAttribute")?;
+            index(
+                windowing.get("timeAttributeIndex").ok_or_else(|| {
+                    Unsupported::Malformed("windowing without timeAttributeIndex".into())
+                })?,
+                input.len(),
+                "time attribute",
+            )?
+        }
+        Phase::Global => {
+            expect_strategy(windowing, "SliceAttached")?;
+            let slice_end = index(
+                windowing
+                    .get("sliceEnd")
+                    .ok_or_else(|| Unsupported::Malformed("windowing without sliceEnd".into()))?,
+                input.len(),
+                "slice end",
+            )?;
+            if slice_end + 1 != input.len() {
+                return Err(Unsupported::Feature(format!(
+                    "a slice end in column {slice_end} of {} (the last is expected)",
+                    input.len()
+                )));
+            }
+            rowtime_column(raw_input.expect("the global phase reads it above"))?
+        }
+    };
+    check_time_type(&spec_input[time_column].ty, config)?;
+    let properties = match phase {
+        Phase::Local => Vec::new(),
+        Phase::OnePhase | Phase::Global => field("namedWindowProperties")?
+            .as_array()
+            .ok_or_else(|| {
+                Unsupported::Malformed("\"namedWindowProperties\" is not an array".into())
+            })?
+            .iter()
+            .map(property)
+            .collect::<Result<Vec<_>>>()?,
+    };
     let spec = WindowAggSpec {
         aggregate: GroupAggSpec {
-            input_names: input.iter().map(|f| f.name.clone()).collect(),
-            input_types: input.iter().map(|f| f.ty.clone()).collect(),
+            input_names: spec_input.iter().map(|f| f.name.clone()).collect(),
+            input_types: spec_input.iter().map(|f| f.ty.clone()).collect(),
             grouping,
             calls,
             input_retracts: false,
@@ -85,7 +163,11 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
         time_column,
         properties,
     };
-    let plan = OperatorPlan::WindowAggregate(spec);
+    let plan = match phase {
+        Phase::OnePhase => OperatorPlan::WindowAggregate(spec),
+        Phase::Local => OperatorPlan::LocalWindowAggregate(spec),
+        Phase::Global => OperatorPlan::GlobalWindowAggregate(spec),
+    };
     let output = row_type(field("outputType")?)?;
     let operator = plan
         .build(&StateConfig::memory(), None)
@@ -95,14 +177,9 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
     Ok(plan)
 }
 
-/// The slicing and the time column of `windowing` (`WindowingStrategy`).
-fn windowing(
-    windowing: &Value,
-    input: &[RowField],
-    config: &FlinkConfig,
-) -> Result<(SliceAssigner, usize)> {
+fn expect_strategy(windowing: &Value, expected: &str) -> Result<()> {
     let strategy = windowing.get("strategy").and_then(Value::as_str);
-    if strategy != Some("TimeAttribute") {
+    if strategy != Some(expected) {
         return Err(Unsupported::Feature(format!(
             "window strategy {} (windows attached upstream)",
             strategy.unwrap_or("(none)")
@@ -111,29 +188,54 @@ fn windowing(
     if windowing.get("isRowtime").and_then(Value::as_bool) != Some(true) {
         return Err(Unsupported::Feature("processing-time windows".into()));
     }
-    let time_column = index(
-        windowing
-            .get("timeAttributeIndex")
-            .ok_or_else(|| Unsupported::Malformed("windowing without timeAttributeIndex".into()))?,
-        input.len(),
-        "time attribute",
-    )?;
-    match &input[time_column].ty {
-        LogicalType::Timestamp(3) => {}
-        LogicalType::TimestampLtz(3) if is_utc(&config.local_time_zone) => {}
-        LogicalType::TimestampLtz(3) => {
-            return Err(Unsupported::Feature(format!(
-                "windows on a TIMESTAMP_LTZ row time in the session time zone {} (only UTC)",
-                config.local_time_zone
-            )));
-        }
-        other => {
-            return Err(Unsupported::Type {
-                ty: other.to_string(),
-                why: "a window's row time must be TIMESTAMP(3) or TIMESTAMP_LTZ(3)".into(),
-            });
-        }
+    Ok(())
+}
+
+/// The global phase's time column: the local input's one row time field (Flink's JSON
+/// keeps the time attribute kind, which the row type it parses to does not).
+fn rowtime_column(row: &Value) -> Result<usize> {
+    let fields = row
+        .get("fields")
+        .and_then(Value::as_array)
+        .ok_or_else(|| Unsupported::Malformed(format!("localAggInputRowType {row}")))?;
+    let rowtimes: Vec<usize> = fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| {
+            f.get("fieldType")
+                .and_then(|t| t.get("kind"))
+                .and_then(Value::as_str)
+                == Some("ROWTIME")
+        })
+        .map(|(i, _)| i)
+        .collect();
+    match rowtimes.as_slice() {
+        [one] => Ok(*one),
+        _ => Err(Unsupported::Feature(format!(
+            "{} row time fields in the local phase's input (one is expected)",
+            rowtimes.len()
+        ))),
     }
+}
+
+/// The time column must be TIMESTAMP(3), or TIMESTAMP_LTZ(3) windowed in UTC.
+fn check_time_type(ty: &LogicalType, config: &FlinkConfig) -> Result<()> {
+    match ty {
+        LogicalType::Timestamp(3) => Ok(()),
+        LogicalType::TimestampLtz(3) if is_utc(&config.local_time_zone) => Ok(()),
+        LogicalType::TimestampLtz(3) => Err(Unsupported::Feature(format!(
+            "windows on a TIMESTAMP_LTZ row time in the session time zone {} (only UTC)",
+            config.local_time_zone
+        ))),
+        other => Err(Unsupported::Type {
+            ty: other.to_string(),
+            why: "a window's row time must be TIMESTAMP(3) or TIMESTAMP_LTZ(3)".into(),
+        }),
+    }
+}
+
+/// The slicing of `windowing`'s window.
+fn window_of(windowing: &Value) -> Result<SliceAssigner> {
     let window = windowing
         .get("window")
         .ok_or_else(|| Unsupported::Malformed("windowing without \"window\"".into()))?;
@@ -165,7 +267,7 @@ fn windowing(
     assigner
         .validate()
         .map_err(|e| Unsupported::Feature(e.to_string()))?;
-    Ok((assigner, time_column))
+    Ok(assigner)
 }
 
 fn is_utc(zone: &str) -> bool {

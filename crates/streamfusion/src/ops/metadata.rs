@@ -46,6 +46,12 @@ pub enum OperatorKind {
     GlobalGroupAggregate,
     /// Window aggregation over TUMBLE, HOP or CUMULATE ([`crate::aggregate::WindowAggregate`]).
     WindowAggregate,
+    /// The local phase of two-phase window aggregation
+    /// ([`crate::aggregate::window_local::LocalWindowAggregate`]).
+    LocalWindowAggregate,
+    /// The global phase of two-phase window aggregation
+    /// ([`crate::aggregate::WindowAggregate::open_global`]).
+    GlobalWindowAggregate,
 }
 
 impl std::fmt::Display for OperatorKind {
@@ -56,6 +62,8 @@ impl std::fmt::Display for OperatorKind {
             OperatorKind::LocalGroupAggregate => "local_group_aggregate",
             OperatorKind::GlobalGroupAggregate => "global_group_aggregate",
             OperatorKind::WindowAggregate => "window_aggregate",
+            OperatorKind::LocalWindowAggregate => "local_window_aggregate",
+            OperatorKind::GlobalWindowAggregate => "global_window_aggregate",
         };
         f.write_str(name)
     }

@@ -13,7 +13,8 @@
 //! ```
 //!
 //! `local_group_aggregate` and `global_group_aggregate` take the GROUP BY's fields too;
-//! `window_aggregate` takes a [`WindowAggSpec`]. A
+//! `window_aggregate`, `local_window_aggregate` and `global_window_aggregate` take a
+//! [`WindowAggSpec`]. A
 //! new operator adds its variant here and one arm in [`OperatorPlan::build`] and
 //! [`OperatorPlan::restore`].
 
@@ -26,6 +27,7 @@ use super::keyed::{Keyed, all_key_groups};
 use super::restore::StateConfig;
 use super::{Operator, OperatorKind};
 use crate::aggregate::window::{WindowAggSpec, WindowAggregate};
+use crate::aggregate::window_local::LocalWindowAggregate;
 use crate::aggregate::{GlobalGroupAggregate, GroupAggSpec, GroupAggregate, LocalGroupAggregate};
 use crate::calc::CalcProgram;
 use crate::error::{Error, ErrorKind, Result};
@@ -51,6 +53,10 @@ pub enum OperatorPlan {
     GlobalGroupAggregate(GroupAggSpec),
     /// Window aggregation (one phase).
     WindowAggregate(WindowAggSpec),
+    /// The local phase of a two-phase window aggregation.
+    LocalWindowAggregate(WindowAggSpec),
+    /// The global phase of a two-phase window aggregation.
+    GlobalWindowAggregate(WindowAggSpec),
 }
 
 impl OperatorPlan {
@@ -72,6 +78,8 @@ impl OperatorPlan {
             OperatorPlan::LocalGroupAggregate(_) => OperatorKind::LocalGroupAggregate,
             OperatorPlan::GlobalGroupAggregate(_) => OperatorKind::GlobalGroupAggregate,
             OperatorPlan::WindowAggregate(_) => OperatorKind::WindowAggregate,
+            OperatorPlan::LocalWindowAggregate(_) => OperatorKind::LocalWindowAggregate,
+            OperatorPlan::GlobalWindowAggregate(_) => OperatorKind::GlobalWindowAggregate,
         }
     }
 
@@ -83,7 +91,9 @@ impl OperatorPlan {
             OperatorPlan::GroupAggregate(spec)
             | OperatorPlan::LocalGroupAggregate(spec)
             | OperatorPlan::GlobalGroupAggregate(spec) => spec.max_parallelism = max_parallelism,
-            OperatorPlan::WindowAggregate(spec) => {
+            OperatorPlan::WindowAggregate(spec)
+            | OperatorPlan::LocalWindowAggregate(spec)
+            | OperatorPlan::GlobalWindowAggregate(spec) => {
                 spec.aggregate.max_parallelism = max_parallelism;
             }
         }
@@ -132,11 +142,18 @@ impl OperatorPlan {
                 let keyed = Keyed::open(config, "global-group-agg", spec.max_parallelism, range)?;
                 Box::new(GlobalGroupAggregate::open(spec.clone(), keyed)?)
             }
-            OperatorPlan::WindowAggregate(spec) => {
+            OperatorPlan::WindowAggregate(spec) | OperatorPlan::GlobalWindowAggregate(spec) => {
                 let max_parallelism = spec.aggregate.max_parallelism;
                 let range = Self::key_groups(&spec.aggregate, key_groups)?;
                 let keyed = Keyed::open(config, "window-agg", max_parallelism, range)?;
-                Box::new(WindowAggregate::open(spec.clone(), keyed)?)
+                if matches!(self, OperatorPlan::GlobalWindowAggregate(_)) {
+                    Box::new(WindowAggregate::open_global(spec.clone(), keyed)?)
+                } else {
+                    Box::new(WindowAggregate::open(spec.clone(), keyed)?)
+                }
+            }
+            OperatorPlan::LocalWindowAggregate(spec) => {
+                Box::new(LocalWindowAggregate::new(spec.clone())?)
             }
         })
     }
@@ -184,14 +201,18 @@ impl OperatorPlan {
                     checkpoints,
                 )?)
             }
-            OperatorPlan::WindowAggregate(spec) => {
+            OperatorPlan::WindowAggregate(spec) | OperatorPlan::GlobalWindowAggregate(spec) => {
                 let range = Self::key_groups(&spec.aggregate, key_groups)?;
                 Box::new(WindowAggregate::restore(
                     spec.clone(),
+                    matches!(self, OperatorPlan::GlobalWindowAggregate(_)),
                     config,
                     range,
                     checkpoints,
                 )?)
+            }
+            OperatorPlan::LocalWindowAggregate(spec) => {
+                Box::new(LocalWindowAggregate::restore(spec.clone(), checkpoints)?)
             }
         })
     }

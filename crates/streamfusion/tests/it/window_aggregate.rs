@@ -5,7 +5,7 @@
 //! which applies rows when Flink's does: before any window needing them fires), and checks
 //! TUMBLE, HOP and CUMULATE (offsets included) over NULL keys and values, out-of-order and
 //! late rows, chunked input, and restores (aligned and rescaled 1 -> 2 -> 1) on both
-//! backends.
+//! backends, one-phase and as a local phase feeding global subtasks.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -215,7 +215,7 @@ fn rows_of(out: &mut Output) -> Vec<Out> {
 
 /// A random event stream: keys (NULL among them) over a slowly rising time with jitter, a
 /// watermark after every few rows lagging the largest time, and some rows far behind it.
-fn events(seed: u64, rows: usize, keys: i32) -> Vec<Event> {
+fn events(seed: u64, rows: usize, keys: i32, start: i64) -> Vec<Event> {
     let mut s = seed;
     let mut next = |n: u64| {
         s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -225,13 +225,13 @@ fn events(seed: u64, rows: usize, keys: i32) -> Vec<Event> {
         (z ^ (z >> 31)) % n
     };
     let mut events = Vec::new();
-    let mut max_ts = -5_000i64;
+    let mut max_ts = start;
     for i in 0..rows {
         let key = match next(keys as u64 + 1) as i32 {
             0 => None,
             k => Some(k),
         };
-        let base = -5_000 + (i as i64) * 37;
+        let base = start + (i as i64) * 37;
         let ts = if next(10) == 0 {
             base - next(6_000) as i64 // late, sometimes dropped
         } else {
@@ -281,10 +281,61 @@ fn windows() -> Vec<SliceAssigner> {
     ]
 }
 
-/// Runs `events` through subtasks of `parallelism` (rows routed by key group), restoring
-/// every subtask from the checkpoints of the previous ones at each event index in
-/// `restores` (with the next parallelism of `parallelisms`).
-fn run(
+/// Which plan runs: one window aggregate, or a local phase (one subtask, as it sits before
+/// the exchange) whose partials are routed by key group to global subtasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phases {
+    One,
+    Two,
+}
+
+impl Phases {
+    /// Where the generated event times start: one phase from before the epoch; two phases
+    /// after it, since Flink's local phase starts at watermark 0 and applies nothing on
+    /// watermarks at or before it (`local_phase_holds_rows_until_a_watermark_after_the_epoch`).
+    fn start(self) -> i64 {
+        match self {
+            Phases::One => -5_000,
+            Phases::Two => 9_000,
+        }
+    }
+}
+
+/// Batches `rows` (key in column 0) for each of `subtasks` by their keys' key groups.
+fn route(batch: &ChangelogBatch, subtasks: usize) -> Vec<Option<ChangelogBatch>> {
+    let hasher = KeyHasher::new(vec![LogicalType::Int]);
+    let groups = hasher
+        .key_groups(&[batch.batch().column(0).clone()], MAX_PARALLELISM)
+        .unwrap();
+    let assign =
+        streamfusion::keys::key_groups::Parallelism::try_new(MAX_PARALLELISM, subtasks as u32)
+            .unwrap();
+    (0..subtasks)
+        .map(|i| {
+            let mine: Vec<u32> = (0..batch.num_rows() as u32)
+                .filter(|&r| assign.operator_index(groups[r as usize]) == i as u32)
+                .collect();
+            (!mine.is_empty()).then(|| {
+                let take = arrow::array::UInt32Array::from(mine);
+                let columns = batch
+                    .batch()
+                    .columns()
+                    .iter()
+                    .map(|c| arrow::compute::take(c.as_ref(), &take, None).unwrap())
+                    .collect();
+                ChangelogBatch::insert_only(
+                    arrow::array::RecordBatch::try_new(batch.batch().schema(), columns).unwrap(),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Runs `events` through subtasks of the plan (rows routed by key group), restoring every
+/// subtask from the checkpoints of the previous ones at each event index in `restores`
+/// (with the parallelism given there), in `chunk`-row batches.
+fn run_phases(
+    phases: Phases,
     backend: Backend,
     window: SliceAssigner,
     events: &[Event],
@@ -292,7 +343,18 @@ fn run(
     chunk: usize,
 ) -> Vec<Vec<Out>> {
     let dir = tempfile::tempdir().unwrap();
-    let plan = OperatorPlan::WindowAggregate(spec(window));
+    let spec = spec(window);
+    let (mut local, plan) = match phases {
+        Phases::One => (None, OperatorPlan::WindowAggregate(spec)),
+        Phases::Two => (
+            Some(
+                OperatorPlan::LocalWindowAggregate(spec.clone())
+                    .build(&StateConfig::memory(), None)
+                    .unwrap(),
+            ),
+            OperatorPlan::GlobalWindowAggregate(spec),
+        ),
+    };
     let state = |i: usize| -> StateConfig {
         match backend {
             Backend::Memory => StateConfig::memory(),
@@ -310,7 +372,6 @@ fn run(
             .collect()
     };
     let mut opened = 0;
-    let mut parallelism = 1;
     let mut subtasks: Vec<Box<dyn Operator>> = ranges(1)
         .into_iter()
         .map(|r| {
@@ -318,39 +379,46 @@ fn run(
             plan.build(&state(opened), Some(r)).unwrap()
         })
         .collect();
-    let hasher = KeyHasher::new(vec![LogicalType::Int]);
+    // Whatever the local phase emitted goes to the global subtasks.
+    let deliver = |subtasks: &mut Vec<Box<dyn Operator>>, batches: Vec<ChangelogBatch>| {
+        for b in batches {
+            let n = subtasks.len();
+            for (op, part) in subtasks.iter_mut().zip(route(&b, n)) {
+                if let Some(part) = part {
+                    op.process(0, &part, &mut Output::new()).unwrap();
+                }
+            }
+        }
+    };
     let mut out = Vec::new();
     let mut pending: Vec<(Option<i32>, i64, Option<i64>)> = Vec::new();
     let flush_rows = |subtasks: &mut Vec<Box<dyn Operator>>,
+                      local: &mut Option<Box<dyn Operator>>,
                       pending: &mut Vec<(Option<i32>, i64, Option<i64>)>| {
         for rows in pending.chunks(chunk) {
-            let b = batch(rows);
-            let groups = hasher
-                .key_groups(&[b.batch().column(0).clone()], MAX_PARALLELISM)
-                .unwrap();
-            let p = subtasks.len() as u32;
-            let assign =
-                streamfusion::keys::key_groups::Parallelism::try_new(MAX_PARALLELISM, p).unwrap();
-            for (i, op) in subtasks.iter_mut().enumerate() {
-                let mine: Vec<_> = rows
-                    .iter()
-                    .zip(&groups)
-                    .filter(|(_, g)| assign.operator_index(**g) == i as u32)
-                    .map(|(r, _)| *r)
-                    .collect();
-                if !mine.is_empty() {
-                    op.process(0, &batch(&mine), &mut Output::new()).unwrap();
+            match local {
+                Some(local) => {
+                    let mut partials = Output::new();
+                    local.process(0, &batch(rows), &mut partials).unwrap();
+                    deliver(subtasks, partials.take());
                 }
+                None => deliver(subtasks, vec![batch(rows)]),
             }
         }
         pending.clear();
     };
     for (index, event) in events.iter().enumerate() {
         if let Some(&(_, next)) = restores.iter().find(|(at, _)| *at == index) {
-            flush_rows(&mut subtasks, &mut pending);
+            flush_rows(&mut subtasks, &mut local, &mut pending);
+            // As Flink's `prepareSnapshotPreBarrier`, upstream first: the local phase emits
+            // its buffer, then each subtask puts its buffered rows into state.
+            if let Some(local) = &mut local {
+                let mut partials = Output::new();
+                local.prepare_checkpoint(&mut partials).unwrap();
+                deliver(&mut subtasks, partials.take());
+            }
             let mut checkpoints = Vec::new();
             for (i, op) in subtasks.iter_mut().enumerate() {
-                // As Flink's `prepareSnapshotPreBarrier`: buffered rows go to state first.
                 let mut nothing = Output::new();
                 op.prepare_checkpoint(&mut nothing).unwrap();
                 assert_eq!(nothing.num_rows(), 0);
@@ -365,12 +433,16 @@ fn run(
                     plan.restore(&state(opened), Some(r), &checkpoints).unwrap()
                 })
                 .collect();
-            parallelism = next;
         }
         match *event {
             Event::Row { key, ts, v } => pending.push((key, ts, v)),
             Event::Watermark(w) => {
-                flush_rows(&mut subtasks, &mut pending);
+                flush_rows(&mut subtasks, &mut local, &mut pending);
+                if let Some(local) = &mut local {
+                    let mut partials = Output::new();
+                    local.advance_watermark(w, &mut partials).unwrap();
+                    deliver(&mut subtasks, partials.take());
+                }
                 let mut emitted = Output::new();
                 for op in &mut subtasks {
                     op.advance_watermark(w, &mut emitted).unwrap();
@@ -379,22 +451,33 @@ fn run(
             }
         }
     }
-    assert!(parallelism >= 1);
     out
+}
+
+fn run(
+    backend: Backend,
+    window: SliceAssigner,
+    events: &[Event],
+    restores: &[(usize, u32)],
+    chunk: usize,
+) -> Vec<Vec<Out>> {
+    run_phases(Phases::One, backend, window, events, restores, chunk)
 }
 
 #[test]
 fn windows_match_the_model_on_both_backends() {
     for (n, window) in windows().into_iter().enumerate() {
-        let events = events(0x5EED + n as u64, 1_500, 40);
-        let expected = model(window, &events);
-        assert!(
-            expected.iter().map(Vec::len).sum::<usize>() > 100,
-            "{window:?}"
-        );
         for backend in [Backend::Memory, Backend::Rocks] {
-            let got = run(backend, window, &events, &[], 17);
-            assert_eq!(got, expected, "{window:?} on {backend:?}");
+            for phases in [Phases::One, Phases::Two] {
+                let events = events(0x5EED + n as u64, 1_500, 40, phases.start());
+                let expected = model(window, &events);
+                assert!(
+                    expected.iter().map(Vec::len).sum::<usize>() > 100,
+                    "{window:?}"
+                );
+                let got = run_phases(phases, backend, window, &events, &[], 17);
+                assert_eq!(got, expected, "{window:?} on {backend:?}, {phases:?}");
+            }
         }
     }
 }
@@ -402,19 +485,22 @@ fn windows_match_the_model_on_both_backends() {
 #[test]
 fn restores_aligned_and_rescaled_fire_every_window_once() {
     for (n, window) in windows().into_iter().enumerate() {
-        let events = events(0xC0DE + n as u64, 900, 25);
-        let expected = model(window, &events);
-        let third = events.len() / 3;
         for backend in [Backend::Memory, Backend::Rocks] {
-            // Aligned at one point, then 1 -> 2 and 2 -> 1 at others.
-            let got = run(
-                backend,
-                window,
-                &events,
-                &[(third / 2, 1), (third, 2), (2 * third, 1)],
-                29,
-            );
-            assert_eq!(got, expected, "{window:?} on {backend:?}");
+            for phases in [Phases::One, Phases::Two] {
+                let events = events(0xC0DE + n as u64, 900, 25, phases.start());
+                let expected = model(window, &events);
+                let third = events.len() / 3;
+                // Aligned at one point, then 1 -> 2 and 2 -> 1 at others.
+                let got = run_phases(
+                    phases,
+                    backend,
+                    window,
+                    &events,
+                    &[(third / 2, 1), (third, 2), (2 * third, 1)],
+                    29,
+                );
+                assert_eq!(got, expected, "{window:?} on {backend:?}, {phases:?}");
+            }
         }
     }
 }
@@ -520,4 +606,43 @@ fn offset_windows_fire_as_released_flink_fires_them() {
         (Some(9), 993_000, 1_003_000, 1),
     ];
     assert_eq!(got, flink);
+}
+
+/// Released Flink 2.3.0's `LocalSlicingWindowAggOperator` starts its `currentWatermark` at 0
+/// (an uninitialised field, checked with `javap`), so a watermark at or before the epoch
+/// neither advances it nor applies the buffer: the local phase's rows wait for the first
+/// later watermark (or a checkpoint), and windows that fired at the global phase meanwhile
+/// never see them.
+#[test]
+fn local_phase_holds_rows_until_a_watermark_after_the_epoch() {
+    let tumble = SliceAssigner::Tumble {
+        size: 1_000,
+        offset: 0,
+    };
+    let row = |key, ts| Event::Row {
+        key: Some(key),
+        ts,
+        v: Some(1),
+    };
+    let events = [
+        row(1, -2_500),
+        // Window [-3000, -2000) fires at the global phase without the row, still buffered
+        // at the local phase: no output.
+        Event::Watermark(-1_500),
+        row(2, 500),
+        // Both rows reach the global phase: the first is late there and dropped, the
+        // second fires with its window.
+        Event::Watermark(1_500),
+        Event::Watermark(i64::MAX),
+    ];
+    let got = run_phases(Phases::Two, Backend::Memory, tumble, &events, &[], 1);
+    let windows: Vec<Vec<(Option<i32>, i64, i64)>> = got
+        .iter()
+        .map(|w| w.iter().map(|r| (r.0, r.1, r.2)).collect())
+        .collect();
+    assert_eq!(windows, vec![vec![], vec![(Some(2), 0, 1_000)], vec![]]);
+    // One phase has no such local buffer: both windows fire.
+    let one = run_phases(Phases::One, Backend::Memory, tumble, &events, &[], 1);
+    assert_eq!(one, model(tumble, &events));
+    assert_eq!(one[0].len(), 1);
 }

@@ -23,6 +23,8 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -48,9 +50,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Flink's {@link StreamPlanner} with StreamFusion's substitution: when {@link #ENABLED} is set,
  * every node the native side accepts - {@link StreamExecCalc}, {@link StreamExecGroupAggregate}
  * (immediate and mini-batch one-phase), {@link StreamExecLocalGroupAggregate}, {@link
- * StreamExecGlobalGroupAggregate} and {@link StreamExecWindowAggregate} (the one-phase window
- * aggregation; the native side decides which windows it runs) - is replaced by a {@link
- * NativeOneInputExecNode} before the graph is translated to transformations.
+ * StreamExecGlobalGroupAggregate}, {@link StreamExecWindowAggregate}, {@link
+ * StreamExecLocalWindowAggregate} and {@link StreamExecGlobalWindowAggregate} (window
+ * aggregation, one- and two-phase; the native side decides which windows it runs) - is replaced
+ * by a {@link NativeOneInputExecNode} before the graph is translated to transformations.
  *
  * <p>The hook is {@link #translateToPlan(ExecNodeGraph)}: it runs for {@code executeSql},
  * {@code toDataStream}, {@code EXPLAIN} and compiled plans being executed, but not for {@code
@@ -268,6 +271,18 @@ public class StreamFusionPlanner extends StreamPlanner {
                         substitute(
                                 (StreamExecWindowAggregate) node,
                                 "streamfusion-window-aggregate_1",
+                                true);
+            } else if (node instanceof StreamExecLocalWindowAggregate) {
+                result =
+                        substitute(
+                                (StreamExecLocalWindowAggregate) node,
+                                "streamfusion-local-window-aggregate_1",
+                                false);
+            } else if (node instanceof StreamExecGlobalWindowAggregate) {
+                result =
+                        substitute(
+                                (StreamExecGlobalWindowAggregate) node,
+                                "streamfusion-global-window-aggregate_1",
                                 true);
             }
             done.put(node, result);

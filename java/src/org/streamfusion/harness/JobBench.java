@@ -59,7 +59,7 @@ public final class JobBench {
             String name, String description, String select, String[] nativeNodes,
             String... options) {}
 
-    /** Window jobs plan one {@code WindowAggregate} (AUTO would split it in two phases). */
+    /** A window job planned as one {@code WindowAggregate} (AUTO splits it in two phases). */
     private static final String[] ONE_PHASE = {"table.optimizer.agg-phase-strategy", "ONE_PHASE"};
 
     static final List<Job> JOBS = List.of(
@@ -88,11 +88,12 @@ public final class JobBench {
                             + " GROUP BY window_start, window_end, k",
                     new String[] {"WindowAggregate"}, ONE_PHASE),
             new Job("window_hop",
-                    "HOP 1 s slide 4 s size windows GROUP BY k COUNT(*), SUM(v), event time",
+                    "HOP 1 s slide 4 s size windows GROUP BY k COUNT(*), SUM(v), event time,"
+                            + " the default two-phase plan",
                     "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(HOP("
                             + "TABLE wsrc, DESCRIPTOR(ts), INTERVAL '1' SECOND,"
                             + " INTERVAL '4' SECOND)) GROUP BY window_start, window_end, k",
-                    new String[] {"WindowAggregate"}, ONE_PHASE));
+                    new String[] {"LocalWindowAggregate", "GlobalWindowAggregate"}));
 
     /** The job's data and state settings. */
     static final class Settings {
