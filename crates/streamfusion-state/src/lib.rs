@@ -159,6 +159,8 @@ pub enum ScanRange<'a> {
     Prefix(&'a [u8]),
     /// Keys of these key groups.
     KeyGroups(&'a RangeInclusive<u16>),
+    /// Keys from `start` (inclusive) to `end` (exclusive).
+    Between(&'a [u8], &'a [u8]),
 }
 
 impl ScanRange<'_> {
@@ -168,6 +170,7 @@ impl ScanRange<'_> {
             ScanRange::All => (Vec::new(), None),
             ScanRange::Prefix(p) => (p.to_vec(), layout::prefix_successor(p)),
             ScanRange::KeyGroups(r) => layout::key_group_bounds(r),
+            ScanRange::Between(start, end) => (start.to_vec(), Some(end.to_vec())),
         }
     }
 }

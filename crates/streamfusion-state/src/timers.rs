@@ -5,10 +5,15 @@
 //! keyed state, they are checkpointed with everything else and follow their key groups when
 //! a job is rescaled. [`Timers::fire`] removes and returns every timer at or before a time,
 //! in timestamp order (then key group, then key), as Flink's timer service fires them.
+//!
+//! A caller that knows no timer lies before some time (`from`: everything earlier has fired)
+//! scans each key group from there: on RocksDB the fired timers' tombstones stay in front
+//! of the live ones until a compaction, and a scan from the key group's start would step
+//! over all of them at every watermark.
 
 use std::ops::RangeInclusive;
 
-use super::layout::state_key;
+use super::layout::{prefix_successor, state_key};
 use super::{ScanRange, StateBackend, TableId, WriteBatch};
 use crate::error::Result;
 
@@ -77,17 +82,34 @@ impl Timers {
         batch.delete(self.table, Self::key(key_group, timestamp, key, namespace));
     }
 
-    /// Every timer of `key_groups` at or before `time`, in firing order, without removing.
+    /// Every timer of `key_groups` at or before `time` (and not before `from`, when no timer
+    /// is), in firing order, without removing.
     pub fn due(
         &self,
         store: &dyn StateBackend,
         key_groups: &RangeInclusive<u16>,
+        from: Option<i64>,
         time: i64,
     ) -> Result<Vec<Timer>> {
         let mut due = Vec::new();
+        if from.is_some_and(|from| from > time) {
+            return Ok(due);
+        }
         for key_group in key_groups.clone() {
-            let prefix = key_group.to_be_bytes();
-            store.scan(self.table, ScanRange::Prefix(&prefix), &mut |k, _| {
+            let start = state_key(
+                key_group,
+                &timestamp_bytes(from.unwrap_or(i64::MIN)),
+                &[],
+                &[],
+            );
+            // Every timer of the key group at or before `time` sorts before
+            // `[kg][time + 1]`; at the end of time, before the next key group (key groups
+            // stay below 32,768, so the successor exists).
+            let end = match time.checked_add(1) {
+                Some(next) => state_key(key_group, &timestamp_bytes(next), &[], &[]),
+                None => prefix_successor(&key_group.to_be_bytes()).unwrap_or_else(|| vec![0xff; 3]),
+            };
+            store.scan(self.table, ScanRange::Between(&start, &end), &mut |k, _| {
                 let timestamp = timestamp_of(&k[2..10]);
                 if timestamp > time {
                     return false;
@@ -104,14 +126,16 @@ impl Timers {
         Ok(due)
     }
 
-    /// Removes and returns every timer of `key_groups` at or before `time`, in firing order.
+    /// Removes and returns every timer of `key_groups` at or before `time` (none lies before
+    /// `from`), in firing order.
     pub fn fire(
         &self,
         store: &mut dyn StateBackend,
         key_groups: &RangeInclusive<u16>,
+        from: Option<i64>,
         time: i64,
     ) -> Result<Vec<Timer>> {
-        let due = self.due(store, key_groups, time)?;
+        let due = self.due(store, key_groups, from, time)?;
         let mut batch = WriteBatch::with_capacity(due.len());
         for t in &due {
             batch.delete(
@@ -145,7 +169,7 @@ mod tests {
         }
         timers.register(&mut batch, 1, -20, b"b", b""); // idempotent
         store.write(&batch).unwrap();
-        let fired = timers.fire(&mut store, &(0..=127), 300).unwrap();
+        let fired = timers.fire(&mut store, &(0..=127), None, 300).unwrap();
         let order: Vec<(i64, u16, &[u8])> = fired
             .iter()
             .map(|t| (t.timestamp, t.key_group, t.key_and_namespace.as_slice()))
@@ -159,7 +183,46 @@ mod tests {
                 (300, 5, b"a")
             ]
         );
-        assert!(timers.fire(&mut store, &(0..=127), 300).unwrap().is_empty());
-        assert_eq!(timers.due(&store, &(0..=127), i64::MAX).unwrap().len(), 1);
+        assert!(
+            timers
+                .fire(&mut store, &(0..=127), None, 300)
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(
+            timers
+                .due(&store, &(0..=127), None, i64::MAX)
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+
+    /// With `from`, each key group is scanned from there: what lies before is not seen (the
+    /// caller's promise that it has fired), what lies after still fires in order.
+    #[test]
+    fn a_scan_from_a_time_sees_the_timers_from_there() {
+        let mut store = MemoryBackend::new();
+        let timers = Timers::open(&mut store, "timers:event").unwrap();
+        let mut batch = WriteBatch::new();
+        for (kg, ts) in [(3, 100), (3, 500), (90, 450), (90, i64::MAX)] {
+            timers.register(&mut batch, kg, ts, b"k", b"n");
+        }
+        store.write(&batch).unwrap();
+        let stamps = |t: Vec<Timer>| t.iter().map(|t| t.timestamp).collect::<Vec<_>>();
+        let all = 0..=127;
+        assert_eq!(
+            stamps(timers.due(&store, &all, Some(101), 499).unwrap()),
+            [450]
+        );
+        assert!(timers.due(&store, &all, Some(600), 599).unwrap().is_empty());
+        assert_eq!(
+            stamps(timers.fire(&mut store, &all, None, 300).unwrap()),
+            [100]
+        );
+        assert_eq!(
+            stamps(timers.fire(&mut store, &all, Some(301), i64::MAX).unwrap()),
+            [450, 500, i64::MAX]
+        );
     }
 }

@@ -39,6 +39,8 @@ pub struct Keyed {
     watermark: Option<i64>,
     clock: Arc<dyn Clock>,
     event_timers: Option<Timers>,
+    /// No event timer lies before this time (all earlier ones fired); `None` when unknown.
+    event_timer_floor: Option<i64>,
     processing_timers: Option<Timers>,
 }
 
@@ -95,6 +97,7 @@ impl Keyed {
             watermark: None,
             clock,
             event_timers: None,
+            event_timer_floor: None,
             processing_timers: None,
         })
     }
@@ -273,7 +276,17 @@ impl Keyed {
         let timers = self.timers(event)?;
         let mut batch = crate::state::WriteBatch::with_capacity(1);
         timers.register(&mut batch, key_group, timestamp, key, namespace);
+        if event {
+            self.lower_event_timer_floor(timestamp);
+        }
         self.store.write(&batch)
+    }
+
+    /// A timer at `timestamp` is (about to be) registered: the floor may only go down.
+    fn lower_event_timer_floor(&mut self, timestamp: i64) {
+        if let Some(floor) = &mut self.event_timer_floor {
+            *floor = (*floor).min(timestamp);
+        }
     }
 
     /// Registers event-time timers `(key group, timestamp, key, namespace)` with one write.
@@ -285,6 +298,7 @@ impl Keyed {
         let mut batch = crate::state::WriteBatch::new();
         for (key_group, timestamp, key, namespace) in timers {
             table.register(&mut batch, key_group, timestamp, key, namespace.as_ref());
+            self.lower_event_timer_floor(timestamp);
         }
         if batch.is_empty() {
             return Ok(());
@@ -293,19 +307,28 @@ impl Keyed {
     }
 
     /// Removes and returns the event-time timers at or before the watermark, in firing
-    /// order (timestamp, then key group, then key); none before the first watermark.
+    /// order (timestamp, then key group, then key); none before the first watermark. Each
+    /// key group is scanned from the last watermark that fired (lowered by timers registered
+    /// since), not from its start: on RocksDB the fired timers' tombstones lie there.
     pub fn fire_event_timers(&mut self) -> Result<Vec<Timer>> {
         let Some(watermark) = self.watermark else {
             return Ok(Vec::new());
         };
         let timers = self.timers(true)?;
-        timers.fire(self.store.as_mut(), &self.key_groups, watermark)
+        let fired = timers.fire(
+            self.store.as_mut(),
+            &self.key_groups,
+            self.event_timer_floor,
+            watermark,
+        )?;
+        self.event_timer_floor = Some(watermark.saturating_add(1));
+        Ok(fired)
     }
 
     /// Removes and returns the processing-time timers at or before `time`, in firing order.
     pub fn fire_processing_timers(&mut self, time: i64) -> Result<Vec<Timer>> {
         let timers = self.timers(false)?;
-        timers.fire(self.store.as_mut(), &self.key_groups, time)
+        timers.fire(self.store.as_mut(), &self.key_groups, None, time)
     }
 
     /// Publishes a checkpoint of the store at `target`, with the metadata of `identity`,
