@@ -366,19 +366,10 @@ impl GroupAggregate {
             return out.finish(&self.schema, &key_columns, &self.result_types);
         }
 
-        let column_readers = |arg: fn(&BoundCall) -> Option<usize>| {
-            self.calls
-                .iter()
-                .map(|c| {
-                    arg(c)
-                        .map(|a| ColumnReader::new(batch.column(a), &self.spec.input_types[a], a))
-                        .transpose()
-                })
-                .collect::<Result<Vec<Option<ColumnReader<'_>>>>>()
-        };
-        let readers = column_readers(|c| c.arg)?;
+        let types = &self.spec.input_types;
+        let readers = call_readers(&self.calls, batch, types, |c| c.arg)?;
         // Two-argument calls' second column (JSON_OBJECTAGG's value).
-        let value_readers = column_readers(|c| c.value_arg)?;
+        let value_readers = call_readers(&self.calls, batch, types, |c| c.value_arg)?;
 
         // Sorted maps: one batched read of every entry the bundle will touch.
         let map_calls = map_calls(&self.calls);
@@ -951,17 +942,39 @@ pub(super) fn bind(spec: &GroupAggSpec) -> Result<Bound> {
 /// Checks a batch against the plan: column count and types, and no retraction when the plan
 /// declares an insert-only input.
 pub(super) fn check_input(spec: &GroupAggSpec, input: &ChangelogBatch) -> Result<()> {
-    let batch = input.batch();
-    if batch.num_columns() != spec.input_types.len() {
+    check_columns(
+        "group aggregate input batch",
+        &spec.input_types,
+        input.batch(),
+    )?;
+    let retraction = (!spec.input_retracts && !input.is_insert_only())
+        .then(|| (0..input.num_rows()).find(|&r| !input.kind(r).is_accumulate()))
+        .flatten();
+    if let Some(row) = retraction {
+        return Err(Error::InvalidShape(format!(
+            "row {row} is {} but the plan declares an insert-only input",
+            input.kind(row)
+        )));
+    }
+    Ok(())
+}
+
+/// A batch must have exactly the columns of `types` (`context` names the batch in errors).
+pub(super) fn check_columns(
+    context: &str,
+    types: &[LogicalType],
+    batch: &RecordBatch,
+) -> Result<()> {
+    if batch.num_columns() != types.len() {
         return Err(Error::LengthMismatch {
-            context: "group aggregate input batch".into(),
-            left_name: "the plan's input",
-            left: spec.input_types.len(),
+            context: context.into(),
+            left_name: "the plan's columns",
+            left: types.len(),
             right_name: "the batch",
             right: batch.num_columns(),
         });
     }
-    for (i, ty) in spec.input_types.iter().enumerate() {
+    for (i, ty) in types.iter().enumerate() {
         let expected = ty.to_arrow();
         let found = batch.column(i).data_type();
         if found != &expected {
@@ -973,16 +986,26 @@ pub(super) fn check_input(spec: &GroupAggSpec, input: &ChangelogBatch) -> Result
             });
         }
     }
-    let retraction = (!spec.input_retracts && !input.is_insert_only())
-        .then(|| (0..input.num_rows()).find(|&r| !input.kind(r).is_accumulate()))
-        .flatten();
-    if let Some(row) = retraction {
-        return Err(Error::InvalidShape(format!(
-            "row {row} is {} but the plan declares an insert-only input",
-            input.kind(row)
-        )));
-    }
     Ok(())
+}
+
+/// Each call's reader of its argument column in `batch` (columns of `types`): `arg` picks
+/// the column (`BoundCall::arg`, or `value_arg` for a two-argument call's second); `None`
+/// for a call without one.
+pub(super) fn call_readers<'a>(
+    calls: &[BoundCall],
+    batch: &'a RecordBatch,
+    types: &[LogicalType],
+    arg: fn(&BoundCall) -> Option<usize>,
+) -> Result<Vec<Option<ColumnReader<'a>>>> {
+    calls
+        .iter()
+        .map(|c| {
+            arg(c)
+                .map(|a| ColumnReader::new(batch.column(a), &types[a], a))
+                .transpose()
+        })
+        .collect()
 }
 
 /// Rows grouped by slot with a counting sort: `rows[starts[s]..starts[s + 1]]` are slot

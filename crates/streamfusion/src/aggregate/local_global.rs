@@ -97,8 +97,9 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::function::{Acc, AggFunction, BoundCall, InlineMap, JsonObject};
 use super::group::{
-    AccTable, Bundle, EmitRules, GroupAggSpec, Groups, access_order, bind, check_input,
-    check_max_parallelism, concat, map_calls, open_tables, preload_maps, state_ttl, write_bundle,
+    AccTable, Bundle, EmitRules, GroupAggSpec, Groups, access_order, bind, call_readers,
+    check_input, check_max_parallelism, concat, map_calls, open_tables, preload_maps, state_ttl,
+    write_bundle,
 };
 use super::sorted_map::SortedMaps;
 use super::value::{Class, ColumnReader, Value, build_array, from_order_bytes, order_bytes};
@@ -797,23 +798,9 @@ impl LocalGroupAggregate {
         )?;
         let (groups, row_slot) = Groups::of(keys, hashes);
         let calls = &self.split.calls;
-        let readers: Vec<Option<ColumnReader<'_>>> = calls
-            .iter()
-            .map(|c| {
-                c.arg
-                    .map(|a| ColumnReader::new(batch.column(a), &self.spec.input_types[a], a))
-                    .transpose()
-            })
-            .collect::<Result<_>>()?;
+        let readers = call_readers(calls, batch, &self.spec.input_types, |c| c.arg)?;
         // Two-argument calls' second column.
-        let value_readers: Vec<Option<ColumnReader<'_>>> = calls
-            .iter()
-            .map(|c| {
-                c.value_arg
-                    .map(|a| ColumnReader::new(batch.column(a), &self.spec.input_types[a], a))
-                    .transpose()
-            })
-            .collect::<Result<_>>()?;
+        let value_readers = call_readers(calls, batch, &self.spec.input_types, |c| c.value_arg)?;
         // Maps stay in the accumulators: Flink's local phase keeps heap data views.
         let templates: Vec<Acc> = calls.iter().map(BoundCall::create_local).collect();
         // Every key's accumulators in one vector, `calls.len()` a key.

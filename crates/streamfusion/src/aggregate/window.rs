@@ -57,11 +57,11 @@ use hashbrown::HashMap;
 use super::acc_codec::AccCodec;
 use super::function::{Acc, AggCall, AggFunction, BoundCall};
 use super::group::{
-    AccTable, Bound, GroupAggSpec, Groups, access_order, bind, check_input, check_max_parallelism,
-    concat, rows_by_slot,
+    AccTable, Bound, GroupAggSpec, Groups, access_order, bind, call_readers, check_columns,
+    check_input, check_max_parallelism, concat, rows_by_slot,
 };
 use super::local_global::PartialLayout;
-use super::value::{ColumnReader, Value, build_array};
+use super::value::{Value, build_array};
 use crate::binary_row::{BinaryRows, RowReader};
 use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
@@ -201,6 +201,25 @@ impl std::fmt::Debug for WindowAggregate {
     }
 }
 
+/// Each row's slice, by its row time; a NULL row time fails, as Flink fails the job.
+pub(super) fn row_slices(spec: &WindowAggSpec, batch: &RecordBatch) -> Result<Vec<i64>> {
+    let times = batch
+        .column(spec.time_column)
+        .as_primitive::<TimestampMillisecondType>();
+    if let Some(row) = (0..times.len()).find(|&r| times.is_null(r)) {
+        return Err(Error::InvalidShape(format!(
+            "row {row}: the row time ({}) is NULL, which Flink's window aggregation rejects \
+             (\"RowTime field should not be null\")",
+            spec.aggregate.input_names[spec.time_column]
+        )));
+    }
+    Ok(times
+        .values()
+        .iter()
+        .map(|&t| spec.window.slice_end(t))
+        .collect())
+}
+
 /// A window plan's calls bound to its input: the user's, then the hidden `COUNT(*)` of
 /// shared windows when the query has none (Flink's `count1$`), which also travels in the
 /// two-phase partials.
@@ -317,28 +336,11 @@ impl Partials {
 
     /// A batch must be partial rows of this layout, all `+I`.
     fn check(&self, input: &ChangelogBatch) -> Result<()> {
-        let batch = input.batch();
-        if batch.num_columns() != self.types.len() {
-            return Err(Error::LengthMismatch {
-                context: "global window aggregate partials".into(),
-                left_name: "the partial layout",
-                left: self.types.len(),
-                right_name: "the batch",
-                right: batch.num_columns(),
-            });
-        }
-        for (i, ty) in self.types.iter().enumerate() {
-            let expected = ty.to_arrow();
-            let found = batch.column(i).data_type();
-            if found != &expected {
-                return Err(Error::ColumnType {
-                    column: i,
-                    logical: ty.to_string(),
-                    expected: expected.to_string(),
-                    found: found.to_string(),
-                });
-            }
-        }
+        check_columns(
+            "global window aggregate partials",
+            &self.types,
+            input.batch(),
+        )?;
         if !input.is_insert_only()
             && let Some(row) = (0..input.num_rows()).find(|&r| !input.kind(r).is_accumulate())
         {
@@ -528,24 +530,7 @@ impl WindowAggregate {
         let batch = input.batch();
         // A row's slice: its row time's, or the slice end a partial row carries.
         let slices = match &self.partials {
-            None => {
-                let times = batch
-                    .column(self.spec.time_column)
-                    .as_primitive::<TimestampMillisecondType>();
-                if let Some(row) = (0..n).find(|&r| times.is_null(r)) {
-                    return Err(Error::InvalidShape(format!(
-                        "row {row}: the row time ({}) is NULL, which Flink's window \
-                         aggregation rejects (\"RowTime field should not be null\")",
-                        aggregate.input_names[self.spec.time_column]
-                    )));
-                }
-                let window = self.spec.window;
-                times
-                    .values()
-                    .iter()
-                    .map(|&t| window.slice_end(t))
-                    .collect()
-            }
+            None => row_slices(&self.spec, batch)?,
             Some(_) => {
                 let ends = batch
                     .column(batch.num_columns() - 1)
@@ -637,20 +622,9 @@ impl WindowAggregate {
         match &self.partials {
             // `AggCombiner`: rows accumulated into the stored (or a fresh) accumulator.
             None => {
-                let readers = |arg: fn(&BoundCall) -> Option<usize>| {
-                    self.calls
-                        .iter()
-                        .map(|c| {
-                            arg(c)
-                                .map(|a| {
-                                    ColumnReader::new(batch.column(a), &aggregate.input_types[a], a)
-                                })
-                                .transpose()
-                        })
-                        .collect::<Result<Vec<Option<ColumnReader<'_>>>>>()
-                };
-                let args = readers(|c| c.arg)?;
-                let values = readers(|c| c.value_arg)?;
+                let types = &aggregate.input_types;
+                let args = call_readers(&self.calls, batch, types, |c| c.arg)?;
+                let values = call_readers(&self.calls, batch, types, |c| c.value_arg)?;
                 for group in 0..groups.len() {
                     let (row_accs, _) = accs.get_or_create(group);
                     for row in rows_of(group) {

@@ -15,14 +15,14 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, Int64Array, RecordBatch, UInt32Array};
-use arrow::datatypes::{Field, Schema, SchemaRef, TimestampMillisecondType};
+use arrow::array::{ArrayRef, Int64Array, RecordBatch, UInt32Array};
+use arrow::datatypes::{Field, Schema, SchemaRef};
 
 use super::function::{Acc, BoundCall};
-use super::group::{Groups, check_input, concat, rows_by_slot};
+use super::group::{Groups, call_readers, check_input, concat, rows_by_slot};
 use super::local_global::PartialLayout;
-use super::value::{ColumnReader, Value};
-use super::window::{WindowAggSpec, WindowCalls};
+use super::value::Value;
+use super::window::{WindowAggSpec, WindowCalls, row_slices};
 use crate::binary_row::BinaryRows;
 use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
@@ -144,20 +144,7 @@ impl LocalWindowAggregate {
         if n == 0 {
             return Ok(None);
         }
-        let times = input
-            .batch()
-            .column(self.spec.time_column)
-            .as_primitive::<TimestampMillisecondType>();
-        if let Some(row) = (0..n).find(|&r| times.is_null(r)) {
-            return Err(Error::InvalidShape(format!(
-                "row {row}: the row time ({}) is NULL, which Flink's window aggregation \
-                 rejects (\"RowTime field should not be null\")",
-                self.spec.aggregate.input_names[self.spec.time_column]
-            )));
-        }
-        let window = self.spec.window;
-        for &t in times.values() {
-            let slice = window.slice_end(t);
+        for slice in row_slices(&self.spec, input.batch())? {
             self.min_slice = self.min_slice.min(slice);
             self.slices.push(slice);
         }
@@ -231,18 +218,9 @@ impl LocalWindowAggregate {
         let (groups, row_group) = Groups::of(BinaryRows::from_parts(data, offsets), hashes);
         let (starts, grouped) = rows_by_slot(&row_group, groups.len());
 
-        let readers = |arg: fn(&BoundCall) -> Option<usize>| {
-            self.calls
-                .iter()
-                .map(|c| {
-                    arg(c)
-                        .map(|a| ColumnReader::new(batch.column(a), &aggregate.input_types[a], a))
-                        .transpose()
-                })
-                .collect::<Result<Vec<Option<ColumnReader<'_>>>>>()
-        };
-        let args = readers(|c| c.arg)?;
-        let values = readers(|c| c.value_arg)?;
+        let types = &aggregate.input_types;
+        let args = call_readers(&self.calls, batch, types, |c| c.arg)?;
+        let values = call_readers(&self.calls, batch, types, |c| c.value_arg)?;
         let templates: Vec<Acc> = self.calls.iter().map(BoundCall::create_local).collect();
         let mut accs: Vec<Acc> = Vec::with_capacity(groups.len() * templates.len());
         for group in 0..groups.len() {
