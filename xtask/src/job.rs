@@ -1020,10 +1020,16 @@ mod tests {
     fn the_job_list_gives_names_despite_spaces_in_descriptions() {
         let out = "job name=group_count_sum description=GROUP BY k COUNT(*), SUM(v)\n\
                    job name=calc description=Calc: arithmetic\n\
-                   job name=window_tumble description=TUMBLE 1 s windows GROUP BY k\n";
+                   job name=window_tumble description=TUMBLE 1 s windows GROUP BY k\n\
+                   job name=dedup_keep_last description=ROW_NUMBER() OVER (...) = 1: last row\n";
         assert_eq!(
             parse_list(out).unwrap(),
-            vec!["group_count_sum", "calc", "window_tumble"]
+            vec![
+                "group_count_sum",
+                "calc",
+                "window_tumble",
+                "dedup_keep_last"
+            ]
         );
         assert!(parse_list("nothing\n").is_err());
         assert_eq!(
@@ -1224,6 +1230,8 @@ mod tests {
             "group_min_max",
             "--job",
             "window_hop",
+            "--job",
+            "dedup_keep_first",
             "--state",
             "both",
             "--rows",
@@ -1236,7 +1244,10 @@ mod tests {
         let crate::Command::Job(args) = cli.command else {
             panic!("parsed as {:?}", cli.command);
         };
-        assert_eq!(args.jobs, vec!["calc", "group_min_max", "window_hop"]);
+        assert_eq!(
+            args.jobs,
+            vec!["calc", "group_min_max", "window_hop", "dedup_keep_first"]
+        );
         assert_eq!(states(&args.states), vec!["hashmap", "rocksdb"]);
         assert_eq!(
             (args.rows, args.keys, args.warmup, args.runs),

@@ -83,7 +83,21 @@ pub fn built_library_path(name: &str) -> PathBuf {
 /// # Panics
 /// If the generator fails or its output differs: the test's verdict.
 pub fn assert_golden_regenerates(test: &str, class: &str, golden: &Path) {
-    let classpath = match released_classpath() {
+    regenerate(test, class, golden, released_classpath());
+}
+
+/// [`assert_golden_regenerates`] for a generator that plans through StreamFusion's planner
+/// extension (it reads the planner's decisions): run on [`planner_classpath`]. Without it,
+/// reports `test` skipped and returns.
+///
+/// # Panics
+/// If the generator fails or its output differs: the test's verdict.
+pub fn assert_planner_golden_regenerates(test: &str, class: &str, golden: &Path) {
+    regenerate(test, class, golden, planner_classpath());
+}
+
+fn regenerate(test: &str, class: &str, golden: &Path, classpath: Result<String, JvmUnavailable>) {
+    let classpath = match classpath {
         Ok(cp) => cp,
         Err(why) => {
             report_skipped(test, &why);

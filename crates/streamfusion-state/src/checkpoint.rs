@@ -26,11 +26,13 @@ use std::fs::File;
 use std::io::Read;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::memory::MemoryBackend;
 use super::rocks::{RocksBackend, RocksOptions, RocksReader};
+use super::ttl::Clock;
 use super::{BackendKind, ScanRange, StateBackend};
 use crate::error::{Error, Result};
 
@@ -282,14 +284,16 @@ pub fn restore_memory(checkpoint: &Checkpoint) -> Result<MemoryBackend> {
     MemoryBackend::restore(&checkpoint.data_dir())
 }
 
-/// Aligned restore of a RocksDB checkpoint into `working` (which must not exist yet).
+/// Aligned restore of a RocksDB checkpoint into `working` (which must not exist yet), its
+/// TTL compaction on `clock`.
 pub fn restore_rocks(
     checkpoint: &Checkpoint,
     working: &Path,
     options: &RocksOptions,
+    clock: Arc<dyn Clock>,
 ) -> Result<RocksBackend> {
     checkpoint.expect_backend(BackendKind::Rocksdb)?;
-    RocksBackend::restore_aligned(&checkpoint.data_dir(), working, options)
+    RocksBackend::restore_aligned(&checkpoint.data_dir(), working, options, clock)
 }
 
 /// Restores only `key_groups` of one RocksDB checkpoint, as Flink's RocksDB backend does
@@ -301,8 +305,9 @@ pub fn restore_rocks_clipped(
     key_groups: &RangeInclusive<u16>,
     working: &Path,
     options: &RocksOptions,
+    clock: Arc<dyn Clock>,
 ) -> Result<RocksBackend> {
-    let mut store = restore_rocks(checkpoint, working, options)?;
+    let mut store = restore_rocks(checkpoint, working, options, clock)?;
     store.delete_key_groups_outside(key_groups)?;
     Ok(store)
 }

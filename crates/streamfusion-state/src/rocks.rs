@@ -242,11 +242,13 @@ impl RocksBackend {
     }
 
     /// Restores a checkpoint's data directory into `working` (which must not exist yet) by
-    /// linking its SST files and copying the rest, then opens it.
+    /// linking its SST files and copying the rest, then opens it with TTL compaction on
+    /// `clock` (the clock the restored operator's TTL reads, so both agree on what expired).
     pub fn restore_aligned(
         data_dir: &Path,
         working: &Path,
         options: &RocksOptions,
+        clock: Arc<dyn Clock>,
     ) -> Result<Self> {
         std::fs::create_dir(working).map_err(Error::io("create", working))?;
         let entries = std::fs::read_dir(data_dir).map_err(Error::io("list", data_dir))?;
@@ -260,7 +262,7 @@ impl RocksBackend {
                 std::fs::copy(&from, &to).map_err(Error::io("copy", &from))?;
             }
         }
-        Self::open(working, options)
+        Self::open_with_clock(working, options, clock)
     }
 
     /// The store's directory.

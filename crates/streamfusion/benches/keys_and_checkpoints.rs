@@ -47,6 +47,7 @@ use streamfusion::state::checkpoint::{self, Checkpoint};
 use streamfusion::state::layout::state_key;
 use streamfusion::state::memory::MemoryBackend;
 use streamfusion::state::rocks::{RocksBackend, RocksOptions};
+use streamfusion::state::ttl::SystemClock;
 use streamfusion::state::{ScanRange, StateBackend, TableId, WriteBatch};
 use streamfusion::types::{LogicalType, row_arrow_fields};
 
@@ -671,8 +672,13 @@ fn checkpoints(suite: &mut Suite) {
                                 checkpoint::restore_memory(&input.checkpoint).expect("restore"),
                             ),
                             ("aligned", true) => Box::new(
-                                checkpoint::restore_rocks(&input.checkpoint, &working, &options)
-                                    .expect("restore"),
+                                checkpoint::restore_rocks(
+                                    &input.checkpoint,
+                                    &working,
+                                    &options,
+                                    Arc::new(SystemClock),
+                                )
+                                .expect("restore"),
                             ),
                             ("clipped_half", _) => Box::new(
                                 checkpoint::restore_rocks_clipped(
@@ -680,6 +686,7 @@ fn checkpoints(suite: &mut Suite) {
                                     &range,
                                     &working,
                                     &options,
+                                    Arc::new(SystemClock),
                                 )
                                 .expect("restore"),
                             ),

@@ -35,6 +35,7 @@
 pub mod aggregate;
 #[cfg(feature = "bench")]
 pub mod bench;
+pub mod deduplicate;
 pub mod flink;
 pub mod ops;
 

@@ -960,7 +960,7 @@ pub(super) fn check_input(spec: &GroupAggSpec, input: &ChangelogBatch) -> Result
 }
 
 /// A batch must have exactly the columns of `types` (`context` names the batch in errors).
-pub(super) fn check_columns(
+pub(crate) fn check_columns(
     context: &str,
     types: &[LogicalType],
     batch: &RecordBatch,
@@ -1030,7 +1030,7 @@ pub(super) fn rows_by_slot(row_slot: &[u32], slots: usize) -> (Vec<u32>, Vec<u32
 /// The order in which a bundle reads and writes its groups' state in `tables`: key order
 /// when any of them prefers it ([`StateBackend::prefers_key_order`]), else the groups' own
 /// order (first appearance), which walks the bundle's buffers front to back.
-pub(super) fn access_order(
+pub(crate) fn access_order(
     store: &dyn StateBackend,
     tables: &[TableId],
     groups: &Groups,
@@ -1361,7 +1361,7 @@ fn contiguous_run(rows: &[u32]) -> Option<usize> {
 }
 
 /// One batch of several, kinds included.
-pub(super) fn concat(batches: &[ChangelogBatch]) -> Result<ChangelogBatch> {
+pub(crate) fn concat(batches: &[ChangelogBatch]) -> Result<ChangelogBatch> {
     if let [only] = batches {
         return Ok(only.clone());
     }

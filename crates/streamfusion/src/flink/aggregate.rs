@@ -295,7 +295,7 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
 }
 
 /// The TTL of the node's one state (`StateMetadata`); `"0 ms"` is none.
-fn state_ttl(state: &Value) -> Result<Option<Duration>> {
+pub(super) fn state_ttl(state: &Value) -> Result<Option<Duration>> {
     let entries = state
         .as_array()
         .ok_or_else(|| Unsupported::Malformed("\"state\" is not an array".into()))?;
@@ -340,7 +340,7 @@ pub fn parse_duration(text: &str) -> Result<Duration> {
 }
 
 /// A mini-batch option: the node's persisted value, else the given one.
-fn node_option(node: &Value, config: &FlinkConfig, key: &str) -> Result<Option<String>> {
+pub(super) fn node_option(node: &Value, config: &FlinkConfig, key: &str) -> Result<Option<String>> {
     if let Some(persisted) = node.get("configuration").and_then(Value::as_object)
         && let Some(value) = option_text(persisted, key)?
     {
@@ -349,7 +349,7 @@ fn node_option(node: &Value, config: &FlinkConfig, key: &str) -> Result<Option<S
     option_text(&config.options, key)
 }
 
-fn mini_batch(node: &Value, config: &FlinkConfig) -> Result<Option<usize>> {
+pub(super) fn mini_batch(node: &Value, config: &FlinkConfig) -> Result<Option<usize>> {
     let enabled = node_option(node, config, "table.exec.mini-batch.enabled")?;
     let enabled = match enabled.as_deref().map(str::to_ascii_lowercase).as_deref() {
         None | Some("false") => false,

@@ -22,7 +22,8 @@
 //! Flink's defaults. Read here: `table.exec.legacy-cast-behaviour` (`ENABLED`/`DISABLED`) and
 //! `table.local-time-zone` (a zone id, already resolved from `default`); the aggregate nodes
 //! also read `table.exec.mini-batch.enabled`/`.size`, `pipeline.max-parallelism` and
-//! `parallelism.default` (see [`aggregate`]); other keys are ignored. Values are strings
+//! `parallelism.default` (see [`aggregate`]), the deduplicate node two options of its own
+//! (see [`deduplicate`]); other keys are ignored. Values are strings
 //! (numbers are accepted for the numeric ones).
 //!
 //! # Nodes
@@ -37,9 +38,12 @@
 //! - `stream-exec-window-aggregate_1`, `stream-exec-local-window-aggregate_1` and
 //!   `stream-exec-global-window-aggregate_1` ([`window`]): window aggregation over TUMBLE, HOP
 //!   and CUMULATE in event time, one- or two-phase.
+//! - `stream-exec-deduplicate_1` ([`deduplicate`]): keep the first or last row per key, on
+//!   processing or event time, immediate or mini-batch, as [`OperatorPlan::Deduplicate`].
 
 pub mod aggregate;
 pub mod calc;
+pub mod deduplicate;
 pub mod rex;
 pub mod types;
 pub mod window;
@@ -186,10 +190,11 @@ pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorP
         .get("node")
         .filter(|n| n.is_object())
         .ok_or_else(|| Unsupported::Malformed("the description has no \"node\" object".into()))?;
-    let inputs = description
+    let raw_inputs = description
         .get("inputs")
         .and_then(Value::as_array)
-        .ok_or_else(|| Unsupported::Malformed("the description has no \"inputs\" array".into()))?
+        .ok_or_else(|| Unsupported::Malformed("the description has no \"inputs\" array".into()))?;
+    let inputs = raw_inputs
         .iter()
         .map(types::row_type)
         .collect::<Result<Vec<_>>>()?;
@@ -217,6 +222,7 @@ pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorP
         "stream-exec-global-window-aggregate_1" => {
             window::plan(window::Phase::Global, node, &inputs, &config)
         }
+        "stream-exec-deduplicate_1" => deduplicate::plan(node, &inputs, raw_inputs, &config),
         other => Err(Unsupported::NodeType(other.to_string())),
     }
 }

@@ -207,6 +207,11 @@ impl RexReader {
             rex.get("type")
                 .ok_or_else(|| malformed("CALL without \"type\"", rex))?,
         )?;
+        if name == "PROCTIME" {
+            // Flink's code generator writes a processing-time attribute as a NULL literal
+            // (its value is made only by PROCTIME_MATERIALIZE, which is not native).
+            return Ok(Expr::null(flink));
+        }
         let operands = rex
             .get("operands")
             .and_then(Value::as_array)
@@ -248,6 +253,9 @@ impl RexReader {
             }
             ("COALESCE", _) => Expr::Coalesce(self.exprs(operands)?),
             ("IF", [c, a, b]) => Expr::if_(self.expr(c)?, self.expr(a)?, self.expr(b)?),
+            // Only a reinterpretation to the operand's own type (a time attribute's kind,
+            // which native types do not carry) passes the probe check below: the identity.
+            ("REINTERPRET", [x]) => self.expr(x)?,
             ("CAST", [x]) => self.expr(x)?.cast(flink.clone()),
             ("TRY_CAST", [x]) => self.expr(x)?.try_cast(flink.clone()),
             ("SEARCH", [x, sarg]) => self.search(&function, x, sarg)?,
@@ -599,6 +607,26 @@ mod tests {
         assert_eq!(reader.probes().len(), 1);
         assert_eq!(reader.probes()[0].flink, LogicalType::Int);
         assert_eq!(reader.probes()[0].function, "$+$1");
+    }
+
+    #[test]
+    fn a_proctime_attribute_is_null_and_a_time_attribute_reinterpretation_is_the_identity() {
+        let proctime = json!({"kind": "PROCTIME", "nullable": false, "precision": 3,
+            "type": "TIMESTAMP_WITH_LOCAL_TIME_ZONE"});
+        let pt =
+            read(json!({"internalName": "$PROCTIME$1", "kind": "CALL", "type": proctime})).unwrap();
+        assert_eq!(pt, Expr::null(LogicalType::TimestampLtz(3)));
+        let rowtime = json!({"type": "TIMESTAMP_WITHOUT_TIME_ZONE", "precision": 3,
+            "kind": "ROWTIME"});
+        let mut reader = RexReader::default();
+        let rt = reader
+            .expr(&json!({"kind": "CALL", "internalName": "$REINTERPRET$1",
+                "operands": [input(2, "TIMESTAMP(3)")], "type": rowtime}))
+            .unwrap();
+        assert_eq!(rt, Expr::input(2));
+        // The probe keeps Flink's type, so a reinterpretation to another type is refused
+        // when the program's types are checked.
+        assert_eq!(reader.probes()[0].flink, LogicalType::Timestamp(3));
     }
 
     #[test]

@@ -7,8 +7,10 @@
 //! "ROWTIME"`), empty strings (`CHAR(0)`, the type of the literal `''`), and anything nested
 //! inside those. Nullability is dropped (a column's, not a value's, property natively).
 //!
-//! A rowtime attribute is an ordinary TIMESTAMP in the row; a processing-time attribute is
-//! refused (Flink materializes it with a call the engine does not have).
+//! A time attribute (`ROWTIME`, `PROCTIME`) is an ordinary TIMESTAMP in the row: operators
+//! only pass a processing-time attribute through (deduplication orders by arrival), and
+//! every expression that reads one goes through `PROCTIME_MATERIALIZE`, which the engine
+//! does not have, so such a Calc is refused by its function.
 
 use serde_json::Value;
 
@@ -80,7 +82,7 @@ fn object(value: &Value) -> Result<LogicalType> {
                 .filter(|p| *p <= 9)
                 .ok_or_else(|| unsupported("precision above 9"))?;
             match value.get("kind").and_then(Value::as_str) {
-                None | Some("REGULAR") | Some("ROWTIME") => {}
+                None | Some("REGULAR") | Some("ROWTIME") | Some("PROCTIME") => {}
                 Some(kind) => return Err(unsupported(&format!("{kind} time attributes"))),
             }
             if root == "TIMESTAMP_WITHOUT_TIME_ZONE" {
@@ -164,6 +166,14 @@ mod tests {
             LogicalType::Timestamp(3)
         );
         assert_eq!(
+            parse(
+                json!({"type": "TIMESTAMP_WITH_LOCAL_TIME_ZONE", "nullable": false,
+                         "precision": 3, "kind": "PROCTIME"})
+            )
+            .unwrap(),
+            LogicalType::TimestampLtz(3)
+        );
+        assert_eq!(
             parse(json!({"type": "CHAR", "nullable": false, "length": 0})).unwrap(),
             LogicalType::VarChar(1)
         );
@@ -185,11 +195,11 @@ mod tests {
         );
         let err = parse(
             json!({"type": "TIMESTAMP_WITH_LOCAL_TIME_ZONE", "precision": 3,
-                               "kind": "PROCTIME"}),
+                               "kind": "SOMETIME"}),
         )
         .unwrap_err();
         assert!(
-            err.to_string().contains("PROCTIME time attributes"),
+            err.to_string().contains("SOMETIME time attributes"),
             "{err}"
         );
         let err = parse(json!({"type": "RAW", "class": "java.lang.Object"})).unwrap_err();

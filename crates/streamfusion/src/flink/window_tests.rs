@@ -110,9 +110,8 @@ fn what_is_not_native_yet_is_refused_with_a_reason() {
         "{}",
         reason("session")
     );
-    // A processing-time attribute is refused with the input's type already.
     assert!(
-        reason("proctime").contains("PROCTIME"),
+        reason("proctime").contains("processing-time windows"),
         "{}",
         reason("proctime")
     );

@@ -52,6 +52,8 @@ pub enum OperatorKind {
     /// The global phase of two-phase window aggregation
     /// ([`crate::aggregate::WindowAggregate::open_global`]).
     GlobalWindowAggregate,
+    /// Deduplication, keep first or last row per key ([`crate::deduplicate::Deduplicate`]).
+    Deduplicate,
 }
 
 impl std::fmt::Display for OperatorKind {
@@ -64,6 +66,7 @@ impl std::fmt::Display for OperatorKind {
             OperatorKind::WindowAggregate => "window_aggregate",
             OperatorKind::LocalWindowAggregate => "local_window_aggregate",
             OperatorKind::GlobalWindowAggregate => "global_window_aggregate",
+            OperatorKind::Deduplicate => "deduplicate",
         };
         f.write_str(name)
     }

@@ -14,7 +14,7 @@
 //!
 //! `local_group_aggregate` and `global_group_aggregate` take the GROUP BY's fields too;
 //! `window_aggregate`, `local_window_aggregate` and `global_window_aggregate` take a
-//! [`WindowAggSpec`]. A
+//! [`WindowAggSpec`]; `deduplicate` a [`DedupSpec`]. A
 //! new operator adds its variant here and one arm in [`OperatorPlan::build`] and
 //! [`OperatorPlan::restore`].
 
@@ -30,6 +30,7 @@ use crate::aggregate::window::{WindowAggSpec, WindowAggregate};
 use crate::aggregate::window_local::LocalWindowAggregate;
 use crate::aggregate::{GlobalGroupAggregate, GroupAggSpec, GroupAggregate, LocalGroupAggregate};
 use crate::calc::CalcProgram;
+use crate::deduplicate::{DedupSpec, Deduplicate};
 use crate::error::{Error, ErrorKind, Result};
 use crate::state::checkpoint::Checkpoint;
 use crate::types::LogicalType;
@@ -57,6 +58,8 @@ pub enum OperatorPlan {
     LocalWindowAggregate(WindowAggSpec),
     /// The global phase of a two-phase window aggregation.
     GlobalWindowAggregate(WindowAggSpec),
+    /// Deduplication (keep the first or last row per key).
+    Deduplicate(DedupSpec),
 }
 
 impl OperatorPlan {
@@ -80,6 +83,7 @@ impl OperatorPlan {
             OperatorPlan::WindowAggregate(_) => OperatorKind::WindowAggregate,
             OperatorPlan::LocalWindowAggregate(_) => OperatorKind::LocalWindowAggregate,
             OperatorPlan::GlobalWindowAggregate(_) => OperatorKind::GlobalWindowAggregate,
+            OperatorPlan::Deduplicate(_) => OperatorKind::Deduplicate,
         }
     }
 
@@ -96,6 +100,7 @@ impl OperatorPlan {
             | OperatorPlan::GlobalWindowAggregate(spec) => {
                 spec.aggregate.max_parallelism = max_parallelism;
             }
+            OperatorPlan::Deduplicate(spec) => spec.max_parallelism = max_parallelism,
         }
         self
     }
@@ -105,9 +110,17 @@ impl OperatorPlan {
         spec: &GroupAggSpec,
         key_groups: Option<RangeInclusive<u16>>,
     ) -> Result<RangeInclusive<u16>> {
+        Self::owned(spec.max_parallelism, key_groups)
+    }
+
+    /// `key_groups`, or every key group of `max_parallelism`.
+    fn owned(
+        max_parallelism: u32,
+        key_groups: Option<RangeInclusive<u16>>,
+    ) -> Result<RangeInclusive<u16>> {
         match key_groups {
             Some(range) => Ok(range),
-            None => all_key_groups(spec.max_parallelism),
+            None => all_key_groups(max_parallelism),
         }
     }
 
@@ -154,6 +167,10 @@ impl OperatorPlan {
             }
             OperatorPlan::LocalWindowAggregate(spec) => {
                 Box::new(LocalWindowAggregate::new(spec.clone())?)
+            }
+            OperatorPlan::Deduplicate(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(Deduplicate::build(spec.clone(), config, range)?)
             }
         })
     }
@@ -213,6 +230,15 @@ impl OperatorPlan {
             }
             OperatorPlan::LocalWindowAggregate(spec) => {
                 Box::new(LocalWindowAggregate::restore(spec.clone(), checkpoints)?)
+            }
+            OperatorPlan::Deduplicate(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(Deduplicate::restore(
+                    spec.clone(),
+                    config,
+                    range,
+                    checkpoints,
+                )?)
             }
         })
     }

@@ -248,6 +248,7 @@ impl StateConfig {
                         checkpoint,
                         &working,
                         &self.rocks,
+                        self.clock.clone(),
                     )?),
                 }
             }
@@ -256,6 +257,7 @@ impl StateConfig {
                 key_groups,
                 &working,
                 &self.rocks,
+                self.clock.clone(),
             )?),
             RestoreStrategy::Rebuilt { sources } => {
                 let mut target = self.open(holder)?;

@@ -26,99 +26,23 @@
 //! classpath are present (`cargo xtask jvm`), the Java program is also run again and must
 //! write the committed file byte for byte; otherwise that check reports itself skipped.
 
-use std::fmt;
-use std::path::Path;
-use std::sync::Arc;
-
-use arrow::array::{
-    Array, ArrayRef, AsArray, Decimal128Array, Float64Array, Int8Array, Int32Array, Int64Array,
-    RecordBatch, StringArray,
-};
-use arrow::datatypes::{DataType, Decimal128Type, Float64Type, Int32Type, Int64Type, Schema};
+use arrow::array::RecordBatch;
+use arrow::datatypes::Schema;
 use serde_json::Value as Json;
 use streamfusion::aggregate::{
     AggCall, GlobalGroupAggregate, GroupAggSpec, GroupAggregate, LocalGroupAggregate,
 };
-use streamfusion::changelog::{ChangelogBatch, RowKind};
-use streamfusion::state::StateBackend;
+use streamfusion::changelog::ChangelogBatch;
 use streamfusion::state::memory::MemoryBackend;
-use streamfusion::state::rocks::{RocksBackend, RocksOptions};
 use streamfusion::types::LogicalType;
+
+use super::common::changelog::{ChangeRow, batch, change_row, columns, output_rows, str_of};
+use super::common::{Backend, open};
 
 const GOLDEN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/golden/flink-2.3.0-group-agg.jsonl"
 );
-
-/// One value of a golden row, typed by its column.
-#[derive(Debug, Clone)]
-enum Cell {
-    Null,
-    Str(String),
-    Int(i64),
-    Double(f64),
-    /// The unscaled value.
-    Decimal(i128, u8),
-}
-
-impl PartialEq for Cell {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (Cell::Null, Cell::Null) => true,
-            (Cell::Str(a), Cell::Str(b)) => a == b,
-            (Cell::Int(a), Cell::Int(b)) => a == b,
-            // Bit for bit (so -0.0 differs from 0.0), except that NaNs are all one value:
-            // Flink writes whatever NaN its arithmetic produced, `Double.toString` says NaN.
-            (Cell::Double(a), Cell::Double(b)) => {
-                (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
-            }
-            (Cell::Decimal(a, s), Cell::Decimal(b, t)) => a == b && s == t,
-            _ => false,
-        }
-    }
-}
-
-impl fmt::Display for Cell {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Cell::Null => f.write_str("NULL"),
-            Cell::Str(s) => write!(f, "{s:?}"),
-            Cell::Int(i) => write!(f, "{i}"),
-            Cell::Double(d) => write!(f, "{d:?}"),
-            Cell::Decimal(v, scale) => {
-                let digits = v.unsigned_abs().to_string();
-                let scale = usize::from(*scale);
-                let digits = format!("{digits:0>width$}", width = scale + 1);
-                let (int, frac) = digits.split_at(digits.len() - scale);
-                let sign = if *v < 0 { "-" } else { "" };
-                if scale == 0 {
-                    write!(f, "{sign}{int}")
-                } else {
-                    write!(f, "{sign}{int}.{frac}")
-                }
-            }
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
-struct ChangeRow {
-    kind: String,
-    cells: Vec<Cell>,
-}
-
-impl fmt::Display for ChangeRow {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} [", self.kind)?;
-        for (i, c) in self.cells.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{c}")?;
-        }
-        f.write_str("]")
-    }
-}
 
 struct Scenario {
     name: String,
@@ -148,80 +72,6 @@ impl Scenario {
             state_ttl: None,
             max_parallelism: 128,
         }
-    }
-}
-
-fn str_of<'a>(v: &'a Json, what: &str) -> &'a str {
-    v.as_str()
-        .unwrap_or_else(|| panic!("{what}: expected a string, got {v}"))
-}
-
-fn columns(v: &Json) -> (Vec<String>, Vec<LogicalType>) {
-    v.as_array()
-        .expect("a list of columns")
-        .iter()
-        .map(|c| {
-            let ty = str_of(&c["type"], "column type");
-            (
-                str_of(&c["name"], "column name").to_string(),
-                ty.parse::<LogicalType>()
-                    .unwrap_or_else(|e| panic!("type {ty}: {e}")),
-            )
-        })
-        .unzip()
-}
-
-/// `Double.toString` back to the double.
-fn java_double(s: &str) -> f64 {
-    match s {
-        "NaN" => f64::NAN,
-        "Infinity" => f64::INFINITY,
-        "-Infinity" => f64::NEG_INFINITY,
-        _ => s.parse().unwrap_or_else(|e| panic!("DOUBLE {s:?}: {e}")),
-    }
-}
-
-/// `BigDecimal.toPlainString` with exactly `scale` fraction digits, as an unscaled value.
-fn plain_decimal(s: &str, scale: u8) -> i128 {
-    let (negative, body) = match s.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, s),
-    };
-    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-    assert_eq!(frac.len(), usize::from(scale), "DECIMAL {s:?}: scale");
-    let unscaled: i128 = format!("{int}{frac}")
-        .parse()
-        .unwrap_or_else(|e| panic!("DECIMAL {s:?}: {e}"));
-    if negative { -unscaled } else { unscaled }
-}
-
-fn cell(v: &Json, ty: &LogicalType) -> Cell {
-    if v.is_null() {
-        return Cell::Null;
-    }
-    match ty {
-        LogicalType::VarChar(_) => Cell::Str(str_of(v, "STRING").to_string()),
-        LogicalType::Int => Cell::Int(v.as_i64().unwrap_or_else(|| panic!("INT {v}"))),
-        LogicalType::BigInt => Cell::Int(
-            str_of(v, "BIGINT")
-                .parse()
-                .unwrap_or_else(|e| panic!("BIGINT {v}: {e}")),
-        ),
-        LogicalType::Double => Cell::Double(java_double(str_of(v, "DOUBLE"))),
-        LogicalType::Decimal { scale, .. } => {
-            Cell::Decimal(plain_decimal(str_of(v, "DECIMAL"), *scale), *scale)
-        }
-        other => panic!("no golden encoding for {other}"),
-    }
-}
-
-fn change_row(v: &Json, tag: &str, types: &[LogicalType]) -> ChangeRow {
-    let kind = str_of(&v[tag], "row kind").to_string();
-    let values = v["row"].as_array().expect("row values");
-    assert_eq!(values.len(), types.len(), "{v}");
-    ChangeRow {
-        kind,
-        cells: values.iter().zip(types).map(|(v, t)| cell(v, t)).collect(),
     }
 }
 
@@ -285,128 +135,8 @@ fn parse_golden(text: &str) -> Vec<Scenario> {
     scenarios
 }
 
-fn kind_byte(kind: &str) -> i8 {
-    match kind {
-        "+I" => RowKind::Insert,
-        "-U" => RowKind::UpdateBefore,
-        "+U" => RowKind::UpdateAfter,
-        "-D" => RowKind::Delete,
-        other => panic!("unknown row kind {other}"),
-    }
-    .to_byte()
-}
-
-fn array(ty: &LogicalType, cells: Vec<&Cell>) -> ArrayRef {
-    match ty.to_arrow() {
-        DataType::Utf8 => Arc::new(
-            cells
-                .iter()
-                .map(|c| match c {
-                    Cell::Str(s) => Some(s.as_str()),
-                    _ => None,
-                })
-                .collect::<StringArray>(),
-        ),
-        DataType::Int32 => Arc::new(
-            cells
-                .iter()
-                .map(|c| match c {
-                    Cell::Int(i) => Some(i32::try_from(*i).expect("an INT")),
-                    _ => None,
-                })
-                .collect::<Int32Array>(),
-        ),
-        DataType::Int64 => Arc::new(
-            cells
-                .iter()
-                .map(|c| match c {
-                    Cell::Int(i) => Some(*i),
-                    _ => None,
-                })
-                .collect::<Int64Array>(),
-        ),
-        DataType::Float64 => Arc::new(
-            cells
-                .iter()
-                .map(|c| match c {
-                    Cell::Double(d) => Some(*d),
-                    _ => None,
-                })
-                .collect::<Float64Array>(),
-        ),
-        DataType::Decimal128(p, s) => Arc::new(
-            cells
-                .iter()
-                .map(|c| match c {
-                    Cell::Decimal(v, _) => Some(*v),
-                    _ => None,
-                })
-                .collect::<Decimal128Array>()
-                .with_precision_and_scale(p, s)
-                .unwrap(),
-        ),
-        other => panic!("no test array for {other}"),
-    }
-}
-
 fn input_batch(s: &Scenario, rows: &[ChangeRow]) -> ChangelogBatch {
-    let columns: Vec<(String, ArrayRef, bool)> = s
-        .input_types
-        .iter()
-        .enumerate()
-        .map(|(i, ty)| {
-            (
-                s.input_names[i].clone(),
-                array(ty, rows.iter().map(|r| &r.cells[i]).collect()),
-                true,
-            )
-        })
-        .collect();
-    let batch = RecordBatch::try_from_iter_with_nullable(columns).unwrap();
-    let kinds: Int8Array = rows.iter().map(|r| Some(kind_byte(&r.kind))).collect();
-    ChangelogBatch::try_new(batch, Some(kinds)).unwrap()
-}
-
-fn output_cell(column: &ArrayRef, row: usize) -> Cell {
-    if column.is_null(row) {
-        return Cell::Null;
-    }
-    match column.data_type() {
-        DataType::Utf8 => Cell::Str(column.as_string::<i32>().value(row).to_string()),
-        DataType::Int32 => Cell::Int(column.as_primitive::<Int32Type>().value(row).into()),
-        DataType::Int64 => Cell::Int(column.as_primitive::<Int64Type>().value(row)),
-        DataType::Float64 => Cell::Double(column.as_primitive::<Float64Type>().value(row)),
-        DataType::Decimal128(_, s) => Cell::Decimal(
-            column.as_primitive::<Decimal128Type>().value(row),
-            u8::try_from(*s).expect("a non-negative scale"),
-        ),
-        other => panic!("no golden encoding for output {other}"),
-    }
-}
-
-fn output_rows(out: &ChangelogBatch) -> Vec<ChangeRow> {
-    let b = out.batch();
-    (0..out.num_rows())
-        .map(|r| ChangeRow {
-            kind: out.kind(r).short_string().to_string(),
-            cells: b.columns().iter().map(|c| output_cell(c, r)).collect(),
-        })
-        .collect()
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Backend {
-    Memory,
-    Rocks,
-}
-
-fn open(backend: Backend, dir: &Path) -> Box<dyn StateBackend> {
-    match backend {
-        Backend::Memory => Box::new(MemoryBackend::new()),
-        Backend::Rocks => {
-            Box::new(RocksBackend::open(&dir.join("db"), &RocksOptions::checked_in()).unwrap())
-        }
-    }
+    batch(&s.input_names, &s.input_types, rows)
 }
 
 /// A native output row and the input rows of the batch that produced it.

@@ -6,6 +6,8 @@ mod calc;
 #[cfg(feature = "bench")]
 mod calc_flink;
 mod common;
+mod deduplicate;
+mod deduplicate_flink;
 mod flink_parity;
 mod golden_keys;
 mod group_aggregate;

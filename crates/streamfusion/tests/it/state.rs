@@ -4,12 +4,14 @@
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 use std::path::Path;
+use std::sync::Arc;
 
 use streamfusion::keys::key_groups::Parallelism;
 use streamfusion::state::checkpoint::{self, Checkpoint, MANIFEST_FILE};
 use streamfusion::state::layout::{key_group_of, state_key};
 use streamfusion::state::memory::MemoryBackend;
 use streamfusion::state::rocks::{RocksBackend, RocksOptions};
+use streamfusion::state::ttl::SystemClock;
 use streamfusion::state::{ScanRange, StateBackend, TableId, WriteBatch};
 
 type Model = BTreeMap<(String, Vec<u8>), Vec<u8>>;
@@ -183,8 +185,13 @@ fn aligned_restore_gives_back_exactly_what_was_checkpointed() {
     let base = dir.path().join("rocks");
     checkpoint_restores_aligned(&mut rocks(&dir.path().join("db")), &base, |c| {
         Box::new(
-            checkpoint::restore_rocks(c, &base.join("restored"), &RocksOptions::checked_in())
-                .unwrap(),
+            checkpoint::restore_rocks(
+                c,
+                &base.join("restored"),
+                &RocksOptions::checked_in(),
+                Arc::new(SystemClock),
+            )
+            .unwrap(),
         )
     });
 }
@@ -291,7 +298,14 @@ fn rescaling_two_subtasks_into_one_and_one_into_two_keeps_every_key_once() {
     for index in 0..3 {
         let range = range_of(128, 3, index);
         let working = dir.path().join(format!("clipped-{index}"));
-        let part = checkpoint::restore_rocks_clipped(&single, &range, &working, &options).unwrap();
+        let part = checkpoint::restore_rocks_clipped(
+            &single,
+            &range,
+            &working,
+            &options,
+            Arc::new(SystemClock),
+        )
+        .unwrap();
         let got = contents(&part, ScanRange::All);
         assert_eq!(got, in_groups(&model, &range), "clipped index {index}");
         union.extend(got);
@@ -570,6 +584,7 @@ fn killing_a_process_mid_checkpoint_leaves_the_previous_one_restorable() {
         &newest,
         &dir.path().join("restored"),
         &RocksOptions::checked_in(),
+        Arc::new(SystemClock),
     )
     .unwrap();
     assert_eq!(contents(&restored, ScanRange::All).len() as u64, i * 64);
@@ -620,6 +635,53 @@ fn expired_ttl_state_reads_as_absent_and_rocksdb_compaction_drops_it() {
     let table = db.open_table("ttl:values").unwrap();
     db.compact(table).unwrap();
     assert!(contents(&db, ScanRange::All).is_empty());
+}
+
+#[test]
+fn an_aligned_rocksdb_restore_expires_ttl_state_on_the_restoring_clock() {
+    use std::time::Duration;
+    use streamfusion::state::ttl::{ManualClock, StateTtl};
+
+    // Written at a processing time long before the system clock's: live on the restoring
+    // operator's clock, so compaction of the restored store must keep it (it used to expire
+    // it on the system clock and drop it).
+    let clock = Arc::new(ManualClock::new(1_000_000));
+    let ttl = StateTtl::new(Duration::from_secs(3_600), clock.clone()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = RocksBackend::open_with_clock(
+        &dir.path().join("db"),
+        &RocksOptions::checked_in(),
+        clock.clone(),
+    )
+    .unwrap();
+    let table = db.open_table("ttl:values").unwrap();
+    let mut batch = WriteBatch::new();
+    batch.put(table, state_key(1, b"k", &[], &[]), ttl.wrap(b"v"));
+    db.write(&batch).unwrap();
+    let published = checkpoint::publish(&mut db, &dir.path().join("ckpt"), b"").unwrap();
+    let c = Checkpoint::open(published.path()).unwrap();
+    for clipped in [false, true] {
+        let working = dir.path().join(format!("restored-{clipped}"));
+        let mut restored = if clipped {
+            checkpoint::restore_rocks_clipped(
+                &c,
+                &(0..=63),
+                &working,
+                &RocksOptions::checked_in(),
+                clock.clone(),
+            )
+        } else {
+            checkpoint::restore_rocks(&c, &working, &RocksOptions::checked_in(), clock.clone())
+        }
+        .unwrap();
+        let table = restored.open_table("ttl:values").unwrap();
+        restored.compact(table).unwrap();
+        assert_eq!(
+            contents(&restored, ScanRange::All).len(),
+            1,
+            "clipped: {clipped}"
+        );
+    }
 }
 
 #[test]

@@ -15,13 +15,12 @@ use arrow::datatypes::{Int32Type, Int64Type, TimestampMillisecondType};
 use streamfusion::aggregate::window::{WindowAggSpec, WindowProperty};
 use streamfusion::aggregate::{AggCall, AggFunction, GroupAggSpec};
 use streamfusion::changelog::ChangelogBatch;
-use streamfusion::keys::KeyHasher;
 use streamfusion::ops::{Operator, OperatorPlan, Output, StateConfig};
 use streamfusion::state::checkpoint::Checkpoint;
 use streamfusion::types::LogicalType;
 use streamfusion::window::slices::SliceAssigner;
 
-use super::common::{Backend, config};
+use super::common::{Backend, config, key_group_ranges, route};
 
 const MAX_PARALLELISM: u32 = 128;
 
@@ -301,36 +300,6 @@ impl Phases {
     }
 }
 
-/// Batches `rows` (key in column 0) for each of `subtasks` by their keys' key groups.
-fn route(batch: &ChangelogBatch, subtasks: usize) -> Vec<Option<ChangelogBatch>> {
-    let hasher = KeyHasher::new(vec![LogicalType::Int]);
-    let groups = hasher
-        .key_groups(&[batch.batch().column(0).clone()], MAX_PARALLELISM)
-        .unwrap();
-    let assign =
-        streamfusion::keys::key_groups::Parallelism::try_new(MAX_PARALLELISM, subtasks as u32)
-            .unwrap();
-    (0..subtasks)
-        .map(|i| {
-            let mine: Vec<u32> = (0..batch.num_rows() as u32)
-                .filter(|&r| assign.operator_index(groups[r as usize]) == i as u32)
-                .collect();
-            (!mine.is_empty()).then(|| {
-                let take = arrow::array::UInt32Array::from(mine);
-                let columns = batch
-                    .batch()
-                    .columns()
-                    .iter()
-                    .map(|c| arrow::compute::take(c.as_ref(), &take, None).unwrap())
-                    .collect();
-                ChangelogBatch::insert_only(
-                    arrow::array::RecordBatch::try_new(batch.batch().schema(), columns).unwrap(),
-                )
-            })
-        })
-        .collect()
-}
-
 /// Runs `events` through subtasks of the plan (rows routed by key group), restoring every
 /// subtask from the checkpoints of the previous ones at each event index in `restores`
 /// (with the parallelism given there), in `chunk`-row batches.
@@ -361,16 +330,7 @@ fn run_phases(
             Backend::Rocks => StateConfig::rocksdb(dir.path().join(format!("db{i}"))),
         }
     };
-    let ranges = |p: u32| -> Vec<std::ops::RangeInclusive<u16>> {
-        let assign =
-            streamfusion::keys::key_groups::Parallelism::try_new(MAX_PARALLELISM, p).unwrap();
-        (0..p)
-            .map(|i| {
-                let r = assign.key_group_range(i).unwrap();
-                (*r.start() as u16)..=(*r.end() as u16)
-            })
-            .collect()
-    };
+    let ranges = |p: u32| key_group_ranges(MAX_PARALLELISM, p);
     let mut opened = 0;
     let mut subtasks: Vec<Box<dyn Operator>> = ranges(1)
         .into_iter()
@@ -383,7 +343,7 @@ fn run_phases(
     let deliver = |subtasks: &mut Vec<Box<dyn Operator>>, batches: Vec<ChangelogBatch>| {
         for b in batches {
             let n = subtasks.len();
-            for (op, part) in subtasks.iter_mut().zip(route(&b, n)) {
+            for (op, part) in subtasks.iter_mut().zip(route(&b, n, MAX_PARALLELISM)) {
                 if let Some(part) = part {
                     op.process(0, &part, &mut Output::new()).unwrap();
                 }

@@ -1,9 +1,12 @@
 //! Shared helpers of the integration tests: parsing `tests/golden/flink-2.3.0-key-rows.jsonl`
-//! and decoding its JSON values into Arrow columns independently of the engine, and the
-//! state backends the operator tests run on.
+//! and decoding its JSON values into Arrow columns independently of the engine, the golden
+//! changelogs' rows and batches ([`changelog`]), and the state backends the operator tests
+//! run on.
 
 // Each test crate that includes this module uses a different subset of it.
 #![allow(dead_code)]
+
+pub mod changelog;
 
 use std::sync::Arc;
 
@@ -270,4 +273,54 @@ pub fn config(backend: Backend, dir: &std::path::Path) -> StateConfig {
         Backend::Memory => StateConfig::memory(),
         Backend::Rocks => StateConfig::rocksdb(dir.join("restored")),
     }
+}
+
+/// The key groups each of `parallelism` subtasks owns, as Flink assigns them.
+pub fn key_group_ranges(
+    max_parallelism: u32,
+    parallelism: u32,
+) -> Vec<std::ops::RangeInclusive<u16>> {
+    let assign =
+        streamfusion::keys::key_groups::Parallelism::try_new(max_parallelism, parallelism).unwrap();
+    (0..parallelism)
+        .map(|i| {
+            let r = assign.key_group_range(i).unwrap();
+            (*r.start() as u16)..=(*r.end() as u16)
+        })
+        .collect()
+}
+
+/// `batch`'s rows (an INT key in column 0) for each of `subtasks`, by their keys' key
+/// groups, as Flink's keyed exchange routes them; `None` for a subtask without rows.
+pub fn route(
+    batch: &streamfusion::changelog::ChangelogBatch,
+    subtasks: usize,
+    max_parallelism: u32,
+) -> Vec<Option<streamfusion::changelog::ChangelogBatch>> {
+    let hasher = streamfusion::keys::KeyHasher::new(vec![LogicalType::Int]);
+    let groups = hasher
+        .key_groups(&[batch.batch().column(0).clone()], max_parallelism)
+        .unwrap();
+    let assign =
+        streamfusion::keys::key_groups::Parallelism::try_new(max_parallelism, subtasks as u32)
+            .unwrap();
+    (0..subtasks)
+        .map(|i| {
+            let mine: Vec<u32> = (0..batch.num_rows() as u32)
+                .filter(|&r| assign.operator_index(groups[r as usize]) == i as u32)
+                .collect();
+            (!mine.is_empty()).then(|| {
+                let take = arrow::array::UInt32Array::from(mine);
+                let columns = batch
+                    .batch()
+                    .columns()
+                    .iter()
+                    .map(|c| arrow::compute::take(c.as_ref(), &take, None).unwrap())
+                    .collect();
+                streamfusion::changelog::ChangelogBatch::insert_only(
+                    arrow::array::RecordBatch::try_new(batch.batch().schema(), columns).unwrap(),
+                )
+            })
+        })
+        .collect()
 }

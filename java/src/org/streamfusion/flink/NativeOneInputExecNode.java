@@ -15,10 +15,11 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecNode;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * A one-input stream node run by StreamFusion (Calc, GROUP BY, either phase of a two-phase
- * GROUP BY): translated to the same transformation as the stock node (same input, uid,
- * parallelism, max parallelism, key selector, chaining) with {@link NativeOneInputOperator} as
- * its operator, so operator IDs and key partitioning equal the stock job's. Its description
+ * A one-input stream node run by StreamFusion (Calc; GROUP BY and window aggregation, one phase
+ * or either of two; deduplication): translated to the same transformation as the stock node
+ * (same input, uid, parallelism, max parallelism, key selector, chaining) with {@link
+ * NativeOneInputOperator} as its operator, so operator IDs and key partitioning equal the stock
+ * job's. Its description
  * starts with {@value #PREFIX}, which is how {@code EXPLAIN} shows that the node runs natively.
  */
 public final class NativeOneInputExecNode extends ExecNodeBase<RowData>

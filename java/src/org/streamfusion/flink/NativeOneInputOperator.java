@@ -40,19 +40,19 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
- * A one-input Flink SQL operator run natively: Calc, GROUP BY, or either phase of a two-phase
- * GROUP BY. Rows are buffered as {@code BinaryRowData} bytes (other {@code RowData} converted
- * by Flink's own {@link RowDataSerializer}) and pushed through JNI in bundles of at most
- * {@code bundleRows} rows; the output rows (row kinds in their headers) are emitted as {@code
- * BinaryRowData} over the bytes native code returned.
+ * A one-input Flink SQL operator run natively: Calc; GROUP BY and window aggregation, one phase
+ * or either of two; deduplication. Rows are buffered as {@code BinaryRowData} bytes (other
+ * {@code RowData} converted by Flink's own {@link RowDataSerializer}) and pushed through JNI in
+ * bundles of at most {@code bundleRows} rows; the output rows (row kinds in their headers) are
+ * emitted as {@code BinaryRowData} over the bytes native code returned.
  *
  * <p>A bundle is pushed when it is full (rows, or {@value #MAX_BUNDLE_BYTES} bytes), {@code
  * bundleLatencyMs} of processing time after its first row (a timer in the task's mailbox, so a
  * slow input is not held back), before a watermark (which is then handed to the native
- * operator, where a mini-batch GROUP BY applies its batch, and forwarded), in {@link
- * #prepareSnapshotPreBarrier} (so no row is buffered across a checkpoint barrier, natively
- * either), at {@link #endInput} and in {@link #finish}. Output records carry no timestamp, as a
- * stock Calc's and GROUP BY's; a rowtime column travels in the row.
+ * operator, where a mini-batch applies its bundle and event-time timers fire, and forwarded),
+ * in {@link #prepareSnapshotPreBarrier} (so no row is buffered across a checkpoint barrier,
+ * natively either), at {@link #endInput} and in {@link #finish}. Output records carry no
+ * timestamp, as a stock Calc's and GROUP BY's; a rowtime column travels in the row.
  *
  * <p>A keyed operator keeps its state natively, in the store matching the job's keyed state
  * backend ({@code hashmap}: the native memory store; otherwise a native RocksDB store in one of

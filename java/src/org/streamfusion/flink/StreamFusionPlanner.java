@@ -20,6 +20,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeGraph;
 import org.apache.flink.table.planner.plan.nodes.exec.serde.CompiledPlanSerdeUtil;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecDeduplicate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
@@ -52,8 +53,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (immediate and mini-batch one-phase), {@link StreamExecLocalGroupAggregate}, {@link
  * StreamExecGlobalGroupAggregate}, {@link StreamExecWindowAggregate}, {@link
  * StreamExecLocalWindowAggregate} and {@link StreamExecGlobalWindowAggregate} (window
- * aggregation, one- and two-phase; the native side decides which windows it runs) - is replaced
- * by a {@link NativeOneInputExecNode} before the graph is translated to transformations.
+ * aggregation, one- and two-phase; the native side decides which windows it runs), and {@link
+ * StreamExecDeduplicate} (keep-first and keep-last rows on processing or event time, immediate
+ * and mini-batch) - is replaced by a {@link NativeOneInputExecNode} before the graph is
+ * translated to transformations. A Top-N ({@code StreamExecRank}) is not a deduplication and
+ * stays stock.
  *
  * <p>The hook is {@link #translateToPlan(ExecNodeGraph)}: it runs for {@code executeSql},
  * {@code toDataStream}, {@code EXPLAIN} and compiled plans being executed, but not for {@code
@@ -284,6 +288,13 @@ public class StreamFusionPlanner extends StreamPlanner {
                                 (StreamExecGlobalWindowAggregate) node,
                                 "streamfusion-global-window-aggregate_1",
                                 true);
+            } else if (node instanceof StreamExecDeduplicate) {
+                // Keyed by its unique keys: the stock transformation's key selector is kept.
+                result =
+                        substitute(
+                                (StreamExecDeduplicate) node,
+                                "streamfusion-deduplicate_1",
+                                true);
             }
             done.put(node, result);
             return result;
@@ -372,6 +383,16 @@ public class StreamFusionPlanner extends StreamPlanner {
             options.put(
                     ExecutionConfigOptions.TABLE_EXEC_MINIBATCH_SIZE.key(),
                     String.valueOf(table.get(ExecutionConfigOptions.TABLE_EXEC_MINIBATCH_SIZE)));
+            // Deduplication: whether a keep-last row without -U is still +I when it is a key's
+            // first, and whether a mini-batch keeps only each key's latest change.
+            for (ConfigOption<Boolean> option :
+                    List.of(
+                            ExecutionConfigOptions
+                                    .TABLE_EXEC_DEDUPLICATE_INSERT_UPDATE_AFTER_SENSITIVE_ENABLED,
+                            ExecutionConfigOptions
+                                    .TABLE_EXEC_DEDUPLICATE_MINIBATCH_COMPACT_CHANGES_ENABLED)) {
+                options.put(option.key(), String.valueOf(table.get(option)));
+            }
             options.put(
                     CoreOptions.DEFAULT_PARALLELISM.key(),
                     String.valueOf(table.get(CoreOptions.DEFAULT_PARALLELISM)));

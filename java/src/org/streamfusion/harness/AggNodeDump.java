@@ -22,16 +22,20 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Fixtures of Flink 2.3.0's aggregate nodes for the native plan parser
- * ({@code crates/streamfusion/src/flink/aggregate.rs} and the window aggregate's parser).
+ * Fixtures of Flink 2.3.0's aggregate and deduplicate nodes for the native plan parser
+ * ({@code crates/streamfusion/src/flink/aggregate.rs}, the window aggregate's and the
+ * deduplication's parsers).
  *
  * <p>Each query is compiled ({@code COMPILE PLAN} of an {@code INSERT} into a blackhole sink,
  * over a datagen source, no job runs) under its options; every {@code
  * stream-exec-*group-aggregate_1} node of the plan is written to {@code
  * DIR/agg-<query>[-<n>].json}, every {@code stream-exec-*window-aggregate_1} node of a window
  * query (window TVFs over an event-time, TIMESTAMP_LTZ or processing-time attribute) to {@code
- * DIR/window-<query>[-<n>].json}, as {@code {"node": <the node's JSON>, "inputs": [<the output type
- * of the node feeding it>], "config": {<the options the planner extension hands over>}}}. The
+ * DIR/window-<query>[-<n>].json}, every {@code stream-exec-deduplicate_1} node of a
+ * deduplication ({@code ROW_NUMBER() ... = 1} over the window source's processing-time or
+ * event-time attribute, into a sink that takes -U) to {@code DIR/dedup-<query>.json}, as {@code
+ * {"node": <the node's JSON>, "inputs": [<the output type of the node feeding it>], "config":
+ * {<the options the planner extension hands over>}}}. The
  * node's JSON is what {@code StreamFusionPlanner} describes (the compiled plan is written by the
  * same {@code CompiledPlanSerdeUtil} writer); {@code config} is the {@code config_json} of
  * {@code flink::plan_node}. Plans are made at {@code parallelism.default} 4 (max parallelism
@@ -65,7 +69,7 @@ public final class AggNodeDump {
     /**
      * One query, the table options it is compiled under, and the fixture kind: {@code agg}
      * dumps {@code *group-aggregate*} nodes, {@code window} dumps {@code *window-aggregate*}
-     * nodes (over the window sources).
+     * nodes and {@code dedup} {@code *deduplicate*} nodes (both over the window sources).
      */
     record Query(String kind, String name, String sql, Map<String, String> options) {}
 
@@ -77,6 +81,16 @@ public final class AggNodeDump {
 
     static void w(String name, String sql, String... options) {
         add("window", name, sql, options);
+    }
+
+    static void d(String name, String sql, String... options) {
+        add("dedup", name, sql, options);
+    }
+
+    /** {@code ROW_NUMBER() OVER (PARTITION BY k ORDER BY order) = 1} over the window source. */
+    static String dedup(String columns, String order) {
+        return "SELECT " + columns + " FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY "
+                + order + ") AS rn FROM wsrc) WHERE rn = 1";
     }
 
     private static void add(String kind, String name, String sql, String... options) {
@@ -210,6 +224,14 @@ public final class AggNodeDump {
                         + "SESSION(TABLE wsrc PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' SECOND))"
                         + " GROUP BY k, window_start, window_end",
                 ONE_PHASE);
+
+        // Deduplication (StreamExecDeduplicate) over the window source's time attributes.
+        d("proctime_first", dedup("k, v, s", "pt"));
+        d("proctime_last", dedup("k, v, s", "pt DESC"));
+        d("rowtime_first", dedup("k, v, s, ts", "ts"));
+        d("rowtime_last", dedup("k, v, d, ts", "ts DESC"));
+        d("mini_batch_last", dedup("k, v, s", "pt DESC"), MINI_BATCH);
+        d("state_ttl", dedup("k, v, m", "pt DESC"), "table.exec.state.ttl", "1 h");
     }
 
     public static void main(String[] args) throws Exception {
@@ -228,7 +250,7 @@ public final class AggNodeDump {
             for (Map.Entry<String, String> o : query.options.entrySet()) {
                 tEnv.getConfig().set(o.getKey(), o.getValue());
             }
-            if (query.kind.equals("window")) {
+            if (!query.kind.equals("agg")) {
                 for (String source : WINDOW_SOURCES) {
                     tEnv.executeSql(source);
                 }
@@ -247,7 +269,9 @@ public final class AggNodeDump {
                         .append(c.getDataType().getLogicalType().asSerializableString());
             }
             // blackhole takes no -U (the aggregate then generates none); print takes them.
-            String connector = query.name.startsWith("golden_") ? "print" : "blackhole";
+            String connector = query.name.startsWith("golden_") || query.kind.equals("dedup")
+                    ? "print"
+                    : "blackhole";
             tEnv.executeSql(
                     sink.append(") WITH ('connector' = '" + connector + "')").toString());
             String plan = tEnv.compilePlanSql("INSERT INTO snk " + query.sql).asJsonString();
@@ -263,7 +287,11 @@ public final class AggNodeDump {
             }
             List<ObjectNode> found = new ArrayList<>();
             for (JsonNode node : root.get("nodes")) {
-                String nodes = query.kind.equals("window") ? "window-aggregate" : "group-aggregate";
+                String nodes = switch (query.kind) {
+                    case "window" -> "window-aggregate";
+                    case "dedup" -> "deduplicate";
+                    default -> "group-aggregate";
+                };
                 if (!node.get("type").asText().contains(nodes)) {
                     continue;
                 }

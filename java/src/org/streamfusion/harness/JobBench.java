@@ -34,7 +34,10 @@ import java.util.Map;
  * a double and a short string; with {@code nullable}, keys are NULL on one residue and values
  * on another, independently. The window jobs' view {@code wsrc} has the same key and value
  * and an event time {@code ts} (TIMESTAMP_LTZ(3): row {@code id} at {@code id} ms, slightly out
- * of order). Timed runs write to {@code blackhole}; verifying runs collect.
+ * of order); the deduplication jobs' view {@code psrc} is {@code src} with a processing time
+ * {@code pt} (at parallelism 1 the rows reach the deduplication in sequence order, so its
+ * result does not depend on timing). Timed runs write to {@code blackhole}; verifying runs
+ * collect.
  *
  * <p>Commands (one line of {@code key=value} output each, for xtask to read):
  *
@@ -52,8 +55,8 @@ import java.util.Map;
  */
 public final class JobBench {
     /**
-     * One job: its SQL over {@code src} (or {@code wsrc}), the native nodes its plan must have,
-     * and the table options it is planned under ({@code key, value, ...}).
+     * One job: its SQL over {@code src} (or {@code psrc}, {@code wsrc}), the native nodes its
+     * plan must have, and the table options it is planned under ({@code key, value, ...}).
      */
     record Job(
             String name, String description, String select, String[] nativeNodes,
@@ -93,7 +96,19 @@ public final class JobBench {
                     "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(HOP("
                             + "TABLE wsrc, DESCRIPTOR(ts), INTERVAL '1' SECOND,"
                             + " INTERVAL '4' SECOND)) GROUP BY window_start, window_end, k",
-                    new String[] {"LocalWindowAggregate", "GlobalWindowAggregate"}));
+                    new String[] {"LocalWindowAggregate", "GlobalWindowAggregate"}),
+            new Job("dedup_keep_first",
+                    "ROW_NUMBER() OVER (PARTITION BY k ORDER BY proctime) = 1: each key's first"
+                            + " row, append-only output",
+                    "SELECT k, id, v, t FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
+                            + " ORDER BY pt) AS rn FROM psrc) WHERE rn = 1",
+                    new String[] {"Deduplicate"}),
+            new Job("dedup_keep_last",
+                    "ROW_NUMBER() OVER (PARTITION BY k ORDER BY proctime DESC) = 1: each key's"
+                            + " last row, updating output",
+                    "SELECT k, v, d, t FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
+                            + " ORDER BY pt DESC) AS rn FROM psrc) WHERE rn = 1",
+                    new String[] {"Deduplicate"}));
 
     /** The job's data and state settings. */
     static final class Settings {
@@ -142,9 +157,9 @@ public final class JobBench {
     }
 
     /**
-     * A table environment over the fixture views {@code src} and {@code wsrc} (the same
-     * columns and an event-time {@code ts}), StreamFusion on or off, with the options of job
-     * {@code s.job}.
+     * A table environment over the fixture views {@code src}, {@code psrc} (the same columns
+     * and a processing time {@code pt}) and {@code wsrc} (the same key and value and an
+     * event-time {@code ts}), StreamFusion on or off, with the options of job {@code s.job}.
      */
     static StreamTableEnvironment environment(Settings s, boolean enabled) {
         Configuration conf = new Configuration();
@@ -181,6 +196,7 @@ public final class JobBench {
                 "CREATE TEMPORARY VIEW src AS SELECT id, " + keyNull + " AS k, " + valueNull
                         + " AS v, CAST(id % 1000 AS DOUBLE) / 8 AS d,"
                         + " CONCAT('Key-', CAST(id % 100 AS STRING), '-ß') AS t FROM seq");
+        tEnv.executeSql("CREATE TEMPORARY VIEW psrc AS SELECT *, PROCTIME() AS pt FROM src");
         // Row id at id ms, up to 15 ms late (a little out of order); the watermark trails by
         // more than that, so no row is late however the periodic watermarks fall. The time
         // is TIMESTAMP_LTZ(3) (the session zone is UTC): a CAST to TIMESTAMP(3) would keep

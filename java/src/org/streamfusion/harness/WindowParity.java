@@ -438,7 +438,7 @@ public final class WindowParity {
                 .setParallelism(1)
                 .assignTimestampsAndWatermarks(
                         WatermarkStrategy.forGenerator(ctx -> new Punctuated())
-                                .withTimestampAssigner(new RowTime()))
+                                .withTimestampAssigner(new RowTime(TS)))
                 .setParallelism(1);
         tEnv.createTemporaryView("t", tEnv.fromDataStream(input, Schema.newBuilder()
                 .fromRowDataType(TYPE)
@@ -531,13 +531,18 @@ public final class WindowParity {
         }
     }
 
-    /** The row's event time: its {@code ts} as UTC epoch milliseconds. */
+    /** The row's event time: its TIMESTAMP field {@code field} as UTC epoch milliseconds. */
     static final class RowTime implements SerializableTimestampAssigner<Row> {
         private static final long serialVersionUID = 1L;
+        private final int field;
+
+        RowTime(int field) {
+            this.field = field;
+        }
 
         @Override
         public long extractTimestamp(Row row, long previous) {
-            return ((LocalDateTime) row.getField(TS)).toInstant(ZoneOffset.UTC).toEpochMilli();
+            return ((LocalDateTime) row.getField(field)).toInstant(ZoneOffset.UTC).toEpochMilli();
         }
     }
 
