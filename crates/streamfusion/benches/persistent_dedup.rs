@@ -331,6 +331,7 @@ fn checkpoint_restore(suite: &mut Suite, backend: Backend, name: &str, shape: Sh
         ),
     ];
     for (mode_name, mode) in modes {
+        let check_mode = mode.clone();
         suite.stateless(
             &format!("restore/{name}/{mode_name}/{}", shape.id()),
             || {
@@ -361,9 +362,9 @@ fn checkpoint_restore(suite: &mut Suite, backend: Backend, name: &str, shape: Sh
                 let mut store = p
                     .fixture
                     .lifecycle
-                    .restore(std::slice::from_ref(&p.checkpoint), &mode)
+                    .restore(std::slice::from_ref(&p.checkpoint), &check_mode)
                     .map_err(|e| e.to_string())?;
-                let later = owned_rows(&p.fixture.later, &mode);
+                let later = owned_rows(&p.fixture.later, &check_mode);
                 let out = p
                     .fixture
                     .lifecycle
