@@ -4,11 +4,9 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.functions.Partitioner;
 import org.apache.flink.api.java.functions.KeySelector;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableConfig;
@@ -613,21 +611,10 @@ public final class DedupParity {
      */
     static Run run(Combo combo, boolean enabled, List<Query> queries, boolean strict) {
         Run run = new Run();
-        Configuration conf = new Configuration();
-        conf.setString("parallelism.default", String.valueOf(combo.parallelism()));
-        // Many queries share one job: enough network buffers for all their exchanges.
-        conf.setString("taskmanager.memory.network.min", "256mb");
-        conf.setString("taskmanager.memory.network.max", "256mb");
-        // The job's keyed state backend, which the native operators follow.
-        conf.setString("state.backend.type", combo.backend());
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(combo.parallelism());
-        StreamTableEnvironment tEnv =
-                StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+        StreamExecutionEnvironment env =
+                WindowParity.environment(combo.parallelism(), combo.backend());
+        StreamTableEnvironment tEnv = WindowParity.tableEnvironment(env, enabled, BUNDLE_ROWS);
         TableConfig config = tEnv.getConfig();
-        config.set(StreamFusionPlanner.ENABLED, enabled);
-        config.set(StreamFusionPlanner.BUNDLE_ROWS, BUNDLE_ROWS);
-        config.set("table.local-time-zone", "UTC");
         // One source task: rows and punctuated watermarks in one fixed order; then each key's
         // rows in one channel (by the parity of their key index).
         DataStream<Row> input = env

@@ -417,21 +417,9 @@ public final class WindowParity {
      */
     static Run run(Combo combo, boolean enabled, List<Query> queries, boolean strict) {
         Run run = new Run();
-        Configuration conf = new Configuration();
-        conf.setString("parallelism.default", String.valueOf(combo.parallelism()));
-        // Many queries share one job: enough network buffers for all their exchanges.
-        conf.setString("taskmanager.memory.network.min", "256mb");
-        conf.setString("taskmanager.memory.network.max", "256mb");
-        // The job's keyed state backend, which the native operators follow.
-        conf.setString("state.backend.type", combo.backend());
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(combo.parallelism());
-        StreamTableEnvironment tEnv =
-                StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+        StreamExecutionEnvironment env = environment(combo.parallelism(), combo.backend());
+        StreamTableEnvironment tEnv = tableEnvironment(env, enabled, BUNDLE_ROWS);
         TableConfig config = tEnv.getConfig();
-        config.set(StreamFusionPlanner.ENABLED, enabled);
-        config.set(StreamFusionPlanner.BUNDLE_ROWS, BUNDLE_ROWS);
-        config.set("table.local-time-zone", "UTC");
         // One source task: rows and punctuated watermarks in one fixed order.
         DataStream<Row> input = env
                 .fromData(combo.parallelism() == 1 ? TABLE : ON_TIME, AggParity.rowInfo(TYPE))
@@ -624,5 +612,33 @@ public final class WindowParity {
                     BASE.plusNanos(Math.max(0, due - behind) * 1_000_000L)));
         }
         return rows;
+    }
+
+    /**
+     * A MiniCluster environment at {@code parallelism} on the keyed state backend {@code
+     * backend} (which the native operators follow), with network buffers for the many
+     * exchanges of one job that runs many queries.
+     */
+    static StreamExecutionEnvironment environment(int parallelism, String backend) {
+        Configuration conf = new Configuration();
+        conf.setString("parallelism.default", String.valueOf(parallelism));
+        conf.setString("taskmanager.memory.network.min", "256mb");
+        conf.setString("taskmanager.memory.network.max", "256mb");
+        conf.setString("state.backend.type", backend);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(parallelism);
+        return env;
+    }
+
+    /** The SQL environment over {@code env}: StreamFusion on or off, UTC. */
+    static StreamTableEnvironment tableEnvironment(
+            StreamExecutionEnvironment env, boolean enabled, int bundleRows) {
+        StreamTableEnvironment tEnv =
+                StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+        TableConfig config = tEnv.getConfig();
+        config.set(StreamFusionPlanner.ENABLED, enabled);
+        config.set(StreamFusionPlanner.BUNDLE_ROWS, bundleRows);
+        config.set("table.local-time-zone", "UTC");
+        return tEnv;
     }
 }
