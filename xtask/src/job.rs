@@ -1021,14 +1021,16 @@ mod tests {
         let out = "job name=group_count_sum description=GROUP BY k COUNT(*), SUM(v)\n\
                    job name=calc description=Calc: arithmetic\n\
                    job name=window_tumble description=TUMBLE 1 s windows GROUP BY k\n\
-                   job name=dedup_keep_last description=ROW_NUMBER() OVER (...) = 1: last row\n";
+                   job name=dedup_keep_last description=ROW_NUMBER() OVER (...) = 1: last row\n\
+                   job name=rank_top3 description=ROW_NUMBER() OVER (...) <= 3 with rn: top 3\n";
         assert_eq!(
             parse_list(out).unwrap(),
             vec![
                 "group_count_sum",
                 "calc",
                 "window_tumble",
-                "dedup_keep_last"
+                "dedup_keep_last",
+                "rank_top3"
             ]
         );
         assert!(parse_list("nothing\n").is_err());
@@ -1232,6 +1234,8 @@ mod tests {
             "window_hop",
             "--job",
             "dedup_keep_first",
+            "--job",
+            "rank_top1",
             "--state",
             "both",
             "--rows",
@@ -1246,7 +1250,13 @@ mod tests {
         };
         assert_eq!(
             args.jobs,
-            vec!["calc", "group_min_max", "window_hop", "dedup_keep_first"]
+            vec![
+                "calc",
+                "group_min_max",
+                "window_hop",
+                "dedup_keep_first",
+                "rank_top1"
+            ]
         );
         assert_eq!(states(&args.states), vec!["hashmap", "rocksdb"]);
         assert_eq!(

@@ -52,12 +52,13 @@ pub const CLASSPATH_FILE_VAR: &str = "SF_JVM_CLASSPATH_FILE";
 pub const PLANNER_CLASSPATH_FILE_VAR: &str = "SF_JVM_PLANNER_CLASSPATH_FILE";
 
 /// Sources that need the real planner on the classpath: the planner extension, the drivers
-/// running it, and the one golden generator that records the extension's node descriptions.
+/// running it, and the golden generators that record the extension's node descriptions.
 const PLANNER_SOURCES: &[&str] = &[
     "org/apache/flink",
     "org/streamfusion/flink",
     "org/streamfusion/harness",
     "org/streamfusion/golden/DedupVectors.java",
+    "org/streamfusion/golden/RankVectors.java",
 ];
 
 #[derive(Debug, Args)]
@@ -550,6 +551,7 @@ mod tests {
             ),
             ("org/streamfusion/flink/StreamFusionPlanner.java", true),
             ("org/streamfusion/golden/DedupVectors.java", true),
+            ("org/streamfusion/golden/RankVectors.java", true),
             ("org/streamfusion/golden/CalcVectors.java", false),
             ("org/streamfusion/jni/NativeOperator.java", false),
         ] {

@@ -54,12 +54,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use arrow::array::{Array, ArrayRef, Int8Array, RecordBatch, UInt32Array};
+use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::{Field, Schema, SchemaRef};
 
 use crate::aggregate::group::{access_order, check_columns, concat};
 use crate::binary_row::{RowReader, RowWriter, null_bits_width};
 use crate::changelog::{ChangelogBatch, RowKind};
+use crate::emissions::Emissions;
 use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
 use crate::keys::layout::KEY_GROUP_BYTES;
@@ -148,53 +149,6 @@ enum Mode {
     RowTime { column: usize },
     /// Rowtime keep-first, emitting on timers.
     FirstOnTimers { column: usize },
-}
-
-/// Where an emitted row comes from: the bundle's input, or a row read from state.
-#[derive(Debug, Clone, Copy)]
-enum Source {
-    Input(u32),
-    Stored(u32),
-}
-
-/// Rows read from state that a bundle emits, as one BinaryRowData buffer.
-#[derive(Debug, Default)]
-struct StoredRows {
-    data: Vec<u8>,
-    offsets: Vec<usize>,
-}
-
-impl StoredRows {
-    fn push(&mut self, row: &[u8]) -> Source {
-        if self.offsets.is_empty() {
-            self.offsets.push(0);
-        }
-        self.data.extend_from_slice(row);
-        self.offsets.push(self.data.len());
-        Source::Stored(self.offsets.len() as u32 - 2)
-    }
-
-    fn is_empty(&self) -> bool {
-        self.offsets.len() < 2
-    }
-}
-
-/// A bundle's emissions in order.
-#[derive(Debug, Default)]
-struct Emissions {
-    rows: Vec<(RowKind, Source)>,
-    stored: StoredRows,
-}
-
-impl Emissions {
-    fn input(&mut self, kind: RowKind, row: usize) {
-        self.rows.push((kind, Source::Input(row as u32)));
-    }
-
-    fn stored(&mut self, kind: RowKind, row: &[u8]) {
-        let source = self.stored.push(row);
-        self.rows.push((kind, source));
-    }
 }
 
 /// One key's state during a bundle: what was read, and whether it changed.
@@ -687,49 +641,12 @@ impl Deduplicate {
 
     /// The changelog of `emits`: rows of `input` taken, rows from state decoded.
     fn output(&self, input: &ChangelogBatch, emits: &Emissions) -> Result<ChangelogBatch> {
-        if emits.rows.is_empty() {
+        if emits.is_empty() {
             return Ok(self.empty());
         }
-        let kinds: Int8Array = emits.rows.iter().map(|(k, _)| k.to_byte()).collect();
-        let columns: Vec<ArrayRef> = if emits.stored.is_empty() {
-            let take: UInt32Array = emits
-                .rows
-                .iter()
-                .map(|(_, s)| match s {
-                    Source::Input(r) => *r,
-                    Source::Stored(_) => unreachable!("no stored rows"),
-                })
-                .collect();
-            input
-                .batch()
-                .columns()
-                .iter()
-                .map(|c| arrow::compute::take(c.as_ref(), &take, None))
-                .collect::<std::result::Result<_, _>>()?
-        } else {
-            let stored = self
-                .reader
-                .read(&emits.stored.data, &emits.stored.offsets)?;
-            let indices: Vec<(usize, usize)> = emits
-                .rows
-                .iter()
-                .map(|(_, s)| match *s {
-                    Source::Input(r) => (0, r as usize),
-                    Source::Stored(r) => (1, r as usize),
-                })
-                .collect();
-            (0..self.schema.fields().len())
-                .map(|c| {
-                    let parts: [&dyn Array; 2] = [
-                        input.batch().column(c).as_ref(),
-                        stored.batch().column(c).as_ref(),
-                    ];
-                    arrow::compute::interleave(&parts, &indices)
-                })
-                .collect::<std::result::Result<_, _>>()?
-        };
+        let columns = emits.columns(input.batch(), &self.reader)?;
         let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
-        ChangelogBatch::try_new(batch, Some(kinds))
+        ChangelogBatch::try_new(batch, Some(emits.kinds()))
     }
 
     fn empty(&self) -> ChangelogBatch {

@@ -36,8 +36,10 @@ pub mod aggregate;
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod deduplicate;
+mod emissions;
 pub mod flink;
 pub mod ops;
+pub mod rank;
 
 #[cfg(feature = "bench")]
 pub use streamfusion_calc::golden;

@@ -40,10 +40,13 @@
 //!   and CUMULATE in event time, one- or two-phase.
 //! - `stream-exec-deduplicate_1` ([`deduplicate`]): keep the first or last row per key, on
 //!   processing or event time, immediate or mini-batch, as [`OperatorPlan::Deduplicate`].
+//! - `stream-exec-rank_1` ([`rank`]): Top-N (`ROW_NUMBER() <= N` per partition) over an
+//!   insert-only input, as [`OperatorPlan::Rank`].
 
 pub mod aggregate;
 pub mod calc;
 pub mod deduplicate;
+pub mod rank;
 pub mod rex;
 pub mod types;
 pub mod window;
@@ -223,6 +226,7 @@ pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorP
             window::plan(window::Phase::Global, node, &inputs, &config)
         }
         "stream-exec-deduplicate_1" => deduplicate::plan(node, &inputs, raw_inputs, &config),
+        "stream-exec-rank_1" => rank::plan(node, &inputs, raw_inputs, &config),
         other => Err(Unsupported::NodeType(other.to_string())),
     }
 }

@@ -54,6 +54,8 @@ pub enum OperatorKind {
     GlobalWindowAggregate,
     /// Deduplication, keep first or last row per key ([`crate::deduplicate::Deduplicate`]).
     Deduplicate,
+    /// Top-N per partition ([`crate::rank::Rank`]).
+    Rank,
 }
 
 impl std::fmt::Display for OperatorKind {
@@ -67,6 +69,7 @@ impl std::fmt::Display for OperatorKind {
             OperatorKind::LocalWindowAggregate => "local_window_aggregate",
             OperatorKind::GlobalWindowAggregate => "global_window_aggregate",
             OperatorKind::Deduplicate => "deduplicate",
+            OperatorKind::Rank => "rank",
         };
         f.write_str(name)
     }

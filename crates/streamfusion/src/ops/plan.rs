@@ -14,7 +14,7 @@
 //!
 //! `local_group_aggregate` and `global_group_aggregate` take the GROUP BY's fields too;
 //! `window_aggregate`, `local_window_aggregate` and `global_window_aggregate` take a
-//! [`WindowAggSpec`]; `deduplicate` a [`DedupSpec`]. A
+//! [`WindowAggSpec`]; `deduplicate` a [`DedupSpec`]; `rank` a [`RankSpec`]. A
 //! new operator adds its variant here and one arm in [`OperatorPlan::build`] and
 //! [`OperatorPlan::restore`].
 
@@ -32,6 +32,7 @@ use crate::aggregate::{GlobalGroupAggregate, GroupAggSpec, GroupAggregate, Local
 use crate::calc::CalcProgram;
 use crate::deduplicate::{DedupSpec, Deduplicate};
 use crate::error::{Error, ErrorKind, Result};
+use crate::rank::{Rank, RankSpec};
 use crate::state::checkpoint::Checkpoint;
 use crate::types::LogicalType;
 
@@ -60,6 +61,8 @@ pub enum OperatorPlan {
     GlobalWindowAggregate(WindowAggSpec),
     /// Deduplication (keep the first or last row per key).
     Deduplicate(DedupSpec),
+    /// Top-N (`ROW_NUMBER() <= N` per partition).
+    Rank(RankSpec),
 }
 
 impl OperatorPlan {
@@ -84,6 +87,7 @@ impl OperatorPlan {
             OperatorPlan::LocalWindowAggregate(_) => OperatorKind::LocalWindowAggregate,
             OperatorPlan::GlobalWindowAggregate(_) => OperatorKind::GlobalWindowAggregate,
             OperatorPlan::Deduplicate(_) => OperatorKind::Deduplicate,
+            OperatorPlan::Rank(_) => OperatorKind::Rank,
         }
     }
 
@@ -101,6 +105,7 @@ impl OperatorPlan {
                 spec.aggregate.max_parallelism = max_parallelism;
             }
             OperatorPlan::Deduplicate(spec) => spec.max_parallelism = max_parallelism,
+            OperatorPlan::Rank(spec) => spec.max_parallelism = max_parallelism,
         }
         self
     }
@@ -172,6 +177,10 @@ impl OperatorPlan {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(Deduplicate::build(spec.clone(), config, range)?)
             }
+            OperatorPlan::Rank(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(Rank::build(spec.clone(), config, range)?)
+            }
         })
     }
 
@@ -239,6 +248,10 @@ impl OperatorPlan {
                     range,
                     checkpoints,
                 )?)
+            }
+            OperatorPlan::Rank(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(Rank::restore(spec.clone(), config, range, checkpoints)?)
             }
         })
     }

@@ -14,5 +14,7 @@ mod group_aggregate;
 mod group_aggregate_flink;
 mod local_global;
 mod movement;
+mod rank;
+mod rank_flink;
 mod state;
 mod window_aggregate;

@@ -16,11 +16,12 @@ import org.apache.flink.table.types.logical.RowType;
 
 /**
  * A one-input stream node run by StreamFusion (Calc; GROUP BY and window aggregation, one phase
- * or either of two; deduplication): translated to the same transformation as the stock node
- * (same input, uid, parallelism, max parallelism, key selector, chaining) with {@link
+ * or either of two; deduplication; Top-N): translated to the same transformation as the stock
+ * node (same input, uid, parallelism, max parallelism, key selector, chaining) with {@link
  * NativeOneInputOperator} as its operator, so operator IDs and key partitioning equal the stock
- * job's. Its description
- * starts with {@value #PREFIX}, which is how {@code EXPLAIN} shows that the node runs natively.
+ * job's (a node without a key, such as a global Top-N, keeps Flink's empty key selector and
+ * its parallelism of one). Its description starts with {@value #PREFIX}, which is how {@code
+ * EXPLAIN} shows that the node runs natively.
  */
 public final class NativeOneInputExecNode extends ExecNodeBase<RowData>
         implements StreamExecNode<RowData>, SingleTransformationTranslator<RowData> {

@@ -41,10 +41,10 @@ import java.util.stream.Stream;
 
 /**
  * A one-input Flink SQL operator run natively: Calc; GROUP BY and window aggregation, one phase
- * or either of two; deduplication. Rows are buffered as {@code BinaryRowData} bytes (other
- * {@code RowData} converted by Flink's own {@link RowDataSerializer}) and pushed through JNI in
- * bundles of at most {@code bundleRows} rows; the output rows (row kinds in their headers) are
- * emitted as {@code BinaryRowData} over the bytes native code returned.
+ * or either of two; deduplication; Top-N. Rows are buffered as {@code BinaryRowData} bytes
+ * (other {@code RowData} converted by Flink's own {@link RowDataSerializer}) and pushed through
+ * JNI in bundles of at most {@code bundleRows} rows; the output rows (row kinds in their
+ * headers) are emitted as {@code BinaryRowData} over the bytes native code returned.
  *
  * <p>A bundle is pushed when it is full (rows, or {@value #MAX_BUNDLE_BYTES} bytes), {@code
  * bundleLatencyMs} of processing time after its first row (a timer in the task's mailbox, so a

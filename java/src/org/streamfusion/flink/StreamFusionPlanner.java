@@ -26,6 +26,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggr
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecRank;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -53,11 +54,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (immediate and mini-batch one-phase), {@link StreamExecLocalGroupAggregate}, {@link
  * StreamExecGlobalGroupAggregate}, {@link StreamExecWindowAggregate}, {@link
  * StreamExecLocalWindowAggregate} and {@link StreamExecGlobalWindowAggregate} (window
- * aggregation, one- and two-phase; the native side decides which windows it runs), and {@link
+ * aggregation, one- and two-phase; the native side decides which windows it runs), {@link
  * StreamExecDeduplicate} (keep-first and keep-last rows on processing or event time, immediate
- * and mini-batch) - is replaced by a {@link NativeOneInputExecNode} before the graph is
- * translated to transformations. A Top-N ({@code StreamExecRank}) is not a deduplication and
- * stays stock.
+ * and mini-batch) and {@link StreamExecRank} (Top-N; the native side decides which strategies
+ * and rank ranges it runs) - is replaced by a {@link NativeOneInputExecNode} before the graph
+ * is translated to transformations. Flink's {@code SortLimit} and {@code Limit} nodes subclass
+ * {@code StreamExecRank} and stay stock.
  *
  * <p>The hook is {@link #translateToPlan(ExecNodeGraph)}: it runs for {@code executeSql},
  * {@code toDataStream}, {@code EXPLAIN} and compiled plans being executed, but not for {@code
@@ -295,6 +297,11 @@ public class StreamFusionPlanner extends StreamPlanner {
                                 (StreamExecDeduplicate) node,
                                 "streamfusion-deduplicate_1",
                                 true);
+            } else if (node.getClass() == StreamExecRank.class) {
+                // Exactly a Top-N: SortLimit and Limit subclass it under their own JSON types.
+                // Keyed by its partition key (empty for a global Top-N, which Flink runs as one
+                // task): the stock transformation's key selector is kept.
+                result = substitute((StreamExecRank) node, "streamfusion-rank_1", true);
             }
             done.put(node, result);
             return result;

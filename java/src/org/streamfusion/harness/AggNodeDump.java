@@ -22,9 +22,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Fixtures of Flink 2.3.0's aggregate and deduplicate nodes for the native plan parser
- * ({@code crates/streamfusion/src/flink/aggregate.rs}, the window aggregate's and the
- * deduplication's parsers).
+ * Fixtures of Flink 2.3.0's aggregate, deduplicate and rank nodes for the native plan parser
+ * ({@code crates/streamfusion/src/flink/aggregate.rs}, the window aggregate's, the
+ * deduplication's and the Top-N's parsers).
  *
  * <p>Each query is compiled ({@code COMPILE PLAN} of an {@code INSERT} into a blackhole sink,
  * over a datagen source, no job runs) under its options; every {@code
@@ -33,7 +33,9 @@ import java.util.Map;
  * query (window TVFs over an event-time, TIMESTAMP_LTZ or processing-time attribute) to {@code
  * DIR/window-<query>[-<n>].json}, every {@code stream-exec-deduplicate_1} node of a
  * deduplication ({@code ROW_NUMBER() ... = 1} over the window source's processing-time or
- * event-time attribute, into a sink that takes -U) to {@code DIR/dedup-<query>.json}, as {@code
+ * event-time attribute, into a sink that takes -U) to {@code DIR/dedup-<query>.json}, every
+ * {@code stream-exec-rank_1} node of a Top-N (over the window source, or a GROUP BY of it for
+ * the updating strategies, into a sink that takes -U) to {@code DIR/rank-<query>.json}, as {@code
  * {"node": <the node's JSON>, "inputs": [<the output type of the node feeding it>], "config":
  * {<the options the planner extension hands over>}}}. The
  * node's JSON is what {@code StreamFusionPlanner} describes (the compiled plan is written by the
@@ -85,6 +87,16 @@ public final class AggNodeDump {
 
     static void d(String name, String sql, String... options) {
         add("dedup", name, sql, options);
+    }
+
+    static void r(String name, String sql, String... options) {
+        add("rank", name, sql, options);
+    }
+
+    /** {@code ROW_NUMBER() OVER (over) AS rn} from {@code from}, filtered by {@code where}. */
+    static String rank(String columns, String over, String from, String where) {
+        return "SELECT " + columns + " FROM (SELECT *, ROW_NUMBER() OVER (" + over + ") AS rn FROM "
+                + from + ") WHERE " + where;
     }
 
     /** {@code ROW_NUMBER() OVER (PARTITION BY k ORDER BY order) = 1} over the window source. */
@@ -232,6 +244,25 @@ public final class AggNodeDump {
         d("rowtime_last", dedup("k, v, d, ts", "ts DESC"));
         d("mini_batch_last", dedup("k, v, s", "pt DESC"), MINI_BATCH);
         d("state_ttl", dedup("k, v, m", "pt DESC"), "table.exec.state.ttl", "1 h");
+
+        // Top-N (StreamExecRank), one node per strategy and shape.
+        String byV = "PARTITION BY k ORDER BY v DESC";
+        r("append_top1", rank("k, v, s", byV, "wsrc", "rn = 1"));
+        // A top-1 sorted ascending: Flink 2.3.0 declares it insert-only (as a keep-first
+        // deduplication), so generateUpdateBefore is false even into a sink that takes -U.
+        r("append_top1_asc", rank("k, v, s", "PARTITION BY k ORDER BY v", "wsrc", "rn = 1"));
+        r("append_topn", rank("k, v, s", byV, "wsrc", "rn <= 3"));
+        r("append_topn_rn", rank("k, v, s, rn", byV, "wsrc", "rn <= 3"));
+        r("offset", rank("k, v, s", byV, "wsrc", "rn BETWEEN 2 AND 4"));
+        r("first_n", rank("k, v, s, rn", "PARTITION BY k ORDER BY pt", "wsrc", "rn <= 3"));
+        // SUM is not monotonic: the retract strategy.
+        r("retract", rank("k, s, total, rn", "PARTITION BY k ORDER BY total DESC",
+                "(SELECT k, s, SUM(v) AS total FROM wsrc GROUP BY k, s)", "rn <= 3"));
+        // COUNT only grows and (s, k) is unique: the update-fast strategy.
+        r("update_fast", rank("s, k, c, rn", "PARTITION BY s ORDER BY c DESC",
+                "(SELECT s, k, COUNT(*) AS c FROM wsrc GROUP BY s, k)", "rn <= 3"));
+        r("state_ttl", rank("k, v, m, rn", byV, "wsrc", "rn <= 3"), "table.exec.state.ttl", "1 h");
+        r("global", rank("k, v, d", "ORDER BY v DESC, d", "wsrc", "rn <= 5"));
     }
 
     public static void main(String[] args) throws Exception {
@@ -270,6 +301,7 @@ public final class AggNodeDump {
             }
             // blackhole takes no -U (the aggregate then generates none); print takes them.
             String connector = query.name.startsWith("golden_") || query.kind.equals("dedup")
+                            || query.kind.equals("rank")
                     ? "print"
                     : "blackhole";
             tEnv.executeSql(
@@ -290,6 +322,7 @@ public final class AggNodeDump {
                 String nodes = switch (query.kind) {
                     case "window" -> "window-aggregate";
                     case "dedup" -> "deduplicate";
+                    case "rank" -> "stream-exec-rank_1";
                     default -> "group-aggregate";
                 };
                 if (!node.get("type").asText().contains(nodes)) {

@@ -36,8 +36,8 @@ import java.util.Map;
  * and an event time {@code ts} (TIMESTAMP_LTZ(3): row {@code id} at {@code id} ms, slightly out
  * of order); the deduplication jobs' view {@code psrc} is {@code src} with a processing time
  * {@code pt} (at parallelism 1 the rows reach the deduplication in sequence order, so its
- * result does not depend on timing). Timed runs write to {@code blackhole}; verifying runs
- * collect.
+ * result does not depend on timing; so do a Top-N's, whose ties arrival decides). Timed runs
+ * write to {@code blackhole}; verifying runs collect.
  *
  * <p>Commands (one line of {@code key=value} output each, for xtask to read):
  *
@@ -108,7 +108,19 @@ public final class JobBench {
                             + " last row, updating output",
                     "SELECT k, v, d, t FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
                             + " ORDER BY pt DESC) AS rn FROM psrc) WHERE rn = 1",
-                    new String[] {"Deduplicate"}));
+                    new String[] {"Deduplicate"}),
+            new Job("rank_top1",
+                    "ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) = 1: each key's largest"
+                            + " value, updating output",
+                    "SELECT k, id, v, t FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
+                            + " ORDER BY v DESC) AS rn FROM src) WHERE rn = 1",
+                    new String[] {"Rank"}),
+            new Job("rank_top3",
+                    "ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id) <= 3 with rn: each"
+                            + " key's three largest values, updating output",
+                    "SELECT k, rn, id, v, d FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
+                            + " ORDER BY v DESC, id) AS rn FROM src) WHERE rn <= 3",
+                    new String[] {"Rank"}));
 
     /** The job's data and state settings. */
     static final class Settings {

@@ -1,0 +1,602 @@
+//! Top-N against what its changelog must describe: after every batch, the changelog applied
+//! to a table (keyed by partition and rank when the rank is output, a multiset of rows
+//! otherwise) must hold exactly the rows a brute-force sort of everything seen so far puts
+//! at ranks `rank_start..=rank_end` of their partition: by sort key, ties by arrival (a
+//! later tie ranks after), or by arrival alone for First-N. Every emitted `-U`/`-D` must
+//! retract a row that is there. That holds for Flink's append-only Top-N functions by
+//! construction; the exact sequences are checked against released Flink in `rank_flink`.
+//!
+//! Shapes: Top-1, Top-N with and without the rank column, offsets, First-N; ascending and
+//! descending, NULLs first and last, a BIGINT and a second STRING sort field, a global
+//! Top-N; both backends, chunks of 1, 17 and 500 rows, and restores aligned and rescaled
+//! (1 -> 2 -> 1). A DOUBLE sort key is refused (decision 0028).
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, Int32Array, Int64Array, StringArray};
+use arrow::datatypes::{Int32Type, Int64Type};
+use streamfusion::changelog::{ChangelogBatch, RowKind};
+use streamfusion::ops::{Operator, OperatorPlan, Output, StateConfig};
+use streamfusion::rank::{RankFunction, RankSpec, SortKey};
+use streamfusion::state::checkpoint::Checkpoint;
+use streamfusion::types::LogicalType;
+
+use super::common::{Backend, key_group_ranges, route};
+
+const MAX_PARALLELISM: u32 = 128;
+
+#[derive(Debug, Clone, PartialEq)]
+struct Row {
+    k: Option<i32>,
+    s: Option<i64>,
+    t: Option<String>,
+    /// Unique per row: its arrival number.
+    id: String,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    function: RankFunction,
+    start: i64,
+    end: i64,
+    rank_column: bool,
+    update_before: bool,
+    ascending: bool,
+    nulls_last: bool,
+    global: bool,
+}
+
+impl Shape {
+    fn spec(self) -> RankSpec {
+        let mut sort = vec![SortKey {
+            column: 1,
+            ascending: self.ascending,
+            nulls_last: self.nulls_last,
+        }];
+        if self.function != RankFunction::FirstN {
+            sort.push(SortKey {
+                column: 2,
+                ascending: true,
+                nulls_last: false,
+            });
+        }
+        RankSpec {
+            input_names: ["k", "s", "t", "id"].map(String::from).to_vec(),
+            input_types: vec![
+                LogicalType::Int,
+                LogicalType::BigInt,
+                LogicalType::VarChar(i32::MAX as u32),
+                LogicalType::VarChar(i32::MAX as u32),
+            ],
+            partition_keys: if self.global { vec![] } else { vec![0] },
+            sort,
+            function: self.function,
+            rank_start: self.start,
+            rank_end: self.end,
+            rank_name: self.rank_column.then(|| "rn".to_string()),
+            generate_update_before: self.update_before,
+            input_updates: false,
+            state_ttl: None,
+            max_parallelism: MAX_PARALLELISM,
+        }
+    }
+}
+
+fn shapes() -> Vec<Shape> {
+    let base = Shape {
+        function: RankFunction::TopN,
+        start: 1,
+        end: 3,
+        rank_column: false,
+        update_before: true,
+        ascending: true,
+        nulls_last: false,
+        global: false,
+    };
+    let mut shapes = Vec::new();
+    for (ascending, nulls_last) in [(true, false), (false, true), (false, false)] {
+        let s = Shape {
+            ascending,
+            nulls_last,
+            ..base
+        };
+        shapes.push(s);
+        shapes.push(Shape {
+            rank_column: true,
+            ..s
+        });
+        shapes.push(Shape {
+            start: 2,
+            end: 4,
+            ..s
+        });
+        shapes.push(Shape {
+            function: RankFunction::Top1,
+            end: 1,
+            ..s
+        });
+    }
+    shapes.push(Shape {
+        rank_column: true,
+        update_before: false,
+        ..base
+    });
+    shapes.push(Shape {
+        function: RankFunction::Top1,
+        end: 1,
+        rank_column: true,
+        update_before: false,
+        ..base
+    });
+    shapes.push(Shape {
+        end: 5,
+        global: true,
+        rank_column: true,
+        ..base
+    });
+    shapes.push(Shape {
+        global: true,
+        ..base
+    });
+    for (start, end, rank_column) in [(1, 3, false), (1, 3, true), (2, 3, false)] {
+        shapes.push(Shape {
+            function: RankFunction::FirstN,
+            start,
+            end,
+            rank_column,
+            ..base
+        });
+    }
+    shapes
+}
+
+/// Rows with NULL partitions and sort keys, many ties on both sort fields.
+fn rows(seed: u64, n: usize, partitions: i32) -> Vec<Row> {
+    let mut s = seed;
+    let mut next = |m: u64| {
+        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % m
+    };
+    (0..n)
+        .map(|i| {
+            let k = match next(partitions as u64 + 1) as i32 {
+                0 => None,
+                k => Some(k),
+            };
+            let s = match next(12) {
+                0 => None,
+                v => Some(v as i64 - 6),
+            };
+            let t = match next(4) {
+                0 => None,
+                v => Some(format!("t{v}")),
+            };
+            Row {
+                k,
+                s,
+                t,
+                id: format!("row {i}"),
+            }
+        })
+        .collect()
+}
+
+fn batch(rows: &[Row]) -> ChangelogBatch {
+    let k: ArrayRef = Arc::new(Int32Array::from_iter(rows.iter().map(|r| r.k)));
+    let s: ArrayRef = Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.s)));
+    let t: ArrayRef = Arc::new(StringArray::from_iter(rows.iter().map(|r| r.t.clone())));
+    let id: ArrayRef = Arc::new(StringArray::from_iter_values(rows.iter().map(|r| &r.id)));
+    let fields: Vec<arrow::datatypes::Field> = ["k", "s", "t", "id"]
+        .iter()
+        .zip([&k, &s, &t, &id])
+        .map(|(n, c)| arrow::datatypes::Field::new(*n, c.data_type().clone(), true))
+        .collect();
+    let schema = Arc::new(arrow::datatypes::Schema::new(fields));
+    ChangelogBatch::insert_only(
+        arrow::array::RecordBatch::try_new(schema, vec![k, s, t, id]).unwrap(),
+    )
+}
+
+/// One output row: kind, the row's id, its partition, its rank (0 without the column).
+type Out = (RowKind, String, Option<i32>, i64);
+
+fn rows_of(shape: Shape, out: &mut Output) -> Vec<Out> {
+    let mut rows = Vec::new();
+    for b in out.take() {
+        let batch = b.batch();
+        let k = batch.column(0).as_primitive::<Int32Type>();
+        let id = batch.column(3).as_string::<i32>();
+        for r in 0..b.num_rows() {
+            let rank = if shape.rank_column {
+                batch.column(4).as_primitive::<Int64Type>().value(r)
+            } else {
+                0
+            };
+            rows.push((
+                b.kind(r),
+                id.value(r).to_string(),
+                (!k.is_null(r)).then(|| k.value(r)),
+                rank,
+            ));
+        }
+    }
+    rows
+}
+
+/// Flink's comparator over (s, t), then arrival (the row id's number).
+fn order(shape: Shape, a: &Row, b: &Row, seq: &HashMap<String, usize>) -> Ordering {
+    let nulls = |x: bool, y: bool, last: bool| match (x, y) {
+        (true, true) => Some(Ordering::Equal),
+        (true, false) => Some(if last {
+            Ordering::Greater
+        } else {
+            Ordering::Less
+        }),
+        (false, true) => Some(if last {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        }),
+        (false, false) => None,
+    };
+    let s = nulls(a.s.is_none(), b.s.is_none(), shape.nulls_last).unwrap_or_else(|| {
+        let o = a.s.cmp(&b.s);
+        if shape.ascending { o } else { o.reverse() }
+    });
+    let t = nulls(a.t.is_none(), b.t.is_none(), false).unwrap_or_else(|| a.t.cmp(&b.t));
+    s.then(t).then(seq[&a.id].cmp(&seq[&b.id]))
+}
+
+/// What the changelog must hold after `seen`: per partition, rank -> row id (rank 0 for
+/// every row when no rank column is output).
+fn expected(shape: Shape, seen: &[Row]) -> BTreeMap<(Option<i32>, i64), Vec<String>> {
+    let seq: HashMap<String, usize> = seen
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id.clone(), i))
+        .collect();
+    let mut partitions: BTreeMap<Option<i32>, Vec<&Row>> = BTreeMap::new();
+    for r in seen {
+        partitions
+            .entry(if shape.global { None } else { r.k })
+            .or_default()
+            .push(r);
+    }
+    let mut table: BTreeMap<(Option<i32>, i64), Vec<String>> = BTreeMap::new();
+    for (k, mut rows) in partitions {
+        if shape.function != RankFunction::FirstN {
+            rows.sort_by(|a, b| order(shape, a, b, &seq));
+        }
+        for (i, r) in rows.iter().enumerate() {
+            let rank = i as i64 + 1;
+            if shape.start <= rank && rank <= shape.end {
+                let at = if shape.rank_column { rank } else { 0 };
+                table.entry((k, at)).or_default().push(r.id.clone());
+            }
+        }
+    }
+    for ids in table.values_mut() {
+        ids.sort();
+    }
+    table
+}
+
+/// Applies `out` to `table`; a retraction of a row that is not there panics. Without
+/// `-U`, a row with a rank column (or a Top-1's) replaces what its (partition, rank) holds,
+/// as an upsert sink keyed on them applies it.
+fn apply(shape: Shape, table: &mut BTreeMap<(Option<i32>, i64), Vec<String>>, out: &[Out]) {
+    let upsert =
+        !shape.update_before && (shape.rank_column || shape.function == RankFunction::Top1);
+    for (kind, id, k, rank) in out {
+        let key = (if shape.global { None } else { *k }, *rank);
+        let ids = table.entry(key).or_default();
+        match kind {
+            RowKind::Insert | RowKind::UpdateAfter => {
+                if upsert {
+                    ids.clear();
+                }
+                ids.push(id.clone());
+            }
+            RowKind::UpdateBefore | RowKind::Delete => {
+                let at = ids.iter().position(|i| i == id).unwrap_or_else(|| {
+                    panic!("{shape:?}: {kind} of {id} at {key:?}, which holds {ids:?}")
+                });
+                ids.remove(at);
+            }
+        }
+        ids.sort();
+        if ids.is_empty() {
+            table.remove(&key);
+        }
+    }
+}
+
+/// Runs `rows` in `chunk`-row batches through the plan's subtasks, restoring at the
+/// parallelism given at each row index of `restores`; checks the table after every batch.
+fn run(
+    shape: Shape,
+    backend: Backend,
+    rows: &[Row],
+    restores: &[(usize, u32)],
+    chunk: usize,
+) -> Vec<Out> {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = OperatorPlan::Rank(shape.spec());
+    let mut opened = 0;
+    let mut state = || -> StateConfig {
+        opened += 1;
+        match backend {
+            Backend::Memory => StateConfig::memory(),
+            Backend::Rocks => StateConfig::rocksdb(dir.path().join(format!("db{opened}"))),
+        }
+    };
+    let mut subtasks: Vec<Box<dyn Operator>> = key_group_ranges(MAX_PARALLELISM, 1)
+        .into_iter()
+        .map(|r| plan.build(&state(), Some(r)).unwrap())
+        .collect();
+    let mut all = Vec::new();
+    let mut table = BTreeMap::new();
+    let mut done = 0;
+    while done < rows.len() {
+        if let Some(&(_, next)) = restores.iter().find(|(at, _)| *at == done) {
+            let mut checkpoints = Vec::new();
+            let mut out = Output::new();
+            for (i, op) in subtasks.iter_mut().enumerate() {
+                op.prepare_checkpoint(&mut out).unwrap();
+                let target = dir.path().join(format!("ckpt-{done}-{i}"));
+                let published = op.checkpoint(&target).unwrap();
+                checkpoints.push(Checkpoint::open(published.path()).unwrap());
+            }
+            assert!(out.take().is_empty());
+            subtasks = key_group_ranges(MAX_PARALLELISM, next)
+                .into_iter()
+                .map(|r| plan.restore(&state(), Some(r), &checkpoints).unwrap())
+                .collect();
+        }
+        let until = restores
+            .iter()
+            .map(|r| r.0)
+            .filter(|&at| at > done)
+            .min()
+            .unwrap_or(usize::MAX)
+            .min(done + chunk)
+            .min(rows.len());
+        let part = batch(&rows[done..until]);
+        let mut out = Output::new();
+        let n = subtasks.len();
+        if shape.global {
+            assert_eq!(n, 1, "a global Top-N runs on one subtask");
+            subtasks[0].process(0, &part, &mut out).unwrap();
+        } else {
+            for (op, part) in subtasks.iter_mut().zip(route(&part, n, MAX_PARALLELISM)) {
+                if let Some(part) = part {
+                    op.process(0, &part, &mut out).unwrap();
+                }
+            }
+        }
+        let emitted = rows_of(shape, &mut out);
+        apply(shape, &mut table, &emitted);
+        done = until;
+        assert_eq!(
+            table,
+            expected(shape, &rows[..done]),
+            "{shape:?} on {backend:?} after {done} rows"
+        );
+        all.extend(emitted);
+    }
+    all
+}
+
+/// Each partition's emissions in order: what must hold however subtasks interleave.
+fn per_partition(out: &[Out]) -> BTreeMap<Option<i32>, Vec<Out>> {
+    let mut keys: BTreeMap<Option<i32>, Vec<Out>> = BTreeMap::new();
+    for o in out {
+        keys.entry(o.2).or_default().push(o.clone());
+    }
+    keys
+}
+
+#[test]
+fn every_shape_keeps_the_true_top_n_on_both_backends_in_any_chunking() {
+    for (n, shape) in shapes().into_iter().enumerate() {
+        let rows = rows(0x70B + n as u64, 600, 12);
+        for backend in [Backend::Memory, Backend::Rocks] {
+            let whole = run(shape, backend, &rows, &[], 500);
+            assert!(whole.len() > 10, "{shape:?}: {} rows", whole.len());
+            for chunk in [1, 17] {
+                // One subtask processes rows in input order: the same changelog.
+                assert_eq!(
+                    run(shape, backend, &rows, &[], chunk),
+                    whole,
+                    "{shape:?} on {backend:?} in {chunk}-row batches"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn restores_aligned_and_rescaled_emit_nothing_twice_and_lose_nothing() {
+    for (n, shape) in shapes().into_iter().enumerate() {
+        let rows = rows(0xC0DE + n as u64, 450, 10);
+        let aligned = [(75, 1), (150, 1), (300, 1)];
+        let rescaled = [(75, 1), (150, 2), (300, 1)];
+        for backend in [Backend::Memory, Backend::Rocks] {
+            let plain = run(shape, backend, &rows, &[], 29);
+            assert_eq!(
+                run(shape, backend, &rows, &aligned, 29),
+                plain,
+                "{shape:?} on {backend:?}, aligned"
+            );
+            if !shape.global {
+                assert_eq!(
+                    per_partition(&run(shape, backend, &rows, &rescaled, 29)),
+                    per_partition(&plain),
+                    "{shape:?} on {backend:?}, rescaled"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_top1_compares_doubles_as_flink_nan_tying_with_every_value() {
+    // Top-1 by (d DESC NULLS LAST, t ASC) over one partition: Flink's comparator ties a
+    // NaN with any value and -0.0 with 0.0, so the second field decides there.
+    let spec = RankSpec {
+        input_names: ["k", "d", "t", "id"].map(String::from).to_vec(),
+        input_types: vec![
+            LogicalType::Int,
+            LogicalType::Double,
+            LogicalType::VarChar(i32::MAX as u32),
+            LogicalType::VarChar(i32::MAX as u32),
+        ],
+        partition_keys: vec![0],
+        sort: vec![
+            SortKey {
+                column: 1,
+                ascending: false,
+                nulls_last: true,
+            },
+            SortKey {
+                column: 2,
+                ascending: true,
+                nulls_last: false,
+            },
+        ],
+        function: RankFunction::Top1,
+        rank_start: 1,
+        rank_end: 1,
+        rank_name: None,
+        generate_update_before: true,
+        input_updates: false,
+        state_ttl: None,
+        max_parallelism: MAX_PARALLELISM,
+    };
+    let rows: [(Option<f64>, &str); 7] = [
+        (Some(1.0), "b"),
+        (Some(f64::NAN), "a"), // ties on d, "a" < "b": wins
+        (Some(5.0), "z"),      // ties with NaN on d, "z" > "a": loses
+        (None, "a"),           // NULLs last: loses
+        (Some(-0.0), "0"),     // ties with NaN, "0" < "a": wins
+        (Some(0.0), "0"),      // ties with -0.0 and on t: the winner stays
+        (Some(0.5), "1"),      // 0.5 > -0.0 descending: wins
+    ];
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int32Array::from(vec![7; rows.len()])),
+        Arc::new(arrow::array::Float64Array::from_iter(
+            rows.iter().map(|r| r.0),
+        )),
+        Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1))),
+        Arc::new(StringArray::from_iter_values(
+            (0..rows.len()).map(|i| format!("row {i}")),
+        )),
+    ];
+    let fields: Vec<arrow::datatypes::Field> = ["k", "d", "t", "id"]
+        .iter()
+        .zip(&columns)
+        .map(|(n, c)| arrow::datatypes::Field::new(*n, c.data_type().clone(), true))
+        .collect();
+    let input = ChangelogBatch::insert_only(
+        arrow::array::RecordBatch::try_new(
+            Arc::new(arrow::datatypes::Schema::new(fields)),
+            columns,
+        )
+        .unwrap(),
+    );
+    for backend in [Backend::Memory, Backend::Rocks] {
+        let dir = tempfile::tempdir().unwrap();
+        let config = match backend {
+            Backend::Memory => StateConfig::memory(),
+            Backend::Rocks => StateConfig::rocksdb(dir.path().join("db")),
+        };
+        let mut op = OperatorPlan::Rank(spec.clone())
+            .build(&config, None)
+            .unwrap();
+        let mut out = Output::new();
+        // One row per batch, so the winner is read back from state each time.
+        for r in 0..rows.len() {
+            op.process(0, &input.slice(r, 1), &mut out).unwrap();
+        }
+        let got: Vec<(RowKind, String)> = out
+            .take()
+            .iter()
+            .flat_map(|b| {
+                let id = b.batch().column(3).as_string::<i32>().clone();
+                (0..b.num_rows()).map(move |r| (b.kind(r), id.value(r).to_string()))
+            })
+            .collect();
+        let expected: Vec<(RowKind, String)> = [
+            (RowKind::Insert, 0),
+            (RowKind::UpdateBefore, 0),
+            (RowKind::UpdateAfter, 1),
+            (RowKind::UpdateBefore, 1),
+            (RowKind::UpdateAfter, 4),
+            (RowKind::UpdateBefore, 4),
+            (RowKind::UpdateAfter, 6),
+        ]
+        .into_iter()
+        .map(|(k, r)| (k, format!("row {r}")))
+        .collect();
+        assert_eq!(got, expected, "{backend:?}");
+    }
+}
+
+#[test]
+fn a_top_n_refuses_a_float_sort_key_and_updating_input_is_an_error() {
+    let mut spec = shapes()[1].spec();
+    spec.input_types[1] = LogicalType::Double;
+    let err = OperatorPlan::Rank(spec)
+        .build(&StateConfig::memory(), None)
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("NaN equal to every value"),
+        "{err}"
+    );
+    let shape = shapes()[1];
+    let mut op = OperatorPlan::Rank(shape.spec())
+        .build(&StateConfig::memory(), None)
+        .unwrap();
+    let b = batch(&rows(2, 2, 2));
+    let retract = ChangelogBatch::try_new(
+        b.batch().clone(),
+        Some(arrow::array::Int8Array::from(vec![
+            0,
+            RowKind::UpdateBefore.to_byte(),
+        ])),
+    )
+    .unwrap();
+    let err = op.process(0, &retract, &mut Output::new()).unwrap_err();
+    assert!(err.to_string().contains("insert-only"), "{err}");
+}
+
+#[test]
+fn a_checkpoint_restores_only_into_a_plan_that_keeps_its_buffer_alike() {
+    // The walk with ranks keeps ties past the end that the walk without would not expect.
+    let with_rank = shapes()[1];
+    assert!(with_rank.rank_column);
+    let dir = tempfile::tempdir().unwrap();
+    let plan = OperatorPlan::Rank(with_rank.spec());
+    let mut op = plan.build(&StateConfig::memory(), None).unwrap();
+    op.process(0, &batch(&rows(3, 40, 2)), &mut Output::new())
+        .unwrap();
+    let published = op.checkpoint(&dir.path().join("ckpt")).unwrap();
+    let checkpoint = Checkpoint::open(published.path()).unwrap();
+    let same = plan.restore(
+        &StateConfig::memory(),
+        None,
+        std::slice::from_ref(&checkpoint),
+    );
+    assert!(same.is_ok());
+    let mut other = with_rank.spec();
+    other.rank_name = None;
+    let err = OperatorPlan::Rank(other)
+        .restore(&StateConfig::memory(), None, &[checkpoint])
+        .unwrap_err();
+    assert!(err.to_string().contains("with_rank_walk"), "{err}");
+}
