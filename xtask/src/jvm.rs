@@ -58,6 +58,7 @@ const PLANNER_SOURCES: &[&str] = &[
     "org/streamfusion/flink",
     "org/streamfusion/harness",
     "org/streamfusion/golden/DedupVectors.java",
+    "org/streamfusion/golden/NodeVectors.java",
     "org/streamfusion/golden/RankVectors.java",
 ];
 
@@ -551,6 +552,7 @@ mod tests {
             ),
             ("org/streamfusion/flink/StreamFusionPlanner.java", true),
             ("org/streamfusion/golden/DedupVectors.java", true),
+            ("org/streamfusion/golden/NodeVectors.java", true),
             ("org/streamfusion/golden/RankVectors.java", true),
             ("org/streamfusion/golden/CalcVectors.java", false),
             ("org/streamfusion/jni/NativeOperator.java", false),

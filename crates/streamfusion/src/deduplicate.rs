@@ -306,17 +306,8 @@ impl Deduplicate {
             &self.spec.input_types,
             input.batch(),
         )?;
-        if let Some(row) = (!input.is_insert_only())
-            .then(|| (0..input.num_rows()).find(|&r| input.kind(r) != RowKind::Insert))
-            .flatten()
-        {
-            // Flink's `checkInsertOnly` fails the job.
-            return Err(Error::InvalidShape(format!(
-                "row {row} is {}, but deduplication takes insert-only input",
-                input.kind(row)
-            )));
-        }
-        Ok(())
+        // Flink's `checkInsertOnly` fails the job.
+        ops::expect_insert_only(input, "deduplication")
     }
 
     fn process_batch(&mut self, input: &ChangelogBatch, out: &mut Output) -> Result<()> {

@@ -469,17 +469,8 @@ impl Rank {
         if self.spec.input_updates {
             return Ok(());
         }
-        if let Some(row) = (!input.is_insert_only())
-            .then(|| (0..input.num_rows()).find(|&r| input.kind(r) != RowKind::Insert))
-            .flatten()
-        {
-            // The append-only strategy is planned for insert-only input only.
-            return Err(Error::InvalidShape(format!(
-                "row {row} is {}, but an append-only Top-N takes insert-only input",
-                input.kind(row)
-            )));
-        }
-        Ok(())
+        // The append-only strategy is planned for insert-only input only.
+        ops::expect_insert_only(input, "an append-only Top-N")
     }
 
     /// Applies one batch, row by row in input order; returns its changelog.

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::aggregate::{compare, max_parallelism, mini_batch, node_option, state_ttl};
 use super::types::row_type;
-use super::{FlinkConfig, Result, Unsupported};
+use super::{FlinkConfig, NodeFields, Result, Unsupported};
 use crate::deduplicate::DedupSpec;
 use crate::ops::{OperatorPlan, StateConfig};
 use crate::types::RowField;
@@ -30,21 +30,10 @@ pub fn plan(
     raw_inputs: &[Value],
     config: &FlinkConfig,
 ) -> Result<OperatorPlan> {
-    let ([input], [raw_input]) = (inputs, raw_inputs) else {
-        return Err(Unsupported::Malformed(format!(
-            "a {NODE} has one input, the description has {}",
-            inputs.len()
-        )));
-    };
-    let field = |name: &str| {
-        node.get(name)
-            .ok_or_else(|| Unsupported::Malformed(format!("a {NODE} without \"{name}\"")))
-    };
-    let flag = |name: &str| {
-        field(name)?
-            .as_bool()
-            .ok_or_else(|| Unsupported::Malformed(format!("{NODE} \"{name}\" is not a boolean")))
-    };
+    let fields = NodeFields::new(node, NODE);
+    let (input, raw_input) = fields.one_input(inputs, raw_inputs)?;
+    let field = |name: &str| fields.field(name);
+    let flag = |name: &str| fields.flag(name);
     let keys = field("uniqueKeys")?
         .as_array()
         .ok_or_else(|| Unsupported::Malformed("\"uniqueKeys\" is not an array".into()))?

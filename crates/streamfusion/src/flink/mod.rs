@@ -184,6 +184,48 @@ pub(crate) fn option_text(
     }
 }
 
+/// A node's fields, read with errors that name the node type.
+pub(crate) struct NodeFields<'a> {
+    node: &'a Value,
+    node_type: &'static str,
+}
+
+impl<'a> NodeFields<'a> {
+    pub(crate) fn new(node: &'a Value, node_type: &'static str) -> Self {
+        Self { node, node_type }
+    }
+
+    /// Field `name`, which must be there.
+    pub(crate) fn field(&self, name: &str) -> Result<&'a Value> {
+        self.node.get(name).ok_or_else(|| {
+            Unsupported::Malformed(format!("a {} without \"{name}\"", self.node_type))
+        })
+    }
+
+    /// Boolean field `name`.
+    pub(crate) fn flag(&self, name: &str) -> Result<bool> {
+        self.field(name)?.as_bool().ok_or_else(|| {
+            Unsupported::Malformed(format!("{} \"{name}\" is not a boolean", self.node_type))
+        })
+    }
+
+    /// The one input of a one-input node: its parsed row type and Flink's JSON of it.
+    pub(crate) fn one_input<'i>(
+        &self,
+        inputs: &'i [Vec<crate::types::RowField>],
+        raw_inputs: &'i [Value],
+    ) -> Result<(&'i [crate::types::RowField], &'i Value)> {
+        match (inputs, raw_inputs) {
+            ([input], [raw]) => Ok((input, raw)),
+            _ => Err(Unsupported::Malformed(format!(
+                "a {} has one input, the description has {}",
+                self.node_type,
+                inputs.len()
+            ))),
+        }
+    }
+}
+
 /// The native plan of one Flink node (see the module documentation for the inputs).
 pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorPlan> {
     let config = FlinkConfig::from_json(config_json)?;

@@ -41,7 +41,7 @@ use std::path::Path;
 
 use arrow::datatypes::SchemaRef;
 
-use crate::changelog::ChangelogBatch;
+use crate::changelog::{ChangelogBatch, RowKind};
 use crate::error::Result;
 use crate::state::checkpoint::{self, Checkpoint};
 use crate::state::memory::MemoryBackend;
@@ -188,6 +188,21 @@ pub fn expect_one_input(kind: OperatorKind, port: Port) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// An error naming the first row of `input` that is not `+I`: for an operator Flink plans
+/// only over insert-only input (`what` takes insert-only input).
+pub fn expect_insert_only(input: &ChangelogBatch, what: &str) -> Result<()> {
+    if input.is_insert_only() {
+        return Ok(());
+    }
+    match (0..input.num_rows()).find(|&r| input.kind(r) != RowKind::Insert) {
+        Some(row) => Err(crate::error::Error::InvalidShape(format!(
+            "row {row} is {}, but {what} takes insert-only input",
+            input.kind(row)
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Runs `op` over `inputs` on port 0, then flushes: every batch it emitted, in order. A

@@ -13,12 +13,12 @@ use arrow::array::{Array, ArrayRef, AsArray, Int32Array, StringArray, TimestampM
 use arrow::datatypes::{Int32Type, TimestampMillisecondType};
 use streamfusion::changelog::{ChangelogBatch, RowKind};
 use streamfusion::deduplicate::DedupSpec;
-use streamfusion::ops::{Operator, OperatorPlan, Output, StateConfig};
-use streamfusion::state::checkpoint::Checkpoint;
+use streamfusion::ops::{OperatorPlan, Output, StateConfig};
 use streamfusion::state::ttl::ManualClock;
 use streamfusion::types::LogicalType;
 
-use super::common::{Backend, key_group_ranges, route};
+use super::common::Backend;
+use super::common::subtasks::Subtasks;
 
 const MAX_PARALLELISM: u32 = 128;
 
@@ -338,66 +338,34 @@ fn run(
     restores: &[(usize, u32)],
     chunk: usize,
 ) -> Vec<Out> {
-    let dir = tempfile::tempdir().unwrap();
-    let plan = OperatorPlan::Deduplicate(spec(shape));
-    let mut opened = 0;
-    let mut state = || -> StateConfig {
-        opened += 1;
-        match backend {
-            Backend::Memory => StateConfig::memory(),
-            Backend::Rocks => StateConfig::rocksdb(dir.path().join(format!("db{opened}"))),
-        }
-    };
-    let mut subtasks: Vec<Box<dyn Operator>> = key_group_ranges(MAX_PARALLELISM, 1)
-        .into_iter()
-        .map(|r| plan.build(&state(), Some(r)).unwrap())
-        .collect();
+    let mut subtasks = Subtasks::new(
+        OperatorPlan::Deduplicate(spec(shape)),
+        backend,
+        MAX_PARALLELISM,
+    );
     let mut out = Output::new();
     let mut pending: Vec<Row> = Vec::new();
-    let flush =
-        |subtasks: &mut Vec<Box<dyn Operator>>, pending: &mut Vec<Row>, out: &mut Output| {
-            for rows in pending.chunks(chunk) {
-                let n = subtasks.len();
-                for (op, part) in subtasks
-                    .iter_mut()
-                    .zip(route(&batch(rows), n, MAX_PARALLELISM))
-                {
-                    if let Some(part) = part {
-                        op.process(0, &part, out).unwrap();
-                    }
-                }
-            }
-            pending.clear();
-        };
+    let flush = |subtasks: &mut Subtasks, pending: &mut Vec<Row>, out: &mut Output| {
+        for rows in pending.chunks(chunk) {
+            subtasks.process(&batch(rows), out);
+        }
+        pending.clear();
+    };
     for (index, event) in events.iter().enumerate() {
         if let Some(&(_, next)) = restores.iter().find(|(at, _)| *at == index) {
             flush(&mut subtasks, &mut pending, &mut out);
-            let mut checkpoints = Vec::new();
-            for (i, op) in subtasks.iter_mut().enumerate() {
-                op.prepare_checkpoint(&mut out).unwrap();
-                let target = dir.path().join(format!("ckpt-{index}-{i}"));
-                let published = op.checkpoint(&target).unwrap();
-                checkpoints.push(Checkpoint::open(published.path()).unwrap());
-            }
-            subtasks = key_group_ranges(MAX_PARALLELISM, next)
-                .into_iter()
-                .map(|r| plan.restore(&state(), Some(r), &checkpoints).unwrap())
-                .collect();
+            subtasks.restore(next, &mut out);
         }
         match event {
             Event::Row(r) => pending.push(r.clone()),
             Event::Watermark(w) => {
                 flush(&mut subtasks, &mut pending, &mut out);
-                for op in &mut subtasks {
-                    op.advance_watermark(*w, &mut out).unwrap();
-                }
+                subtasks.advance_watermark(*w, &mut out);
             }
         }
     }
     flush(&mut subtasks, &mut pending, &mut out);
-    for op in &mut subtasks {
-        op.flush(&mut out).unwrap();
-    }
+    subtasks.flush(&mut out);
     rows_of(&mut out)
 }
 

@@ -1,5 +1,6 @@
 //! The engine's integration tests, one binary (one link of DataFusion and RocksDB instead
-//! of one per file). Each module is one area; `common` holds the golden-vector helpers.
+//! of one per file). Each module is one area; `common` holds the golden-vector helpers
+//! and the drivers several modules share.
 
 mod binary_rows;
 mod calc;

@@ -18,12 +18,13 @@ use std::sync::Arc;
 use arrow::array::{Array, ArrayRef, AsArray, Int32Array, Int64Array, StringArray};
 use arrow::datatypes::{Int32Type, Int64Type};
 use streamfusion::changelog::{ChangelogBatch, RowKind};
-use streamfusion::ops::{Operator, OperatorPlan, Output, StateConfig};
+use streamfusion::ops::{OperatorPlan, Output, StateConfig};
 use streamfusion::rank::{RankFunction, RankSpec, SortKey};
 use streamfusion::state::checkpoint::Checkpoint;
 use streamfusion::types::LogicalType;
 
-use super::common::{Backend, key_group_ranges, route};
+use super::common::Backend;
+use super::common::subtasks::Subtasks;
 
 const MAX_PARALLELISM: u32 = 128;
 
@@ -325,38 +326,15 @@ fn run(
     restores: &[(usize, u32)],
     chunk: usize,
 ) -> Vec<Out> {
-    let dir = tempfile::tempdir().unwrap();
-    let plan = OperatorPlan::Rank(shape.spec());
-    let mut opened = 0;
-    let mut state = || -> StateConfig {
-        opened += 1;
-        match backend {
-            Backend::Memory => StateConfig::memory(),
-            Backend::Rocks => StateConfig::rocksdb(dir.path().join(format!("db{opened}"))),
-        }
-    };
-    let mut subtasks: Vec<Box<dyn Operator>> = key_group_ranges(MAX_PARALLELISM, 1)
-        .into_iter()
-        .map(|r| plan.build(&state(), Some(r)).unwrap())
-        .collect();
+    let mut subtasks = Subtasks::new(OperatorPlan::Rank(shape.spec()), backend, MAX_PARALLELISM);
     let mut all = Vec::new();
     let mut table = BTreeMap::new();
     let mut done = 0;
     while done < rows.len() {
         if let Some(&(_, next)) = restores.iter().find(|(at, _)| *at == done) {
-            let mut checkpoints = Vec::new();
             let mut out = Output::new();
-            for (i, op) in subtasks.iter_mut().enumerate() {
-                op.prepare_checkpoint(&mut out).unwrap();
-                let target = dir.path().join(format!("ckpt-{done}-{i}"));
-                let published = op.checkpoint(&target).unwrap();
-                checkpoints.push(Checkpoint::open(published.path()).unwrap());
-            }
+            subtasks.restore(next, &mut out);
             assert!(out.take().is_empty());
-            subtasks = key_group_ranges(MAX_PARALLELISM, next)
-                .into_iter()
-                .map(|r| plan.restore(&state(), Some(r), &checkpoints).unwrap())
-                .collect();
         }
         let until = restores
             .iter()
@@ -368,16 +346,11 @@ fn run(
             .min(rows.len());
         let part = batch(&rows[done..until]);
         let mut out = Output::new();
-        let n = subtasks.len();
         if shape.global {
-            assert_eq!(n, 1, "a global Top-N runs on one subtask");
-            subtasks[0].process(0, &part, &mut out).unwrap();
+            assert_eq!(subtasks.ops.len(), 1, "a global Top-N runs on one subtask");
+            subtasks.ops[0].process(0, &part, &mut out).unwrap();
         } else {
-            for (op, part) in subtasks.iter_mut().zip(route(&part, n, MAX_PARALLELISM)) {
-                if let Some(part) = part {
-                    op.process(0, &part, &mut out).unwrap();
-                }
-            }
+            subtasks.process(&part, &mut out);
         }
         let emitted = rows_of(shape, &mut out);
         apply(shape, &mut table, &emitted);

@@ -1,6 +1,7 @@
 //! Golden changelogs written by the released-Flink generators (`GroupAggVectors`,
-//! `DedupVectors`): JSON values decoded by their column's type, rows with their kinds, and
-//! the Arrow columns and changelog batches built from them independently of the engine.
+//! `DedupVectors`, `RankVectors`): JSON values decoded by their column's type, rows with
+//! their kinds, and the Arrow columns and changelog batches built from them independently of
+//! the engine.
 //!
 //! Values: `null`; STRING and VARCHAR(n) a JSON string; INT a number; BIGINT a decimal
 //! string; DOUBLE Java's `Double.toString` as a string (`NaN`, `Infinity`, `-0.0`,

@@ -1,12 +1,16 @@
 //! Shared helpers of the integration tests: parsing `tests/golden/flink-2.3.0-key-rows.jsonl`
 //! and decoding its JSON values into Arrow columns independently of the engine, the golden
-//! changelogs' rows and batches ([`changelog`]), and the state backends the operator tests
-//! run on.
+//! changelogs' rows and batches ([`changelog`]), replaying a single node's golden changelogs
+//! and comparing them with Flink's ([`golden_replay`]), the state backends the operator tests
+//! run on, and keyed subtasks checkpointed and restored at another parallelism
+//! ([`subtasks`]).
 
 // Each test crate that includes this module uses a different subset of it.
 #![allow(dead_code)]
 
 pub mod changelog;
+pub mod golden_replay;
+pub mod subtasks;
 
 use std::sync::Arc;
 
@@ -251,7 +255,7 @@ pub fn columns(schema: &Schema) -> Vec<ArrayRef> {
 }
 
 /// Which backend a test keeps its state in.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
     Memory,
     Rocks,

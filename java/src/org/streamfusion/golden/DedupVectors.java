@@ -2,50 +2,19 @@ package org.streamfusion.golden;
 
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
-import org.apache.flink.api.common.eventtime.Watermark;
-import org.apache.flink.api.common.eventtime.WatermarkGenerator;
-import org.apache.flink.api.common.eventtime.WatermarkGeneratorSupplier;
-import org.apache.flink.api.common.eventtime.WatermarkOutput;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
-import org.apache.flink.streaming.api.datastream.DataStream;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.graph.StreamNode;
 import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.api.EnvironmentSettings;
-import org.apache.flink.table.api.Schema;
-import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableConfig;
-import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.table.connector.ChangelogMode;
-import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
-import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
 import org.apache.flink.table.types.DataType;
-import org.apache.flink.types.Row;
-import org.apache.flink.types.RowKind;
-import org.apache.flink.util.CloseableIterator;
-import org.apache.flink.util.TimeUtils;
 
 import org.streamfusion.flink.StreamFusionPlanner;
-import org.streamfusion.jni.NativeOperator;
 
 /**
  * Golden changelogs of streaming deduplication ({@code StreamExecDeduplicate}: {@code
@@ -119,19 +88,16 @@ import org.streamfusion.jni.NativeOperator;
  * {@code _rocksdb}: a scenario run on both backends has the same rows on both), so two runs
  * write byte-identical files.
  */
-public final class DedupVectors {
+public final class DedupVectors extends NodeVectors<DedupVectors.Scenario> {
     /** Published seed (the project's). */
     public static final long SEED = GroupAggVectors.SEED;
 
-    static final String GENERATOR = "java/src/org/streamfusion/golden/DedupVectors.java";
     static final String NODE_TYPE = "stream-exec-deduplicate_1";
-    /** 2026-03-01T00:00:00 UTC, on an hour boundary (the mini-batch assigner's interval). */
-    static final LocalDateTime BASE = LocalDateTime.of(2026, 3, 1, 0, 0);
-    static final long BASE_MS = BASE.toInstant(ZoneOffset.UTC).toEpochMilli();
-    static final long NO_WATERMARK = Long.MIN_VALUE;
-    static final long END_OF_INPUT = Long.MAX_VALUE;
     static final long MINI_BATCH_LATENCY_MS = 3_600_000L;
-    static final ObjectMapper JSON = new ObjectMapper();
+
+    DedupVectors() {
+        super("backend, mini_batch", NODE_TYPE, "deduplicate", "dedup-vectors-");
+    }
 
     /** What orders a partition's rows. */
     enum Time {
@@ -142,39 +108,17 @@ public final class DedupVectors {
         ROWTIME_LTZ
     }
 
-    /** One physical column: its name, its Rust-parsable type name, its Flink type. */
-    record Column(String name, String type, DataType dataType) {}
-
-    static final class Scenario {
-        final String name;
-        final String description;
+    static final class Scenario extends NodeVectors.Scenario<Scenario> {
         final Time time;
         final boolean keepLast;
-        final SplittableRandom rnd;
-        String backend = "hashmap";
         int miniBatch;
-        boolean upsert;
         boolean insertSensitive = true;
-        long ttlMs;
-        final List<Column> columns = new ArrayList<>();
         final List<String> keys = new ArrayList<>();
-        final List<Row> rows = new ArrayList<>();
-        /** The watermark the source emits after row i, or {@link #NO_WATERMARK}. */
-        final List<Long> watermarks = new ArrayList<>();
-        long lastWatermark = NO_WATERMARK;
 
         Scenario(String name, String description, Time time, boolean keepLast) {
-            this.name = name;
-            this.description = description;
+            super(name, description);
             this.time = time;
             this.keepLast = keepLast;
-            // A scenario and its RocksDB twin draw the same rows.
-            this.rnd = new SplittableRandom(SEED ^ name.replace("_rocksdb", "").hashCode());
-        }
-
-        Scenario column(String name, String type, DataType dataType) {
-            columns.add(new Column(name, type, dataType));
-            return this;
         }
 
         /** The rowtime column {@code ts} (NOT NULL), as the next physical column. */
@@ -189,19 +133,8 @@ public final class DedupVectors {
             return this;
         }
 
-        Scenario backend(String backend) {
-            this.backend = backend;
-            return this;
-        }
-
         Scenario miniBatch(int size) {
             this.miniBatch = size;
-            return this;
-        }
-
-        /** Converted in upsert mode: the node generates no {@code -U}. */
-        Scenario upsert() {
-            this.upsert = true;
             return this;
         }
 
@@ -211,25 +144,23 @@ public final class DedupVectors {
             return this;
         }
 
-        Scenario ttl(long ms) {
-            this.ttlMs = ms;
-            return this;
-        }
-
+        @Override
         boolean rowtime() {
             return time != Time.PROCTIME;
+        }
+
+        @Override
+        boolean proctime() {
+            return !rowtime();
         }
 
         String timeColumn() {
             return rowtime() ? "ts" : "pt";
         }
 
-        /** A row of the physical columns; a rowtime given as a {@code long} is ms after BASE. */
-        void row(Object... values) {
-            if (values.length != columns.size()) {
-                throw new IllegalArgumentException(name + ": a row of " + values.length
-                        + " values for " + columns.size() + " columns");
-            }
+        /** A rowtime given as a {@code long} is ms after BASE. */
+        @Override
+        Object[] values(Object[] values) {
             for (int i = 0; i < values.length; i++) {
                 if (columns.get(i).name().equals("ts") && values[i] instanceof Long) {
                     long at = (Long) values[i];
@@ -238,27 +169,34 @@ public final class DedupVectors {
                             : BASE.plusNanos(at * 1_000_000L);
                 }
             }
-            rows.add(Row.ofKind(RowKind.INSERT, values));
-            watermarks.add(NO_WATERMARK);
+            return values;
         }
 
-        /** The source emits a watermark of BASE + {@code at} ms after the last row. */
-        void watermark(long at) {
-            long w = BASE_MS + at;
-            if (rows.isEmpty() || watermarks.get(rows.size() - 1) != NO_WATERMARK
-                    || w <= lastWatermark) {
-                throw new IllegalArgumentException(name + ": watermark " + at
-                        + " must follow a row and exceed the last one");
-            }
-            watermarks.set(rows.size() - 1, w);
-            lastWatermark = w;
-        }
-
+        @Override
         String kind() {
             return (rowtime() ? "rowtime" : "proctime") + (keepLast ? " keep-last" : " keep-first")
-                    + (miniBatch > 0 ? ", mini-batch" : "");
+                    + (miniBatch > 0 ? ", mini-batch" : "") + (upsert ? ", no -U" : "")
+                    + (insertSensitive ? "" : ", no +I guarantee") + (ttlMs > 0 ? ", TTL" : "");
         }
 
+        @Override
+        void options(TableConfig config) {
+            config.set("table.exec.mini-batch.enabled", Boolean.toString(miniBatch > 0));
+            config.set("table.exec.mini-batch.allow-latency",
+                    (miniBatch > 0 ? MINI_BATCH_LATENCY_MS : 0) + " ms");
+            config.set("table.exec.mini-batch.size",
+                    Integer.toString(miniBatch > 0 ? miniBatch : -1));
+            super.options(config);
+            config.set("table.exec.deduplicate.insert-update-after-sensitive-enabled",
+                    Boolean.toString(insertSensitive));
+        }
+
+        @Override
+        List<String> primaryKey() {
+            return keys;
+        }
+
+        @Override
         String sql(String view) {
             StringBuilder s = new StringBuilder("SELECT ");
             for (int i = 0; i < columns.size(); i++) {
@@ -273,346 +211,36 @@ public final class DedupVectors {
                     .append(") WHERE rn = 1")
                     .toString();
         }
-
-        Column column(String name) {
-            for (Column c : columns) {
-                if (c.name().equals(name)) {
-                    return c;
-                }
-            }
-            throw new IllegalArgumentException(this.name + ": no column " + name);
-        }
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 1) {
-            System.err.println("usage: DedupVectors <output path> [scenario..]");
-            System.exit(2);
-        }
-        List<String> only = Arrays.asList(args).subList(1, args.length);
-        // The planner describes every node, but the jobs must run stock: with no loadable
-        // native library every node is refused.
-        System.setProperty(NativeOperator.LIBRARY_PATH_PROPERTY,
-                "/nonexistent/streamfusion-golden-vectors-run-stock/libstreamfusion_jni.so");
-        List<Scenario> scenarios = new ArrayList<>();
-        for (Scenario s : new DedupVectors().scenarios()) {
-            for (Scenario seen : scenarios) {
-                if (seen.name.equals(s.name)) {
-                    throw new IllegalStateException("two scenarios named " + s.name);
-                }
-            }
-            if (only.isEmpty() || only.contains(s.name)) {
-                scenarios.add(s);
-            }
-        }
-        // One job per backend, every scenario of the backend a pipeline of its own.
-        List<Planned> planned = new ArrayList<>();
-        for (String backend : BACKENDS) {
-            List<Scenario> group = new ArrayList<>();
-            for (Scenario s : scenarios) {
-                if (s.backend.equals(backend)) {
-                    group.add(s);
-                }
-            }
-            if (!group.isEmpty()) {
-                planned.addAll(runJob(backend, group));
-            }
-        }
-        planned.sort(Comparator.comparingInt(p -> scenarios.indexOf(p.scenario)));
-        StringBuilder out = new StringBuilder(1 << 20);
-        out.append("{\"flink\":\"2.3.0\",\"seed\":\"0x").append(Long.toHexString(SEED))
-                .append("\",\"generator\":\"").append(GENERATOR).append("\",\"format\":");
-        Json.string(out, "per scenario: a header line (scenario, kind, backend, mini_batch,"
-                + " state_ttl_ms, node and config: the planner's texts for flink::plan_node,"
-                + " input and output columns, output_columns, output_keys, sql, plan, events_in,"
-                + " rows_out), then events_in {\"in\":kind,\"row\":[..]} or {\"watermark\":ms}"
-                + " lines and rows_out {\"out\":kind,\"row\":[..]} lines; BIGINT, DOUBLE"
-                + " (Double.toString), DECIMAL (plain) and TIMESTAMP (epoch ms) values are"
-                + " strings; a proctime column is NULL");
-        out.append("}\n");
-        int total = 0;
-        for (Planned p : planned) {
-            write(p, out);
-            total += p.output.size();
-        }
-        Path path = Path.of(args[0]);
-        if (path.getParent() != null) {
-            Files.createDirectories(path.getParent());
-        }
-        Files.write(path, out.toString().getBytes(StandardCharsets.UTF_8));
-        System.err.printf("wrote %d scenarios (%d output rows) to %s%n", planned.size(), total,
-                path);
+        new DedupVectors().generate(args);
     }
 
-    /** A scenario planned into a job: its node, operators, output columns and output. */
-    static final class Planned {
-        final Scenario scenario;
-        final String sql;
-        Node node;
-        String plan;
-        List<String> outNames;
-        String[] outTypes;
-        /** The output lines, {@code {"out":kind,"row":[..]}}, in emission order. */
-        final List<String> output = new ArrayList<>();
-
-        Planned(Scenario scenario, String sql) {
-            this.scenario = scenario;
-            this.sql = sql;
-        }
+    @Override
+    boolean expectedPlan(Scenario s, String plan) {
+        return plan.contains("Deduplicate(")
+                && (s.miniBatch > 0) == plan.contains("MiniBatchAssigner(");
     }
 
-    /**
-     * Runs the scenarios of one backend in one job (each its own source, query and
-     * conversion, set up under its own options: Flink reads them when a query is translated)
-     * and returns them planned, with their outputs.
-     */
-    static List<Planned> runJob(String backend, List<Scenario> group) throws Exception {
-        Configuration conf = new Configuration();
-        conf.setString("parallelism.default", "1");
-        conf.setString("state.backend.type", backend);
-        // Many pipelines share the job: enough network buffers for all their exchanges.
-        conf.setString("taskmanager.memory.network.min", "256mb");
-        conf.setString("taskmanager.memory.network.max", "256mb");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(1);
-        StreamTableEnvironment tEnv =
-                StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
-        List<Planned> planned = new ArrayList<>();
-        DataStream<String> all = null;
-        int floor = 0;
-        for (Scenario s : group) {
-            String view = "src_" + s.name;
-            Planned p = new Planned(s, s.sql(view));
-            DataStream<Row> changes = translate(env, tEnv, s, view, p);
-            // toChangelogStream translated the query: its decisions and operators are known.
-            p.node = node(s);
-            p.plan = plan(env, floor);
-            if (!p.plan.contains("Deduplicate(")
-                    || (s.miniBatch > 0) != p.plan.contains("MiniBatchAssigner(")) {
-                throw new IllegalStateException(s.name + ": unexpected plan " + p.plan);
-            }
-            DataStream<String> tagged =
-                    changes.map(new Encode(planned.size(), p.outTypes)).setParallelism(1);
-            floor = tagged.getId();
-            all = all == null ? tagged : all.union(tagged);
-            planned.add(p);
-        }
-        try (CloseableIterator<String> it = all.executeAndCollect("dedup-vectors-" + backend)) {
-            while (it.hasNext()) {
-                String line = it.next();
-                int tab = line.indexOf('\t');
-                planned.get(Integer.parseInt(line.substring(0, tab))).output
-                        .add(line.substring(tab + 1));
-            }
-        }
-        for (Planned p : planned) {
-            System.err.printf("%s (%s): %d rows in, %d rows out; %s%n", p.scenario.name, backend,
-                    p.scenario.rows.size(), p.output.size(), p.plan);
-        }
-        return planned;
-    }
-
-    /** Puts the scenario's query into {@code env}: its changelog stream. */
-    static DataStream<Row> translate(StreamExecutionEnvironment env, StreamTableEnvironment tEnv,
-            Scenario s, String view, Planned p) {
-        StreamFusionPlanner.clearDecisions();
-        ExecNodeContext.resetIdCounter();
-        TableConfig config = tEnv.getConfig();
-        config.set(StreamFusionPlanner.ENABLED, true);
-        config.set("table.local-time-zone", "UTC");
-        config.set("table.exec.mini-batch.enabled", Boolean.toString(s.miniBatch > 0));
-        config.set("table.exec.mini-batch.allow-latency",
-                (s.miniBatch > 0 ? MINI_BATCH_LATENCY_MS : 0) + " ms");
-        config.set("table.exec.mini-batch.size",
-                Integer.toString(s.miniBatch > 0 ? s.miniBatch : -1));
-        config.set("table.exec.state.ttl", s.ttlMs + " ms");
-        config.set("table.exec.deduplicate.insert-update-after-sensitive-enabled",
-                Boolean.toString(s.insertSensitive));
-
-        DataTypes.Field[] fields = new DataTypes.Field[s.columns.size()];
-        Schema.Builder schema = Schema.newBuilder();
-        for (int i = 0; i < fields.length; i++) {
-            Column c = s.columns.get(i);
-            fields[i] = DataTypes.FIELD(c.name(), c.dataType());
-            schema.column(c.name(), c.dataType());
-        }
-        @SuppressWarnings("unchecked")
-        ExternalTypeInfo<Row> typeInfo =
-                (ExternalTypeInfo<Row>) (ExternalTypeInfo<?>) ExternalTypeInfo.of(
-                        DataTypes.ROW(fields).bridgedTo(Row.class));
-        DataStream<Row> stream = env.fromData(s.rows, typeInfo).setParallelism(1);
-        if (s.rowtime()) {
-            long[] after = new long[s.watermarks.size()];
-            for (int i = 0; i < after.length; i++) {
-                after[i] = s.watermarks.get(i);
-            }
-            int ts = s.columns.indexOf(s.column("ts"));
-            stream = stream
-                    .assignTimestampsAndWatermarks(
-                            WatermarkStrategy.forGenerator(new Scheduled(after))
-                                    .withTimestampAssigner(new RowTime(ts)))
-                    .setParallelism(1);
-            schema.watermark("ts", "SOURCE_WATERMARK()");
-        } else {
-            schema.columnByExpression("pt", "PROCTIME()");
-        }
-        tEnv.createTemporaryView(view, tEnv.fromDataStream(stream, schema.build()));
-        Table result = tEnv.sqlQuery(p.sql);
-        p.outNames = result.getResolvedSchema().getColumnNames();
-        p.outTypes = new String[p.outNames.size()];
-        for (int i = 0; i < p.outTypes.length; i++) {
-            p.outTypes[i] = s.column(p.outNames.get(i)).type();
-        }
-        if (!s.upsert) {
-            return tEnv.toChangelogStream(result);
-        }
-        Schema.Builder keyed = Schema.newBuilder();
-        for (String name : p.outNames) {
-            keyed.column(name, s.column(name).dataType());
-        }
-        return tEnv.toChangelogStream(
-                result, keyed.primaryKey(s.keys).build(), ChangelogMode.upsert());
-    }
-
-    /** Appends a planned scenario's header, events and output. */
-    static void write(Planned p, StringBuilder out) {
-        Scenario s = p.scenario;
-        Node node = p.node;
-        List<long[]> events = events(s, p.plan);
-        // The columns: the node's input (and output) row, and the query's output.
-        String[] inputTypes = new String[node.fields.size()];
-        int[] physical = new int[node.fields.size()];
-        out.append("{\"scenario\":");
-        Json.string(out, s.name);
-        out.append(",\"description\":");
-        Json.string(out, s.description);
-        out.append(",\"kind\":");
-        Json.string(out, s.kind() + (s.upsert ? ", no -U" : "")
-                + (s.insertSensitive ? "" : ", no +I guarantee") + (s.ttlMs > 0 ? ", TTL" : ""));
+    @Override
+    void header(Scenario s, StringBuilder out) {
         out.append(",\"backend\":");
         Json.string(out, s.backend);
         out.append(",\"mini_batch\":")
-                .append(s.miniBatch > 0 ? Integer.toString(s.miniBatch) : "null")
-                .append(",\"state_ttl_ms\":").append(s.ttlMs > 0 ? Long.toString(s.ttlMs) : "null")
-                .append(",\"node\":");
-        Json.string(out, node.description);
-        out.append(",\"config\":");
-        Json.string(out, node.config);
-        out.append(",\"input\":[");
-        for (int i = 0; i < node.fields.size(); i++) {
-            String name = node.fields.get(i);
-            boolean proctime = name.equals("pt") && !s.rowtime();
-            physical[i] = proctime ? -1 : s.columns.indexOf(s.column(name));
-            inputTypes[i] = proctime ? "TIMESTAMP_LTZ(3)" : s.column(name).type();
-            out.append(i == 0 ? "" : ",").append("{\"name\":");
-            Json.string(out, name);
-            out.append(",\"type\":");
-            Json.string(out, inputTypes[i]);
-            if (proctime || (name.equals("ts") && s.rowtime())) {
-                out.append(",\"time\":\"").append(proctime ? "proctime" : "rowtime").append('"');
-            }
-            out.append('}');
-        }
-        out.append("],\"output\":[");
-        int[] outputColumns = new int[p.outNames.size()];
-        for (int i = 0; i < p.outNames.size(); i++) {
-            outputColumns[i] = node.fields.indexOf(p.outNames.get(i));
-            GroupAggVectors.column(out, i, p.outNames.get(i), p.outTypes[i]);
-        }
-        out.append("],\"output_columns\":").append(list(outputColumns))
-                .append(",\"output_keys\":[");
-        for (int i = 0; i < node.uniqueKeys.length; i++) {
-            int at = p.outNames.indexOf(node.fields.get(node.uniqueKeys[i]));
-            if (at < 0) {
-                throw new IllegalStateException(s.name + ": key column not in the output");
-            }
-            out.append(i == 0 ? "" : ",").append(at);
-        }
-        out.append("],\"sql\":");
-        Json.string(out, p.sql);
-        out.append(",\"plan\":");
-        Json.string(out, p.plan);
-        out.append(",\"events_in\":").append(events.size()).append(",\"rows_out\":")
-                .append(p.output.size()).append("}\n");
-        for (long[] e : events) {
-            if (e[0] == 0) {
-                out.append("{\"watermark\":").append(e[1]).append("}\n");
-                continue;
-            }
-            Row r = s.rows.get((int) e[1]);
-            out.append("{\"in\":\"+I\",\"row\":[");
-            for (int i = 0; i < physical.length; i++) {
-                out.append(i == 0 ? "" : ",");
-                value(out, inputTypes[i], physical[i] < 0 ? null : r.getField(physical[i]));
-            }
-            out.append("]}\n");
-        }
-        for (String line : p.output) {
-            out.append(line).append('\n');
-        }
-    }
-
-    /** An output row as its line, tagged with the scenario's index and a tab. */
-    static final class Encode implements MapFunction<Row, String> {
-        private static final long serialVersionUID = 1L;
-        private final int index;
-        private final String[] types;
-
-        Encode(int index, String[] types) {
-            this.index = index;
-            this.types = types;
-        }
-
-        @Override
-        public String map(Row r) {
-            StringBuilder out = new StringBuilder().append(index).append('\t');
-            out.append("{\"out\":\"").append(r.getKind().shortString()).append("\",\"row\":[");
-            for (int i = 0; i < r.getArity(); i++) {
-                out.append(i == 0 ? "" : ",");
-                value(out, types[i], r.getField(i));
-            }
-            return out.append("]}").toString();
-        }
-    }
-
-    /** The deduplicate node as the planner described it. */
-    static final class Node {
-        String description;
-        String config;
-        /** The names of the node's input fields (its output has the same). */
-        final List<String> fields = new ArrayList<>();
-        int[] uniqueKeys;
+                .append(s.miniBatch > 0 ? Integer.toString(s.miniBatch) : "null");
     }
 
     /**
      * The one deduplicate node of the scenario's decisions, checked against what the scenario
      * asks for: kind, flags, mini-batch, TTL, keys and input columns.
      */
-    static Node node(Scenario s) throws IOException {
-        Node found = null;
-        for (StreamFusionPlanner.Decision d : StreamFusionPlanner.decisions()) {
-            if (d.isNative()) {
-                throw new IllegalStateException(s.name + ": " + d.node + " was planned natively;"
-                        + " golden vectors must come from stock Flink");
-            }
-            if (d.description == null || !d.description.contains("\"" + NODE_TYPE + "\"")) {
-                continue;
-            }
-            if (found != null) {
-                throw new IllegalStateException(s.name + ": two deduplicate nodes");
-            }
-            found = new Node();
-            found.description = d.description;
-            found.config = d.config;
-        }
-        if (found == null) {
-            throw new IllegalStateException(s.name + ": no deduplicate node among "
-                    + StreamFusionPlanner.decisions());
-        }
-        JsonNode description = JSON.readTree(found.description);
-        JsonNode node = description.get("node");
+    @Override
+    Node node(Scenario s) throws IOException {
+        StreamFusionPlanner.Decision d = decision(s, NODE_TYPE, what, true);
+        Node found = new Node(d.description, d.config);
         List<String> problems = new ArrayList<>();
-        expect(problems, node, "type", NODE_TYPE);
+        JsonNode node = readNode(s, found, 0, problems);
         expect(problems, node, "isRowtime", Boolean.toString(s.rowtime()));
         expect(problems, node, "keepLastRow", Boolean.toString(s.keepLast));
         // RankUtil.outputInsertOnlyInDeduplicate: keep-first without mini-batch, whose output
@@ -631,85 +259,12 @@ public final class DedupVectors {
                         .asText().equals(Boolean.toString(s.insertSensitive))) {
             problems.add("options " + options);
         }
-        JsonNode state = node.path("state");
-        if (state.size() != 1
-                || TimeUtils.parseDuration(state.get(0).path("ttl").asText()).toMillis()
-                        != s.ttlMs) {
-            problems.add("state " + state);
-        }
-        for (JsonNode f : description.get("inputs").get(0).get("fields")) {
-            found.fields.add(f.get("name").asText());
-            String kind = f.path("fieldType").path("kind").asText("");
-            String expected = f.get("name").asText().equals(s.timeColumn())
-                    ? (s.rowtime() ? "ROWTIME" : "PROCTIME")
-                    : "";
-            if (!kind.equals(expected)) {
-                problems.add("time attribute of " + f);
-            }
-        }
-        List<String> expectedFields = new ArrayList<>();
-        for (Column c : s.columns) {
-            expectedFields.add(c.name());
-        }
-        if (!s.rowtime()) {
-            expectedFields.add("pt");
-        }
-        if (!found.fields.equals(expectedFields)) {
+        if (!found.fields.equals(s.inputNames())) {
             problems.add("input fields " + found.fields);
         }
-        List<String> outputFields = new ArrayList<>();
-        for (JsonNode f : node.get("outputType").get("fields")) {
-            outputFields.add(f.get("name").asText());
-        }
-        if (!outputFields.equals(found.fields)) {
-            problems.add("output fields " + outputFields);
-        }
-        JsonNode keys = node.get("uniqueKeys");
-        found.uniqueKeys = new int[keys.size()];
-        List<String> keyNames = new ArrayList<>();
-        for (int i = 0; i < keys.size(); i++) {
-            found.uniqueKeys[i] = keys.get(i).asInt();
-            keyNames.add(found.fields.get(found.uniqueKeys[i]));
-        }
-        // The planner keys by the columns in their order, whatever PARTITION BY lists.
-        List<String> asked = new ArrayList<>(s.keys);
-        asked.sort(Comparator.comparingInt(expectedFields::indexOf));
-        if (!keyNames.equals(asked)) {
-            problems.add("unique keys " + keyNames);
-        }
-        if (!problems.isEmpty()) {
-            throw new IllegalStateException(s.name + ": the deduplicate node is not what the"
-                    + " scenario asks for: " + problems + " in " + found.description);
-        }
+        readKeys(node.get("uniqueKeys"), found, s.keys, "unique keys", problems);
+        fits(s, found, problems);
         return found;
-    }
-
-    static void expect(List<String> problems, JsonNode node, String field, String value) {
-        JsonNode v = node.get(field);
-        if (v == null || !v.asText().equals(value)) {
-            problems.add(field + " = " + v + ", not " + value);
-        }
-    }
-
-    /**
-     * The scenario's operators: the stream graph's nodes after {@code floor} (the previous
-     * scenario's last) in id order, as the Flink UI describes them (the DataStream's generated
-     * name without its counter), separated by " | ".
-     */
-    static String plan(StreamExecutionEnvironment env, int floor) {
-        List<StreamNode> nodes = new ArrayList<>();
-        for (StreamNode n : env.getStreamGraph(false).getStreamNodes()) {
-            if (n.getId() > floor) {
-                nodes.add(n);
-            }
-        }
-        nodes.sort(Comparator.comparingInt(StreamNode::getId));
-        List<String> names = new ArrayList<>();
-        for (StreamNode n : nodes) {
-            names.add(n.getOperatorDescription().replaceAll(
-                    "anonymous_datastream_source\\$\\d+", "anonymous_datastream_source"));
-        }
-        return String.join(" | ", names);
     }
 
     private static final Pattern ASSIGNER =
@@ -723,12 +278,17 @@ public final class DedupVectors {
      * interval (starting at 0 with the interval {@code [0, interval - 1]}) and the end of
      * input.
      */
-    static List<long[]> events(Scenario s, String plan) {
-        Matcher assigner = ASSIGNER.matcher(plan);
+    @Override
+    List<long[]> events(Planned<Scenario> p) {
+        Scenario s = p.scenario;
+        Matcher assigner = ASSIGNER.matcher(p.plan);
         boolean mini = assigner.find();
-        long interval = mini ? Long.parseLong(assigner.group(1)) : 0;
-        boolean rowtimeAssigner = mini && assigner.group(2).equals("RowTime");
-        if (mini && interval != MINI_BATCH_LATENCY_MS) {
+        if (!mini) {
+            return super.events(p);
+        }
+        long interval = Long.parseLong(assigner.group(1));
+        boolean rowtimeAssigner = assigner.group(2).equals("RowTime");
+        if (interval != MINI_BATCH_LATENCY_MS) {
             throw new IllegalStateException(s.name + ": mini-batch interval " + interval);
         }
         long current = 0;
@@ -737,12 +297,7 @@ public final class DedupVectors {
         for (int i = 0; i < s.rows.size(); i++) {
             events.add(new long[] {1, i});
             long w = s.watermarks.get(i);
-            if (w == NO_WATERMARK) {
-                continue;
-            }
-            if (!mini) {
-                events.add(new long[] {0, w});
-            } else if (rowtimeAssigner) {
+            if (w != NO_WATERMARK && rowtimeAssigner) {
                 current = Math.max(current, w);
                 if (current >= next) {
                     events.add(new long[] {0, current});
@@ -754,72 +309,6 @@ public final class DedupVectors {
         }
         events.add(new long[] {0, END_OF_INPUT});
         return events;
-    }
-
-    static String list(int[] values) {
-        return Arrays.toString(values).replace(" ", "");
-    }
-
-    static void value(StringBuilder out, String type, Object v) {
-        if (v == null) {
-            out.append("null");
-        } else if (type.equals("TIMESTAMP(3)")) {
-            LocalDateTime t = (LocalDateTime) v;
-            if (t.getNano() % 1_000_000 != 0) {
-                throw new IllegalStateException(t + " is not whole milliseconds");
-            }
-            Json.string(out, Long.toString(t.toInstant(ZoneOffset.UTC).toEpochMilli()));
-        } else if (type.equals("TIMESTAMP_LTZ(3)")) {
-            Json.string(out, Long.toString(((Instant) v).toEpochMilli()));
-        } else {
-            GroupAggVectors.value(out, type, v);
-        }
-    }
-
-    /** Emits the scheduled watermark after each row; none periodically. */
-    static final class Scheduled implements WatermarkGeneratorSupplier<Row> {
-        private static final long serialVersionUID = 1L;
-        private final long[] after;
-
-        Scheduled(long[] after) {
-            this.after = after;
-        }
-
-        @Override
-        public WatermarkGenerator<Row> createWatermarkGenerator(Context context) {
-            return new WatermarkGenerator<>() {
-                private int seen;
-
-                @Override
-                public void onEvent(Row row, long timestamp, WatermarkOutput output) {
-                    long w = after[seen++];
-                    if (w != NO_WATERMARK) {
-                        output.emitWatermark(new Watermark(w));
-                    }
-                }
-
-                @Override
-                public void onPeriodicEmit(WatermarkOutput output) {}
-            };
-        }
-    }
-
-    /** The record timestamp: the row's {@code ts} in epoch milliseconds. */
-    static final class RowTime implements SerializableTimestampAssigner<Row> {
-        private static final long serialVersionUID = 1L;
-        private final int ts;
-
-        RowTime(int ts) {
-            this.ts = ts;
-        }
-
-        @Override
-        public long extractTimestamp(Row row, long previous) {
-            Object t = row.getField(ts);
-            return t instanceof Instant
-                    ? ((Instant) t).toEpochMilli()
-                    : ((LocalDateTime) t).toInstant(ZoneOffset.UTC).toEpochMilli();
-        }
     }
 
     // ---------------------------------------------------------------- values
@@ -848,19 +337,9 @@ public final class DedupVectors {
         "nul\0byte"
     };
 
-    static Object pick(SplittableRandom rnd, Object[] pool) {
-        return pool[rnd.nextInt(pool.length)];
-    }
-
-    /** A pool value, or NULL one time in {@code nullEvery}. */
-    static Object pickOrNull(SplittableRandom rnd, Object[] pool, int nullEvery) {
-        return rnd.nextInt(nullEvery) == 0 ? null : pick(rnd, pool);
-    }
-
     // ---------------------------------------------------------------- scenarios
 
-    static final String[] BACKENDS = {"hashmap", "rocksdb"};
-
+    @Override
     List<Scenario> scenarios() {
         List<Scenario> list = new ArrayList<>();
         // Proctime keep-first.
@@ -873,7 +352,7 @@ public final class DedupVectors {
         list.add(proctimeFirstTtl());
         // Proctime keep-last: identical consecutive rows on both backends.
         for (String backend : BACKENDS) {
-            String suffix = backend.equals("hashmap") ? "" : "_rocksdb";
+            String suffix = suffix(backend);
             list.add(proctimeLastIdentical("proctime_last_identical" + suffix, backend, false,
                     true));
             list.add(proctimeLastIdentical("proctime_last_identical_upsert" + suffix, backend,
@@ -1273,11 +752,7 @@ public final class DedupVectors {
                 "rowtime keep-first on timers over a random stream: out-of-order rows, late rows"
                         + " dropped, ties, rows at the watermark, NULL and Unicode keys",
                 Time.ROWTIME, false, DataTypes.STRING()).backend(backend);
-        Object[] keys = new Object[40];
-        for (int i = 0; i < keys.length; i++) {
-            keys[i] = i < KEYS.length ? KEYS[i] : "key-" + i;
-        }
-        rowtimeBody(s, keys, 300);
+        rowtimeBody(s, keys(KEYS, 40), 300);
         return s;
     }
 
@@ -1372,11 +847,7 @@ public final class DedupVectors {
                 "rowtime keep-last over a random stream: out-of-order rows, rows behind the"
                         + " watermark, ties, NULL and Unicode keys",
                 Time.ROWTIME, true, DataTypes.STRING()).backend(backend);
-        Object[] keys = new Object[30];
-        for (int i = 0; i < keys.length; i++) {
-            keys[i] = i < KEYS.length ? KEYS[i] : "key-" + i;
-        }
-        rowtimeBody(s, keys, 300);
+        rowtimeBody(s, keys(KEYS, 30), 300);
         return s;
     }
 

@@ -8,25 +8,19 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Schema;
-import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 
 import org.streamfusion.flink.NativeOneInputExecNode;
-import org.streamfusion.flink.NativeOneInputOperator;
-import org.streamfusion.flink.StreamFusionPlanner;
+import org.streamfusion.harness.WindowParity.Combo;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -83,9 +77,8 @@ import java.util.TreeMap;
  * stock for both sides (the harness's own determinism; plan checks are skipped). Prints one line
  * per case and a last line {@code summary: ...}; exits 1 on any failure.
  */
-public final class DedupParity {
+public final class DedupParity extends NodeParity<DedupParity.Query> {
     private static final int ROWS = 3000;
-    private static final int BUNDLE_ROWS = 64;
     /** Flink's mini-batch bundle size: every key spans many bundles. */
     static final int MINI_BATCH_ROWS = 7;
     /** Distinct key indexes {@code ki}. */
@@ -94,18 +87,6 @@ public final class DedupParity {
     static final String TTL = "3 s";
 
     static final long STALL_MS = 9_000;
-
-    /** One parallelism (after the source) under one keyed state backend. */
-    record Combo(int parallelism, String backend) {
-        @Override
-        public String toString() {
-            return "p" + parallelism + "/" + backend;
-        }
-    }
-
-    static final List<Combo> COMBOS = List.of(
-            new Combo(1, "hashmap"), new Combo(1, "rocksdb"),
-            new Combo(2, "hashmap"), new Combo(2, "rocksdb"));
 
     /** What the native run must plan for a query. */
     enum Expect {
@@ -121,44 +102,22 @@ public final class DedupParity {
     static final String COMPACT = "table.exec.deduplicate.mini-batch.compact-changes-enabled";
     static final String MINI_BATCH = "table.exec.mini-batch.enabled";
 
-    /** In the node of an upsert output. */
-    static final String NO_UPDATE_BEFORE = "\"generateUpdateBefore\":false";
-
-    /** In the node of a retracting one. */
-    static final String UPDATE_BEFORE = "\"generateUpdateBefore\":true";
-
-    /** A query; its first {@code keyColumns} output columns are the deduplication key. */
-    static final class Query {
-        final String name;
-        final String sql;
-        final int keyColumns;
-        boolean parallel;
-        boolean upsert;
+    /**
+     * A query; its first {@code keyColumns} output columns are the deduplication key. It runs at
+     * parallelism 2 too when its result depends on each key's order only; its {@code describes}
+     * are texts the native decision's description or options must contain.
+     */
+    static final class Query extends NodeParity.Query<Query> {
         Expect expect = Expect.NATIVE;
         String refusal;
         /** Rows stock must emit (what the case is about happened), or null. */
         Integer stockRows;
         /** Whether stock on hashmap and on rocksdb must differ (at parallelism 1). */
         boolean backendsDiffer;
-        final List<String> describes = new ArrayList<>();
         final List<String> options = new ArrayList<>();
 
         Query(String name, int keyColumns, String sql) {
-            this.name = name;
-            this.keyColumns = keyColumns;
-            this.sql = sql;
-        }
-
-        /** Runs at parallelism 2 too (its result depends on each key's order only). */
-        Query parallel() {
-            parallel = true;
-            return this;
-        }
-
-        /** Collected as an upsert changelog: the deduplication generates no {@code -U}. */
-        Query upsert() {
-            upsert = true;
-            return describes(NO_UPDATE_BEFORE);
+            super(name, keyColumns, sql);
         }
 
         Query option(String key, String value) {
@@ -172,12 +131,6 @@ public final class DedupParity {
                     .option("table.exec.mini-batch.allow-latency", "1 h")
                     .option("table.exec.mini-batch.size", String.valueOf(MINI_BATCH_ROWS))
                     .describes("\"" + MINI_BATCH + "\":\"true\"");
-        }
-
-        /** A text the native decision's description or options must contain. */
-        Query describes(String text) {
-            describes.add(text);
-            return this;
         }
 
         Query refused(String reason) {
@@ -210,8 +163,9 @@ public final class DedupParity {
             return sql.contains(" FROM st)");
         }
 
-        boolean runsIn(Combo combo) {
-            return combo.parallelism() == 1 || parallel;
+        @Override
+        boolean refused() {
+            return expect == Expect.REFUSED;
         }
     }
 
@@ -315,122 +269,38 @@ public final class DedupParity {
                 .parallel();
     }
 
-    /** What the native run planned for one query. */
-    static final class Outcome {
-        int dedupNative;
-        int dedupStock;
-        int others;
-        String decisions = "";
-        /** The descriptions and options of the query's {@code Deduplicate} decisions. */
-        String described = "";
-        String explain = "";
-        String planError;
-        /** Planning with {@code streamfusion.fallback = false} (refused queries). */
-        String strictError;
-    }
-
-    /** One job's outputs by query name (key and row, in arrival order) and what was planned. */
-    static final class Run {
-        final Map<String, List<String[]>> rows = new HashMap<>();
-        final Map<String, Outcome> outcomes = new HashMap<>();
-        String error;
+    DedupParity() {
+        super("Deduplicate", "deduplicate", "dedup-parity-", "rank_cases", QUERIES);
     }
 
     public static void main(String[] args) throws Exception {
-        System.out.println(StreamFusionPlanner.activation());
-        List<String> only = new ArrayList<>(List.of(args));
-        boolean stockTwice = only.remove("--stock-twice");
-        int selected = 0;
-        int cases = 0;
-        int matched = 0;
-        int failures = 0;
-        int nativeNodes = 0;
-        int stockNodes = 0;
-        int expectedStock = 0;
-        int ranks = 0;
-        Map<String, Integer> comparisons = new TreeMap<>(
-                Map.of("ordered", 0, "changelog", 0, "final", 0));
-        // Stock's rows at parallelism 1 by backend, of the queries whose backends must differ.
-        Map<String, Map<String, List<String>>> stockByBackend = new HashMap<>();
-        for (Combo combo : COMBOS) {
-            List<Query> queries = new ArrayList<>();
-            for (Query query : QUERIES) {
-                if (query.runsIn(combo) && (only.isEmpty() || only.contains(query.name))) {
-                    queries.add(query);
-                }
-            }
-            if (queries.isEmpty()) {
-                continue;
-            }
-            boolean first = combo.equals(COMBOS.get(0));
-            selected += first ? queries.size() : 0;
-            Run stock = run(combo, false, queries, false);
-            long rowsBefore = NativeOneInputOperator.ROWS_IN.get();
-            Run other = run(combo, !stockTwice, queries, first && !stockTwice);
-            long rowsIn = NativeOneInputOperator.ROWS_IN.get() - rowsBefore;
-            int comboNative = 0;
-            for (Query query : queries) {
-                cases++;
-                Outcome outcome = other.outcomes.getOrDefault(query.name, new Outcome());
-                List<String[]> a = stock.rows.getOrDefault(query.name, List.of());
-                List<String[]> b = other.rows.getOrDefault(query.name, List.of());
-                List<String> problems = new ArrayList<>();
-                String comparison = compare(query, combo, a, b, problems);
-                boolean same = problems.isEmpty();
-                if (stock.error != null) {
-                    problems.add("stock job failed: " + stock.error);
-                }
-                if (other.error != null) {
-                    problems.add((stockTwice ? "second stock" : "native") + " job failed: "
-                            + other.error);
-                }
-                Outcome stockOutcome = stock.outcomes.get(query.name);
-                if (stockOutcome != null && stockOutcome.planError != null) {
-                    problems.add("stock planning failed: " + stockOutcome.planError);
-                }
-                if (outcome.planError != null) {
-                    problems.add("native planning failed: " + outcome.planError);
-                }
-                if (a.isEmpty()) {
-                    problems.add("the query emitted no rows: it proves nothing");
-                }
-                if (query.stockRows != null && a.size() != query.stockRows) {
-                    problems.add("stock emitted " + a.size() + " rows, not the " + query.stockRows
-                            + " the case is about");
-                }
-                if (query.backendsDiffer && combo.parallelism() == 1) {
-                    stockByBackend.computeIfAbsent(query.name, k -> new HashMap<>())
-                            .put(combo.backend(), sortedRows(a));
-                }
-                if (!stockTwice) {
-                    problems.addAll(planProblems(query, first, outcome));
-                }
-                String rank = query.expect == Expect.RANK ? rank(outcome.explain) : "";
-                nativeNodes += outcome.dedupNative;
-                stockNodes += outcome.dedupStock;
-                expectedStock += query.expect == Expect.REFUSED ? 1 : 0;
-                ranks += query.expect == Expect.RANK ? 1 : 0;
-                comboNative += outcome.dedupNative;
-                matched += same ? 1 : 0;
-                comparisons.merge(comparison, 1, Integer::sum);
-                failures += problems.isEmpty() ? 0 : 1;
-                System.out.printf(
-                        "case %s [%s]: %d rows, %s by %s, deduplicate nodes native=%d stock=%d%s,"
-                                + " other nodes=%d%s%n",
-                        query.name, combo, a.size(), same ? "MATCH" : "MISMATCH", comparison,
-                        outcome.dedupNative, outcome.dedupStock, rank,
-                        outcome.others, problems.isEmpty() ? "" : " FAILED " + problems);
-                if (query.expect == Expect.REFUSED) {
-                    System.out.printf("  expected stock: %s%n", outcome.decisions);
-                }
-            }
-            // The counters are the proof that rows went through native code in this job.
-            if (comboNative > 0 && rowsIn == 0) {
-                failures++;
-                System.out.printf("combo %s: %d native deduplicate nodes but no rows reached a"
-                        + " native operator FAILED%n", combo, comboNative);
-            }
+        System.exit(new DedupParity().parity(args));
+    }
+
+    /** Mini-batch outputs are compared as changelogs first, then as final results. */
+    @Override
+    boolean comparesFinal(Query query, Combo combo) {
+        return query.isMiniBatch();
+    }
+
+    /** Stock's rows at parallelism 1 by backend, of the queries whose backends must differ. */
+    private final Map<String, Map<String, List<String>>> stockByBackend = new HashMap<>();
+
+    @Override
+    void checkStock(Query query, Combo combo, List<String[]> a, List<String> problems) {
+        if (query.stockRows != null && a.size() != query.stockRows) {
+            problems.add("stock emitted " + a.size() + " rows, not the " + query.stockRows
+                    + " the case is about");
         }
+        if (query.backendsDiffer && combo.parallelism() == 1) {
+            stockByBackend.computeIfAbsent(query.name, k -> new HashMap<>())
+                    .put(combo.backend(), sortedRows(a));
+        }
+    }
+
+    @Override
+    int finish() {
+        int failures = 0;
         for (Query query : QUERIES) {
             Map<String, List<String>> outputs = stockByBackend.get(query.name);
             if (query.backendsDiffer && outputs != null && outputs.size() == 2
@@ -441,66 +311,26 @@ public final class DedupParity {
                         query.name);
             }
         }
-        System.out.printf("summary: queries=%d cases=%d matched=%d failed=%d native_nodes=%d"
-                        + " stock_nodes=%d expected_stock=%d rank_cases=%d compared_ordered=%d"
-                        + " compared_changelog=%d compared_final=%d native_rows_in=%d"
-                        + " native_rows_out=%d converted_rows=%d bundles=%d%s%n",
-                selected, cases, matched, failures, nativeNodes, stockNodes, expectedStock,
-                ranks, comparisons.get("ordered"), comparisons.get("changelog"),
-                comparisons.get("final"), NativeOneInputOperator.ROWS_IN.get(),
-                NativeOneInputOperator.ROWS_OUT.get(),
-                NativeOneInputOperator.CONVERTED_ROWS.get(),
-                NativeOneInputOperator.BUNDLES.get(), stockTwice ? " stock_twice=true" : "");
-        System.exit(failures == 0 && cases > 0 ? 0 : 1);
+        return failures;
     }
 
-    /**
-     * Compares stock's output {@code a} with {@code b} as {@code query} requires, adding what
-     * differs to {@code problems}; returns the comparison that decided: {@code ordered} (the
-     * changelogs as multisets, then each key's order), or for mini-batch {@code changelog}, or
-     * {@code final} when the changelogs differ.
-     */
-    static String compare(
-            Query query, Combo combo, List<String[]> a, List<String[]> b, List<String> problems) {
-        List<String> x = sortedRows(a);
-        List<String> y = sortedRows(b);
-        String changelogs = "changelogs differ: " + CalcParity.firstDifference(x, y);
-        if (!query.isMiniBatch()) {
-            String order = x.equals(y) ? orderDifference(a, b) : changelogs;
-            if (order != null) {
-                problems.add(order);
-            }
-            return "ordered";
-        }
-        if (x.equals(y)) {
-            return "changelog";
-        }
-        List<String> p = finalRows(a);
-        List<String> r = finalRows(b);
-        if (p.equals(r)) {
-            System.out.printf("  %s [%s] %s%n", query.name, combo, changelogs);
-        } else {
-            problems.add(changelogs + "; final results differ: "
-                    + CalcParity.firstDifference(p, r));
-        }
-        return "final";
+    /** The Top-N cases, counted as {@code rank_cases}. */
+    @Override
+    int counted(Query query, Outcome outcome) {
+        return query.expect == Expect.RANK ? 1 : 0;
     }
 
-    /** The rows (kind and fields as text), sorted: the changelog as a multiset. */
-    static List<String> sortedRows(List<String[]> lines) {
-        List<String> rows = new ArrayList<>();
-        for (String[] line : lines) {
-            rows.add(line[1]);
-        }
-        Collections.sort(rows);
-        return rows;
+    @Override
+    String nodeNote(Query query, Outcome outcome) {
+        return query.expect == Expect.RANK ? rank(outcome.explain) : "";
     }
 
     /**
      * The final result, {@code key => row} sorted: each key's last {@code +I} or {@code +U},
      * none after a {@code -D} ({@code -U} is always followed by its {@code +U}).
      */
-    static List<String> finalRows(List<String[]> lines) {
+    @Override
+    List<String> finalRows(List<String[]> lines) {
         Map<String, String> last = new TreeMap<>();
         for (String[] line : lines) {
             // Row.toString is "<kind>[fields]", the kind being +I, -U, +U or -D.
@@ -515,27 +345,6 @@ public final class DedupParity {
         return rows;
     }
 
-    /** How the two outputs' per-key orders differ (their multisets being equal), or null. */
-    static String orderDifference(List<String[]> a, List<String[]> b) {
-        Map<String, List<String>> x = byKey(a);
-        Map<String, List<String>> y = byKey(b);
-        for (Map.Entry<String, List<String>> e : x.entrySet()) {
-            if (!e.getValue().equals(y.get(e.getKey()))) {
-                return "the order of key [" + e.getKey() + "] differs: stock " + e.getValue()
-                        + ", native " + y.get(e.getKey());
-            }
-        }
-        return null;
-    }
-
-    static Map<String, List<String>> byKey(List<String[]> lines) {
-        Map<String, List<String>> rows = new LinkedHashMap<>();
-        for (String[] line : lines) {
-            rows.computeIfAbsent(line[0], k -> new ArrayList<>()).add(line[1]);
-        }
-        return rows;
-    }
-
     /** How {@code explain} shows the Top-N: " (native Rank)", " (stock Rank)" or "". */
     static String rank(String explain) {
         return explain.contains(NativeOneInputExecNode.PREFIX + "Rank(") ? " (native Rank)"
@@ -544,43 +353,14 @@ public final class DedupParity {
     }
 
     /** What is wrong with the deduplicate nodes the native run planned for a query. */
-    static List<String> planProblems(Query query, boolean strict, Outcome outcome) {
-        List<String> problems = new ArrayList<>();
-        if (outcome.planError != null) {
-            return problems;
-        }
-        String nativeNode = NativeOneInputExecNode.PREFIX + "Deduplicate(";
+    @Override
+    void checkPlan(Query query, boolean strict, Outcome outcome, List<String> problems) {
         switch (query.expect) {
-            case NATIVE -> {
-                if (outcome.dedupNative != 1 || outcome.dedupStock > 0) {
-                    problems.add("expected one native Deduplicate: " + outcome.decisions);
-                }
-                if (!outcome.explain.contains(nativeNode)) {
-                    problems.add("EXPLAIN shows no " + nativeNode);
-                }
-                for (String text : query.describes) {
-                    if (!outcome.described.contains(text)) {
-                        problems.add("the Deduplicate's description lacks " + text);
-                    }
-                }
-            }
-            case REFUSED -> {
-                if (outcome.dedupNative > 0 || outcome.dedupStock != 1
-                        || !outcome.decisions.contains(query.refusal)) {
-                    problems.add("expected one refused Deduplicate naming " + query.refusal
-                            + ": " + outcome.decisions);
-                }
-                if (outcome.explain.contains(nativeNode)) {
-                    problems.add("EXPLAIN shows a " + nativeNode);
-                }
-                // The walk is bottom-up: the failing node may be a refused Calc below it.
-                if (strict && !refusedStock(outcome.strictError, outcome.decisions)) {
-                    problems.add("with fallback off planning must fail at a node kept stock"
-                            + " with it on, got " + outcome.strictError);
-                }
-            }
+            case NATIVE -> nativeProblems(query, outcome, problems);
+            case REFUSED -> refusedProblems(outcome.decisions.contains(query.refusal),
+                    query.refusal, strict, outcome, problems);
             case RANK -> {
-                if (outcome.dedupNative > 0 || outcome.dedupStock > 0) {
+                if (outcome.nodeNative > 0 || outcome.nodeStock > 0) {
                     problems.add("a Top-N is not a Deduplicate: " + outcome.decisions);
                 }
                 if (rank(outcome.explain).isEmpty() || outcome.explain.contains("Deduplicate(")) {
@@ -588,52 +368,16 @@ public final class DedupParity {
                 }
             }
         }
-        return problems;
     }
 
     /**
-     * Whether {@code strictError} is the planner refusing a node that {@code decisions} (the
-     * same query planned with the fallback on) kept stock.
+     * Views {@code t} and {@code tl} on {@link #TABLE} (at parallelism 1, else {@link
+     * #ON_TIME}), and {@code st} on {@link #STALLED} when a query reads it.
      */
-    static boolean refusedStock(String strictError, String decisions) {
-        String marker = "StreamFusion cannot run node ";
-        int at = strictError == null ? -1 : strictError.indexOf(marker);
-        int end = at < 0 ? -1 : strictError.indexOf(" natively (", at);
-        if (end < 0) {
-            return false;
-        }
-        String node = strictError.substring(at + marker.length(), end);
-        // Node ids differ between two plannings: the Flink description after "<id>:" is kept.
-        // Decision.toString is "stock <id>:<description>: <reason>" for a stock node.
-        return decisions.contains(":" + node.substring(node.indexOf(':') + 1) + ": ");
-    }
-
-    /**
-     * Runs {@code queries} in one job under {@code combo}; returns each query's rows. With
-     * {@code enabled}, notes what the planner decided for each query; with {@code strict} also
-     * plans the refused queries with {@code streamfusion.fallback = false}.
-     */
-    static Run run(Combo combo, boolean enabled, List<Query> queries, boolean strict) {
-        Run run = new Run();
-        StreamExecutionEnvironment env =
-                WindowParity.environment(combo.parallelism(), combo.backend());
-        StreamTableEnvironment tEnv = WindowParity.tableEnvironment(env, enabled, BUNDLE_ROWS);
-        TableConfig config = tEnv.getConfig();
-        // One source task: rows and punctuated watermarks in one fixed order; then each key's
-        // rows in one channel (by the parity of their key index).
-        DataStream<Row> input = env
-                .fromData(combo.parallelism() == 1 ? TABLE : ON_TIME, AggParity.rowInfo(TYPE))
-                .setParallelism(1)
-                .assignTimestampsAndWatermarks(
-                        WatermarkStrategy.forGenerator(ctx -> new WindowParity.Punctuated())
-                                .withTimestampAssigner(new WindowParity.RowTime(TS)))
-                .setParallelism(1)
-                .partitionCustom(new Modulo(), new KeyIndex());
-        tEnv.createTemporaryView("t", tEnv.fromDataStream(input, Schema.newBuilder()
-                .fromRowDataType(TYPE)
-                .columnByExpression("pt", "PROCTIME()")
-                .watermark("ts", "SOURCE_WATERMARK()")
-                .build()));
+    @Override
+    void views(StreamExecutionEnvironment env, StreamTableEnvironment tEnv, Combo combo,
+            List<Query> queries) {
+        DataStream<Row> input = table(env, tEnv, combo);
         tEnv.createTemporaryView("tl", tEnv.fromDataStream(input, Schema.newBuilder()
                 .fromRowDataType(TYPE)
                 .columnByMetadata("rt", DataTypes.TIMESTAMP_LTZ(3), "rowtime")
@@ -654,55 +398,31 @@ public final class DedupParity {
                     .columnByExpression("pt", "PROCTIME()")
                     .build()));
         }
-        DataStream<String> all = null;
-        for (Query query : queries) {
-            run.rows.put(query.name, new ArrayList<>());
-            Outcome outcome = new Outcome();
-            configure(config, query);
-            try {
-                StreamFusionPlanner.clearDecisions();
-                Table table = tEnv.sqlQuery(query.sql);
-                // toChangelogStream translates at once: the decisions are this query's.
-                DataStream<Row> changes = query.upsert
-                        ? tEnv.toChangelogStream(table,
-                                Schema.newBuilder()
-                                        .fromResolvedSchema(table.getResolvedSchema())
-                                        .build(),
-                                ChangelogMode.upsert())
-                        : tEnv.toChangelogStream(table);
-                if (enabled) {
-                    record(outcome);
-                    StreamFusionPlanner.clearDecisions();
-                    outcome.explain = tEnv.explainSql(query.sql);
-                    if (strict && query.expect == Expect.REFUSED) {
-                        outcome.strictError = strictError(tEnv, query);
-                    }
-                }
-                DataStream<String> tagged =
-                        changes.map(new KeyedTag(query.name, query.keyColumns));
-                all = all == null ? tagged : all.union(tagged);
-            } catch (Exception e) {
-                outcome.planError = AggParity.messages(e);
-            } finally {
-                StreamFusionPlanner.clearDecisions();
-            }
-            run.outcomes.put(query.name, outcome);
-        }
-        if (all == null) {
-            run.error = "no query could be planned";
-            return run;
-        }
-        String job = "dedup-parity-" + (enabled ? "native-" : "stock-") + combo.parallelism()
-                + "-" + combo.backend();
-        try (CloseableIterator<String> it = all.executeAndCollect(job)) {
-            while (it.hasNext()) {
-                String[] line = it.next().split(KeyedTag.SEPARATOR, 3);
-                run.rows.get(line[0]).add(new String[] {line[1], line[2]});
-            }
-        } catch (Exception e) {
-            run.error = AggParity.messages(e);
-        }
-        return run;
+    }
+
+    /**
+     * The input as view {@code t}, with a processing time {@code pt} and the watermarks on
+     * {@code ts}: {@link #TABLE} when {@code combo} is at parallelism 1, else {@link
+     * #ON_TIME}. Returns the stream under the view.
+     */
+    static DataStream<Row> table(
+            StreamExecutionEnvironment env, StreamTableEnvironment tEnv, Combo combo) {
+        // One source task: rows and punctuated watermarks in one fixed order; then each key's
+        // rows in one channel (by the parity of their key index).
+        DataStream<Row> input = env
+                .fromData(combo.parallelism() == 1 ? TABLE : ON_TIME, AggParity.rowInfo(TYPE))
+                .setParallelism(1)
+                .assignTimestampsAndWatermarks(
+                        WatermarkStrategy.forGenerator(ctx -> new WindowParity.Punctuated())
+                                .withTimestampAssigner(new WindowParity.RowTime(TS)))
+                .setParallelism(1)
+                .partitionCustom(new Modulo(), new KeyIndex());
+        tEnv.createTemporaryView("t", tEnv.fromDataStream(input, Schema.newBuilder()
+                .fromRowDataType(TYPE)
+                .columnByExpression("pt", "PROCTIME()")
+                .watermark("ts", "SOURCE_WATERMARK()")
+                .build()));
+        return input;
     }
 
     /**
@@ -719,7 +439,8 @@ public final class DedupParity {
             "table.exec.state.ttl", "0 ms");
 
     /** Sets {@link #DEFAULTS}, then {@code query}'s options. */
-    static void configure(TableConfig config, Query query) {
+    @Override
+    void configure(TableConfig config, Query query) {
         DEFAULTS.forEach(config::set);
         for (int i = 0; i < query.options.size(); i += 2) {
             if (!DEFAULTS.containsKey(query.options.get(i))) {
@@ -727,43 +448,6 @@ public final class DedupParity {
                         + query.options.get(i) + ", which has no entry in DEFAULTS");
             }
             config.set(query.options.get(i), query.options.get(i + 1));
-        }
-    }
-
-    /** Sorts the decisions just made into {@code outcome}: deduplicate nodes or others. */
-    static void record(Outcome outcome) {
-        List<String> decisions = new ArrayList<>();
-        StringBuilder described = new StringBuilder();
-        for (StreamFusionPlanner.Decision d : StreamFusionPlanner.decisions()) {
-            decisions.add(d.toString());
-            // Decision.node is "<id>:<Flink's description>", e.g. "7:Deduplicate(keep=...)".
-            String description = d.node.substring(d.node.indexOf(':') + 1);
-            if (!description.startsWith("Deduplicate(")) {
-                outcome.others++;
-                continue;
-            }
-            described.append(d.description).append('\n').append(d.config).append('\n');
-            if (d.isNative()) {
-                outcome.dedupNative++;
-            } else {
-                outcome.dedupStock++;
-            }
-        }
-        outcome.decisions = String.join("; ", decisions);
-        outcome.described = described.toString();
-    }
-
-    /** Planning {@code query} with the fallback off must fail: the failure's messages. */
-    static String strictError(StreamTableEnvironment tEnv, Query query) {
-        tEnv.getConfig().set(StreamFusionPlanner.FALLBACK, false);
-        try {
-            tEnv.toChangelogStream(tEnv.sqlQuery(query.sql));
-            return null;
-        } catch (Exception e) {
-            return AggParity.messages(e);
-        } finally {
-            tEnv.getConfig().set(StreamFusionPlanner.FALLBACK, true);
-            StreamFusionPlanner.clearDecisions();
         }
     }
 

@@ -1,24 +1,13 @@
 package org.streamfusion.harness;
 
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.api.Schema;
-import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.table.connector.ChangelogMode;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 
 import org.streamfusion.flink.NativeOneInputExecNode;
-import org.streamfusion.flink.NativeOneInputOperator;
-import org.streamfusion.flink.StreamFusionPlanner;
+import org.streamfusion.harness.WindowParity.Combo;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
@@ -65,9 +54,7 @@ import java.util.regex.Pattern;
  * stock for both sides (the harness's own determinism; plan checks are skipped). Prints one line
  * per case and a last line {@code summary: ...}; exits 1 on any failure.
  */
-public final class RankParity {
-    private static final int BUNDLE_ROWS = 64;
-
+public final class RankParity extends NodeParity<RankParity.Query> {
     /** What the native run must plan for a query. */
     enum Expect {
         /** Its one {@code Rank} native. */
@@ -78,41 +65,29 @@ public final class RankParity {
 
     static final String APPEND_FAST = "strategy=[AppendFastStrategy]";
     static final String UPDATE_FAST = "Rank(strategy=[UpdateFastStrategy";
-    static final String NO_UPDATE_BEFORE = "\"generateUpdateBefore\":false";
-    static final String UPDATE_BEFORE = "\"generateUpdateBefore\":true";
     static final String ROW_NUMBER = "\"outputRowNumber\":true";
     static final String NO_ROW_NUMBER = "\"outputRowNumber\":false";
 
-    /** A query; its first {@code keyColumns} output columns are the partition key. */
-    static final class Query {
-        final String name;
-        final String sql;
-        final int keyColumns;
-        /** Runs at parallelism 2 too, compared in each key's order. */
-        boolean parallel;
+    /**
+     * A query; its first {@code keyColumns} output columns are the partition key. When {@code
+     * parallel} it runs at parallelism 2 too, compared in each key's order; {@code describes}
+     * are texts the native decision's description must contain. Collected as an upsert
+     * changelog, the Top-N generates no {@code -U}.
+     */
+    static final class Query extends NodeParity.Query<Query> {
         /** Runs at parallelism 2 too, compared as a changelog or a final result there. */
         boolean parallelFinal;
-        boolean upsert;
         boolean nativeCalc;
         Expect expect = Expect.NATIVE;
         /** What the refusal's reason must match (case-insensitive). */
         Pattern refusal;
         /** What {@code EXPLAIN} must show of the Rank (its strategy or range). */
         String explains = APPEND_FAST;
-        /** Texts the native decision's description must contain. */
-        final List<String> describes = new ArrayList<>();
         /** Texts some row of stock's output must contain (what the case is about happened). */
         final List<String> stockHas = new ArrayList<>();
 
         Query(String name, int keyColumns, String sql) {
-            this.name = name;
-            this.keyColumns = keyColumns;
-            this.sql = sql;
-        }
-
-        Query parallel() {
-            parallel = true;
-            return this;
+            super(name, keyColumns, sql);
         }
 
         /** Planned with the update-fast strategy: over a GROUP BY, at parallelism 1 only. */
@@ -126,21 +101,9 @@ public final class RankParity {
             return this;
         }
 
-        /** Collected as an upsert changelog: the Top-N generates no {@code -U}. */
-        Query upsert() {
-            upsert = true;
-            describes.remove(UPDATE_BEFORE);
-            return describes(NO_UPDATE_BEFORE);
-        }
-
         /** The Top-N's input comes from a Calc that must run natively too. */
         Query nativeCalc() {
             nativeCalc = true;
-            return this;
-        }
-
-        Query describes(String text) {
-            describes.add(text);
             return this;
         }
 
@@ -158,12 +121,14 @@ public final class RankParity {
             return this;
         }
 
-        boolean runsIn(DedupParity.Combo combo) {
-            return combo.parallelism() == 1 || parallel || parallelFinal;
+        @Override
+        boolean refused() {
+            return expect == Expect.REFUSED;
         }
 
-        boolean comparesFinal(DedupParity.Combo combo) {
-            return parallelFinal && combo.parallelism() > 1;
+        @Override
+        boolean runsIn(Combo combo) {
+            return combo.parallelism() == 1 || parallel || parallelFinal;
         }
     }
 
@@ -306,167 +271,46 @@ public final class RankParity {
                 .refused("variable", "rankRange=[rankEnd=$");
     }
 
-    /** What the native run planned for one query. */
-    static final class Outcome {
-        int rankNative;
-        int rankStock;
-        int calcNative;
-        int others;
-        String decisions = "";
-        /** The descriptions and options of the query's {@code Rank} decisions. */
-        String described = "";
-        /** The reasons its {@code Rank} decisions stayed stock. */
-        String reasons = "";
-        String explain = "";
-        String planError;
-        /** Planning with {@code streamfusion.fallback = false} (refused queries). */
-        String strictError;
-    }
-
-    /** One job's outputs by query name (key and row, in arrival order) and what was planned. */
-    static final class Run {
-        final Map<String, List<String[]>> rows = new HashMap<>();
-        final Map<String, Outcome> outcomes = new HashMap<>();
-        String error;
+    RankParity() {
+        super("Rank", "rank", "rank-parity-", "native_calcs", QUERIES);
     }
 
     public static void main(String[] args) throws Exception {
-        System.out.println(StreamFusionPlanner.activation());
-        List<String> only = new ArrayList<>(List.of(args));
-        boolean stockTwice = only.remove("--stock-twice");
-        int selected = 0;
-        int cases = 0;
-        int matched = 0;
-        int failures = 0;
-        int nativeNodes = 0;
-        int stockNodes = 0;
-        int expectedStock = 0;
-        int nativeCalcs = 0;
-        Map<String, Integer> comparisons = new TreeMap<>(
-                Map.of("ordered", 0, "changelog", 0, "final", 0));
-        for (DedupParity.Combo combo : DedupParity.COMBOS) {
-            List<Query> queries = new ArrayList<>();
-            for (Query query : QUERIES) {
-                if (query.runsIn(combo) && (only.isEmpty() || only.contains(query.name))) {
-                    queries.add(query);
-                }
-            }
-            if (queries.isEmpty()) {
-                continue;
-            }
-            boolean first = combo.equals(DedupParity.COMBOS.get(0));
-            selected += first ? queries.size() : 0;
-            Run stock = run(combo, false, queries, false);
-            long rowsBefore = NativeOneInputOperator.ROWS_IN.get();
-            Run other = run(combo, !stockTwice, queries, first && !stockTwice);
-            long rowsIn = NativeOneInputOperator.ROWS_IN.get() - rowsBefore;
-            int comboNative = 0;
-            for (Query query : queries) {
-                cases++;
-                Outcome outcome = other.outcomes.getOrDefault(query.name, new Outcome());
-                List<String[]> a = stock.rows.getOrDefault(query.name, List.of());
-                List<String[]> b = other.rows.getOrDefault(query.name, List.of());
-                List<String> problems = new ArrayList<>();
-                String comparison = compare(query, combo, a, b, problems);
-                boolean same = problems.isEmpty();
-                if (stock.error != null) {
-                    problems.add("stock job failed: " + stock.error);
-                }
-                if (other.error != null) {
-                    problems.add((stockTwice ? "second stock" : "native") + " job failed: "
-                            + other.error);
-                }
-                Outcome stockOutcome = stock.outcomes.get(query.name);
-                if (stockOutcome != null && stockOutcome.planError != null) {
-                    problems.add("stock planning failed: " + stockOutcome.planError);
-                }
-                if (outcome.planError != null) {
-                    problems.add("native planning failed: " + outcome.planError);
-                }
-                if (a.isEmpty()) {
-                    problems.add("the query emitted no rows: it proves nothing");
-                }
-                for (String text : query.stockHas) {
-                    if (a.stream().noneMatch(line -> line[1].contains(text))) {
-                        problems.add("no stock row contains " + text + ": the case did not"
-                                + " happen");
-                    }
-                }
-                if (!stockTwice) {
-                    problems.addAll(planProblems(query, first, outcome));
-                }
-                nativeNodes += outcome.rankNative;
-                stockNodes += outcome.rankStock;
-                expectedStock += query.expect == Expect.REFUSED ? 1 : 0;
-                nativeCalcs += query.nativeCalc && outcome.calcNative > 0 ? 1 : 0;
-                comboNative += outcome.rankNative;
-                matched += same ? 1 : 0;
-                comparisons.merge(comparison, 1, Integer::sum);
-                failures += problems.isEmpty() ? 0 : 1;
-                System.out.printf(
-                        "case %s [%s]: %d rows, %s by %s, rank nodes native=%d stock=%d,"
-                                + " other nodes=%d (native Calc %d)%s%n",
-                        query.name, combo, a.size(), same ? "MATCH" : "MISMATCH", comparison,
-                        outcome.rankNative, outcome.rankStock, outcome.others,
-                        outcome.calcNative, problems.isEmpty() ? "" : " FAILED " + problems);
-                if (query.expect == Expect.REFUSED) {
-                    System.out.printf("  expected stock: %s%n", outcome.decisions);
-                }
-            }
-            // The counters are the proof that rows went through native code in this job.
-            if (comboNative > 0 && rowsIn == 0) {
-                failures++;
-                System.out.printf("combo %s: %d native rank nodes but no rows reached a native"
-                        + " operator FAILED%n", combo, comboNative);
-            }
-        }
-        System.out.printf("summary: queries=%d cases=%d matched=%d failed=%d native_nodes=%d"
-                        + " stock_nodes=%d expected_stock=%d native_calcs=%d compared_ordered=%d"
-                        + " compared_changelog=%d compared_final=%d native_rows_in=%d"
-                        + " native_rows_out=%d converted_rows=%d bundles=%d%s%n",
-                selected, cases, matched, failures, nativeNodes, stockNodes, expectedStock,
-                nativeCalcs, comparisons.get("ordered"), comparisons.get("changelog"),
-                comparisons.get("final"), NativeOneInputOperator.ROWS_IN.get(),
-                NativeOneInputOperator.ROWS_OUT.get(),
-                NativeOneInputOperator.CONVERTED_ROWS.get(),
-                NativeOneInputOperator.BUNDLES.get(), stockTwice ? " stock_twice=true" : "");
-        System.exit(failures == 0 && cases > 0 ? 0 : 1);
+        System.exit(new RankParity().parity(args));
     }
 
     /**
-     * Compares stock's output {@code a} with {@code b} as {@code query} requires under {@code
-     * combo}, adding what differs to {@code problems}; returns the comparison that decided:
-     * {@code ordered} (the changelogs as multisets, then each key's order), or for a global
-     * Top-N at parallelism 2 {@code changelog}, or {@code final} when the changelogs differ.
+     * A global Top-N at parallelism 2 is compared as a changelog and, if that differs, as the
+     * final result.
      */
-    static String compare(Query query, DedupParity.Combo combo, List<String[]> a,
-            List<String[]> b, List<String> problems) {
-        List<String> x = DedupParity.sortedRows(a);
-        List<String> y = DedupParity.sortedRows(b);
-        String changelogs = "changelogs differ: " + CalcParity.firstDifference(x, y);
-        if (!query.comparesFinal(combo)) {
-            String order = x.equals(y) ? DedupParity.orderDifference(a, b) : changelogs;
-            if (order != null) {
-                problems.add(order);
+    @Override
+    boolean comparesFinal(Query query, Combo combo) {
+        return query.parallelFinal && combo.parallelism() > 1;
+    }
+
+    @Override
+    void checkStock(Query query, Combo combo, List<String[]> a, List<String> problems) {
+        for (String text : query.stockHas) {
+            if (a.stream().noneMatch(line -> line[1].contains(text))) {
+                problems.add("no stock row contains " + text + ": the case did not happen");
             }
-            return "ordered";
         }
-        if (x.equals(y)) {
-            return "changelog";
-        }
-        List<String> p = finalRows(a);
-        List<String> r = finalRows(b);
-        if (p.equals(r)) {
-            System.out.printf("  %s [%s] %s%n", query.name, combo, changelogs);
-        } else {
-            problems.add(changelogs + "; final results differ: "
-                    + CalcParity.firstDifference(p, r));
-        }
-        return "final";
+    }
+
+    /** The cases after a Calc that ran natively, counted as {@code native_calcs}. */
+    @Override
+    int counted(Query query, Outcome outcome) {
+        return query.nativeCalc && outcome.calcNative > 0 ? 1 : 0;
+    }
+
+    @Override
+    String othersNote(Outcome outcome) {
+        return " (native Calc " + outcome.calcNative + ")";
     }
 
     /** The changelog applied: the rows left, each with its count. */
-    static List<String> finalRows(List<String[]> lines) {
+    @Override
+    List<String> finalRows(List<String[]> lines) {
         List<String> changelog = new ArrayList<>();
         for (String[] line : lines) {
             changelog.add(line[1]);
@@ -474,56 +318,15 @@ public final class RankParity {
         return AggParity.flatten(AggParity.materialize(changelog));
     }
 
-    /** Sorts the decisions just made into {@code outcome}: rank nodes or others. */
-    static void record(Outcome outcome) {
-        List<String> decisions = new ArrayList<>();
-        StringBuilder described = new StringBuilder();
-        StringBuilder reasons = new StringBuilder();
-        for (StreamFusionPlanner.Decision d : StreamFusionPlanner.decisions()) {
-            decisions.add(d.toString());
-            // Decision.node is "<id>:<Flink's description>", e.g. "7:Rank(strategy=...)".
-            String description = d.node.substring(d.node.indexOf(':') + 1);
-            if (!description.startsWith("Rank(")) {
-                outcome.others++;
-                outcome.calcNative += d.isNative() && description.startsWith("Calc(") ? 1 : 0;
-                continue;
-            }
-            described.append(d.description).append('\n').append(d.config).append('\n');
-            if (d.isNative()) {
-                outcome.rankNative++;
-            } else {
-                outcome.rankStock++;
-                reasons.append(d.reason).append('\n');
-            }
-        }
-        outcome.decisions = String.join("; ", decisions);
-        outcome.described = described.toString();
-        outcome.reasons = reasons.toString();
-    }
-
     /** What is wrong with the rank nodes the native run planned for a query. */
-    static List<String> planProblems(Query query, boolean strict, Outcome outcome) {
-        List<String> problems = new ArrayList<>();
-        if (outcome.planError != null) {
-            return problems;
-        }
-        String nativeNode = NativeOneInputExecNode.PREFIX + "Rank(";
+    @Override
+    void checkPlan(Query query, boolean strict, Outcome outcome, List<String> problems) {
         if (!outcome.explain.contains(query.explains)) {
             problems.add("EXPLAIN shows no " + query.explains);
         }
         switch (query.expect) {
             case NATIVE -> {
-                if (outcome.rankNative != 1 || outcome.rankStock > 0) {
-                    problems.add("expected one native Rank: " + outcome.decisions);
-                }
-                if (!outcome.explain.contains(nativeNode)) {
-                    problems.add("EXPLAIN shows no " + nativeNode);
-                }
-                for (String text : query.describes) {
-                    if (!outcome.described.contains(text)) {
-                        problems.add("the Rank's description lacks " + text);
-                    }
-                }
+                nativeProblems(query, outcome, problems);
                 if (query.nativeCalc
                         && (outcome.calcNative == 0
                                 || !outcome.explain.contains(
@@ -531,118 +334,23 @@ public final class RankParity {
                     problems.add("expected a native Calc too: " + outcome.decisions);
                 }
             }
-            case REFUSED -> {
-                if (outcome.rankNative > 0 || outcome.rankStock != 1
-                        || !query.refusal.matcher(outcome.reasons).find()) {
-                    problems.add("expected one refused Rank naming " + query.refusal + ": "
-                            + outcome.decisions);
-                }
-                if (outcome.explain.contains(nativeNode)) {
-                    problems.add("EXPLAIN shows a " + nativeNode);
-                }
-                // The walk is bottom-up: the failing node may be a refused node below it.
-                if (strict && !DedupParity.refusedStock(outcome.strictError, outcome.decisions)) {
-                    problems.add("with fallback off planning must fail at a node kept stock"
-                            + " with it on, got " + outcome.strictError);
-                }
-            }
-        }
-        return problems;
-    }
-
-    /** Planning {@code query} with the fallback off must fail: the failure's messages. */
-    static String strictError(StreamTableEnvironment tEnv, Query query) {
-        tEnv.getConfig().set(StreamFusionPlanner.FALLBACK, false);
-        try {
-            tEnv.toChangelogStream(tEnv.sqlQuery(query.sql));
-            return null;
-        } catch (Exception e) {
-            return AggParity.messages(e);
-        } finally {
-            tEnv.getConfig().set(StreamFusionPlanner.FALLBACK, true);
-            StreamFusionPlanner.clearDecisions();
+            case REFUSED -> refusedProblems(query.refusal.matcher(outcome.reasons).find(),
+                    query.refusal, strict, outcome, problems);
         }
     }
 
     /**
-     * Runs {@code queries} in one job under {@code combo}; returns each query's rows. With
-     * {@code enabled}, notes what the planner decided for each query; with {@code strict} also
-     * plans the refused queries with {@code streamfusion.fallback = false}.
+     * {@link DedupParity}'s input as view {@code t} ({@link DedupParity#table}: event time
+     * plays no part in a Top-N, the rowtime only travels as a sort key), and {@link
+     * AggParity#CHANGELOG} as view {@code c}.
      */
-    static Run run(DedupParity.Combo combo, boolean enabled, List<Query> queries,
-            boolean strict) {
-        Run run = new Run();
-        StreamExecutionEnvironment env =
-                WindowParity.environment(combo.parallelism(), combo.backend());
-        StreamTableEnvironment tEnv = WindowParity.tableEnvironment(env, enabled, BUNDLE_ROWS);
-        // One source task: rows in one fixed order; then each key's rows in one channel (by
-        // the parity of their key index). Event time plays no part in a Top-N; the rowtime
-        // only travels as a sort key.
-        DataStream<Row> input = env
-                .fromData(combo.parallelism() == 1 ? DedupParity.TABLE : DedupParity.ON_TIME,
-                        AggParity.rowInfo(DedupParity.TYPE))
-                .setParallelism(1)
-                .assignTimestampsAndWatermarks(
-                        WatermarkStrategy.forGenerator(ctx -> new WindowParity.Punctuated())
-                                .withTimestampAssigner(new WindowParity.RowTime(DedupParity.TS)))
-                .setParallelism(1)
-                .partitionCustom(new DedupParity.Modulo(), new DedupParity.KeyIndex());
-        tEnv.createTemporaryView("t", tEnv.fromDataStream(input, Schema.newBuilder()
-                .fromRowDataType(DedupParity.TYPE)
-                .columnByExpression("pt", "PROCTIME()")
-                .watermark("ts", "SOURCE_WATERMARK()")
-                .build()));
+    @Override
+    void views(StreamExecutionEnvironment env, StreamTableEnvironment tEnv, Combo combo,
+            List<Query> queries) {
+        DedupParity.table(env, tEnv, combo);
         // A retracting input in one channel, so each key's changes keep their order.
         tEnv.createTemporaryView("c", tEnv.fromChangelogStream(env
                 .fromData(AggParity.CHANGELOG, AggParity.rowInfo(AggParity.CHANGELOG_TYPE))
                 .setParallelism(1)));
-        DataStream<String> all = null;
-        for (Query query : queries) {
-            run.rows.put(query.name, new ArrayList<>());
-            Outcome outcome = new Outcome();
-            try {
-                StreamFusionPlanner.clearDecisions();
-                Table table = tEnv.sqlQuery(query.sql);
-                // toChangelogStream translates at once: the decisions are this query's.
-                DataStream<Row> changes = query.upsert
-                        ? tEnv.toChangelogStream(table,
-                                Schema.newBuilder()
-                                        .fromResolvedSchema(table.getResolvedSchema())
-                                        .build(),
-                                ChangelogMode.upsert())
-                        : tEnv.toChangelogStream(table);
-                if (enabled) {
-                    record(outcome);
-                    StreamFusionPlanner.clearDecisions();
-                    outcome.explain = tEnv.explainSql(query.sql);
-                    if (strict && query.expect == Expect.REFUSED) {
-                        outcome.strictError = strictError(tEnv, query);
-                    }
-                }
-                DataStream<String> tagged =
-                        changes.map(new DedupParity.KeyedTag(query.name, query.keyColumns));
-                all = all == null ? tagged : all.union(tagged);
-            } catch (Exception e) {
-                outcome.planError = AggParity.messages(e);
-            } finally {
-                StreamFusionPlanner.clearDecisions();
-            }
-            run.outcomes.put(query.name, outcome);
-        }
-        if (all == null) {
-            run.error = "no query could be planned";
-            return run;
-        }
-        String job = "rank-parity-" + (enabled ? "native-" : "stock-") + combo.parallelism()
-                + "-" + combo.backend();
-        try (CloseableIterator<String> it = all.executeAndCollect(job)) {
-            while (it.hasNext()) {
-                String[] line = it.next().split(DedupParity.KeyedTag.SEPARATOR, 3);
-                run.rows.get(line[0]).add(new String[] {line[1], line[2]});
-            }
-        } catch (Exception e) {
-            run.error = AggParity.messages(e);
-        }
-        return run;
     }
 }
