@@ -54,7 +54,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use arrow::array::{ArrayRef, RecordBatch};
+use arrow::array::RecordBatch;
 use arrow::datatypes::{Field, Schema, SchemaRef};
 
 use crate::aggregate::group::{access_order, check_columns, concat};
@@ -569,20 +569,11 @@ impl Deduplicate {
     }
 
     fn groups(&self, input: &ChangelogBatch) -> Result<(Groups, Vec<u32>)> {
-        let batch = input.batch();
-        let key_columns: Vec<ArrayRef> = self
-            .spec
-            .keys
-            .iter()
-            .map(|&k| batch.column(k).clone())
-            .collect();
-        let (keys, hashes) = self
-            .keyed
-            .state_keys(&self.hasher, &key_columns, input.num_rows())?;
-        Ok(Groups::of(keys, hashes))
+        self.keyed
+            .groups(&self.hasher, input.batch(), &self.spec.keys)
     }
 
-    /// Every group's value in `table` (TTL-checked), read in `order` with one batched read.
+    /// Every group's state in `table` (TTL-checked), read in `order`.
     fn read(
         &self,
         table: TableId,
@@ -590,20 +581,15 @@ impl Deduplicate {
         order: &[u32],
         ttl: Option<&StateTtl>,
     ) -> Result<Vec<KeyState>> {
-        let keys: Vec<&[u8]> = order.iter().map(|&s| groups.key(s as usize)).collect();
-        let mut states: Vec<KeyState> = (0..groups.len()).map(|_| KeyState::default()).collect();
-        self.keyed
-            .store()
-            .multi_get_each(table, &keys, &mut |i, value| {
-                let Some(stored) = value else { return Ok(()) };
-                let value = match ttl {
-                    Some(ttl) => ttl.unwrap(stored)?,
-                    None => Some(stored),
-                };
-                states[order[i] as usize].value = value.map(<[u8]>::to_vec);
-                Ok(())
-            })?;
-        Ok(states)
+        Ok(self
+            .keyed
+            .read_groups(table, groups, order, ttl)?
+            .into_iter()
+            .map(|value| KeyState {
+                value,
+                changed: false,
+            })
+            .collect())
     }
 
     /// Adds every changed group's value (or its deletion) to `batch`, in `order`.

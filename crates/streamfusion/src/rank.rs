@@ -692,35 +692,14 @@ impl Rank {
     }
 
     fn groups(&self, input: &ChangelogBatch) -> Result<(Groups, Vec<u32>)> {
-        let batch = input.batch();
-        let key_columns: Vec<ArrayRef> = self
-            .spec
-            .partition_keys
-            .iter()
-            .map(|&k| batch.column(k).clone())
-            .collect();
-        let (keys, hashes) = self
-            .keyed
-            .state_keys(&self.hasher, &key_columns, input.num_rows())?;
-        Ok(Groups::of(keys, hashes))
+        self.keyed
+            .groups(&self.hasher, input.batch(), &self.spec.partition_keys)
     }
 
     /// Every partition's state, read in `order` with one batched read.
     fn read(&self, groups: &Groups, order: &[u32]) -> Result<Vec<PartitionState>> {
-        let keys: Vec<&[u8]> = order.iter().map(|&s| groups.key(s as usize)).collect();
-        let mut values: Vec<Option<Vec<u8>>> = vec![None; groups.len()];
         self.keyed
-            .store()
-            .multi_get_each(self.table, &keys, &mut |i, value| {
-                let Some(stored) = value else { return Ok(()) };
-                let value = match &self.ttl {
-                    Some(ttl) => ttl.unwrap(stored)?,
-                    None => Some(stored),
-                };
-                values[order[i] as usize] = value.map(<[u8]>::to_vec);
-                Ok(())
-            })?;
-        values
+            .read_groups(self.table, groups, order, self.ttl.as_ref())?
             .into_iter()
             .map(|v| decode_state(self.spec.function, v.as_deref()))
             .collect()

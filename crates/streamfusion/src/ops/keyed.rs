@@ -15,7 +15,7 @@ use std::ops::RangeInclusive;
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow::array::ArrayRef;
+use arrow::array::{ArrayRef, RecordBatch};
 
 use super::metadata::{OperatorMetadata, PlanIdentity};
 use super::restore::{self, StateConfig};
@@ -24,9 +24,10 @@ use crate::error::{Error, Incompatibility, Result};
 use crate::keys::KeyHasher;
 use crate::state::checkpoint::{self, Checkpoint};
 use crate::state::layout::key_group;
+use crate::state::rows::Groups;
 use crate::state::timers::{Timer, Timers};
-use crate::state::ttl::{Clock, SystemClock};
-use crate::state::{BackendKind, StateBackend};
+use crate::state::ttl::{Clock, StateTtl, SystemClock};
+use crate::state::{BackendKind, StateBackend, TableId};
 
 const EVENT_TIMERS: &str = "timers:event";
 const PROCESSING_TIMERS: &str = "timers:processing";
@@ -224,6 +225,42 @@ impl Keyed {
             self.max_parallelism,
             &self.key_groups,
         )
+    }
+
+    /// The rows of `batch` grouped by their state keys over columns `keys`
+    /// ([`Keyed::state_keys`], [`Groups::of`]): the groups, and each row's group.
+    pub fn groups(
+        &self,
+        hasher: &KeyHasher,
+        batch: &RecordBatch,
+        keys: &[usize],
+    ) -> Result<(Groups, Vec<u32>)> {
+        let columns: Vec<ArrayRef> = keys.iter().map(|&k| batch.column(k).clone()).collect();
+        let (keys, hashes) = self.state_keys(hasher, &columns, batch.num_rows())?;
+        Ok(Groups::of(keys, hashes))
+    }
+
+    /// Every group's value in `table`, read in `order` (slots of `groups`) with one batched
+    /// read; with `ttl`, an expired value is none.
+    pub fn read_groups(
+        &self,
+        table: TableId,
+        groups: &Groups,
+        order: &[u32],
+        ttl: Option<&StateTtl>,
+    ) -> Result<Vec<Option<Vec<u8>>>> {
+        let keys: Vec<&[u8]> = order.iter().map(|&s| groups.key(s as usize)).collect();
+        let mut values: Vec<Option<Vec<u8>>> = vec![None; groups.len()];
+        self.store.multi_get_each(table, &keys, &mut |i, value| {
+            let Some(stored) = value else { return Ok(()) };
+            let value = match ttl {
+                Some(ttl) => ttl.unwrap(stored)?,
+                None => Some(stored),
+            };
+            values[order[i] as usize] = value.map(<[u8]>::to_vec);
+            Ok(())
+        })?;
+        Ok(values)
     }
 
     fn timers(&mut self, event: bool) -> Result<Timers> {
