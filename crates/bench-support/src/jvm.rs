@@ -280,14 +280,46 @@ pub fn run_flink_driver(
         .expect("run java");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    eprintln!("{stdout}");
     let mut tail: Vec<&str> = stderr.lines().rev().take(60).collect();
     tail.reverse();
+    if !output.status.success() {
+        // First, so that a report which keeps only the start of a long output still says
+        // what failed.
+        eprintln!("{}", failure_digest(class, &output.status, &stdout, &tail));
+    }
+    eprintln!("{stdout}");
     Ok(DriverRun {
         success: output.status.success(),
         stdout,
         stderr_tail: tail.join("\n"),
     })
+}
+
+/// What a failed driver run says about its failure: the lines naming a failed case or an
+/// exception, its summary line, and the end of its stderr.
+fn failure_digest(
+    class: &str,
+    status: &std::process::ExitStatus,
+    stdout: &str,
+    stderr_tail: &[&str],
+) -> String {
+    let problems: Vec<&str> = stdout
+        .lines()
+        .filter(|l| {
+            l.contains("FAILED")
+                || l.contains("MISMATCH")
+                || l.contains("Exception")
+                || l.starts_with("summary: ")
+        })
+        .take(40)
+        .collect();
+    let last_err: Vec<&str> = stderr_tail.iter().rev().take(20).rev().copied().collect();
+    format!(
+        "{class} failed ({status}); its failing lines:\n{}\nthe end of its stderr:\n{}\n\
+         (its whole output follows)",
+        problems.join("\n"),
+        last_err.join("\n")
+    )
 }
 
 /// The `java` launcher: `$JAVA_HOME/bin/java`, else `java` on the `PATH`.
@@ -315,3 +347,37 @@ fn default_classpath_file() -> Option<PathBuf> {
 }
 
 pub use crate::embedded_jvm::jvm;
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::ExitStatusExt;
+
+    use super::*;
+
+    #[test]
+    fn a_failure_digest_leads_with_the_failed_cases_and_the_summary() {
+        let stdout = "case a: 3 rows, MATCH\ncase b: 3 rows, MISMATCH (first difference ...)\n\
+                      case c: 1 rows, MATCH FAILED native operator\nsummary: cases=3 failed=2\n";
+        let digest = failure_digest(
+            "org.example.Parity",
+            &std::process::ExitStatus::from_raw(1 << 8),
+            stdout,
+            &["INFO starting", "java.lang.IllegalStateException: boom"],
+        );
+        let lines: Vec<&str> = digest.lines().collect();
+        assert!(
+            lines[0].starts_with("org.example.Parity failed"),
+            "{digest}"
+        );
+        assert_eq!(
+            &lines[1..4],
+            [
+                "case b: 3 rows, MISMATCH (first difference ...)",
+                "case c: 1 rows, MATCH FAILED native operator",
+                "summary: cases=3 failed=2"
+            ]
+        );
+        assert!(digest.contains("IllegalStateException: boom"), "{digest}");
+        assert!(!digest.contains("case a"), "{digest}");
+    }
+}

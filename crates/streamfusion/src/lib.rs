@@ -17,7 +17,7 @@
 //!   verified checkpoints and aligned or rebuilt (rescaling) restore.
 //!
 //! - [`aggregate`]: the streaming GROUP BY operator with Flink's emission rules, on either
-//!   state backend.
+//!   state backend; two-phase and window aggregation, and OVER aggregation in event time.
 //! - [`calc`]: Calc programs (projections and a filter) compiled once to DataFusion physical
 //!   expressions, with Flink's scalar semantics.
 //! - [`movement`]: row and column movement around Calc: dropping `-U` rows, grouping-set

@@ -9,6 +9,8 @@
 //! - [`window`]: window aggregation over TUMBLE, HOP and CUMULATE
 //!   ([`window::WindowAggregate`], one phase or the global phase): accumulators per key and
 //!   slice, fired by watermarks; [`window_local`], the stateless local phase.
+//! - [`over`]: OVER aggregation in event time ([`over::OverAggregate`]): ROWS and RANGE
+//!   frames, bounded or unbounded preceding, rows waiting in keyed state for the watermark.
 //! - [`value`]: the scalar values accumulators hold, and their Arrow and state encodings.
 //!
 //! Accumulators live in keyed state, one value per group (`[key group][key]`); retracting
@@ -30,6 +32,7 @@ pub mod function;
 pub mod group;
 pub mod local_global;
 mod operator;
+pub mod over;
 mod sorted_map;
 mod typed_bundle;
 pub mod value;
@@ -39,4 +42,5 @@ pub mod window_local;
 pub use function::{AggCall, AggFunction};
 pub use group::{GroupAggSpec, GroupAggregate};
 pub use local_global::{GlobalGroupAggregate, LocalGroupAggregate};
+pub use over::{OverAggregate, OverFrame, OverSpec};
 pub use window::{WindowAggSpec, WindowAggregate};

@@ -23,8 +23,8 @@
 //! `table.local-time-zone` (a zone id, already resolved from `default`); the aggregate nodes
 //! also read `table.exec.mini-batch.enabled`/`.size`, `pipeline.max-parallelism` and
 //! `parallelism.default` (see [`aggregate`]), the deduplicate node two options of its own
-//! (see [`deduplicate`]); other keys are ignored. Values are strings
-//! (numbers are accepted for the numeric ones).
+//! (see [`deduplicate`]), the OVER node `table.exec.state.ttl` (see [`over`]); other keys
+//! are ignored. Values are strings (numbers are accepted for the numeric ones).
 //!
 //! # Nodes
 //!
@@ -42,10 +42,14 @@
 //!   processing or event time, immediate or mini-batch, as [`OperatorPlan::Deduplicate`].
 //! - `stream-exec-rank_1` ([`rank`]): Top-N (`ROW_NUMBER() <= N` per partition) over an
 //!   insert-only input, as [`OperatorPlan::Rank`].
+//! - `stream-exec-over-aggregate_1` ([`over`]): OVER aggregation ordered by a rowtime
+//!   attribute, ROWS or RANGE frames, bounded or unbounded preceding, as
+//!   [`OperatorPlan::OverAggregate`].
 
 pub mod aggregate;
 pub mod calc;
 pub mod deduplicate;
+pub mod over;
 pub mod rank;
 pub mod rex;
 pub mod types;
@@ -184,6 +188,17 @@ pub(crate) fn option_text(
     }
 }
 
+/// The time attribute kind (`ROWTIME`, `PROCTIME`) of field `column` of a row type in
+/// Flink's JSON, which keeps it (the parsed row type does not).
+pub(crate) fn time_kind(row: &Value, column: usize) -> Option<&str> {
+    row.get("fields")?
+        .as_array()?
+        .get(column)?
+        .get("fieldType")?
+        .get("kind")?
+        .as_str()
+}
+
 /// A node's fields, read with errors that name the node type.
 pub(crate) struct NodeFields<'a> {
     node: &'a Value,
@@ -269,6 +284,7 @@ pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorP
         }
         "stream-exec-deduplicate_1" => deduplicate::plan(node, &inputs, raw_inputs, &config),
         "stream-exec-rank_1" => rank::plan(node, &inputs, raw_inputs, &config),
+        "stream-exec-over-aggregate_1" => over::plan(node, &inputs, raw_inputs, &config),
         other => Err(Unsupported::NodeType(other.to_string())),
     }
 }

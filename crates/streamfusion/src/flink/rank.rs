@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::aggregate::{compare, index, max_parallelism, state_ttl};
 use super::types::row_type;
-use super::{FlinkConfig, NodeFields, Result, Unsupported};
+use super::{FlinkConfig, NodeFields, Result, Unsupported, time_kind};
 use crate::ops::{OperatorPlan, StateConfig};
 use crate::rank::{RankFunction, RankSpec, SortKey};
 use crate::types::RowField;
@@ -91,7 +91,11 @@ pub fn plan(
         }
     };
     let function = match sort.as_slice() {
-        [only] if !input_updates && only.ascending && is_proctime(raw_input, only.column) => {
+        [only]
+            if !input_updates
+                && only.ascending
+                && time_kind(raw_input, only.column) == Some("PROCTIME") =>
+        {
             RankFunction::FirstN
         }
         _ if top1 => RankFunction::Top1,
@@ -158,18 +162,6 @@ fn rank_range(range: &Value) -> Result<(i64, i64)> {
             "rank range {range} is not one Flink 2.3.0 writes"
         ))),
     }
-}
-
-/// Whether field `column` of `row` is a processing-time attribute (Flink's JSON keeps the
-/// time attribute kind, which the parsed row type does not).
-fn is_proctime(row: &Value, column: usize) -> bool {
-    row.get("fields")
-        .and_then(Value::as_array)
-        .and_then(|fields| fields.get(column))
-        .and_then(|f| f.get("fieldType"))
-        .and_then(|t| t.get("kind"))
-        .and_then(Value::as_str)
-        == Some("PROCTIME")
 }
 
 #[cfg(test)]

@@ -56,6 +56,8 @@ pub enum OperatorKind {
     Deduplicate,
     /// Top-N per partition ([`crate::rank::Rank`]).
     Rank,
+    /// OVER aggregation in event time ([`crate::aggregate::OverAggregate`]).
+    OverAggregate,
 }
 
 impl std::fmt::Display for OperatorKind {
@@ -70,6 +72,7 @@ impl std::fmt::Display for OperatorKind {
             OperatorKind::GlobalWindowAggregate => "global_window_aggregate",
             OperatorKind::Deduplicate => "deduplicate",
             OperatorKind::Rank => "rank",
+            OperatorKind::OverAggregate => "over_aggregate",
         };
         f.write_str(name)
     }

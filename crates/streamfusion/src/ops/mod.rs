@@ -3,8 +3,8 @@
 //!
 //! - [`Operator`]: what a Flink task (through JNI) or a test drives: changelog batches in
 //!   from input 0 or 1, watermarks, processing time, bundle flushes, checkpoints, memory.
-//!   GROUP BY, the two-phase pair and Calc implement it; windows, OVER, Top-N,
-//!   deduplication and joins will too.
+//!   Calc, GROUP BY (one- and two-phase), window aggregation, OVER aggregation,
+//!   deduplication and Top-N implement it; joins will too.
 //! - [`keyed`]: [`keyed::Keyed`], what every keyed operator shares: the state store, the
 //!   subtask's key groups, the watermark (checkpointed and restored), timers in state, the
 //!   processing-time clock, and [`keyed::MiniBatch`], mini-batch buffering. Per-key state

@@ -14,7 +14,7 @@
 //!
 //! `local_group_aggregate` and `global_group_aggregate` take the GROUP BY's fields too;
 //! `window_aggregate`, `local_window_aggregate` and `global_window_aggregate` take a
-//! [`WindowAggSpec`]; `deduplicate` a [`DedupSpec`]; `rank` a [`RankSpec`]. A
+//! [`WindowAggSpec`]; `deduplicate` a [`DedupSpec`]; `rank` a [`RankSpec`]; `over_aggregate` an [`OverSpec`]. A
 //! new operator adds its variant here and one arm in [`OperatorPlan::build`] and
 //! [`OperatorPlan::restore`].
 
@@ -26,6 +26,7 @@ use super::calc::CalcOperator;
 use super::keyed::{Keyed, all_key_groups};
 use super::restore::StateConfig;
 use super::{Operator, OperatorKind};
+use crate::aggregate::over::{OverAggregate, OverSpec};
 use crate::aggregate::window::{WindowAggSpec, WindowAggregate};
 use crate::aggregate::window_local::LocalWindowAggregate;
 use crate::aggregate::{GlobalGroupAggregate, GroupAggSpec, GroupAggregate, LocalGroupAggregate};
@@ -63,6 +64,8 @@ pub enum OperatorPlan {
     Deduplicate(DedupSpec),
     /// Top-N (`ROW_NUMBER() <= N` per partition).
     Rank(RankSpec),
+    /// OVER aggregation in event time.
+    OverAggregate(OverSpec),
 }
 
 impl OperatorPlan {
@@ -88,6 +91,7 @@ impl OperatorPlan {
             OperatorPlan::GlobalWindowAggregate(_) => OperatorKind::GlobalWindowAggregate,
             OperatorPlan::Deduplicate(_) => OperatorKind::Deduplicate,
             OperatorPlan::Rank(_) => OperatorKind::Rank,
+            OperatorPlan::OverAggregate(_) => OperatorKind::OverAggregate,
         }
     }
 
@@ -106,6 +110,7 @@ impl OperatorPlan {
             }
             OperatorPlan::Deduplicate(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::Rank(spec) => spec.max_parallelism = max_parallelism,
+            OperatorPlan::OverAggregate(spec) => spec.max_parallelism = max_parallelism,
         }
         self
     }
@@ -181,6 +186,10 @@ impl OperatorPlan {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(Rank::build(spec.clone(), config, range)?)
             }
+            OperatorPlan::OverAggregate(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(OverAggregate::build(spec.clone(), config, range)?)
+            }
         })
     }
 
@@ -252,6 +261,15 @@ impl OperatorPlan {
             OperatorPlan::Rank(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(Rank::restore(spec.clone(), config, range, checkpoints)?)
+            }
+            OperatorPlan::OverAggregate(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(OverAggregate::restore(
+                    spec.clone(),
+                    config,
+                    range,
+                    checkpoints,
+                )?)
             }
         })
     }

@@ -15,6 +15,7 @@ mod group_aggregate;
 mod group_aggregate_flink;
 mod local_global;
 mod movement;
+mod over;
 mod rank;
 mod rank_flink;
 mod state;

@@ -93,6 +93,15 @@ public final class AggNodeDump {
         add("rank", name, sql, options);
     }
 
+    static void o(String name, String sql, String... options) {
+        add("over", name, sql, options);
+    }
+
+    /** {@code columns} and {@code aggs OVER (over)} from the window source. */
+    static String over(String columns, String aggs, String over) {
+        return "SELECT " + columns + ", " + aggs.replace("#", "OVER (" + over + ")") + " FROM wsrc";
+    }
+
     /** {@code ROW_NUMBER() OVER (over) AS rn} from {@code from}, filtered by {@code where}. */
     static String rank(String columns, String over, String from, String where) {
         return "SELECT " + columns + " FROM (SELECT *, ROW_NUMBER() OVER (" + over + ") AS rn FROM "
@@ -263,6 +272,23 @@ public final class AggNodeDump {
                 "(SELECT s, k, COUNT(*) AS c FROM wsrc GROUP BY s, k)", "rn <= 3"));
         r("state_ttl", rank("k, v, m, rn", byV, "wsrc", "rn <= 3"), "table.exec.state.ttl", "1 h");
         r("global", rank("k, v, d", "ORDER BY v DESC, d", "wsrc", "rn <= 5"));
+
+        // OVER aggregation (StreamExecOverAggregate), one node per frame kind.
+        String byTs = "PARTITION BY k ORDER BY ts";
+        o("rows_bounded", over("k, v, ts", "SUM(v) # AS s, COUNT(*) # AS c",
+                byTs + " ROWS BETWEEN 2 PRECEDING AND CURRENT ROW"));
+        o("range_bounded", over("k, v, ts", "SUM(v) # AS s, MAX(d) # AS mx",
+                byTs + " RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW"));
+        o("rows_unbounded", over("k, v, ts", "SUM(v) # AS s, MIN(s) # AS mn",
+                byTs + " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"));
+        o("range_unbounded", over("k, v, ts", "AVG(v) # AS a, COUNT(DISTINCT s) # AS cd",
+                byTs + " RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"));
+        o("proctime_rows", over("k, v", "SUM(v) # AS s",
+                "PARTITION BY k ORDER BY pt ROWS BETWEEN 2 PRECEDING AND CURRENT ROW"));
+        o("no_partition", over("k, v, ts", "SUM(v) # AS s",
+                "ORDER BY ts ROWS BETWEEN 5 PRECEDING AND CURRENT ROW"));
+        o("state_ttl", over("k, v, ts", "SUM(v) # AS s",
+                byTs + " ROWS BETWEEN 2 PRECEDING AND CURRENT ROW"), "table.exec.state.ttl", "1 h");
     }
 
     public static void main(String[] args) throws Exception {
@@ -301,7 +327,7 @@ public final class AggNodeDump {
             }
             // blackhole takes no -U (the aggregate then generates none); print takes them.
             String connector = query.name.startsWith("golden_") || query.kind.equals("dedup")
-                            || query.kind.equals("rank")
+                            || query.kind.equals("rank") || query.kind.equals("over")
                     ? "print"
                     : "blackhole";
             tEnv.executeSql(
@@ -323,6 +349,7 @@ public final class AggNodeDump {
                     case "window" -> "window-aggregate";
                     case "dedup" -> "deduplicate";
                     case "rank" -> "stream-exec-rank_1";
+                    case "over" -> "over-aggregate";
                     default -> "group-aggregate";
                 };
                 if (!node.get("type").asText().contains(nodes)) {

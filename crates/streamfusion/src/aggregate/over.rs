@@ -1,0 +1,877 @@
+//! OVER aggregation in event time: Flink's `StreamExecOverAggregate` over a rowtime
+//! attribute, `agg OVER (PARTITION BY k ORDER BY rowtime ROWS|RANGE BETWEEN ... AND CURRENT
+//! ROW)`, as released Flink 2.3.0's functions compute it:
+//!
+//! | frame | Flink's function |
+//! |---|---|
+//! | `ROWS\|RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW` | `RowTimeUnboundedPrecedingOverFunctionV2` (`unboundedOverVersion` 2, the default) |
+//! | `ROWS BETWEEN n PRECEDING AND CURRENT ROW` | `RowTimeRowsBoundedPrecedingFunction` |
+//! | `RANGE BETWEEN t PRECEDING AND CURRENT ROW` | `RowTimeRangeBoundedPrecedingFunction` |
+//!
+//! Every output row is an input row followed by the calls' values, `+I`. Input must be
+//! insert-only (Flink plans OVER over append-only input only).
+//!
+//! # Rows and timers
+//!
+//! A row waits in state under its row time (`inputState`, rows of a time in arrival order)
+//! with an event-time timer at that time, and is aggregated when the watermark passes it.
+//! Which rows are kept differs, and is Flink's exactly:
+//!
+//! - Unbounded frames keep a row whose time is after the current watermark, and drop the rows
+//!   of a time once its timer has fired. ROWS accumulates and emits row by row (rows of one
+//!   time get running values); RANGE accumulates all rows of the time, then emits them all
+//!   with the same value.
+//! - Bounded frames keep a row whose time is after the key's last fired timer
+//!   (`lastTriggeringTsState`, which starts at 0, so a row time <= 0 is dropped), whatever
+//!   the watermark: a row behind the watermark but after that timer is aggregated at the next
+//!   watermark. Every timer that fires (with rows or not) becomes the last fired one.
+//!   - ROWS with `n` preceding (Flink's `precedingOffset` = n + 1): the frame is a queue of
+//!     n + 1 rows in (time, arrival) order; once `processedCountState` reaches n + 1, each
+//!     new row first retracts the oldest row still stored.
+//!   - RANGE with `t` ms preceding: at a timer for `T` every stored time `s` with `T - s >
+//!     t` is retracted, then the rows of `T` are accumulated and emitted with one value.
+//!     Each kept row also (re)arms a cleanup timer at `s + (long) (t * 1.5) + 1` unless the
+//!     stored one is at least `s + t + 1`; when a cleanup timer finds the stored cleanup time
+//!     at or before it, the key's state (rows, accumulators, last fired timer) is cleared.
+//!     Flink retracts the expired times in its map state's iteration order, which on the heap
+//!     backend is a hash order; the native side retracts in ascending time, so a frame whose
+//!     result depends on that order (a FLOAT/DOUBLE sum) is refused by the planner.
+//!
+//! # State
+//!
+//! One value per key, `[key group][key row]`: the last fired timer, the processed count, the
+//! cleanup time, the accumulators (maps held inline, as Flink's heap data views) and the
+//! waiting and in-frame rows by time, each row as BinaryRowData bytes with its calls'
+//! argument values; timers in the keyed driver's timer table. Everything is checkpointed and
+//! rescaled with its key groups. A NULL row time fails, as Flink's timer service cannot hold
+//! one.
+
+use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::datatypes::{Field, Schema, SchemaRef, TimestampMillisecondType};
+use serde::{Deserialize, Serialize};
+
+use super::function::{Acc, AggCall, BoundCall};
+use super::group::{access_order, check_columns};
+use super::value::{self, ColumnReader, Value, build_array};
+use crate::binary_row::{RowReader, RowWriter};
+use crate::changelog::ChangelogBatch;
+use crate::error::{Error, Result};
+use crate::keys::KeyHasher;
+use crate::keys::layout::KEY_GROUP_BYTES;
+use crate::ops::keyed::Keyed;
+use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port, StateConfig};
+use crate::state::checkpoint::Checkpoint;
+use crate::state::{TableAccess, TableId, WriteBatch};
+use crate::types::LogicalType;
+
+/// The version of the OVER state layout, stored with its checkpoints.
+pub const STATE_VERSION: u32 = 1;
+const KEY_TABLE: &str = "over.key";
+
+/// The frame of an OVER window, ending at the current row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum OverFrame {
+    /// `ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`.
+    RowsUnbounded,
+    /// `RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`.
+    RangeUnbounded,
+    /// `ROWS BETWEEN n PRECEDING AND CURRENT ROW`; `rows` is n + 1 (Flink's
+    /// `precedingOffset`).
+    RowsBounded {
+        /// The rows in a full frame, the current one included.
+        rows: i64,
+    },
+    /// `RANGE BETWEEN t PRECEDING AND CURRENT ROW`; `millis` is t (Flink's
+    /// `precedingOffset`).
+    RangeBounded {
+        /// How far back the frame reaches, in milliseconds.
+        millis: i64,
+    },
+}
+
+impl OverFrame {
+    fn is_bounded(self) -> bool {
+        matches!(
+            self,
+            OverFrame::RowsBounded { .. } | OverFrame::RangeBounded { .. }
+        )
+    }
+}
+
+/// An OVER aggregation, as JSON: `{"input_names": ["k", "v", "ts"], "input_types": ["INT",
+/// "BIGINT", "TIMESTAMP(3)"], "partition_keys": [0], "time_column": 2, "frame": {"kind":
+/// "rows_bounded", "rows": 3}, "calls": [{"function": "SUM", "arg": 1, "name": "s"}],
+/// "max_parallelism": 128}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OverSpec {
+    /// Input column names.
+    pub input_names: Vec<String>,
+    /// Input column types.
+    pub input_types: Vec<LogicalType>,
+    /// The `PARTITION BY` columns (none: one partition).
+    pub partition_keys: Vec<usize>,
+    /// The rowtime column the window is ordered by: TIMESTAMP(3) or TIMESTAMP_LTZ(3).
+    pub time_column: usize,
+    /// The frame.
+    pub frame: OverFrame,
+    /// The aggregate calls, output after the input columns.
+    pub calls: Vec<AggCall>,
+    /// The job's max parallelism (number of key groups).
+    pub max_parallelism: u32,
+}
+
+impl OverSpec {
+    /// What of the plan decides the state: types, keys, time column, frame and calls
+    /// (without output names).
+    pub fn semantics(&self) -> serde_json::Value {
+        let calls: Vec<serde_json::Value> = self
+            .calls
+            .iter()
+            .map(|c| {
+                let mut v = serde_json::to_value(c).expect("an aggregate call serializes");
+                if let Some(map) = v.as_object_mut() {
+                    map.remove("name");
+                }
+                v
+            })
+            .collect();
+        serde_json::json!({
+            "input_types": self.input_types.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "partition_keys": self.partition_keys,
+            "time_column": self.time_column,
+            "frame": self.frame,
+            "calls": calls,
+        })
+    }
+}
+
+/// One stored input row: its BinaryRowData bytes and the values of the argument columns.
+#[derive(Debug, Clone, PartialEq)]
+struct StoredRow {
+    bytes: Vec<u8>,
+    args: Vec<Value>,
+}
+
+/// One key's state (Flink's value and map states of the OVER functions).
+#[derive(Debug, Default)]
+struct KeyState {
+    /// `lastTriggeringTsState` of the bounded frames; `None` reads as 0.
+    last_triggering: Option<i64>,
+    /// `processedCountState` of ROWS bounded frames.
+    processed: i64,
+    /// `cleanupTsState` of RANGE bounded frames.
+    cleanup: Option<i64>,
+    /// `accState`, once a timer created it.
+    accs: Option<Vec<Acc>>,
+    /// `inputState`: rows by row time, each time's rows in arrival order.
+    rows: BTreeMap<i64, Vec<StoredRow>>,
+}
+
+const HAS_LAST: u8 = 1;
+const HAS_CLEANUP: u8 = 2;
+const HAS_ACCS: u8 = 4;
+
+impl KeyState {
+    fn is_empty(&self) -> bool {
+        self.last_triggering.is_none()
+            && self.processed == 0
+            && self.cleanup.is_none()
+            && self.accs.is_none()
+            && self.rows.is_empty()
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        let mut flags = 0;
+        for (present, flag) in [
+            (self.last_triggering.is_some(), HAS_LAST),
+            (self.cleanup.is_some(), HAS_CLEANUP),
+            (self.accs.is_some(), HAS_ACCS),
+        ] {
+            if present {
+                flags |= flag;
+            }
+        }
+        out.push(flags);
+        for v in [self.last_triggering, self.cleanup].into_iter().flatten() {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&self.processed.to_le_bytes());
+        for acc in self.accs.iter().flatten() {
+            acc.encode(out);
+        }
+        out.extend_from_slice(&(self.rows.len() as u32).to_le_bytes());
+        for (time, rows) in &self.rows {
+            out.extend_from_slice(&time.to_le_bytes());
+            out.extend_from_slice(&(rows.len() as u32).to_le_bytes());
+            for row in rows {
+                out.extend_from_slice(&(row.bytes.len() as u32).to_le_bytes());
+                out.extend_from_slice(&row.bytes);
+                for arg in &row.args {
+                    value::encode(arg, out);
+                }
+            }
+        }
+    }
+
+    fn decode(mut input: &[u8], templates: &[Acc], args: usize) -> Result<Self> {
+        let input = &mut input;
+        let flags = take(input, 1)?[0];
+        let mut state = KeyState {
+            last_triggering: (flags & HAS_LAST != 0)
+                .then(|| take_i64(input))
+                .transpose()?,
+            cleanup: (flags & HAS_CLEANUP != 0)
+                .then(|| take_i64(input))
+                .transpose()?,
+            processed: take_i64(input)?,
+            ..KeyState::default()
+        };
+        if flags & HAS_ACCS != 0 {
+            state.accs = Some(
+                templates
+                    .iter()
+                    .map(|t| Acc::decode(t, input))
+                    .collect::<Result<_>>()?,
+            );
+        }
+        for _ in 0..take_u32(input)? {
+            let time = take_i64(input)?;
+            let count = take_u32(input)? as usize;
+            let mut rows = Vec::with_capacity(count);
+            for _ in 0..count {
+                let len = take_u32(input)? as usize;
+                let bytes = take(input, len)?.to_vec();
+                let args = (0..args)
+                    .map(|_| value::decode(input))
+                    .collect::<Result<_>>()?;
+                rows.push(StoredRow { bytes, args });
+            }
+            state.rows.insert(time, rows);
+        }
+        if !input.is_empty() {
+            return Err(Error::State(format!(
+                "{} bytes left over after an OVER key's state",
+                input.len()
+            )));
+        }
+        Ok(state)
+    }
+}
+
+fn take<'a>(input: &mut &'a [u8], n: usize) -> Result<&'a [u8]> {
+    if input.len() < n {
+        return Err(Error::State(format!(
+            "corrupt OVER state: {n} bytes expected, {} left",
+            input.len()
+        )));
+    }
+    let (head, tail) = input.split_at(n);
+    *input = tail;
+    Ok(head)
+}
+
+fn take_i64(input: &mut &[u8]) -> Result<i64> {
+    Ok(i64::from_le_bytes(
+        take(input, 8)?.try_into().expect("8 bytes"),
+    ))
+}
+
+fn take_u32(input: &mut &[u8]) -> Result<u32> {
+    Ok(u32::from_le_bytes(
+        take(input, 4)?.try_into().expect("4 bytes"),
+    ))
+}
+
+/// The rows a firing emits and their calls' values.
+#[derive(Default)]
+struct Fired {
+    data: Vec<u8>,
+    offsets: Vec<usize>,
+    /// Per call, the value of each emitted row.
+    values: Vec<Vec<Value>>,
+}
+
+impl Fired {
+    fn new(calls: usize) -> Self {
+        Self {
+            data: Vec::new(),
+            offsets: vec![0],
+            values: vec![Vec::new(); calls],
+        }
+    }
+
+    fn push(&mut self, row: &StoredRow, values: &[Value]) {
+        self.data.extend_from_slice(&row.bytes);
+        self.offsets.push(self.data.len());
+        for (column, v) in self.values.iter_mut().zip(values) {
+            column.push(v.clone());
+        }
+    }
+}
+
+/// The OVER aggregate over one task's keyed state.
+pub struct OverAggregate {
+    spec: OverSpec,
+    calls: Vec<BoundCall>,
+    /// Fresh accumulators (`createAccumulators`), the decoding templates too.
+    fresh: Vec<Acc>,
+    /// The input columns whose values stored rows keep (every call's arguments).
+    arg_columns: Vec<usize>,
+    /// Per call, the positions of its argument and second argument in `arg_columns`.
+    call_args: Vec<(Option<usize>, Option<usize>)>,
+    hasher: KeyHasher,
+    writer: RowWriter,
+    reader: RowReader,
+    schema: SchemaRef,
+    output_types: Vec<LogicalType>,
+    identity: PlanIdentity,
+    keyed: Keyed,
+    table: TableId,
+    late_rows: u64,
+}
+
+impl std::fmt::Debug for OverAggregate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OverAggregate")
+            .field("frame", &self.spec.frame)
+            .field("keyed", &self.keyed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OverAggregate {
+    /// The plan's identity, as its checkpoints record it.
+    pub fn identity_of(spec: &OverSpec) -> PlanIdentity {
+        PlanIdentity::new(
+            OperatorKind::OverAggregate,
+            STATE_VERSION,
+            &spec.semantics(),
+        )
+    }
+
+    /// An operator for `spec` over `keyed` (fresh or restored). A plan Flink would refuse
+    /// (a column out of range, a time column that is not a TIMESTAMP(p <= 3), a frame
+    /// without a positive size) is an error.
+    pub fn open(spec: OverSpec, mut keyed: Keyed) -> Result<Self> {
+        let columns = spec.input_types.len();
+        if spec.input_names.len() != columns {
+            return Err(Error::Plan(format!(
+                "{} input names for {columns} input types",
+                spec.input_names.len()
+            )));
+        }
+        if let Some(&k) = spec.partition_keys.iter().find(|&&k| k >= columns) {
+            return Err(Error::Plan(format!(
+                "partition key column {k} is out of range for {columns} input columns"
+            )));
+        }
+        match spec.input_types.get(spec.time_column) {
+            Some(LogicalType::Timestamp(p) | LogicalType::TimestampLtz(p)) if *p <= 3 => {}
+            other => {
+                return Err(Error::Plan(format!(
+                    "the OVER time column {} is {}, not a TIMESTAMP(p <= 3) row time",
+                    spec.time_column,
+                    other.map_or("out of range".to_string(), ToString::to_string)
+                )));
+            }
+        }
+        match spec.frame {
+            OverFrame::RowsBounded { rows } if rows < 1 => {
+                return Err(Error::Plan(format!(
+                    "a ROWS frame of {rows} rows (at least the current row)"
+                )));
+            }
+            OverFrame::RangeBounded { millis } if millis < 0 => {
+                return Err(Error::Plan(format!(
+                    "a RANGE frame reaching {millis} ms back"
+                )));
+            }
+            _ => {}
+        }
+        if keyed.max_parallelism() != spec.max_parallelism {
+            return Err(Error::OutOfRange(format!(
+                "the plan's max parallelism is {} but its state has {} key groups",
+                spec.max_parallelism,
+                keyed.max_parallelism()
+            )));
+        }
+        // Bounded frames retract rows leaving the frame: Flink's retracting functions.
+        let retracting = spec.frame.is_bounded();
+        let calls = spec
+            .calls
+            .iter()
+            .map(|c| BoundCall::bind(c, &spec.input_types, retracting))
+            .collect::<Result<Vec<_>>>()?;
+        let fresh: Vec<Acc> = calls.iter().map(BoundCall::create_local).collect();
+        let mut arg_columns: Vec<usize> = calls
+            .iter()
+            .flat_map(|c| [c.arg, c.value_arg])
+            .flatten()
+            .collect();
+        arg_columns.sort_unstable();
+        arg_columns.dedup();
+        let position = |column: Option<usize>| {
+            column.map(|c| arg_columns.binary_search(&c).expect("collected above"))
+        };
+        let call_args = calls
+            .iter()
+            .map(|c| (position(c.arg), position(c.value_arg)))
+            .collect();
+        let mut fields: Vec<Field> = spec
+            .input_names
+            .iter()
+            .zip(&spec.input_types)
+            .map(|(name, ty)| Field::new(name, ty.to_arrow(), true))
+            .collect();
+        let mut output_types = spec.input_types.clone();
+        for (call, bound) in spec.calls.iter().zip(&calls) {
+            fields.push(Field::new(&call.name, bound.result.to_arrow(), true));
+            output_types.push(bound.result.clone());
+        }
+        let key_types = spec
+            .partition_keys
+            .iter()
+            .map(|&k| spec.input_types[k].clone())
+            .collect();
+        let table = keyed
+            .store_mut()
+            .open_table_with(KEY_TABLE, TableAccess::Point)?;
+        Ok(Self {
+            identity: Self::identity_of(&spec),
+            calls,
+            fresh,
+            arg_columns,
+            call_args,
+            hasher: KeyHasher::new(key_types),
+            writer: RowWriter::new(spec.input_types.clone()),
+            reader: RowReader::new(spec.input_types.clone()),
+            schema: Arc::new(Schema::new(fields)),
+            output_types,
+            keyed,
+            table,
+            late_rows: 0,
+            spec,
+        })
+    }
+
+    /// A fresh operator owning `key_groups` of a store opened by `config`.
+    pub fn build(
+        spec: OverSpec,
+        config: &StateConfig,
+        key_groups: RangeInclusive<u16>,
+    ) -> Result<Self> {
+        let keyed = Keyed::open(config, "over-agg", spec.max_parallelism, key_groups)?;
+        Self::open(spec, keyed)
+    }
+
+    /// An operator owning `key_groups`, its state (rows, accumulators, timers, watermark)
+    /// restored from `checkpoints` into a store of `config` (see [`crate::ops::restore`]).
+    pub fn restore(
+        spec: OverSpec,
+        config: &StateConfig,
+        key_groups: RangeInclusive<u16>,
+        checkpoints: &[Checkpoint],
+    ) -> Result<Self> {
+        let keyed = Keyed::restore(
+            config,
+            "over-agg",
+            &Self::identity_of(&spec),
+            spec.max_parallelism,
+            key_groups,
+            checkpoints,
+        )?;
+        Self::open(spec, keyed)
+    }
+
+    /// The plan.
+    pub fn spec(&self) -> &OverSpec {
+        &self.spec
+    }
+
+    /// The keyed driver (store, key groups, watermark).
+    pub fn keyed(&self) -> &Keyed {
+        &self.keyed
+    }
+
+    /// Rows dropped as late since the operator was opened (Flink's
+    /// `numLateRecordsDropped`).
+    pub fn late_rows_dropped(&self) -> u64 {
+        self.late_rows
+    }
+
+    fn decode(&self, value: Option<Vec<u8>>) -> Result<KeyState> {
+        value.map_or_else(
+            || Ok(KeyState::default()),
+            |v| KeyState::decode(&v, &self.fresh, self.arg_columns.len()),
+        )
+    }
+
+    /// Puts each row into its key's state (or drops it as late) and registers its timers.
+    fn ingest(&mut self, input: &ChangelogBatch) -> Result<()> {
+        check_columns(
+            "OVER aggregate input batch",
+            &self.spec.input_types,
+            input.batch(),
+        )?;
+        ops::expect_insert_only(input, "OVER aggregation")?;
+        let batch = input.batch();
+        let n = batch.num_rows();
+        if n == 0 {
+            return Ok(());
+        }
+        let times = batch
+            .column(self.spec.time_column)
+            .as_primitive::<TimestampMillisecondType>();
+        if let Some(row) = (0..n).find(|&r| times.is_null(r)) {
+            return Err(Error::InvalidShape(format!(
+                "row {row}: the row time ({}) of an OVER aggregation is NULL",
+                self.spec.input_names[self.spec.time_column]
+            )));
+        }
+        let (groups, row_group) =
+            self.keyed
+                .groups(&self.hasher, batch, &self.spec.partition_keys)?;
+        let order = access_order(self.keyed.store(), &[self.table], &groups);
+        let mut states = self
+            .keyed
+            .read_groups(self.table, &groups, &order, None)?
+            .into_iter()
+            .map(|v| self.decode(v))
+            .collect::<Result<Vec<_>>>()?;
+        let encoded = self.writer.write(batch.columns())?;
+        let readers = self
+            .arg_columns
+            .iter()
+            .map(|&c| ColumnReader::new(batch.column(c), &self.spec.input_types[c], c))
+            .collect::<Result<Vec<_>>>()?;
+        let watermark = self.keyed.watermark();
+        let mut changed = vec![false; groups.len()];
+        let mut timers: Vec<(usize, i64)> = Vec::new();
+        for (row, &slot) in row_group.iter().enumerate() {
+            let slot = slot as usize;
+            let time = times.value(row);
+            let state = &mut states[slot];
+            let kept = if self.spec.frame.is_bounded() {
+                time > state.last_triggering.unwrap_or(0)
+            } else {
+                watermark.is_none_or(|w| time > w)
+            };
+            if !kept {
+                self.late_rows += 1;
+                continue;
+            }
+            let rows = state.rows.entry(time).or_default();
+            if rows.is_empty() {
+                timers.push((slot, time));
+            }
+            rows.push(StoredRow {
+                bytes: encoded.row(row).to_vec(),
+                args: readers.iter().map(|r| r.value(row)).collect(),
+            });
+            if let OverFrame::RangeBounded { millis } = self.spec.frame {
+                // `registerCleanupTimer`.
+                let min = time.wrapping_add(millis).wrapping_add(1);
+                let max = time
+                    .wrapping_add((millis as f64 * 1.5) as i64)
+                    .wrapping_add(1);
+                if state.cleanup.is_none_or(|c| c < min) {
+                    timers.push((slot, max));
+                    state.cleanup = Some(max);
+                }
+            }
+            changed[slot] = true;
+        }
+        let mut write = WriteBatch::new();
+        let mut bytes = Vec::new();
+        for &slot in &order {
+            let slot = slot as usize;
+            if changed[slot] {
+                bytes.clear();
+                states[slot].encode(&mut bytes);
+                write.put(self.table, groups.key(slot), &bytes);
+            }
+        }
+        self.keyed.store_mut().write(&write)?;
+        self.keyed
+            .register_event_timers(timers.into_iter().map(|(slot, time)| {
+                let key = groups.key(slot);
+                let key_group = u16::from_be_bytes([key[0], key[1]]);
+                (key_group, time, &key[KEY_GROUP_BYTES..], [])
+            }))
+    }
+
+    /// Fires the timers the watermark passed, key by key in time order, and returns what
+    /// they emit.
+    fn fire(&mut self) -> Result<ChangelogBatch> {
+        let due = self.keyed.fire_event_timers()?;
+        if due.is_empty() {
+            return self.output(Fired::new(self.calls.len()));
+        }
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        let mut index: hashbrown::HashMap<Vec<u8>, usize> = hashbrown::HashMap::new();
+        let timer_keys: Vec<usize> = due
+            .iter()
+            .map(|t| {
+                let mut key = Vec::with_capacity(KEY_GROUP_BYTES + t.key_and_namespace.len());
+                key.extend_from_slice(&t.key_group.to_be_bytes());
+                key.extend_from_slice(&t.key_and_namespace);
+                *index.entry(key.clone()).or_insert_with(|| {
+                    keys.push(key);
+                    keys.len() - 1
+                })
+            })
+            .collect();
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        let mut states = self
+            .keyed
+            .store()
+            .multi_get(self.table, &refs)?
+            .into_iter()
+            .map(|v| self.decode(v))
+            .collect::<Result<Vec<_>>>()?;
+        let mut fired = Fired::new(self.calls.len());
+        for (timer, &k) in due.iter().zip(&timer_keys) {
+            self.on_timer(timer.timestamp, &mut states[k], &mut fired)?;
+        }
+        let mut write = WriteBatch::new();
+        let mut bytes = Vec::new();
+        for (key, state) in keys.iter().zip(&states) {
+            if state.is_empty() {
+                write.delete(self.table, key);
+            } else {
+                bytes.clear();
+                state.encode(&mut bytes);
+                write.put(self.table, key, &bytes);
+            }
+        }
+        self.keyed.store_mut().write(&write)?;
+        self.output(fired)
+    }
+
+    /// Flink's `onTimer` at `time` for one key.
+    fn on_timer(&self, time: i64, state: &mut KeyState, fired: &mut Fired) -> Result<()> {
+        match self.spec.frame {
+            OverFrame::RowsUnbounded | OverFrame::RangeUnbounded => {
+                let Some(rows) = state.rows.remove(&time) else {
+                    return Ok(());
+                };
+                let mut accs = state.accs.take().unwrap_or_else(|| self.fresh.clone());
+                if self.spec.frame == OverFrame::RowsUnbounded {
+                    for row in &rows {
+                        self.update(&mut accs, row, false)?;
+                        fired.push(row, &self.values(&mut accs)?);
+                    }
+                } else {
+                    for row in &rows {
+                        self.update(&mut accs, row, false)?;
+                    }
+                    let values = self.values(&mut accs)?;
+                    rows.iter().for_each(|row| fired.push(row, &values));
+                }
+                state.accs = Some(accs);
+            }
+            OverFrame::RowsBounded { rows: frame } => {
+                if let Some(inputs) = state.rows.get(&time).cloned() {
+                    self.rows_bounded(frame, &inputs, state, fired)?;
+                }
+                state.last_triggering = Some(time);
+            }
+            OverFrame::RangeBounded { millis } => {
+                if state.cleanup.is_some_and(|c| c <= time) {
+                    // The cleanup timer: the key starts over.
+                    *state = KeyState::default();
+                    return Ok(());
+                }
+                if let Some(inputs) = state.rows.get(&time).cloned() {
+                    let mut accs = state.accs.take().unwrap_or_else(|| self.fresh.clone());
+                    let expired: Vec<i64> = state
+                        .rows
+                        .keys()
+                        .copied()
+                        .filter(|&s| time.wrapping_sub(s) > millis)
+                        .collect();
+                    for s in &expired {
+                        for row in &state.rows[s] {
+                            self.update(&mut accs, row, true)?;
+                        }
+                    }
+                    for row in &inputs {
+                        self.update(&mut accs, row, false)?;
+                    }
+                    let values = self.values(&mut accs)?;
+                    inputs.iter().for_each(|row| fired.push(row, &values));
+                    for s in expired {
+                        state.rows.remove(&s);
+                    }
+                    state.accs = Some(accs);
+                }
+                state.last_triggering = Some(time);
+            }
+        }
+        Ok(())
+    }
+
+    /// `RowTimeRowsBoundedPrecedingFunction.onTimer` for the rows `inputs` of one time: a
+    /// queue of `frame` rows, the oldest stored row retracted once it is full.
+    fn rows_bounded(
+        &self,
+        frame: i64,
+        inputs: &[StoredRow],
+        state: &mut KeyState,
+        fired: &mut Fired,
+    ) -> Result<()> {
+        let mut count = state.processed;
+        let mut accs = state.accs.take().unwrap_or_else(|| self.fresh.clone());
+        // The time whose rows are being retracted, and how many of them were.
+        let mut retracting: Option<(i64, usize)> = None;
+        for input in inputs {
+            let mut retract = None;
+            if count >= frame {
+                if retracting.is_none() {
+                    retracting = state.rows.keys().next().map(|&oldest| (oldest, 0));
+                }
+                if let Some((oldest, taken)) = &mut retracting {
+                    let list = &state.rows[oldest];
+                    retract = Some(list[*taken].clone());
+                    *taken += 1;
+                    if *taken == list.len() {
+                        state.rows.remove(oldest);
+                        retracting = None;
+                    }
+                }
+            } else {
+                count += 1;
+            }
+            if let Some(row) = &retract {
+                self.update(&mut accs, row, true)?;
+            }
+            self.update(&mut accs, input, false)?;
+            fired.push(input, &self.values(&mut accs)?);
+        }
+        if let Some((oldest, taken)) = retracting
+            && let Some(list) = state.rows.get_mut(&oldest)
+        {
+            list.drain(..taken);
+        }
+        state.processed = count;
+        state.accs = Some(accs);
+        Ok(())
+    }
+
+    /// Accumulates (`retract` false) or retracts `row` into `accs`.
+    fn update(&self, accs: &mut [Acc], row: &StoredRow, retract: bool) -> Result<()> {
+        for ((call, acc), &(x, y)) in self.calls.iter().zip(accs).zip(&self.call_args) {
+            let arg = |p: Option<usize>| p.map_or(&Value::Null, |p| &row.args[p]);
+            call.update(acc, arg(x), arg(y), retract, None)?;
+        }
+        Ok(())
+    }
+
+    /// `getValue` of every call.
+    fn values(&self, accs: &mut [Acc]) -> Result<Vec<Value>> {
+        self.calls
+            .iter()
+            .zip(accs)
+            .map(|(call, acc)| call.value(acc, None))
+            .collect()
+    }
+
+    fn output(&self, fired: Fired) -> Result<ChangelogBatch> {
+        let rows = self.reader.read(&fired.data, &fired.offsets)?;
+        let mut columns = rows.batch().columns().to_vec();
+        for (values, ty) in fired.values.iter().zip(&self.output_types[columns.len()..]) {
+            columns.push(build_array(&ty.to_arrow(), values.iter())?);
+        }
+        let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
+        Ok(ChangelogBatch::insert_only(batch))
+    }
+}
+
+impl Operator for OverAggregate {
+    fn identity(&self) -> &PlanIdentity {
+        &self.identity
+    }
+
+    fn input_types(&self, _port: Port) -> &[LogicalType] {
+        &self.spec.input_types
+    }
+
+    fn output_types(&self) -> &[LogicalType] {
+        &self.output_types
+    }
+
+    fn output_schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Rows wait in state for the watermark: nothing is emitted here.
+    fn process(&mut self, port: Port, input: &ChangelogBatch, _out: &mut Output) -> Result<()> {
+        ops::expect_one_input(self.identity.kind, port)?;
+        self.ingest(input)
+    }
+
+    fn advance_watermark(&mut self, watermark: i64, out: &mut Output) -> Result<()> {
+        if self.keyed.advance_watermark(watermark) {
+            out.emit(self.fire()?);
+        }
+        Ok(())
+    }
+
+    fn watermark(&self) -> Option<i64> {
+        self.keyed.watermark()
+    }
+
+    /// Nothing is buffered outside state.
+    fn flush(&mut self, _out: &mut Output) -> Result<()> {
+        Ok(())
+    }
+
+    fn checkpoint(&mut self, target: &Path) -> Result<Checkpoint> {
+        self.keyed.checkpoint(target, &self.identity)
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        self.keyed.memory_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_state_round_trips_and_truncation_is_refused() {
+        let fresh = vec![Acc::Count(0)];
+        let mut state = KeyState {
+            last_triggering: Some(-5),
+            processed: 3,
+            cleanup: None,
+            accs: Some(vec![Acc::Count(7)]),
+            rows: BTreeMap::new(),
+        };
+        let row = |b: u8| StoredRow {
+            bytes: vec![b; 16],
+            args: vec![Value::Int(i64::from(b)), Value::Null],
+        };
+        state.rows.insert(10, vec![row(1), row(2)]);
+        state.rows.insert(-3, vec![row(3)]);
+        let mut bytes = Vec::new();
+        state.encode(&mut bytes);
+        let back = KeyState::decode(&bytes, &fresh, 2).unwrap();
+        assert_eq!(back.last_triggering, Some(-5));
+        assert_eq!((back.processed, back.cleanup), (3, None));
+        assert_eq!(back.accs, Some(vec![Acc::Count(7)]));
+        assert_eq!(back.rows, state.rows);
+        assert!(KeyState::decode(&bytes[..bytes.len() - 1], &fresh, 2).is_err());
+        let padded = [bytes.as_slice(), &[0]].concat();
+        assert!(KeyState::decode(&padded, &fresh, 2).is_err());
+        assert!(KeyState::default().is_empty());
+    }
+}
