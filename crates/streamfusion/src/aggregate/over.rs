@@ -15,6 +15,10 @@
 //!
 //! A row waits in state under its row time (`inputState`, rows of a time in arrival order)
 //! with an event-time timer at that time, and is aggregated when the watermark passes it.
+//! A key keeps the times of its timers that have not fired in its state, and the keyed
+//! driver holds one timer per key, at the earliest of them: a watermark runs each key's due
+//! timers in time order, as Flink's timer service does per key, without a driver timer per
+//! row time.
 //! Which rows are kept differs, and is Flink's exactly:
 //!
 //! - Unbounded frames keep a row whose time is after the current watermark, and drop the rows
@@ -46,7 +50,7 @@
 //! rescaled with its key groups. A NULL row time fails, as Flink's timer service cannot hold
 //! one.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::RangeInclusive;
 use std::path::Path;
 use std::sync::Arc;
@@ -152,11 +156,35 @@ impl OverSpec {
     }
 }
 
-/// One stored input row: its BinaryRowData bytes and the values of the argument columns.
+/// One stored input row: its BinaryRowData bytes, then the state encoding of its
+/// argument columns' values (one allocation per row).
 #[derive(Debug, Clone, PartialEq)]
 struct StoredRow {
-    bytes: Vec<u8>,
-    args: Vec<Value>,
+    data: Vec<u8>,
+    /// Where the BinaryRowData bytes end.
+    row_len: usize,
+}
+
+impl StoredRow {
+    fn row(&self) -> &[u8] {
+        &self.data[..self.row_len]
+    }
+
+    /// Decodes the argument values into `args`.
+    fn args_into(&self, count: usize, args: &mut Vec<Value>) -> Result<()> {
+        args.clear();
+        let mut input = &self.data[self.row_len..];
+        for _ in 0..count {
+            args.push(value::decode(&mut input)?);
+        }
+        if !input.is_empty() {
+            return Err(Error::State(format!(
+                "{} bytes left over after a stored OVER row's arguments",
+                input.len()
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// One key's state (Flink's value and map states of the OVER functions).
@@ -172,6 +200,9 @@ struct KeyState {
     accs: Option<Vec<Acc>>,
     /// `inputState`: rows by row time, each time's rows in arrival order.
     rows: BTreeMap<i64, Vec<StoredRow>>,
+    /// The times of the key's event-time timers that have not fired (Flink's timer
+    /// service holds them; the keyed driver holds one timer per key, at the earliest).
+    timers: BTreeSet<i64>,
 }
 
 const HAS_LAST: u8 = 1;
@@ -185,6 +216,15 @@ impl KeyState {
             && self.cleanup.is_none()
             && self.accs.is_none()
             && self.rows.is_empty()
+            && self.timers.is_empty()
+    }
+
+    /// Registers a timer at `time`; whether it is now the key's earliest (the one the keyed
+    /// driver must hold).
+    fn register(&mut self, time: i64) -> bool {
+        let earliest = self.timers.first().is_none_or(|&first| time < first);
+        self.timers.insert(time);
+        earliest
     }
 
     fn encode(&self, out: &mut Vec<u8>) {
@@ -206,21 +246,23 @@ impl KeyState {
         for acc in self.accs.iter().flatten() {
             acc.encode(out);
         }
+        out.extend_from_slice(&(self.timers.len() as u32).to_le_bytes());
+        for time in &self.timers {
+            out.extend_from_slice(&time.to_le_bytes());
+        }
         out.extend_from_slice(&(self.rows.len() as u32).to_le_bytes());
         for (time, rows) in &self.rows {
             out.extend_from_slice(&time.to_le_bytes());
             out.extend_from_slice(&(rows.len() as u32).to_le_bytes());
             for row in rows {
-                out.extend_from_slice(&(row.bytes.len() as u32).to_le_bytes());
-                out.extend_from_slice(&row.bytes);
-                for arg in &row.args {
-                    value::encode(arg, out);
-                }
+                out.extend_from_slice(&(row.data.len() as u32).to_le_bytes());
+                out.extend_from_slice(&(row.row_len as u32).to_le_bytes());
+                out.extend_from_slice(&row.data);
             }
         }
     }
 
-    fn decode(mut input: &[u8], templates: &[Acc], args: usize) -> Result<Self> {
+    fn decode(mut input: &[u8], templates: &[Acc]) -> Result<Self> {
         let input = &mut input;
         let flags = take(input, 1)?[0];
         let mut state = KeyState {
@@ -242,16 +284,22 @@ impl KeyState {
             );
         }
         for _ in 0..take_u32(input)? {
+            state.timers.insert(take_i64(input)?);
+        }
+        for _ in 0..take_u32(input)? {
             let time = take_i64(input)?;
             let count = take_u32(input)? as usize;
             let mut rows = Vec::with_capacity(count);
             for _ in 0..count {
                 let len = take_u32(input)? as usize;
-                let bytes = take(input, len)?.to_vec();
-                let args = (0..args)
-                    .map(|_| value::decode(input))
-                    .collect::<Result<_>>()?;
-                rows.push(StoredRow { bytes, args });
+                let row_len = take_u32(input)? as usize;
+                if row_len > len {
+                    return Err(Error::State(format!(
+                        "a stored OVER row of {len} bytes whose row part is {row_len}"
+                    )));
+                }
+                let data = take(input, len)?.to_vec();
+                rows.push(StoredRow { data, row_len });
             }
             state.rows.insert(time, rows);
         }
@@ -296,6 +344,8 @@ struct Fired {
     offsets: Vec<usize>,
     /// Per call, the value of each emitted row.
     values: Vec<Vec<Value>>,
+    /// Scratch: the argument values of the row being aggregated.
+    args: Vec<Value>,
 }
 
 impl Fired {
@@ -304,15 +354,20 @@ impl Fired {
             data: Vec::new(),
             offsets: vec![0],
             values: vec![Vec::new(); calls],
+            args: Vec::new(),
         }
     }
 
     fn push(&mut self, row: &StoredRow, values: &[Value]) {
-        self.data.extend_from_slice(&row.bytes);
-        self.offsets.push(self.data.len());
+        self.push_row(row);
         for (column, v) in self.values.iter_mut().zip(values) {
             column.push(v.clone());
         }
+    }
+
+    fn push_row(&mut self, row: &StoredRow) {
+        self.data.extend_from_slice(row.row());
+        self.offsets.push(self.data.len());
     }
 }
 
@@ -509,7 +564,7 @@ impl OverAggregate {
     fn decode(&self, value: Option<Vec<u8>>) -> Result<KeyState> {
         value.map_or_else(
             || Ok(KeyState::default()),
-            |v| KeyState::decode(&v, &self.fresh, self.arg_columns.len()),
+            |v| KeyState::decode(&v, &self.fresh),
         )
     }
 
@@ -568,13 +623,20 @@ impl OverAggregate {
                 continue;
             }
             let rows = state.rows.entry(time).or_default();
-            if rows.is_empty() {
-                timers.push((slot, time));
+            let first_of_time = rows.is_empty();
+            let bytes = encoded.row(row);
+            let mut data = Vec::with_capacity(bytes.len() + 9 * readers.len());
+            data.extend_from_slice(bytes);
+            for reader in &readers {
+                value::encode(&reader.value(row), &mut data);
             }
             rows.push(StoredRow {
-                bytes: encoded.row(row).to_vec(),
-                args: readers.iter().map(|r| r.value(row)).collect(),
+                data,
+                row_len: bytes.len(),
             });
+            if first_of_time && state.register(time) {
+                timers.push((slot, time));
+            }
             if let OverFrame::RangeBounded { millis } = self.spec.frame {
                 // `registerCleanupTimer`.
                 let min = time.wrapping_add(millis).wrapping_add(1);
@@ -582,7 +644,9 @@ impl OverAggregate {
                     .wrapping_add((millis as f64 * 1.5) as i64)
                     .wrapping_add(1);
                 if state.cleanup.is_none_or(|c| c < min) {
-                    timers.push((slot, max));
+                    if state.register(max) {
+                        timers.push((slot, max));
+                    }
                     state.cleanup = Some(max);
                 }
             }
@@ -607,26 +671,25 @@ impl OverAggregate {
             }))
     }
 
-    /// Fires the timers the watermark passed, key by key in time order, and returns what
-    /// they emit.
+    /// Fires the timers the watermark passed and returns what they emit: each key with a
+    /// due timer runs its own due timers in time order (Flink interleaves keys by time; a
+    /// key's rows and order are the same).
     fn fire(&mut self) -> Result<ChangelogBatch> {
         let due = self.keyed.fire_event_timers()?;
-        if due.is_empty() {
-            return self.output(Fired::new(self.calls.len()));
-        }
-        let mut keys: Vec<Vec<u8>> = Vec::new();
-        let mut index: hashbrown::HashMap<Vec<u8>, usize> = hashbrown::HashMap::new();
-        let timer_keys: Vec<usize> = due
+        let mut fired = Fired::new(self.calls.len());
+        let Some(watermark) = self.keyed.watermark().filter(|_| !due.is_empty()) else {
+            return self.output(fired);
+        };
+        let mut seen = hashbrown::HashSet::with_capacity(due.len());
+        let keys: Vec<Vec<u8>> = due
             .iter()
             .map(|t| {
                 let mut key = Vec::with_capacity(KEY_GROUP_BYTES + t.key_and_namespace.len());
                 key.extend_from_slice(&t.key_group.to_be_bytes());
                 key.extend_from_slice(&t.key_and_namespace);
-                *index.entry(key.clone()).or_insert_with(|| {
-                    keys.push(key);
-                    keys.len() - 1
-                })
+                key
             })
+            .filter(|key| seen.insert(key.clone()))
             .collect();
         let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
         let mut states = self
@@ -636,9 +699,15 @@ impl OverAggregate {
             .into_iter()
             .map(|v| self.decode(v))
             .collect::<Result<Vec<_>>>()?;
-        let mut fired = Fired::new(self.calls.len());
-        for (timer, &k) in due.iter().zip(&timer_keys) {
-            self.on_timer(timer.timestamp, &mut states[k], &mut fired)?;
+        let mut next = Vec::new();
+        for (key, state) in keys.iter().zip(&mut states) {
+            while let Some(time) = state.timers.first().copied().filter(|&t| t <= watermark) {
+                state.timers.pop_first();
+                self.on_timer(time, state, &mut fired)?;
+            }
+            if let Some(&time) = state.timers.first() {
+                next.push((key, time));
+            }
         }
         let mut write = WriteBatch::new();
         let mut bytes = Vec::new();
@@ -652,6 +721,11 @@ impl OverAggregate {
             }
         }
         self.keyed.store_mut().write(&write)?;
+        self.keyed
+            .register_event_timers(next.into_iter().map(|(key, time)| {
+                let key_group = u16::from_be_bytes([key[0], key[1]]);
+                (key_group, time, &key[KEY_GROUP_BYTES..], [])
+            }))?;
         self.output(fired)
     }
 
@@ -665,12 +739,12 @@ impl OverAggregate {
                 let mut accs = state.accs.take().unwrap_or_else(|| self.fresh.clone());
                 if self.spec.frame == OverFrame::RowsUnbounded {
                     for row in &rows {
-                        self.update(&mut accs, row, false)?;
-                        fired.push(row, &self.values(&mut accs)?);
+                        self.update(&mut accs, row, false, &mut fired.args)?;
+                        self.emit(&mut accs, row, fired)?;
                     }
                 } else {
                     for row in &rows {
-                        self.update(&mut accs, row, false)?;
+                        self.update(&mut accs, row, false, &mut fired.args)?;
                     }
                     let values = self.values(&mut accs)?;
                     rows.iter().for_each(|row| fired.push(row, &values));
@@ -678,32 +752,35 @@ impl OverAggregate {
                 state.accs = Some(accs);
             }
             OverFrame::RowsBounded { rows: frame } => {
-                if let Some(inputs) = state.rows.get(&time).cloned() {
-                    self.rows_bounded(frame, &inputs, state, fired)?;
+                if state.rows.contains_key(&time) {
+                    self.rows_bounded(frame, time, state, fired)?;
                 }
                 state.last_triggering = Some(time);
             }
             OverFrame::RangeBounded { millis } => {
                 if state.cleanup.is_some_and(|c| c <= time) {
-                    // The cleanup timer: the key starts over.
-                    *state = KeyState::default();
+                    // The cleanup timer: the key's state starts over (its timers stay).
+                    let timers = std::mem::take(&mut state.timers);
+                    *state = KeyState {
+                        timers,
+                        ..KeyState::default()
+                    };
                     return Ok(());
                 }
-                if let Some(inputs) = state.rows.get(&time).cloned() {
+                if let Some(inputs) = state.rows.get(&time) {
                     let mut accs = state.accs.take().unwrap_or_else(|| self.fresh.clone());
-                    let expired: Vec<i64> = state
-                        .rows
-                        .keys()
-                        .copied()
-                        .filter(|&s| time.wrapping_sub(s) > millis)
-                        .collect();
-                    for s in &expired {
-                        for row in &state.rows[s] {
-                            self.update(&mut accs, row, true)?;
+                    // Flink tests every stored time; times are positive here (a kept row's
+                    // is after a last fired time >= 0), so `time - s` cannot overflow and
+                    // the expired times are a prefix of the ascending map.
+                    let mut expired = Vec::new();
+                    for (&s, rows) in state.rows.iter().take_while(|(s, _)| time - **s > millis) {
+                        expired.push(s);
+                        for row in rows {
+                            self.update(&mut accs, row, true, &mut fired.args)?;
                         }
                     }
-                    for row in &inputs {
-                        self.update(&mut accs, row, false)?;
+                    for row in inputs {
+                        self.update(&mut accs, row, false, &mut fired.args)?;
                     }
                     let values = self.values(&mut accs)?;
                     inputs.iter().for_each(|row| fired.push(row, &values));
@@ -718,12 +795,14 @@ impl OverAggregate {
         Ok(())
     }
 
-    /// `RowTimeRowsBoundedPrecedingFunction.onTimer` for the rows `inputs` of one time: a
-    /// queue of `frame` rows, the oldest stored row retracted once it is full.
+    /// `RowTimeRowsBoundedPrecedingFunction.onTimer` for the rows of `time`: a queue of
+    /// `frame` rows, the oldest stored row retracted once it is full. A retracted row has
+    /// always been accumulated (it is at most the current one's predecessor), so the rows
+    /// of `time` are never all retracted while they are walked.
     fn rows_bounded(
         &self,
         frame: i64,
-        inputs: &[StoredRow],
+        time: i64,
         state: &mut KeyState,
         fired: &mut Fired,
     ) -> Result<()> {
@@ -731,15 +810,15 @@ impl OverAggregate {
         let mut accs = state.accs.take().unwrap_or_else(|| self.fresh.clone());
         // The time whose rows are being retracted, and how many of them were.
         let mut retracting: Option<(i64, usize)> = None;
-        for input in inputs {
-            let mut retract = None;
+        let inputs = state.rows[&time].len();
+        for i in 0..inputs {
             if count >= frame {
                 if retracting.is_none() {
                     retracting = state.rows.keys().next().map(|&oldest| (oldest, 0));
                 }
                 if let Some((oldest, taken)) = &mut retracting {
                     let list = &state.rows[oldest];
-                    retract = Some(list[*taken].clone());
+                    self.update(&mut accs, &list[*taken], true, &mut fired.args)?;
                     *taken += 1;
                     if *taken == list.len() {
                         state.rows.remove(oldest);
@@ -749,11 +828,9 @@ impl OverAggregate {
             } else {
                 count += 1;
             }
-            if let Some(row) = &retract {
-                self.update(&mut accs, row, true)?;
-            }
-            self.update(&mut accs, input, false)?;
-            fired.push(input, &self.values(&mut accs)?);
+            let input = &state.rows[&time][i];
+            self.update(&mut accs, input, false, &mut fired.args)?;
+            self.emit(&mut accs, input, fired)?;
         }
         if let Some((oldest, taken)) = retracting
             && let Some(list) = state.rows.get_mut(&oldest)
@@ -765,10 +842,17 @@ impl OverAggregate {
         Ok(())
     }
 
-    /// Accumulates (`retract` false) or retracts `row` into `accs`.
-    fn update(&self, accs: &mut [Acc], row: &StoredRow, retract: bool) -> Result<()> {
+    /// Accumulates (`retract` false) or retracts `row` into `accs`; `args` is scratch.
+    fn update(
+        &self,
+        accs: &mut [Acc],
+        row: &StoredRow,
+        retract: bool,
+        args: &mut Vec<Value>,
+    ) -> Result<()> {
+        row.args_into(self.arg_columns.len(), args)?;
         for ((call, acc), &(x, y)) in self.calls.iter().zip(accs).zip(&self.call_args) {
-            let arg = |p: Option<usize>| p.map_or(&Value::Null, |p| &row.args[p]);
+            let arg = |p: Option<usize>| p.map_or(&Value::Null, |p| &args[p]);
             call.update(acc, arg(x), arg(y), retract, None)?;
         }
         Ok(())
@@ -781,6 +865,15 @@ impl OverAggregate {
             .zip(accs)
             .map(|(call, acc)| call.value(acc, None))
             .collect()
+    }
+
+    /// Emits `row` with the calls' current values.
+    fn emit(&self, accs: &mut [Acc], row: &StoredRow, fired: &mut Fired) -> Result<()> {
+        fired.push_row(row);
+        for ((call, acc), column) in self.calls.iter().zip(accs).zip(&mut fired.values) {
+            column.push(call.value(acc, None)?);
+        }
+        Ok(())
     }
 
     fn output(&self, fired: Fired) -> Result<ChangelogBatch> {
@@ -855,23 +948,25 @@ mod tests {
             cleanup: None,
             accs: Some(vec![Acc::Count(7)]),
             rows: BTreeMap::new(),
+            timers: BTreeSet::from([21, 9]),
         };
         let row = |b: u8| StoredRow {
-            bytes: vec![b; 16],
-            args: vec![Value::Int(i64::from(b)), Value::Null],
+            data: [vec![b; 16], vec![9]].concat(),
+            row_len: 16,
         };
         state.rows.insert(10, vec![row(1), row(2)]);
         state.rows.insert(-3, vec![row(3)]);
         let mut bytes = Vec::new();
         state.encode(&mut bytes);
-        let back = KeyState::decode(&bytes, &fresh, 2).unwrap();
+        let back = KeyState::decode(&bytes, &fresh).unwrap();
         assert_eq!(back.last_triggering, Some(-5));
         assert_eq!((back.processed, back.cleanup), (3, None));
         assert_eq!(back.accs, Some(vec![Acc::Count(7)]));
         assert_eq!(back.rows, state.rows);
-        assert!(KeyState::decode(&bytes[..bytes.len() - 1], &fresh, 2).is_err());
+        assert_eq!(back.timers, state.timers);
+        assert!(KeyState::decode(&bytes[..bytes.len() - 1], &fresh).is_err());
         let padded = [bytes.as_slice(), &[0]].concat();
-        assert!(KeyState::decode(&padded, &fresh, 2).is_err());
+        assert!(KeyState::decode(&padded, &fresh).is_err());
         assert!(KeyState::default().is_empty());
     }
 }
