@@ -23,6 +23,7 @@
 //! - [`movement`]: row and column movement around Calc: dropping `-U` rows, grouping-set
 //!   EXPAND, UNNEST, and changelog batches over Arrow IPC.
 //! - [`window`]: Flink's TUMBLE/HOP/CUMULATE window assignment.
+//! - [`sort`]: the event-time sort (`ORDER BY rowtime, ...` on a stream).
 //! - [`flink`]: Flink's own JSON of a plan node (RexNodes, LogicalTypes) read into an
 //!   [`ops::OperatorPlan`], or the reason it cannot run natively.
 //! - [`ops`]: the one operator interface ([`ops::Operator`]) every operator implements,
@@ -40,6 +41,7 @@ mod emissions;
 pub mod flink;
 pub mod ops;
 pub mod rank;
+pub mod sort;
 
 #[cfg(feature = "bench")]
 pub use streamfusion_calc::golden;

@@ -45,6 +45,8 @@
 //! - `stream-exec-over-aggregate_1` ([`over`]): OVER aggregation ordered by a rowtime
 //!   attribute, ROWS or RANGE frames, bounded or unbounded preceding, as
 //!   [`OperatorPlan::OverAggregate`].
+//! - `stream-exec-temporal-sort_1` ([`sort`]): `ORDER BY rowtime, ...` on a stream, as
+//!   [`OperatorPlan::TemporalSort`].
 
 pub mod aggregate;
 pub mod calc;
@@ -52,6 +54,7 @@ pub mod deduplicate;
 pub mod over;
 pub mod rank;
 pub mod rex;
+pub mod sort;
 pub mod types;
 pub mod window;
 
@@ -285,6 +288,7 @@ pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorP
         "stream-exec-deduplicate_1" => deduplicate::plan(node, &inputs, raw_inputs, &config),
         "stream-exec-rank_1" => rank::plan(node, &inputs, raw_inputs, &config),
         "stream-exec-over-aggregate_1" => over::plan(node, &inputs, raw_inputs, &config),
+        "stream-exec-temporal-sort_1" => sort::plan(node, &inputs, raw_inputs, &config),
         other => Err(Unsupported::NodeType(other.to_string())),
     }
 }

@@ -58,6 +58,8 @@ pub enum OperatorKind {
     Rank,
     /// OVER aggregation in event time ([`crate::aggregate::OverAggregate`]).
     OverAggregate,
+    /// The event-time sort ([`crate::sort::TemporalSort`]).
+    TemporalSort,
 }
 
 impl std::fmt::Display for OperatorKind {
@@ -73,6 +75,7 @@ impl std::fmt::Display for OperatorKind {
             OperatorKind::Deduplicate => "deduplicate",
             OperatorKind::Rank => "rank",
             OperatorKind::OverAggregate => "over_aggregate",
+            OperatorKind::TemporalSort => "temporal_sort",
         };
         f.write_str(name)
     }

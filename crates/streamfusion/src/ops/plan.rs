@@ -14,8 +14,9 @@
 //!
 //! `local_group_aggregate` and `global_group_aggregate` take the GROUP BY's fields too;
 //! `window_aggregate`, `local_window_aggregate` and `global_window_aggregate` take a
-//! [`WindowAggSpec`]; `deduplicate` a [`DedupSpec`]; `rank` a [`RankSpec`]; `over_aggregate` an [`OverSpec`]. A
-//! new operator adds its variant here and one arm in [`OperatorPlan::build`] and
+//! [`WindowAggSpec`]; `deduplicate` a [`DedupSpec`]; `rank` a [`RankSpec`];
+//! `over_aggregate` an [`OverSpec`]; `temporal_sort` a [`TemporalSortSpec`]. A new operator
+//! adds its variant here and one arm in [`OperatorPlan::build`] and
 //! [`OperatorPlan::restore`].
 
 use std::ops::RangeInclusive;
@@ -34,6 +35,7 @@ use crate::calc::CalcProgram;
 use crate::deduplicate::{DedupSpec, Deduplicate};
 use crate::error::{Error, ErrorKind, Result};
 use crate::rank::{Rank, RankSpec};
+use crate::sort::{TemporalSort, TemporalSortSpec};
 use crate::state::checkpoint::Checkpoint;
 use crate::types::LogicalType;
 
@@ -66,6 +68,8 @@ pub enum OperatorPlan {
     Rank(RankSpec),
     /// OVER aggregation in event time.
     OverAggregate(OverSpec),
+    /// The event-time sort.
+    TemporalSort(TemporalSortSpec),
 }
 
 impl OperatorPlan {
@@ -92,6 +96,7 @@ impl OperatorPlan {
             OperatorPlan::Deduplicate(_) => OperatorKind::Deduplicate,
             OperatorPlan::Rank(_) => OperatorKind::Rank,
             OperatorPlan::OverAggregate(_) => OperatorKind::OverAggregate,
+            OperatorPlan::TemporalSort(_) => OperatorKind::TemporalSort,
         }
     }
 
@@ -111,6 +116,7 @@ impl OperatorPlan {
             OperatorPlan::Deduplicate(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::Rank(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::OverAggregate(spec) => spec.max_parallelism = max_parallelism,
+            OperatorPlan::TemporalSort(spec) => spec.max_parallelism = max_parallelism,
         }
         self
     }
@@ -190,6 +196,10 @@ impl OperatorPlan {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(OverAggregate::build(spec.clone(), config, range)?)
             }
+            OperatorPlan::TemporalSort(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(TemporalSort::build(spec.clone(), config, range)?)
+            }
         })
     }
 
@@ -265,6 +275,15 @@ impl OperatorPlan {
             OperatorPlan::OverAggregate(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(OverAggregate::restore(
+                    spec.clone(),
+                    config,
+                    range,
+                    checkpoints,
+                )?)
+            }
+            OperatorPlan::TemporalSort(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(TemporalSort::restore(
                     spec.clone(),
                     config,
                     range,

@@ -19,4 +19,5 @@ mod over;
 mod rank;
 mod rank_flink;
 mod state;
+mod temporal_sort;
 mod window_aggregate;

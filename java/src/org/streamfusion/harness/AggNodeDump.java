@@ -97,6 +97,10 @@ public final class AggNodeDump {
         add("over", name, sql, options);
     }
 
+    static void s(String name, String sql, String... options) {
+        add("sort", name, sql, options);
+    }
+
     /** {@code columns} and {@code aggs OVER (over)} from the window source. */
     static String over(String columns, String aggs, String over) {
         return "SELECT " + columns + ", " + aggs.replace("#", "OVER (" + over + ")") + " FROM wsrc";
@@ -289,6 +293,11 @@ public final class AggNodeDump {
                 "ORDER BY ts ROWS BETWEEN 5 PRECEDING AND CURRENT ROW"));
         o("state_ttl", over("k, v, ts", "SUM(v) # AS s",
                 byTs + " ROWS BETWEEN 2 PRECEDING AND CURRENT ROW"), "table.exec.state.ttl", "1 h");
+
+        // Event-time sort (StreamExecTemporalSort): the rowtime first, then other fields.
+        s("rowtime", "SELECT k, v, ts FROM wsrc ORDER BY ts");
+        s("rowtime_secondary", "SELECT k, v, s, ts FROM wsrc ORDER BY ts, v DESC, s");
+        s("proctime", "SELECT k, v FROM wsrc ORDER BY pt");
     }
 
     public static void main(String[] args) throws Exception {
@@ -328,6 +337,7 @@ public final class AggNodeDump {
             // blackhole takes no -U (the aggregate then generates none); print takes them.
             String connector = query.name.startsWith("golden_") || query.kind.equals("dedup")
                             || query.kind.equals("rank") || query.kind.equals("over")
+                            || query.kind.equals("sort")
                     ? "print"
                     : "blackhole";
             tEnv.executeSql(
@@ -350,6 +360,7 @@ public final class AggNodeDump {
                     case "dedup" -> "deduplicate";
                     case "rank" -> "stream-exec-rank_1";
                     case "over" -> "over-aggregate";
+                    case "sort" -> "temporal-sort";
                     default -> "group-aggregate";
                 };
                 if (!node.get("type").asText().contains(nodes)) {
