@@ -26,7 +26,9 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggr
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecOverAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecRank;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecTemporalSort;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -56,8 +58,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * StreamExecLocalWindowAggregate} and {@link StreamExecGlobalWindowAggregate} (window
  * aggregation, one- and two-phase; the native side decides which windows it runs), {@link
  * StreamExecDeduplicate} (keep-first and keep-last rows on processing or event time, immediate
- * and mini-batch) and {@link StreamExecRank} (Top-N; the native side decides which strategies
- * and rank ranges it runs) - is replaced by a {@link NativeOneInputExecNode} before the graph
+ * and mini-batch), {@link StreamExecRank} (Top-N; the native side decides which strategies
+ * and rank ranges it runs), {@link StreamExecOverAggregate} (OVER aggregation; the native side
+ * runs event-time frames) and {@link StreamExecTemporalSort} (an event-time {@code ORDER BY}) -
+ * is replaced by a {@link NativeOneInputExecNode} before the graph
  * is translated to transformations. Flink's {@code SortLimit} and {@code Limit} nodes subclass
  * {@code StreamExecRank} and stay stock.
  *
@@ -302,6 +306,20 @@ public class StreamFusionPlanner extends StreamPlanner {
                 // Keyed by its partition key (empty for a global Top-N, which Flink runs as one
                 // task): the stock transformation's key selector is kept.
                 result = substitute((StreamExecRank) node, "streamfusion-rank_1", true);
+            } else if (node.getClass() == StreamExecOverAggregate.class) {
+                // Keyed by its partition key (empty without PARTITION BY).
+                result =
+                        substitute(
+                                (StreamExecOverAggregate) node,
+                                "streamfusion-over-aggregate_1",
+                                true);
+            } else if (node.getClass() == StreamExecTemporalSort.class) {
+                // Flink keys it by the empty key: one task holds every row.
+                result =
+                        substitute(
+                                (StreamExecTemporalSort) node,
+                                "streamfusion-temporal-sort_1",
+                                true);
             }
             done.put(node, result);
             return result;

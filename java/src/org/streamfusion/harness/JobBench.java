@@ -120,7 +120,21 @@ public final class JobBench {
                             + " key's three largest values, updating output",
                     "SELECT k, rn, id, v, d FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
                             + " ORDER BY v DESC, id) AS rn FROM src) WHERE rn <= 3",
-                    new String[] {"Rank"}));
+                    new String[] {"Rank"}),
+            new Job("over_rows",
+                    "SUM(v), MAX(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 10 PRECEDING"
+                            + " AND CURRENT ROW), event time, append-only output",
+                    "SELECT k, v, ts, SUM(v) OVER w, MAX(v) OVER w FROM wsrc WINDOW w AS"
+                            + " (PARTITION BY k ORDER BY ts ROWS BETWEEN 10 PRECEDING AND CURRENT"
+                            + " ROW)",
+                    new String[] {"OverAggregate"}),
+            new Job("over_range_unbounded",
+                    "COUNT(*), SUM(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN UNBOUNDED"
+                            + " PRECEDING AND CURRENT ROW), event time, append-only output",
+                    "SELECT k, v, ts, COUNT(*) OVER w, SUM(v) OVER w FROM wsrc WINDOW w AS"
+                            + " (PARTITION BY k ORDER BY ts RANGE BETWEEN UNBOUNDED PRECEDING AND"
+                            + " CURRENT ROW)",
+                    new String[] {"OverAggregate"}));
 
     /** The job's data and state settings. */
     static final class Settings {
