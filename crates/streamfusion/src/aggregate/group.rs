@@ -88,25 +88,28 @@ impl GroupAggSpec {
     /// table stores timestamps). Names, emission and mini-batch settings are left out, so
     /// a plan differing only in them restores the checkpoint.
     pub fn semantics(&self) -> serde_json::Value {
-        let calls: Vec<serde_json::Value> = self
-            .calls
-            .iter()
-            .map(|c| {
-                let mut v = serde_json::to_value(c).expect("an aggregate call serializes");
-                if let Some(map) = v.as_object_mut() {
-                    map.remove("name");
-                }
-                v
-            })
-            .collect();
         serde_json::json!({
             "input_types": self.input_types.iter().map(ToString::to_string).collect::<Vec<_>>(),
             "grouping": self.grouping,
-            "calls": calls,
+            "calls": calls_semantics(&self.calls),
             "input_retracts": self.input_retracts,
             "state_ttl": self.state_ttl.is_some_and(|d| !d.is_zero()),
         })
     }
+}
+
+/// What of `calls` decides state: each call without its output name.
+pub(crate) fn calls_semantics(calls: &[AggCall]) -> Vec<serde_json::Value> {
+    calls
+        .iter()
+        .map(|c| {
+            let mut v = serde_json::to_value(c).expect("an aggregate call serializes");
+            if let Some(map) = v.as_object_mut() {
+                map.remove("name");
+            }
+            v
+        })
+        .collect()
 }
 
 /// The GROUP BY operator over one task's keyed state.

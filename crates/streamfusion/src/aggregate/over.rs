@@ -60,7 +60,7 @@ use arrow::datatypes::{Field, Schema, SchemaRef, TimestampMillisecondType};
 use serde::{Deserialize, Serialize};
 
 use super::function::{Acc, AggCall, BoundCall};
-use super::group::{access_order, check_columns};
+use super::group::{access_order, calls_semantics, check_columns};
 use super::value::{self, ColumnReader, Value, build_array};
 use crate::binary_row::{RowReader, RowWriter};
 use crate::changelog::ChangelogBatch;
@@ -135,23 +135,12 @@ impl OverSpec {
     /// What of the plan decides the state: types, keys, time column, frame and calls
     /// (without output names).
     pub fn semantics(&self) -> serde_json::Value {
-        let calls: Vec<serde_json::Value> = self
-            .calls
-            .iter()
-            .map(|c| {
-                let mut v = serde_json::to_value(c).expect("an aggregate call serializes");
-                if let Some(map) = v.as_object_mut() {
-                    map.remove("name");
-                }
-                v
-            })
-            .collect();
         serde_json::json!({
             "input_types": self.input_types.iter().map(ToString::to_string).collect::<Vec<_>>(),
             "partition_keys": self.partition_keys,
             "time_column": self.time_column,
             "frame": self.frame,
-            "calls": calls,
+            "calls": calls_semantics(&self.calls),
         })
     }
 }

@@ -57,21 +57,7 @@ pub fn plan(
         .iter()
         .map(|k| index(k, input.len(), "partition key"))
         .collect::<Result<Vec<_>>>()?;
-    let sort = fields_of("orderBy")?
-        .iter()
-        .map(|f| {
-            let flag = |name: &str| {
-                f.get(name).and_then(Value::as_bool).ok_or_else(|| {
-                    Unsupported::Malformed(format!("a sort field without \"{name}\": {f}"))
-                })
-            };
-            Ok(SortKey {
-                column: index(f.get("index").unwrap_or(&Value::Null), input.len(), "sort")?,
-                ascending: flag("isAscending")?,
-                nulls_last: flag("nullIsLast")?,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let sort = sort_keys(fields_of("orderBy")?, input.len())?;
     let (rank_start, rank_end) = rank_range(field("rankRange")?)?;
     let strategy = field("rankStrategy")?;
     let top1 = (rank_start, rank_end) == (1, 1);
@@ -139,6 +125,26 @@ pub fn plan(
     compare("input", operator.input_types(0), input)?;
     compare("output", operator.output_types(), &output)?;
     Ok(plan)
+}
+
+/// Flink's `SortSpec` fields (`{"index", "isAscending", "nullIsLast"}`) over `columns`
+/// input columns.
+pub(super) fn sort_keys(fields: &[Value], columns: usize) -> Result<Vec<SortKey>> {
+    fields
+        .iter()
+        .map(|f| {
+            let flag = |name: &str| {
+                f.get(name).and_then(Value::as_bool).ok_or_else(|| {
+                    Unsupported::Malformed(format!("a sort field without \"{name}\": {f}"))
+                })
+            };
+            Ok(SortKey {
+                column: index(f.get("index").unwrap_or(&Value::Null), columns, "sort")?,
+                ascending: flag("isAscending")?,
+                nulls_last: flag("nullIsLast")?,
+            })
+        })
+        .collect()
 }
 
 /// A constant rank range's `(start, end)`.

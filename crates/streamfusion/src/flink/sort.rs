@@ -8,11 +8,11 @@
 
 use serde_json::Value;
 
-use super::aggregate::{compare, index, max_parallelism};
+use super::aggregate::{compare, max_parallelism};
+use super::rank::sort_keys;
 use super::types::row_type;
 use super::{FlinkConfig, NodeFields, Result, Unsupported, time_kind};
 use crate::ops::{OperatorPlan, StateConfig};
-use crate::rank::SortKey;
 use crate::sort::TemporalSortSpec;
 use crate::types::RowField;
 
@@ -32,21 +32,7 @@ pub fn plan(
         .get("fields")
         .and_then(Value::as_array)
         .ok_or_else(|| Unsupported::Malformed(format!("a {NODE} without orderBy fields")))?;
-    let mut keys = order
-        .iter()
-        .map(|f| {
-            let flag = |name: &str| {
-                f.get(name).and_then(Value::as_bool).ok_or_else(|| {
-                    Unsupported::Malformed(format!("a sort field without \"{name}\": {f}"))
-                })
-            };
-            Ok(SortKey {
-                column: index(f.get("index").unwrap_or(&Value::Null), input.len(), "sort")?,
-                ascending: flag("isAscending")?,
-                nulls_last: flag("nullIsLast")?,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let mut keys = sort_keys(order, input.len())?;
     if keys.is_empty() {
         return Err(Unsupported::Malformed(format!(
             "a {NODE} sorting by nothing"
@@ -86,6 +72,7 @@ pub fn plan(
 mod tests {
     use super::super::plan_node;
     use super::*;
+    use crate::rank::SortKey;
 
     fn fixture(name: &str) -> Result<OperatorPlan> {
         let path = format!(
