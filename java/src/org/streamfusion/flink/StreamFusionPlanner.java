@@ -331,7 +331,8 @@ public class StreamFusionPlanner extends StreamPlanner {
          */
         private ExecNode<?> substitute(ExecNodeBase<RowData> node, String type, boolean keyed) {
             String name = node.getId() + ":" + node.getDescription();
-            String config = config();
+            // An OVER node's state TTL is the session's (its JSON has no state metadata).
+            String config = config(node instanceof StreamExecOverAggregate);
             String description;
             try {
                 description = describe(node);
@@ -394,10 +395,18 @@ public class StreamFusionPlanner extends StreamPlanner {
             return b.append("]}").toString();
         }
 
-        /** The effective values of the options the native plans depend on, by Flink key. */
-        private String config() {
+        /**
+         * The effective values of the options the native plans depend on, by Flink key; with
+         * {@code stateTtl}, {@code table.exec.state.ttl} too.
+         */
+        private String config(boolean stateTtl) {
             TableConfig table = getTableConfig();
             Map<String, String> options = new TreeMap<>();
+            if (stateTtl) {
+                options.put(
+                        ExecutionConfigOptions.IDLE_STATE_RETENTION.key(),
+                        table.get(ExecutionConfigOptions.IDLE_STATE_RETENTION).toMillis() + " ms");
+            }
             options.put(
                     ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR.key(),
                     table.get(ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR).name());
