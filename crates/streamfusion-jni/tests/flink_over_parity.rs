@@ -7,14 +7,14 @@
 //! library built next to this test. The OVER queries (each event-time frame kind, ROWS and
 //! RANGE, unbounded and preceding; COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE and
 //! DISTINCT calls over INT, BIGINT, DECIMAL, STRING and TIMESTAMP arguments; single, multi,
-//! STRING and no partition keys; ties and late rows; an OVER after a native Calc) and the sorts
+//! STRING and no partition keys; ties and late rows; an OVER after a native Calc; processing-time
+//! ROWS frames and an unbounded RANGE) and the sorts
 //! (`ORDER BY ts [, more fields]`) run stock and with `streamfusion.enabled = true` over the
 //! same input with punctuated watermarks, at parallelism 1 on `hashmap` and `rocksdb`, the
 //! partitioned OVERs at parallelism 2 too. The oracle is stock Flink's own output on the same
 //! backend, compared as a multiset of rows and in each partition key's order (a sort's output
-//! as one sequence). Refused shapes (processing time, a DOUBLE sum in a RANGE frame with a
-//! preceding bound, state TTL on a ROWS frame, a DOUBLE sort field) must stay stock naming
-//! why. Without a JDK or the planner classpath each test reports itself skipped by name.
+//! as one sequence). Refused shapes (a DOUBLE sum in a RANGE frame with a preceding bound,
+//! state TTL on a ROWS frame, a DOUBLE sort field) must stay stock naming why. Without a JDK or the planner classpath each test reports itself skipped by name.
 
 use bench_support::jvm::{DriverRun, built_library_path, report_skipped, run_flink_driver};
 
@@ -67,7 +67,7 @@ fn over_queries_run_natively_in_a_minicluster_with_stock_results() {
     assert!(run.value("queries") >= 20, "{summary}");
     // Parallelism 1 on both backends, most queries at parallelism 2 too.
     assert!(run.value("cases") >= 3 * run.value("queries"), "{summary}");
-    assert!(run.value("expected_stock") >= 3 * 2, "{summary}");
+    assert!(run.value("expected_stock") >= 2 * 2, "{summary}");
     assert!(run.value("native_calcs") > 0, "{summary}");
 }
 

@@ -210,6 +210,7 @@ fn spec(frame: Frame) -> OverSpec {
             AggCall::new(AggFunction::Max, Some(1), "mx"),
         ],
         max_parallelism: MAX_PARALLELISM,
+        processing_time: false,
     }
 }
 

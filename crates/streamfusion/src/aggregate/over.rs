@@ -8,6 +8,11 @@
 //! | `ROWS BETWEEN n PRECEDING AND CURRENT ROW` | `RowTimeRowsBoundedPrecedingFunction` |
 //! | `RANGE BETWEEN t PRECEDING AND CURRENT ROW` | `RowTimeRangeBoundedPrecedingFunction` |
 //!
+//! Ordered by a processing-time attribute ([`OverSpec::processing_time`]), ROWS frames run as
+//! `ProcTimeRowsBoundedPrecedingFunction` and `ProcTimeUnboundedPrecedingFunction` (which
+//! Flink also runs for an unbounded RANGE): each row is aggregated and emitted as it arrives,
+//! a bounded frame being the queue of the key's last n + 1 rows.
+//!
 //! Every output row is an input row followed by the calls' values, `+I`. Input must be
 //! insert-only (Flink plans OVER over append-only input only).
 //!
@@ -18,8 +23,7 @@
 //! A key keeps the times of its timers that have not fired in its state, and the keyed
 //! driver holds one timer per key, at the earliest of them: a watermark runs each key's due
 //! timers in time order, as Flink's timer service does per key, without a driver timer per
-//! row time.
-//! Which rows are kept differs, and is Flink's exactly:
+//! row time. Which rows are kept differs, and is Flink's exactly:
 //!
 //! - Unbounded frames keep a row whose time is after the current watermark, and drop the rows
 //!   of a time once its timer has fired. ROWS accumulates and emits row by row (rows of one
@@ -129,6 +133,10 @@ pub struct OverSpec {
     pub calls: Vec<AggCall>,
     /// The job's max parallelism (number of key groups).
     pub max_parallelism: u32,
+    /// Ordered by a processing-time attribute (`time_column`, which the rows then carry as
+    /// NULL): ROWS frames only, every row aggregated and emitted as it arrives.
+    #[serde(default)]
+    pub processing_time: bool,
 }
 
 impl OverSpec {
@@ -140,6 +148,7 @@ impl OverSpec {
             "partition_keys": self.partition_keys,
             "time_column": self.time_column,
             "frame": self.frame,
+            "processing_time": self.processing_time,
             "calls": calls_semantics(&self.calls),
         })
     }
@@ -326,6 +335,20 @@ fn take_u32(input: &mut &[u8]) -> Result<u32> {
     ))
 }
 
+/// A stored row: the BinaryRowData `bytes` of input row `row` and its argument values read
+/// by `readers`.
+fn stored_row(bytes: &[u8], readers: &[ColumnReader<'_>], row: usize) -> StoredRow {
+    let mut data = Vec::with_capacity(bytes.len() + 9 * readers.len());
+    data.extend_from_slice(bytes);
+    for reader in readers {
+        value::encode(&reader.value(row), &mut data);
+    }
+    StoredRow {
+        data,
+        row_len: bytes.len(),
+    }
+}
+
 /// The rows a firing emits and their calls' values.
 #[derive(Default)]
 struct Fired {
@@ -418,6 +441,7 @@ impl OverAggregate {
         }
         match spec.input_types.get(spec.time_column) {
             Some(LogicalType::Timestamp(p) | LogicalType::TimestampLtz(p)) if *p <= 3 => {}
+            Some(_) if spec.processing_time => {}
             other => {
                 return Err(Error::Plan(format!(
                     "the OVER time column {} is {}, not a TIMESTAMP(p <= 3) row time",
@@ -427,6 +451,13 @@ impl OverAggregate {
             }
         }
         match spec.frame {
+            OverFrame::RangeUnbounded | OverFrame::RangeBounded { .. } if spec.processing_time => {
+                return Err(Error::Plan(
+                    "a RANGE frame over processing time (Flink groups its rows by the \
+                     millisecond they arrive in) is not native"
+                        .into(),
+                ));
+            }
             OverFrame::RowsBounded { rows } if rows < 1 => {
                 return Err(Error::Plan(format!(
                     "a ROWS frame of {rows} rows (at least the current row)"
@@ -558,7 +589,7 @@ impl OverAggregate {
     }
 
     /// Puts each row into its key's state (or drops it as late) and registers its timers.
-    fn ingest(&mut self, input: &ChangelogBatch) -> Result<()> {
+    fn ingest(&mut self, input: &ChangelogBatch, out: &mut Output) -> Result<()> {
         check_columns(
             "OVER aggregate input batch",
             &self.spec.input_types,
@@ -569,6 +600,9 @@ impl OverAggregate {
         let n = batch.num_rows();
         if n == 0 {
             return Ok(());
+        }
+        if self.spec.processing_time {
+            return self.on_arrival(input, out);
         }
         let times = batch
             .column(self.spec.time_column)
@@ -613,16 +647,7 @@ impl OverAggregate {
             }
             let rows = state.rows.entry(time).or_default();
             let first_of_time = rows.is_empty();
-            let bytes = encoded.row(row);
-            let mut data = Vec::with_capacity(bytes.len() + 9 * readers.len());
-            data.extend_from_slice(bytes);
-            for reader in &readers {
-                value::encode(&reader.value(row), &mut data);
-            }
-            rows.push(StoredRow {
-                data,
-                row_len: bytes.len(),
-            });
+            rows.push(stored_row(encoded.row(row), &readers, row));
             if first_of_time && state.register(time) {
                 timers.push((slot, time));
             }
@@ -658,6 +683,59 @@ impl OverAggregate {
                 let key_group = u16::from_be_bytes([key[0], key[1]]);
                 (key_group, time, &key[KEY_GROUP_BYTES..], [])
             }))
+    }
+
+    /// Processing time (`ProcTimeRowsBoundedPrecedingFunction`,
+    /// `ProcTimeUnboundedPrecedingFunction`): each row in arrival order is aggregated into
+    /// its key's frame and emitted at once. A bounded frame is the queue of the last n + 1
+    /// rows, stored under arrival numbers (Flink stores them under their arrival millisecond,
+    /// which orders them the same way).
+    fn on_arrival(&mut self, input: &ChangelogBatch, out: &mut Output) -> Result<()> {
+        let batch = input.batch();
+        let (groups, row_group) =
+            self.keyed
+                .groups(&self.hasher, batch, &self.spec.partition_keys)?;
+        let order = access_order(self.keyed.store(), &[self.table], &groups);
+        let mut states = self
+            .keyed
+            .read_groups(self.table, &groups, &order, None)?
+            .into_iter()
+            .map(|v| self.decode(v))
+            .collect::<Result<Vec<_>>>()?;
+        let encoded = self.writer.write(batch.columns())?;
+        let readers = self
+            .arg_columns
+            .iter()
+            .map(|&c| ColumnReader::new(batch.column(c), &self.spec.input_types[c], c))
+            .collect::<Result<Vec<_>>>()?;
+        let mut fired = Fired::new(self.calls.len());
+        for (row, &slot) in row_group.iter().enumerate() {
+            let state = &mut states[slot as usize];
+            let stored = stored_row(encoded.row(row), &readers, row);
+            match self.spec.frame {
+                OverFrame::RowsBounded { rows: frame } => {
+                    let arrival = state.rows.last_key_value().map_or(0, |(&n, _)| n + 1);
+                    state.rows.insert(arrival, vec![stored]);
+                    self.rows_bounded(frame, arrival, state, &mut fired)?;
+                }
+                _ => {
+                    let mut accs = state.accs.take().unwrap_or_else(|| self.fresh.clone());
+                    self.update(&mut accs, &stored, false, &mut fired.args)?;
+                    self.emit(&mut accs, &stored, &mut fired)?;
+                    state.accs = Some(accs);
+                }
+            }
+        }
+        let mut write = WriteBatch::new();
+        let mut bytes = Vec::new();
+        for &slot in &order {
+            bytes.clear();
+            states[slot as usize].encode(&mut bytes);
+            write.put(self.table, groups.key(slot as usize), &bytes);
+        }
+        self.keyed.store_mut().write(&write)?;
+        out.emit(self.output(fired)?);
+        Ok(())
     }
 
     /// Fires the timers the watermark passed and returns what they emit: each key with a
@@ -893,10 +971,11 @@ impl Operator for OverAggregate {
         self.schema.clone()
     }
 
-    /// Rows wait in state for the watermark: nothing is emitted here.
-    fn process(&mut self, port: Port, input: &ChangelogBatch, _out: &mut Output) -> Result<()> {
+    /// Event-time rows wait in state for the watermark; processing-time rows are emitted
+    /// here.
+    fn process(&mut self, port: Port, input: &ChangelogBatch, out: &mut Output) -> Result<()> {
         ops::expect_one_input(self.identity.kind, port)?;
-        self.ingest(input)
+        self.ingest(input, out)
     }
 
     fn advance_watermark(&mut self, watermark: i64, out: &mut Output) -> Result<()> {

@@ -10,10 +10,13 @@
 //!
 //! Runs natively: an event-time (ROWTIME) order with an unbounded frame of version 2 (the
 //! 2.3.0 default, `RowTimeUnboundedPrecedingOverFunctionV2`), a bounded ROWS frame, or a
-//! bounded RANGE frame (an interval or integer constant, in milliseconds).
+//! bounded RANGE frame (an interval or integer constant, in milliseconds); a processing-time
+//! (PROCTIME) order with a ROWS frame, unbounded or bounded, or an unbounded RANGE frame
+//! (`ProcTimeUnboundedPrecedingFunction` runs both unbounded frames alike).
 //!
-//! Refused (the node stays stock): a processing-time or non-time order; version 1 of the
-//! unbounded functions; `table.exec.state.ttl` on ROWS and unbounded frames (Flink cleans
+//! Refused (the node stays stock): a processing-time RANGE frame with a preceding bound, a
+//! non-time order; version 1
+//! of the unbounded rowtime functions; `table.exec.state.ttl` on ROWS and unbounded frames (Flink cleans
 //! their state on processing-time timers, which are not native yet); a constant aggregate
 //! argument; and in a RANGE bounded frame a FLOAT/DOUBLE SUM, $SUM0 or AVG, whose result
 //! depends on the order in which Flink's map state retracts expired times (see
@@ -84,19 +87,15 @@ pub fn plan(
             "an OVER window ordered descending".into(),
         ));
     }
-    match time_kind(raw_input, time_column) {
-        Some("ROWTIME") => {}
-        Some("PROCTIME") => {
-            return Err(Unsupported::Feature(
-                "an OVER window ordered by processing time (not native yet)".into(),
-            ));
-        }
+    let processing_time = match time_kind(raw_input, time_column) {
+        Some("ROWTIME") => false,
+        Some("PROCTIME") => true,
         _ => {
             return Err(Unsupported::Feature(
                 "an OVER window ordered by a column that is not a time attribute".into(),
             ));
         }
-    }
+    };
     let rows = group
         .get("isRows")
         .and_then(Value::as_bool)
@@ -117,15 +116,18 @@ pub fn plan(
         .ok_or_else(|| malformed("no \"lowerBound\""))?;
     let frame = match lower.get("kind").and_then(Value::as_str) {
         Some("UNBOUNDED_PRECEDING") => {
+            // The version picks among the rowtime functions only.
             let version = node.get("unboundedOverVersion").and_then(Value::as_i64);
-            if version != Some(2) {
+            if !processing_time && version != Some(2) {
                 return Err(Unsupported::Feature(format!(
                     "unbounded OVER version {} (table.exec.unbounded-over.version; version 2 \
                      runs natively)",
                     version.unwrap_or(1)
                 )));
             }
-            if rows {
+            // On processing time Flink runs ROWS and RANGE with one function, which emits
+            // every row as it arrives.
+            if rows || processing_time {
                 OverFrame::RowsUnbounded
             } else {
                 OverFrame::RangeUnbounded
@@ -151,6 +153,13 @@ pub fn plan(
             )));
         }
     };
+    if processing_time && matches!(frame, OverFrame::RangeBounded { .. }) {
+        return Err(Unsupported::Feature(
+            "a RANGE frame with a preceding bound over processing time (Flink groups its rows \
+             by the millisecond they arrive in; not native yet)"
+                .into(),
+        ));
+    }
     let ttl = option_text(&config.options, "table.exec.state.ttl")?
         .map(|t| parse_duration(&t))
         .transpose()?
@@ -212,6 +221,7 @@ pub fn plan(
         frame,
         calls,
         max_parallelism: max_parallelism(config)?,
+        processing_time,
     };
     let plan = OperatorPlan::OverAggregate(spec);
     let operator = plan

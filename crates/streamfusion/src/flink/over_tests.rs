@@ -56,6 +56,11 @@ fn released_flinks_over_nodes_become_their_frames() {
     let distinct = spec("range_unbounded");
     assert_eq!(distinct.frame, OverFrame::RangeUnbounded);
     assert!(distinct.calls.iter().any(|c| c.distinct), "{distinct:?}");
+    // `ORDER BY pt ROWS BETWEEN 2 PRECEDING`: processing time.
+    let proctime = spec("proctime_rows");
+    assert!(proctime.processing_time);
+    assert_eq!(proctime.frame, OverFrame::RowsBounded { rows: 3 });
+    assert!(!spec("rows_bounded").processing_time);
     let global = spec("no_partition");
     assert!(global.partition_keys.is_empty());
     assert_eq!(global.frame, OverFrame::RowsBounded { rows: 6 });
@@ -67,7 +72,13 @@ type Edit = Box<dyn FnOnce(&mut Value)>;
 #[test]
 fn what_does_not_run_natively_is_refused_with_its_reason() {
     let cases: Vec<(&str, Edit, &str)> = vec![
-        ("proctime_rows", Box::new(|_| {}), "processing time"),
+        (
+            "proctime_rows",
+            Box::new(|v| {
+                v["node"]["overSpec"]["groups"][0]["isRows"] = serde_json::json!(false);
+            }),
+            "a RANGE frame with a preceding bound over processing time",
+        ),
         // Flink cleans ROWS and unbounded state on processing-time timers.
         (
             "state_ttl",

@@ -68,6 +68,7 @@ fn spec(frame: OverFrame, global: bool) -> OverSpec {
             AggCall::new(AggFunction::LastValue, Some(2), "last"),
         ],
         max_parallelism: MAX_PARALLELISM,
+        processing_time: false,
     }
 }
 
@@ -151,8 +152,13 @@ fn aggregate(frame: &[&Row]) -> Values {
     )
 }
 
-/// Per partition, each row's id and values, in processing order.
+/// Per partition, each row's id and values, in processing order: by row time then arrival,
+/// or by arrival alone on processing time.
 fn expected(frame: OverFrame, global: bool, segments: &[Segment]) -> Model {
+    expected_in(frame, global, segments, false)
+}
+
+fn expected_in(frame: OverFrame, global: bool, segments: &[Segment], arrival: bool) -> Model {
     let mut partitions: BTreeMap<i32, Vec<&Row>> = BTreeMap::new();
     for row in segments.iter().flat_map(|s| &s.rows) {
         partitions
@@ -163,7 +169,9 @@ fn expected(frame: OverFrame, global: bool, segments: &[Segment]) -> Model {
     partitions
         .into_iter()
         .map(|(k, mut rows)| {
-            rows.sort_by_key(|r| (r.ts, r.id));
+            if !arrival {
+                rows.sort_by_key(|r| (r.ts, r.id));
+            }
             let out = (0..rows.len())
                 .map(|i| {
                     let t = rows[i].ts;
@@ -336,6 +344,59 @@ fn trace(frame: OverFrame, events: &[Result<(i64, i64), i64>]) -> Vec<(i64, i64,
         }
     }
     emitted
+}
+
+#[test]
+fn processing_time_rows_frames_emit_each_row_as_it_arrives() {
+    for (n, frame) in [
+        OverFrame::RowsUnbounded,
+        OverFrame::RowsBounded { rows: 1 },
+        OverFrame::RowsBounded { rows: 4 },
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let input = segments(0x9A0C + n as u64, 20, 7);
+        let want = expected_in(frame, false, &input, true);
+        for backend in [Backend::Memory, Backend::Rocks] {
+            for (chunk, restores) in [(1, &[][..]), (500, &[]), (17, &[(6, 2), (13, 1)])] {
+                let spec = OverSpec {
+                    processing_time: true,
+                    ..spec(frame, false)
+                };
+                let plan = OperatorPlan::OverAggregate(spec);
+                let mut subtasks = Subtasks::new(plan, backend, MAX_PARALLELISM);
+                let mut got = Model::new();
+                let mut out = Output::new();
+                for (i, segment) in input.iter().enumerate() {
+                    if let Some(&(_, parallelism)) = restores.iter().find(|(at, _)| *at == i) {
+                        subtasks.restore(parallelism, &mut out);
+                    }
+                    for rows in segment.rows.chunks(chunk) {
+                        subtasks.process(&batch(rows), &mut out);
+                        collect(&mut out, false, &mut got);
+                    }
+                    // Watermarks change nothing on processing time.
+                    subtasks.advance_watermark(segment.watermark, &mut out);
+                    assert!(out.take().is_empty());
+                }
+                assert_eq!(
+                    got, want,
+                    "{frame:?} on {backend:?} in {chunk}s {restores:?}"
+                );
+            }
+        }
+    }
+    // A RANGE frame over processing time is refused.
+    let range = OverSpec {
+        processing_time: true,
+        ..spec(OverFrame::RangeUnbounded, false)
+    };
+    let err = OperatorPlan::OverAggregate(range)
+        .build(&StateConfig::memory(), None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("processing time"), "{err}");
 }
 
 #[test]

@@ -26,10 +26,11 @@ import java.util.regex.Pattern;
  * after), AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, COUNT/SUM DISTINCT over INT, BIGINT, DECIMAL,
  * STRING and TIMESTAMP arguments with NULLs; single, multi-column and STRING partition keys and
  * none (one task, at parallelism 1 only: two channels' ties would arrive in no fixed order);
- * an OVER after a native Calc. They must run natively. The shapes the native side refuses must
- * stay stock (and still match) and, with {@code streamfusion.fallback = false}, fail planning:
- * a processing-time order, a DOUBLE SUM in a RANGE frame with a preceding bound (decision
- * 0029) and state TTL on a ROWS frame. Outputs must be equal as multisets of rows and in each
+ * an OVER after a native Calc; processing-time ROWS frames and an unbounded RANGE (each key's
+ * rows arrive in one order, so their results do not depend on the clock). They must run
+ * natively. The shapes the native side refuses must stay stock (and still match) and, with
+ * {@code streamfusion.fallback = false}, fail planning: a DOUBLE SUM in a RANGE frame with a
+ * preceding bound (decision 0029) and state TTL on a ROWS frame. Outputs must be equal as multisets of rows and in each
  * partition key's order (the key being the leading output columns; a sort's whole output is
  * one sequence).
  *
@@ -131,9 +132,15 @@ public class OverParity extends NodeParity<OverParity.Query> {
                 + " k, id, ts, i * 3 - CHAR_LENGTH(s) AS x FROM t WHERE i IS NOT NULL) WINDOW w AS"
                 + " (PARTITION BY k ORDER BY ts " + ROWS_2 + ")").nativeCalc().parallel();
         OVER.add(afterCalc);
-        // Refused: processing time, a DOUBLE sum in a bounded RANGE frame, TTL on ROWS.
+        // Processing time, ROWS frames and unbounded RANGE: each row as it arrives (each
+        // key's rows arrive in one order whatever the clock).
         OVER.add(new Query("proctime_rows", 1, "SELECT k, id, i, SUM(i) OVER (PARTITION BY k"
-                + " ORDER BY pt " + ROWS_2 + ") FROM t").refused("processing time"));
+                + " ORDER BY pt " + ROWS_2 + "), MAX(s) OVER (PARTITION BY k ORDER BY pt "
+                + ROWS_2 + ") FROM t").parallel());
+        OVER.add(new Query("proctime_unbounded", 1, "SELECT k2, id, l, COUNT(*) OVER w,"
+                + " MIN(l) OVER w FROM t WINDOW w AS (PARTITION BY k2 ORDER BY pt "
+                + RANGE_UNBOUNDED + ")").parallel());
+        // Refused: a DOUBLE sum in a bounded RANGE frame, TTL on ROWS.
         over("double_range_sum", 1, "k, id, d", "SUM(d) OVER w", "k", RANGE_1S)
                 .refused("DOUBLE in a RANGE frame").parallel();
         over("ttl_rows", 1, "k, id, i", "SUM(i) OVER w", "k", ROWS_2).ttl("1 h")
