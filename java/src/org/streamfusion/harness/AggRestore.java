@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Native GROUP BY and Top-N state through Flink's own checkpoints, in one MiniCluster JVM:
+ * Native GROUP BY, Top-N and OVER state through Flink's own checkpoints, in one MiniCluster JVM:
  * recovery from an injected failure, stop-with-savepoint and restore at another parallelism
  * (2 -> 1, 1 -> 2), on the hashmap and the RocksDB state backend, GROUP BY one- and two-phase.
  *
@@ -64,12 +64,24 @@ public final class AggRestore {
         final String sql;
         final int keyColumns;
         final boolean twoPhase;
+        /**
+         * Orders rows by event time: not restored from 2 subtasks into 1, where the one source
+         * subtask reads the two sequence splits one after the other, so the second one's rows
+         * fall behind the watermark the first one raised, and stock and native drop them
+         * alike, unlike the uninterrupted oracle.
+         */
+        boolean eventTime;
 
         Query(String name, String sql, int keyColumns, boolean twoPhase) {
             this.name = name;
             this.sql = sql;
             this.keyColumns = keyColumns;
             this.twoPhase = twoPhase;
+        }
+
+        Query eventTime() {
+            eventTime = true;
+            return this;
         }
     }
 
@@ -97,6 +109,15 @@ public final class AggRestore {
                         + " ORDER BY v) AS rn FROM src) WHERE rn = 1",
                 1,
                 false),
+        // OVER in event time: each source subtask's times only grow, so no row is late and
+        // every row's frame is fixed; (k, id) is unique, so each output row is its own key.
+        new Query(
+                "over_rows",
+                "SELECT k, id, v, SUM(v) OVER w, COUNT(*) OVER w, MAX(s) OVER w FROM tsrc"
+                        + " WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 3 PRECEDING"
+                        + " AND CURRENT ROW)",
+                2,
+                false).eventTime(),
     };
 
     /** How one job runs. */
@@ -215,6 +236,17 @@ public final class AggRestore {
                 "CREATE TEMPORARY VIEW src AS SELECT CAST(id % 97 AS INT) AS k,"
                         + " CONCAT('k-', CAST(id % 13 AS STRING), 'ß') AS s,"
                         + " id * 7 % 1000 - 300 AS v FROM seq");
+        // The same sequence with an event time (10 ms a row) and its watermark.
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE tseq (id BIGINT, ts AS TO_TIMESTAMP_LTZ(id * 10, 3),"
+                        + " WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ("
+                        + "'connector' = 'datagen', 'rows-per-second' = '" + ROWS_PER_SECOND
+                        + "', 'fields.id.kind' = 'sequence', 'fields.id.start' = '0',"
+                        + " 'fields.id.end' = '" + (ROWS - 1) + "')");
+        tEnv.executeSql(
+                "CREATE TEMPORARY VIEW tsrc AS SELECT CAST(id % 97 AS INT) AS k, id,"
+                        + " CONCAT('k-', CAST(id % 13 AS STRING), 'ß') AS s,"
+                        + " id * 7 % 1000 - 300 AS v, ts FROM tseq");
         tEnv.toChangelogStream(tEnv.sqlQuery(job.query.sql))
                 .map(new FailOnce(job.failAfterCheckpoints))
                 .sinkTo(new Collect(tag));
@@ -340,6 +372,9 @@ public final class AggRestore {
 
                 // Stop with a savepoint, restore at another parallelism.
                 for (int[] scaling : new int[][] {{2, 1}, {1, 2}}) {
+                    if (query.eventTime && scaling[1] < scaling[0]) {
+                        continue;
+                    }
                     Job first = new Job();
                     first.query = query;
                     first.backend = backend;
