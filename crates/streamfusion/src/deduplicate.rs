@@ -49,7 +49,6 @@
 //! before its timer). Timers live in the keyed driver's timer table, `[key row]` at the
 //! rowtime. Everything is checkpointed and rescaled with its key groups.
 
-use std::ops::RangeInclusive;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -64,8 +63,8 @@ use crate::emissions::Emissions;
 use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
 use crate::keys::layout::KEY_GROUP_BYTES;
-use crate::ops::keyed::{Keyed, MiniBatch};
-use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port, StateConfig};
+use crate::ops::keyed::{Keyed, KeyedOperator, MiniBatch};
+use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::state::checkpoint::Checkpoint;
 use crate::state::rows::Groups;
 use crate::state::ttl::{StateTtl, TTL_TABLE_PREFIX};
@@ -259,35 +258,6 @@ impl Deduplicate {
             keyed,
             spec,
         })
-    }
-
-    /// A fresh operator owning `key_groups` of a store opened by `config`.
-    pub fn build(
-        spec: DedupSpec,
-        config: &StateConfig,
-        key_groups: RangeInclusive<u16>,
-    ) -> Result<Self> {
-        let keyed = Keyed::open(config, "dedup", spec.max_parallelism, key_groups)?;
-        Self::open(spec, keyed)
-    }
-
-    /// An operator owning `key_groups`, its state (rows, flags, timers, watermark) restored
-    /// from `checkpoints` into a store of `config` (see [`crate::ops::restore`]).
-    pub fn restore(
-        spec: DedupSpec,
-        config: &StateConfig,
-        key_groups: RangeInclusive<u16>,
-        checkpoints: &[Checkpoint],
-    ) -> Result<Self> {
-        let keyed = Keyed::restore(
-            config,
-            "dedup",
-            &Self::identity_of(&spec),
-            spec.max_parallelism,
-            key_groups,
-            checkpoints,
-        )?;
-        Self::open(spec, keyed)
     }
 
     /// The plan.
@@ -771,5 +741,22 @@ impl Operator for Deduplicate {
 
     fn memory_bytes(&self) -> u64 {
         self.keyed.memory_bytes()
+    }
+}
+
+impl KeyedOperator for Deduplicate {
+    type Spec = DedupSpec;
+    const HOLDER: &'static str = "dedup";
+
+    fn identity_of(spec: &DedupSpec) -> PlanIdentity {
+        Self::identity_of(spec)
+    }
+
+    fn max_parallelism(spec: &DedupSpec) -> u32 {
+        spec.max_parallelism
+    }
+
+    fn open(spec: DedupSpec, keyed: Keyed) -> Result<Self> {
+        Self::open(spec, keyed)
     }
 }

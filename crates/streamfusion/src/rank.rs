@@ -51,7 +51,6 @@
 //! expiry header and expires a TTL after its last change (decision 0028 says how that
 //! relates to Flink's heap caches). Checkpointed and rescaled with its key groups.
 
-use std::ops::RangeInclusive;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -66,8 +65,8 @@ use crate::changelog::{ChangelogBatch, RowKind};
 use crate::emissions::Emissions;
 use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
-use crate::ops::keyed::Keyed;
-use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port, StateConfig};
+use crate::ops::keyed::{Keyed, KeyedOperator};
+use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::state::checkpoint::Checkpoint;
 use crate::state::rows::Groups;
 use crate::state::ttl::{StateTtl, TTL_TABLE_PREFIX};
@@ -423,35 +422,6 @@ impl Rank {
             keyed,
             spec,
         })
-    }
-
-    /// A fresh operator owning `key_groups` of a store opened by `config`.
-    pub fn build(
-        spec: RankSpec,
-        config: &StateConfig,
-        key_groups: RangeInclusive<u16>,
-    ) -> Result<Self> {
-        let keyed = Keyed::open(config, "rank", spec.max_parallelism, key_groups)?;
-        Self::open(spec, keyed)
-    }
-
-    /// An operator owning `key_groups`, its state restored from `checkpoints` into a store
-    /// of `config` (see [`crate::ops::restore`]).
-    pub fn restore(
-        spec: RankSpec,
-        config: &StateConfig,
-        key_groups: RangeInclusive<u16>,
-        checkpoints: &[Checkpoint],
-    ) -> Result<Self> {
-        let keyed = Keyed::restore(
-            config,
-            "rank",
-            &Self::identity_of(&spec),
-            spec.max_parallelism,
-            key_groups,
-            checkpoints,
-        )?;
-        Self::open(spec, keyed)
     }
 
     /// The plan.
@@ -963,5 +933,22 @@ impl Operator for Rank {
 
     fn memory_bytes(&self) -> u64 {
         self.keyed.memory_bytes()
+    }
+}
+
+impl KeyedOperator for Rank {
+    type Spec = RankSpec;
+    const HOLDER: &'static str = "rank";
+
+    fn identity_of(spec: &RankSpec) -> PlanIdentity {
+        Self::identity_of(spec)
+    }
+
+    fn max_parallelism(spec: &RankSpec) -> u32 {
+        spec.max_parallelism
+    }
+
+    fn open(spec: RankSpec, keyed: Keyed) -> Result<Self> {
+        Self::open(spec, keyed)
     }
 }

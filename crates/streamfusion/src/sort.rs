@@ -25,7 +25,6 @@
 //! checkpointed and rescaled with their key groups.
 
 use std::collections::BTreeMap;
-use std::ops::RangeInclusive;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -39,8 +38,8 @@ use crate::binary_row::{RowReader, RowWriter};
 use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
-use crate::ops::keyed::Keyed;
-use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port, StateConfig};
+use crate::ops::keyed::{Keyed, KeyedOperator};
+use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::rank::SortKey;
 use crate::state::checkpoint::Checkpoint;
 use crate::state::{ScanRange, TableAccess, TableId, WriteBatch};
@@ -210,34 +209,6 @@ impl TemporalSort {
             late_rows: 0,
             spec,
         })
-    }
-
-    /// A fresh operator owning `key_groups` of a store opened by `config`.
-    pub fn build(
-        spec: TemporalSortSpec,
-        config: &StateConfig,
-        key_groups: RangeInclusive<u16>,
-    ) -> Result<Self> {
-        let keyed = Keyed::open(config, "temporal-sort", spec.max_parallelism, key_groups)?;
-        Self::open(spec, keyed)
-    }
-
-    /// An operator owning `key_groups`, its state restored from `checkpoints`.
-    pub fn restore(
-        spec: TemporalSortSpec,
-        config: &StateConfig,
-        key_groups: RangeInclusive<u16>,
-        checkpoints: &[Checkpoint],
-    ) -> Result<Self> {
-        let keyed = Keyed::restore(
-            config,
-            "temporal-sort",
-            &Self::identity_of(&spec),
-            spec.max_parallelism,
-            key_groups,
-            checkpoints,
-        )?;
-        Self::open(spec, keyed)
     }
 
     /// Rows dropped as late since the operator was opened.
@@ -413,5 +384,22 @@ impl Operator for TemporalSort {
 
     fn memory_bytes(&self) -> u64 {
         self.keyed.memory_bytes()
+    }
+}
+
+impl KeyedOperator for TemporalSort {
+    type Spec = TemporalSortSpec;
+    const HOLDER: &'static str = "temporal-sort";
+
+    fn identity_of(spec: &TemporalSortSpec) -> PlanIdentity {
+        Self::identity_of(spec)
+    }
+
+    fn max_parallelism(spec: &TemporalSortSpec) -> u32 {
+        spec.max_parallelism
+    }
+
+    fn open(spec: TemporalSortSpec, keyed: Keyed) -> Result<Self> {
+        Self::open(spec, keyed)
     }
 }

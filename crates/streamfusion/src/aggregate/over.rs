@@ -55,7 +55,6 @@
 //! one.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::ops::RangeInclusive;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -66,14 +65,15 @@ use serde::{Deserialize, Serialize};
 use super::function::{Acc, AggCall, BoundCall};
 use super::group::{access_order, calls_semantics, check_columns};
 use super::value::{self, ColumnReader, Value, build_array};
-use crate::binary_row::{RowReader, RowWriter};
+use crate::binary_row::{BinaryRows, RowReader, RowWriter};
 use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
 use crate::keys::layout::KEY_GROUP_BYTES;
-use crate::ops::keyed::Keyed;
-use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port, StateConfig};
+use crate::ops::keyed::{Keyed, KeyedOperator};
+use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::state::checkpoint::Checkpoint;
+use crate::state::rows::Groups;
 use crate::state::{TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 
@@ -335,17 +335,36 @@ fn take_u32(input: &mut &[u8]) -> Result<u32> {
     ))
 }
 
-/// A stored row: the BinaryRowData `bytes` of input row `row` and its argument values read
-/// by `readers`.
-fn stored_row(bytes: &[u8], readers: &[ColumnReader<'_>], row: usize) -> StoredRow {
-    let mut data = Vec::with_capacity(bytes.len() + 9 * readers.len());
-    data.extend_from_slice(bytes);
-    for reader in readers {
-        value::encode(&reader.value(row), &mut data);
-    }
-    StoredRow {
-        data,
-        row_len: bytes.len(),
+/// A batch's keys and their states, and its rows ready to be stored.
+struct Loaded<'a> {
+    groups: Groups,
+    /// Each row's group.
+    row_group: Vec<u32>,
+    /// The order the store prefers for the groups' reads and writes.
+    order: Vec<u32>,
+    states: Vec<KeyState>,
+    rows: BatchRows<'a>,
+}
+
+/// A batch's rows as BinaryRowData and its argument columns.
+struct BatchRows<'a> {
+    encoded: BinaryRows,
+    readers: Vec<ColumnReader<'a>>,
+}
+
+impl BatchRows<'_> {
+    /// Row `row` as state stores it: its bytes, then its argument values.
+    fn stored(&self, row: usize) -> StoredRow {
+        let bytes = self.encoded.row(row);
+        let mut data = Vec::with_capacity(bytes.len() + 9 * self.readers.len());
+        data.extend_from_slice(bytes);
+        for reader in &self.readers {
+            value::encode(&reader.value(row), &mut data);
+        }
+        StoredRow {
+            data,
+            row_len: bytes.len(),
+        }
     }
 }
 
@@ -536,35 +555,6 @@ impl OverAggregate {
         })
     }
 
-    /// A fresh operator owning `key_groups` of a store opened by `config`.
-    pub fn build(
-        spec: OverSpec,
-        config: &StateConfig,
-        key_groups: RangeInclusive<u16>,
-    ) -> Result<Self> {
-        let keyed = Keyed::open(config, "over-agg", spec.max_parallelism, key_groups)?;
-        Self::open(spec, keyed)
-    }
-
-    /// An operator owning `key_groups`, its state (rows, accumulators, timers, watermark)
-    /// restored from `checkpoints` into a store of `config` (see [`crate::ops::restore`]).
-    pub fn restore(
-        spec: OverSpec,
-        config: &StateConfig,
-        key_groups: RangeInclusive<u16>,
-        checkpoints: &[Checkpoint],
-    ) -> Result<Self> {
-        let keyed = Keyed::restore(
-            config,
-            "over-agg",
-            &Self::identity_of(&spec),
-            spec.max_parallelism,
-            key_groups,
-            checkpoints,
-        )?;
-        Self::open(spec, keyed)
-    }
-
     /// The plan.
     pub fn spec(&self) -> &OverSpec {
         &self.spec
@@ -586,6 +576,35 @@ impl OverAggregate {
             || Ok(KeyState::default()),
             |v| KeyState::decode(&v, &self.fresh),
         )
+    }
+
+    /// The keys of `batch`'s rows, their states (one batched read) and its rows.
+    fn load<'a>(&self, batch: &'a RecordBatch) -> Result<Loaded<'a>> {
+        let (groups, row_group) =
+            self.keyed
+                .groups(&self.hasher, batch, &self.spec.partition_keys)?;
+        let order = access_order(self.keyed.store(), &[self.table], &groups);
+        let states = self
+            .keyed
+            .read_groups(self.table, &groups, &order, None)?
+            .into_iter()
+            .map(|v| self.decode(v))
+            .collect::<Result<Vec<_>>>()?;
+        let readers = self
+            .arg_columns
+            .iter()
+            .map(|&c| ColumnReader::new(batch.column(c), &self.spec.input_types[c], c))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Loaded {
+            groups,
+            row_group,
+            order,
+            states,
+            rows: BatchRows {
+                encoded: self.writer.write(batch.columns())?,
+                readers,
+            },
+        })
     }
 
     /// Puts each row into its key's state (or drops it as late) and registers its timers.
@@ -613,22 +632,13 @@ impl OverAggregate {
                 self.spec.input_names[self.spec.time_column]
             )));
         }
-        let (groups, row_group) =
-            self.keyed
-                .groups(&self.hasher, batch, &self.spec.partition_keys)?;
-        let order = access_order(self.keyed.store(), &[self.table], &groups);
-        let mut states = self
-            .keyed
-            .read_groups(self.table, &groups, &order, None)?
-            .into_iter()
-            .map(|v| self.decode(v))
-            .collect::<Result<Vec<_>>>()?;
-        let encoded = self.writer.write(batch.columns())?;
-        let readers = self
-            .arg_columns
-            .iter()
-            .map(|&c| ColumnReader::new(batch.column(c), &self.spec.input_types[c], c))
-            .collect::<Result<Vec<_>>>()?;
+        let Loaded {
+            groups,
+            row_group,
+            order,
+            mut states,
+            rows,
+        } = self.load(batch)?;
         let watermark = self.keyed.watermark();
         let mut changed = vec![false; groups.len()];
         let mut timers: Vec<(usize, i64)> = Vec::new();
@@ -645,9 +655,10 @@ impl OverAggregate {
                 self.late_rows += 1;
                 continue;
             }
-            let rows = state.rows.entry(time).or_default();
-            let first_of_time = rows.is_empty();
-            rows.push(stored_row(encoded.row(row), &readers, row));
+            let stored = rows.stored(row);
+            let list = state.rows.entry(time).or_default();
+            let first_of_time = list.is_empty();
+            list.push(stored);
             if first_of_time && state.register(time) {
                 timers.push((slot, time));
             }
@@ -692,26 +703,17 @@ impl OverAggregate {
     /// which orders them the same way).
     fn on_arrival(&mut self, input: &ChangelogBatch, out: &mut Output) -> Result<()> {
         let batch = input.batch();
-        let (groups, row_group) =
-            self.keyed
-                .groups(&self.hasher, batch, &self.spec.partition_keys)?;
-        let order = access_order(self.keyed.store(), &[self.table], &groups);
-        let mut states = self
-            .keyed
-            .read_groups(self.table, &groups, &order, None)?
-            .into_iter()
-            .map(|v| self.decode(v))
-            .collect::<Result<Vec<_>>>()?;
-        let encoded = self.writer.write(batch.columns())?;
-        let readers = self
-            .arg_columns
-            .iter()
-            .map(|&c| ColumnReader::new(batch.column(c), &self.spec.input_types[c], c))
-            .collect::<Result<Vec<_>>>()?;
+        let Loaded {
+            groups,
+            row_group,
+            order,
+            mut states,
+            rows,
+        } = self.load(batch)?;
         let mut fired = Fired::new(self.calls.len());
         for (row, &slot) in row_group.iter().enumerate() {
             let state = &mut states[slot as usize];
-            let stored = stored_row(encoded.row(row), &readers, row);
+            let stored = rows.stored(row);
             match self.spec.frame {
                 OverFrame::RowsBounded { rows: frame } => {
                     let arrival = state.rows.last_key_value().map_or(0, |(&n, _)| n + 1);
@@ -1000,6 +1002,23 @@ impl Operator for OverAggregate {
 
     fn memory_bytes(&self) -> u64 {
         self.keyed.memory_bytes()
+    }
+}
+
+impl KeyedOperator for OverAggregate {
+    type Spec = OverSpec;
+    const HOLDER: &'static str = "over-agg";
+
+    fn identity_of(spec: &OverSpec) -> PlanIdentity {
+        Self::identity_of(spec)
+    }
+
+    fn max_parallelism(spec: &OverSpec) -> u32 {
+        spec.max_parallelism
+    }
+
+    fn open(spec: OverSpec, keyed: Keyed) -> Result<Self> {
+        Self::open(spec, keyed)
     }
 }
 

@@ -397,6 +397,59 @@ impl Keyed {
     }
 }
 
+/// A keyed operator opened over a [`Keyed`] driver, fresh or restored: what it implements,
+/// and the one way every such operator is built and restored.
+pub trait KeyedOperator: Sized {
+    /// The operator's plan.
+    type Spec;
+    /// Names the operator's store (a RocksDB store's directory).
+    const HOLDER: &'static str;
+
+    /// The plan's identity, as its checkpoints record it.
+    fn identity_of(spec: &Self::Spec) -> PlanIdentity;
+
+    /// The plan's max parallelism (number of key groups).
+    fn max_parallelism(spec: &Self::Spec) -> u32;
+
+    /// The operator for `spec` over `keyed` (fresh or restored); a plan it cannot run is an
+    /// error.
+    fn open(spec: Self::Spec, keyed: Keyed) -> Result<Self>;
+
+    /// A fresh operator owning `key_groups` of a store opened by `config`.
+    fn build(
+        spec: Self::Spec,
+        config: &StateConfig,
+        key_groups: RangeInclusive<u16>,
+    ) -> Result<Self> {
+        let keyed = Keyed::open(
+            config,
+            Self::HOLDER,
+            Self::max_parallelism(&spec),
+            key_groups,
+        )?;
+        Self::open(spec, keyed)
+    }
+
+    /// An operator owning `key_groups`, its state restored from `checkpoints` into a store
+    /// of `config` (see [`super::restore`]).
+    fn restore(
+        spec: Self::Spec,
+        config: &StateConfig,
+        key_groups: RangeInclusive<u16>,
+        checkpoints: &[Checkpoint],
+    ) -> Result<Self> {
+        let keyed = Keyed::restore(
+            config,
+            Self::HOLDER,
+            &Self::identity_of(&spec),
+            Self::max_parallelism(&spec),
+            key_groups,
+            checkpoints,
+        )?;
+        Self::open(spec, keyed)
+    }
+}
+
 /// Mini-batch buffering: batches are held until `size` rows are buffered (Flink's
 /// `table.exec.mini-batch.size`), then taken as one bundle. Without a size every batch is
 /// its own bundle.

@@ -24,7 +24,7 @@ use std::ops::RangeInclusive;
 use serde::{Deserialize, Serialize};
 
 use super::calc::CalcOperator;
-use super::keyed::{Keyed, all_key_groups};
+use super::keyed::{Keyed, KeyedOperator, all_key_groups};
 use super::restore::StateConfig;
 use super::{Operator, OperatorKind};
 use crate::aggregate::over::{OverAggregate, OverSpec};
