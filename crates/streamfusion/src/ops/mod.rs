@@ -23,9 +23,10 @@
 //!
 //! # Adding an operator
 //!
-//! An operator is its own module implementing [`Operator`] (a keyed one opens its tables
-//! through [`keyed::Keyed`] and `RowTable`, and checkpoints and restores through
-//! `Keyed::checkpoint` and `Keyed::restore`), a variant of [`OperatorKind`] for its
+//! An operator is its own module implementing [`Operator`] (a keyed one implements
+//! [`keyed::KeyedOperator`], which builds and restores it over a [`keyed::Keyed`] driver,
+//! opens its tables through the driver's store or `RowTable`, and checkpoints through
+//! `Keyed::checkpoint`), a variant of [`OperatorKind`] for its
 //! checkpoints' metadata, and its plan as a variant of [`OperatorPlan`] with one arm in
 //! `build` and `restore`. That is all: JNI hosts every `OperatorPlan`, and
 //! `crate::bench::OperatorLifecycle` gives a suite its checkpoint and restore cases.
