@@ -59,6 +59,7 @@ const PLANNER_SOURCES: &[&str] = &[
     "org/streamfusion/harness",
     "org/streamfusion/golden/DedupVectors.java",
     "org/streamfusion/golden/NodeVectors.java",
+    "org/streamfusion/golden/OverVectors.java",
     "org/streamfusion/golden/RankVectors.java",
 ];
 
@@ -553,6 +554,7 @@ mod tests {
             ("org/streamfusion/flink/StreamFusionPlanner.java", true),
             ("org/streamfusion/golden/DedupVectors.java", true),
             ("org/streamfusion/golden/NodeVectors.java", true),
+            ("org/streamfusion/golden/OverVectors.java", true),
             ("org/streamfusion/golden/RankVectors.java", true),
             ("org/streamfusion/golden/CalcVectors.java", false),
             ("org/streamfusion/jni/NativeOperator.java", false),

@@ -16,6 +16,7 @@ mod group_aggregate_flink;
 mod local_global;
 mod movement;
 mod over;
+mod over_flink;
 mod rank;
 mod rank_flink;
 mod state;

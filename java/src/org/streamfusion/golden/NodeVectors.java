@@ -46,13 +46,14 @@ import org.streamfusion.jni.NativeOperator;
 
 /**
  * What the golden generators of one planned node share ({@link DedupVectors}'s {@code
- * StreamExecDeduplicate}, {@link RankVectors}' {@code StreamExecRank}): scenarios of rows in
- * physical columns, each run through one SQL query in a MiniCluster at parallelism 1 (the
- * scenarios of one backend in one job, each a pipeline of its own planned under its own
- * options), the node's description taken from the planner's decision (every node refused, so
- * the jobs run stock), and a JSON Lines file: a first line, then per scenario a header, the
- * events the node receives and the changelog the job emitted. The generators' class comments
- * describe their files.
+ * StreamExecDeduplicate}, {@link RankVectors}' {@code StreamExecRank}, {@link OverVectors}'
+ * {@code StreamExecOverAggregate}): scenarios of rows in physical columns, each run through
+ * one SQL query in a MiniCluster at parallelism 1 (the scenarios of one backend in one job,
+ * each a pipeline of its own planned under its own options), the node's description taken
+ * from the planner's decision (every node refused, so the jobs run stock), and a JSON Lines
+ * file: a first line, then per scenario a header, the events the node receives and the
+ * changelog the job (or, where the generator says so, the node) emitted. The generators' class
+ * comments describe their files.
  */
 abstract class NodeVectors<S extends NodeVectors.Scenario<S>> {
     /** 2026-03-01T00:00:00 UTC, on an hour boundary (the mini-batch assigner's interval). */
@@ -327,6 +328,37 @@ abstract class NodeVectors<S extends NodeVectors.Scenario<S>> {
     void verify(Planned<S> p) {}
 
     /**
+     * The scenario's output lines, each tagged with {@code index} and a tab: the query's
+     * changelog {@code changes}, encoded over {@link Planned#outTypes}. A generator may record
+     * another stream of the job instead, naming its columns in {@link Planned#outNames} and
+     * {@link Planned#outTypes}.
+     */
+    DataStream<String> output(Planned<S> p, DataStream<Row> changes, int index) {
+        return changes.map(new Encode(index, p.outTypes)).setParallelism(1);
+    }
+
+    /**
+     * The node output column that the output column {@code name} is, or -1: an input field
+     * of the node, or a Top-N's row number, which follows them.
+     */
+    int outputColumn(Planned<S> p, String name) {
+        return name.equals("rn") ? p.node.fields.size() : p.node.fields.indexOf(name);
+    }
+
+    /**
+     * Adds a problem unless the node's state metadata holds the scenario's TTL (one state,
+     * as a deduplication and a Top-N have).
+     */
+    void state(S s, Node found, JsonNode node, List<String> problems) {
+        JsonNode state = node.path("state");
+        if (state.size() != 1
+                || TimeUtils.parseDuration(state.get(0).path("ttl").asText()).toMillis()
+                        != s.ttlMs) {
+            problems.add("state " + state);
+        }
+    }
+
+    /**
      * The events the node receives, in order: {@code {1, input index}} for a row, {@code {0,
      * watermark}} for a watermark: each row, the watermark the source emits after it, and the
      * end of input.
@@ -439,8 +471,7 @@ abstract class NodeVectors<S extends NodeVectors.Scenario<S>> {
             if (!expectedPlan(s, p.plan)) {
                 throw new IllegalStateException(s.name + ": unexpected plan " + p.plan);
             }
-            DataStream<String> tagged =
-                    changes.map(new Encode(planned.size(), p.outTypes)).setParallelism(1);
+            DataStream<String> tagged = output(p, changes, planned.size());
             floor = tagged.getId();
             all = all == null ? tagged : all.union(tagged);
             DataStream<String> check = check(tEnv, s, view, -1 - planned.size());
@@ -570,12 +601,7 @@ abstract class NodeVectors<S extends NodeVectors.Scenario<S>> {
         JsonNode description = JSON.readTree(found.description);
         JsonNode node = description.get("node");
         expect(problems, node, "type", nodeType);
-        JsonNode state = node.path("state");
-        if (state.size() != 1
-                || TimeUtils.parseDuration(state.get(0).path("ttl").asText()).toMillis()
-                        != s.ttlMs) {
-            problems.add("state " + state);
-        }
+        state(s, found, node, problems);
         JsonNode inputType = description.get("inputs").get(0);
         found.fields.addAll(fieldNames(inputType));
         for (int i = 0; i < found.fields.size(); i++) {
@@ -743,8 +769,7 @@ abstract class NodeVectors<S extends NodeVectors.Scenario<S>> {
         int[] outputColumns = new int[p.outNames.size()];
         for (int i = 0; i < p.outNames.size(); i++) {
             String name = p.outNames.get(i);
-            // Only a Top-N's row number follows the input fields in the node's output.
-            outputColumns[i] = name.equals("rn") ? node.fields.size() : node.fields.indexOf(name);
+            outputColumns[i] = outputColumn(p, name);
             if (outputColumns[i] < 0) {
                 throw new IllegalStateException(s.name + ": output " + name + " not in the node");
             }

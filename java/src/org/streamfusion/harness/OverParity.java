@@ -1,8 +1,14 @@
 package org.streamfusion.harness;
 
+import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.Collector;
 
 import org.streamfusion.flink.NativeOneInputExecNode;
 import org.streamfusion.harness.WindowParity.Combo;
@@ -140,11 +146,46 @@ public class OverParity extends NodeParity<OverParity.Query> {
         OVER.add(new Query("proctime_unbounded", 1, "SELECT k2, id, l, COUNT(*) OVER w,"
                 + " MIN(l) OVER w FROM t WINDOW w AS (PARTITION BY k2 ORDER BY pt "
                 + RANGE_UNBOUNDED + ")").parallel());
-        // Refused: a DOUBLE sum in a bounded RANGE frame, TTL on ROWS.
+        // LISTAGG, DISTINCT AVG and SUM (AVG is planned as COUNT and $SUM0 too), FIRST_VALUE
+        // and LAST_VALUE in a RANGE frame, DOUBLE MIN and MAX (NaN, infinities, -0.0) in one,
+        // DECIMAL(30, 6) sums and a TIMESTAMP MIN in two-row frames.
+        over("listagg_rows", 1, "k, id, s", "LISTAGG(s) OVER w, COUNT(DISTINCT s) OVER w", "k",
+                "ROWS BETWEEN 3 PRECEDING AND CURRENT ROW").parallel();
+        over("distinct_avg_range", 1, "k2, id, i, l", "AVG(DISTINCT i) OVER w, SUM(DISTINCT l)"
+                + " OVER w, COUNT(DISTINCT i) OVER w", "k2",
+                "RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW").parallel();
+        over("first_last_range", 1, "g, id, l, amount", "FIRST_VALUE(l) OVER w,"
+                + " LAST_VALUE(amount) OVER w", "g", RANGE_1S).parallel();
+        over("double_min_max_range", 1, "k, id, d", "MIN(d) OVER w, MAX(d) OVER w,"
+                + " COUNT(d) OVER w", "k", RANGE_1S).parallel();
+        over("rows_1_decimal", 1, "k2, id, big", "SUM(big) OVER w, AVG(big) OVER w, MIN(vt)"
+                + " OVER w", "k2", "ROWS BETWEEN 1 PRECEDING AND CURRENT ROW").parallel();
+        over("global_range_unbounded", 0, "id, i", "SUM(i) OVER w, MIN(s) OVER w", "",
+                RANGE_UNBOUNDED);
+        // A TIMESTAMP_LTZ(3) rowtime (view tl).
+        OVER.add(new Query("ltz_rows", 1, "SELECT k, id, i, SUM(i) OVER w, MAX(s) OVER w FROM tl"
+                + " WINDOW w AS (PARTITION BY k ORDER BY rt " + ROWS_2 + ")").parallel());
+        OVER.add(new Query("ltz_range", 1, "SELECT k2, id, l, COUNT(*) OVER w, MAX(l) OVER w"
+                + " FROM tl WINDOW w AS (PARTITION BY k2 ORDER BY rt " + RANGE_1S + ")")
+                .parallel());
+        // A native Calc after the OVER (besides SUM's): arithmetic and a filter on its results.
+        OVER.add(new Query("calc_after", 1, "SELECT k, id, c * 10 + x AS y FROM (SELECT k, id,"
+                + " COUNT(*) OVER w AS c, MAX(i) OVER w AS x FROM t WINDOW w AS (PARTITION BY k"
+                + " ORDER BY ts " + ROWS_UNBOUNDED + ")) WHERE c > 1").nativeCalc().parallel());
+        // Refused: a DOUBLE and a FLOAT sum in a bounded RANGE frame, TTL on ROWS, a
+        // processing-time RANGE frame with a preceding bound (over view tp, whose input
+        // stalls at its end so that every row's timer fires; its result is the key's first id
+        // however Flink groups the rows by the millisecond they arrive in).
         over("double_range_sum", 1, "k, id, d", "SUM(d) OVER w", "k", RANGE_1S)
                 .refused("DOUBLE in a RANGE frame").parallel();
+        OVER.add(new Query("float_range_sum", 1, "SELECT k, id, f, SUM(f) OVER w FROM (SELECT k,"
+                + " id, ts, CAST(i AS FLOAT) AS f FROM t) WINDOW w AS (PARTITION BY k ORDER BY ts "
+                + RANGE_1S + ")").refused("FLOAT in a RANGE frame").parallel());
         over("ttl_rows", 1, "k, id, i", "SUM(i) OVER w", "k", ROWS_2).ttl("1 h")
                 .refused("table.exec.state.ttl").parallel();
+        OVER.add(new Query("proctime_range", 1, "SELECT k2, id, MIN(id) OVER w FROM tp WINDOW w"
+                + " AS (PARTITION BY k2 ORDER BY pt RANGE BETWEEN INTERVAL '1' HOUR PRECEDING AND"
+                + " CURRENT ROW)").refused("processing time").parallel());
     }
 
     OverParity() {
@@ -204,11 +245,58 @@ public class OverParity extends NodeParity<OverParity.Query> {
         }
     }
 
-    /** {@link DedupParity}'s input as view {@code t}. */
+    /**
+     * {@link DedupParity}'s input as view {@code t}, and as view {@code tl} with the rowtime
+     * {@code rt} of TIMESTAMP_LTZ(3) (the records' timestamps, {@code ts}) instead; and when a
+     * query reads it, as view {@code tp}: the same rows (each key's in one channel) and {@code
+     * pt}, no watermarks, the input ending {@value #END_STALL_MS} ms after its last row. Flink
+     * drops the processing-time timers still waiting at the end of input, so without the stall
+     * which rows a processing-time RANGE frame emits would depend on timing.
+     */
     @Override
     void views(StreamExecutionEnvironment env, StreamTableEnvironment tEnv, Combo combo,
             List<Query> queries) {
-        DedupParity.table(env, tEnv, combo);
+        DataStream<Row> input = DedupParity.table(env, tEnv, combo);
+        tEnv.createTemporaryView("tl", tEnv.fromDataStream(input, Schema.newBuilder()
+                .fromRowDataType(DedupParity.TYPE)
+                .columnByMetadata("rt", DataTypes.TIMESTAMP_LTZ(3), "rowtime")
+                .watermark("rt", "SOURCE_WATERMARK()")
+                .build()));
+        if (queries.stream().noneMatch(q -> q.sql.contains(" FROM tp "))) {
+            return;
+        }
+        List<Row> rows = combo.parallelism() == 1 ? DedupParity.TABLE : DedupParity.ON_TIME;
+        DataStream<Row> stalled = env
+                .fromData(rows, AggParity.rowInfo(DedupParity.TYPE))
+                .setParallelism(1)
+                .flatMap(new StallAtEnd(rows.size() - 1), AggParity.rowInfo(DedupParity.TYPE))
+                .setParallelism(1)
+                .partitionCustom(new DedupParity.Modulo(), new DedupParity.KeyIndex());
+        tEnv.createTemporaryView("tp", tEnv.fromDataStream(stalled, Schema.newBuilder()
+                .fromRowDataType(DedupParity.TYPE)
+                .columnByExpression("pt", "PROCTIME()")
+                .build()));
+    }
+
+    /** How long view {@code tp}'s input waits after its last row before it ends. */
+    static final long END_STALL_MS = 2_000;
+
+    /** Passes rows on; after the one with id {@code last}, waits {@value #END_STALL_MS} ms. */
+    static final class StallAtEnd implements FlatMapFunction<Row, Row> {
+        private static final long serialVersionUID = 1L;
+        private final long last;
+
+        StallAtEnd(long last) {
+            this.last = last;
+        }
+
+        @Override
+        public void flatMap(Row row, Collector<Row> out) throws Exception {
+            out.collect(row);
+            if ((Long) row.getField(0) == last) {
+                Thread.sleep(END_STALL_MS);
+            }
+        }
     }
 
     /**
