@@ -235,6 +235,7 @@ impl GroupAggregate {
             spec.max_parallelism,
             key_groups,
             checkpoints,
+            crate::ops::keyed::RestoredWatermark::Unset,
         )?;
         Self::open(spec, keyed)
     }

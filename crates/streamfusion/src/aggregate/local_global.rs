@@ -926,6 +926,7 @@ impl GlobalGroupAggregate {
             spec.max_parallelism,
             key_groups,
             checkpoints,
+            crate::ops::keyed::RestoredWatermark::Unset,
         )?;
         Self::open(spec, keyed)
     }

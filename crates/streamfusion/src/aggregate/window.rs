@@ -496,6 +496,7 @@ impl WindowAggregate {
             spec.aggregate.max_parallelism,
             key_groups,
             checkpoints,
+            crate::ops::keyed::RestoredWatermark::Lowest,
         )?;
         Self::open_phase(spec, keyed, global)
     }

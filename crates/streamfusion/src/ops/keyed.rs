@@ -1,7 +1,8 @@
 //! The keyed driver: what every keyed operator shares, written once.
 //!
 //! [`Keyed`] owns the state store, the key groups the subtask owns, the watermark (stored
-//! in every checkpoint's metadata and restored from it), event- and processing-time timers
+//! in every checkpoint's metadata, restored as [`RestoredWatermark`] says), event- and
+//! processing-time timers
 //! kept in state (so they are checkpointed and rescaled with their key groups), and the
 //! processing-time clock that state TTL reads. It turns key columns into state keys (Flink
 //! key rows behind their key group), refusing rows of key groups the subtask does not own,
@@ -54,6 +55,20 @@ impl std::fmt::Debug for Keyed {
             .field("watermark", &self.watermark)
             .finish_non_exhaustive()
     }
+}
+
+/// The watermark of a restored operator, as the Flink operator it replaces has it after a
+/// restore (decision 0030).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RestoredWatermark {
+    /// None until the next watermark arrives: a `KeyedProcessOperator`'s timer service does
+    /// not checkpoint its watermark and restarts at `Long.MIN_VALUE`, so a row behind the
+    /// old watermark is not late until a new one passes it (OVER, deduplication, Top-N,
+    /// the event-time sort, GROUP BY).
+    Unset,
+    /// The lowest watermark of the restored checkpoints: `WindowAggOperator` keeps its
+    /// watermark in union list state and restores the minimum into its timer service.
+    Lowest,
 }
 
 /// Every key group of `max_parallelism`.
@@ -117,8 +132,8 @@ impl Keyed {
     /// A driver owning `key_groups`, restored from `checkpoints` (those of every old subtask
     /// whose key groups overlap; others are ignored) for the plan `identity`: each
     /// checkpoint must have been written for it, with the same max parallelism. The
-    /// watermark is the lowest of the overlapping checkpoints', as no restored row may be
-    /// treated as later than its own subtask had seen.
+    /// watermark is set as `watermark` says ([`RestoredWatermark::Lowest`]: the lowest of
+    /// the overlapping checkpoints').
     pub fn restore(
         config: &StateConfig,
         holder: &str,
@@ -126,6 +141,7 @@ impl Keyed {
         max_parallelism: u32,
         key_groups: RangeInclusive<u16>,
         checkpoints: &[Checkpoint],
+        watermark: RestoredWatermark,
     ) -> Result<Self> {
         let mut sources = Vec::with_capacity(checkpoints.len());
         let mut metas = Vec::with_capacity(checkpoints.len());
@@ -161,7 +177,10 @@ impl Keyed {
         let store = config.restore(holder, &strategy, checkpoints, &key_groups)?;
         let mut keyed =
             Self::with_key_groups(store, max_parallelism, key_groups, config.clock.clone())?;
-        keyed.watermark = used.iter().filter_map(|&i| metas[i].watermark).min();
+        keyed.watermark = match watermark {
+            RestoredWatermark::Unset => None,
+            RestoredWatermark::Lowest => used.iter().filter_map(|&i| metas[i].watermark).min(),
+        };
         Ok(keyed)
     }
 
@@ -431,7 +450,8 @@ pub trait KeyedOperator: Sized {
     }
 
     /// An operator owning `key_groups`, its state restored from `checkpoints` into a store
-    /// of `config` (see [`super::restore`]).
+    /// of `config` (see [`super::restore`]), with no watermark until the next arrives
+    /// ([`RestoredWatermark::Unset`]).
     fn restore(
         spec: Self::Spec,
         config: &StateConfig,
@@ -445,6 +465,7 @@ pub trait KeyedOperator: Sized {
             Self::max_parallelism(&spec),
             key_groups,
             checkpoints,
+            RestoredWatermark::Unset,
         )?;
         Self::open(spec, keyed)
     }
@@ -548,6 +569,54 @@ mod tests {
         assert!(!keyed.advance_watermark(3));
         assert!(!keyed.advance_watermark(10));
         assert_eq!(keyed.watermark(), Some(10));
+    }
+
+    #[test]
+    fn a_restore_sets_the_watermark_as_the_replaced_flink_operator_has_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let identity = PlanIdentity::new(
+            crate::ops::OperatorKind::GroupAggregate,
+            1,
+            &serde_json::json!({}),
+        );
+        let config = StateConfig::memory();
+        // Two subtasks at watermarks 30 and 20, a third that never saw one.
+        let mut checkpoints = Vec::new();
+        for (i, (groups, watermark)) in [(0..=41, Some(30)), (42..=83, Some(20)), (84..=127, None)]
+            .into_iter()
+            .enumerate()
+        {
+            let mut keyed = Keyed::open(&config, "t", 128, groups).unwrap();
+            if let Some(w) = watermark {
+                keyed.advance_watermark(w);
+            }
+            let c = keyed
+                .checkpoint(&dir.path().join(format!("c{i}")), &identity)
+                .unwrap();
+            checkpoints.push(Checkpoint::open(c.path()).unwrap());
+        }
+        let restored = |groups: RangeInclusive<u16>, watermark| {
+            Keyed::restore(
+                &config,
+                "t",
+                &identity,
+                128,
+                groups,
+                &checkpoints,
+                watermark,
+            )
+            .unwrap()
+            .watermark()
+        };
+        use RestoredWatermark::{Lowest, Unset};
+        // The lowest of the checkpoints the new subtask restores from, and only those.
+        assert_eq!(restored(0..=127, Lowest), Some(20));
+        assert_eq!(restored(0..=41, Lowest), Some(30));
+        assert_eq!(restored(0..=50, Lowest), Some(20));
+        assert_eq!(restored(84..=127, Lowest), None);
+        for groups in [0..=127, 0..=41, 84..=127] {
+            assert_eq!(restored(groups, Unset), None);
+        }
     }
 
     #[test]

@@ -234,13 +234,15 @@ impl Model {
     }
 }
 
-/// What the model emits for `events`, with a bundle closed at each of `cuts` (checkpoints).
+/// What the model emits for `events`, with a bundle closed at each of `cuts` (restores).
 fn model(shape: Shape, heap: bool, events: &[Event], cuts: &[usize]) -> Vec<Out> {
     let mut m = Model::default();
     let mut out = Vec::new();
     for (i, e) in events.iter().enumerate() {
         if cuts.contains(&i) {
             m.finish(shape, heap, &mut out);
+            // A restore: Flink's timer service restarts without a watermark (decision 0030).
+            m.watermark = None;
         }
         m.event(shape, heap, e, &mut out);
     }
@@ -430,6 +432,48 @@ fn restores_aligned_and_rescaled_emit_nothing_twice_and_lose_nothing() {
                     "{shape:?} on {backend:?}"
                 );
             }
+        }
+    }
+}
+
+#[test]
+fn a_restored_keep_first_takes_rows_behind_the_old_watermark_until_the_next() {
+    // `RowTimeDeduplicateKeepFirstRowFunction` drops a row at or before the timer service's
+    // watermark, which a restore resets (decision 0030): key 2's row at 60, behind the
+    // watermark 100 of the run before the restore, is kept after it; key 3's at 150 is late
+    // again once watermark 200 has passed.
+    let shape = Shape {
+        rowtime: true,
+        keep_last: false,
+        update_before: false,
+        insert: false,
+        insert_only: true,
+        mini_batch: None,
+    };
+    let row = |k: i32, v: &str, ts: i64| Event::Row((Some(k), Some(v.into()), ts));
+    let events = [
+        row(1, "a", 50),
+        Event::Watermark(100),
+        row(2, "b", 60),
+        Event::Watermark(200),
+        row(3, "c", 150),
+        Event::Watermark(300),
+    ];
+    let first = (RowKind::Insert, Some(1), Some("a".to_string()), 50);
+    let second = (RowKind::Insert, Some(2), Some("b".to_string()), 60);
+    for backend in [Backend::Memory, Backend::Rocks] {
+        assert_eq!(
+            run(shape, backend, &events, &[], 1),
+            std::slice::from_ref(&first)
+        );
+        for parallelism in [1, 2] {
+            let restored = run(shape, backend, &events, &[(2, parallelism)], 1);
+            assert_eq!(
+                per_key(&restored),
+                per_key(&[first.clone(), second.clone()]),
+                "{backend:?} restored at parallelism {parallelism}"
+            );
+            assert_eq!(restored, model(shape, heap(backend), &events, &[2]));
         }
     }
 }

@@ -17,7 +17,7 @@
 //! Every scenario's node must be planned (`flink::plan_node`; a refusal fails with its
 //! reason) and replayed as [`super::common::golden_replay`] replays it, on the backend it ran
 //! on in Flink (memory for hashmap): whole (rows between watermarks in one batch), in 17-row
-//! batches, and in batches with a checkpoint and a restore from it after every batch. A
+//! batches, and in batches with a checkpoint and a restore from it after every batch that a watermark follows. A
 //! mini-batch operator's bundles are Flink's only if they close where Flink's closed, and a
 //! checkpoint closes one (`prepareSnapshotPreBarrier`), so that replay uses batches of the
 //! largest multiple of the bundle size up to 17 rows (a watermark closes a bundle and starts

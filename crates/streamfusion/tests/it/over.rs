@@ -22,6 +22,7 @@ use arrow::datatypes::{Field, Int32Type, Int64Type, Schema};
 use streamfusion::aggregate::{AggCall, AggFunction, OverFrame, OverSpec};
 use streamfusion::changelog::ChangelogBatch;
 use streamfusion::ops::{OperatorPlan, Output, StateConfig};
+use streamfusion::state::checkpoint::Checkpoint;
 use streamfusion::types::LogicalType;
 
 use super::common::Backend;
@@ -309,6 +310,15 @@ fn restores_aligned_and_rescaled_emit_nothing_twice_and_lose_nothing() {
 
 /// One key's rows `(ts, v)` and watermarks, traced: the ids and `COUNT(*)`, `SUM(v)` emitted.
 fn trace(frame: OverFrame, events: &[Result<(i64, i64), i64>]) -> Vec<(i64, i64, i64)> {
+    trace_restored(frame, events, None)
+}
+
+/// [`trace`], with a checkpoint and a restore from it after event `restore_after`.
+fn trace_restored(
+    frame: OverFrame,
+    events: &[Result<(i64, i64), i64>],
+    restore_after: Option<usize>,
+) -> Vec<(i64, i64, i64)> {
     let spec = OverSpec {
         calls: vec![
             AggCall::new(AggFunction::CountStar, None, "c"),
@@ -316,9 +326,9 @@ fn trace(frame: OverFrame, events: &[Result<(i64, i64), i64>]) -> Vec<(i64, i64,
         ],
         ..spec(frame, false)
     };
-    let mut op = OperatorPlan::OverAggregate(spec)
-        .build(&StateConfig::memory(), None)
-        .unwrap();
+    let plan = OperatorPlan::OverAggregate(spec);
+    let mut op = plan.build(&StateConfig::memory(), None).unwrap();
+    let dir = tempfile::tempdir().unwrap();
     let mut out = Output::new();
     let mut emitted = Vec::new();
     for (id, event) in events.iter().enumerate() {
@@ -334,6 +344,14 @@ fn trace(frame: OverFrame, events: &[Result<(i64, i64), i64>]) -> Vec<(i64, i64,
                 op.process(0, &batch(&[row]), &mut out).unwrap();
             }
             Err(watermark) => op.advance_watermark(watermark, &mut out).unwrap(),
+        }
+        if restore_after == Some(id) {
+            op.prepare_checkpoint(&mut out).unwrap();
+            let published = op.checkpoint(&dir.path().join("c")).unwrap();
+            let checkpoint = Checkpoint::open(published.path()).unwrap();
+            op = plan
+                .restore(&StateConfig::memory(), None, &[checkpoint])
+                .unwrap();
         }
         for b in out.take() {
             let batch = b.batch();
@@ -423,6 +441,45 @@ fn late_rows_are_dropped_as_flink_drops_them() {
         ],
     );
     assert_eq!(bounded, [(0, 1, 1), (3, 2, 3)]);
+}
+
+#[test]
+fn a_restored_operator_takes_rows_behind_the_old_watermark_until_the_next() {
+    // Flink's timer service restarts without a watermark (decision 0030): after a restore,
+    // a row at or before the old watermark is not late for an unbounded frame until a new
+    // watermark passes it; without the restore it is dropped.
+    let events = [
+        Ok((50, 1)),
+        Err(100),
+        Ok((60, 2)),
+        Ok((150, 4)),
+        Err(200),
+        Ok((190, 8)),
+        Err(300),
+    ];
+    for frame in [OverFrame::RowsUnbounded, OverFrame::RangeUnbounded] {
+        assert_eq!(trace(frame, &events), [(0, 1, 1), (3, 2, 5)], "{frame:?}");
+        assert_eq!(
+            trace_restored(frame, &events, Some(1)),
+            [(0, 1, 1), (2, 2, 3), (3, 3, 7)],
+            "{frame:?} restored after watermark 100"
+        );
+        // The new watermark makes rows behind it late again.
+        assert_eq!(
+            trace_restored(frame, &events, Some(3)),
+            [(0, 1, 1), (3, 2, 5)],
+            "{frame:?} restored before watermark 200"
+        );
+    }
+    // Bounded frames keep their last fired time in state: a restore changes nothing.
+    let bounded = [Ok((50, 1)), Err(100), Ok((40, 2)), Ok((60, 4)), Err(200)];
+    for restore in [None, Some(1)] {
+        assert_eq!(
+            trace_restored(OverFrame::RowsBounded { rows: 2 }, &bounded, restore),
+            [(0, 1, 1), (3, 2, 5)],
+            "restored after {restore:?}"
+        );
+    }
 }
 
 #[test]

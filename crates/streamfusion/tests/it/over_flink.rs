@@ -17,7 +17,7 @@
 //!
 //! Every scenario the native side runs must be planned (`flink::plan_node`; a refusal fails
 //! with its reason) and replayed whole, in 17-row batches, and in batches with a checkpoint
-//! and a restore after every batch, on the backend it ran on in Flink (memory for hashmap);
+//! and a restore after every batch that a watermark follows, on the backend it ran on in Flink (memory for hashmap);
 //! the output must equal Flink's per partition key, as the exact sequence of rows (one
 //! sequence without a partition key), and as a whole as a multiset. Exactly the scenarios
 //! with a FLOAT/DOUBLE SUM, $SUM0 or AVG in a RANGE frame with a preceding bound (decision

@@ -22,7 +22,7 @@
 //! refusal fails with its reason) and replayed as [`super::common::golden_replay`] replays
 //! it, on the backend it ran on in Flink (memory for hashmap): whole (rows between
 //! watermarks in one batch), in 17-row batches, and in batches with a checkpoint and a
-//! restore from it after every batch. The output must equal Flink's per partition key, as
+//! restore from it after every batch that a watermark follows. The output must equal Flink's per partition key, as
 //! the exact sequence of kinds and rows (one sequence for a global Top-N), and as a whole as
 //! a multiset. The kinds in [`NOT_YET_NATIVE`] (updating input) and the Top-Ns (not Top-1s)
 //! over a FLOAT/DOUBLE sort field must be refused, exactly those. Processing time only

@@ -16,8 +16,9 @@
 //! A scenario is replayed on the backend it ran on in Flink (memory for hashmap) in each
 //! [`Replay`] mode: whole (the rows between watermarks in one batch), in batches of at most
 //! [`CHUNK`] rows, and in batches with a checkpoint and a restore from it after every
-//! batch; a test may cut a mode's batches otherwise (see [`Replays::check`]). Processing
-//! time only matters with state TTL: those scenarios run on a manual clock that never moves
+//! batch that a watermark follows (and every batch before the first watermark; see
+//! `restores_after`); a test may cut a mode's batches otherwise (see [`Replays::check`]).
+//! Processing time only matters with state TTL: those scenarios run on a manual clock that never moves
 //! (Flink's TTL of 1 h never expired in the runs). The output must equal Flink's per
 //! partition key, as the exact sequence of kinds and rows (one sequence without a partition
 //! key), and as a whole as a multiset: across keys, Flink's order on timers and within a
@@ -182,8 +183,8 @@ pub enum Replay {
     Whole,
     /// Batches of at most [`CHUNK`] rows.
     Chunks,
-    /// Batches of at most [`CHUNK`] rows, and after each one a checkpoint and a restore from
-    /// it.
+    /// Batches of at most [`CHUNK`] rows, and after each one that a watermark follows (or
+    /// no watermark precedes) a checkpoint and a restore from it.
     Restores,
 }
 
@@ -261,6 +262,20 @@ fn project<T>(s: &Scenario<T>, out: &mut Output) -> Vec<ChangeRow> {
         .collect()
 }
 
+/// Whether [`Replay::Restores`] checkpoints and restores after step `i` (`watermark`: one
+/// has passed): wherever a restored run must continue Flink's recorded run exactly, that is
+/// before every watermark, and anywhere before the first. A restored operator has no
+/// watermark until the next arrives, as Flink's restarted timer service (decision 0030), so
+/// rows arriving in between are not late as they were in the recorded run, which had no
+/// restore.
+fn restores_after(steps: &[Step], i: usize, watermark: bool) -> bool {
+    match steps.get(i + 1) {
+        None => false,
+        Some(Step::Watermark(_)) => true,
+        Some(Step::Rows(..)) => !watermark,
+    }
+}
+
 /// Replays the scenario's events through operators built from `plan`, the rows between two
 /// watermarks in batches of at most `chunk` (with a checkpoint and a restore after each
 /// batch in [`Replay::Restores`]); the output rows, or what failed.
@@ -285,6 +300,7 @@ fn replay<T>(
     let steps = steps(&s.events, chunk);
     let mut out = Output::new();
     let mut got = Vec::new();
+    let mut watermark = false;
     for (i, step) in steps.iter().enumerate() {
         let at = match step {
             Step::Rows(first, rows) => {
@@ -296,10 +312,11 @@ fn replay<T>(
             Step::Watermark(w) => {
                 op.advance_watermark(*w, &mut out)
                     .map_err(|e| format!("watermark {w}: {e}"))?;
+                watermark = true;
                 format!("watermark {w}")
             }
         };
-        if how == Replay::Restores && i + 1 < steps.len() {
+        if how == Replay::Restores && restores_after(&steps, i, watermark) {
             op.prepare_checkpoint(&mut out)
                 .map_err(|e| format!("prepare_checkpoint after {at}: {e}"))?;
             let published = op
