@@ -26,6 +26,11 @@
 //! - `topn/<backend>/<shape>`: the general loop (`AppendOnlyTopNFunction`, rank 1..3 with
 //!   the rank column) over one batch into empty state: buffer walks, rank shifts (`-U`/`+U`
 //!   of every row moving down) and buffer truncation when keys repeat.
+//! - `retract/<backend>/<shape>`: the retracting Top-N (`RetractableTopNFunction`, rank
+//!   1..3 with the rank column) that has taken the first batch (outside timing); timed is an
+//!   updating batch that moves every even row of the first batch: `-U` of it, then `+U` of
+//!   the later batch's row (the same partition, a new sort key). Walks over every live row's
+//!   sort key up to rank 3, both retraction and insertion, over state holding every row.
 //! - `first_n/<backend>/<shape>`: `AppendOnlyFirstNFunction` (rank 1..3, sorted by the
 //!   TIMESTAMP_LTZ(3) column ascending, no rank column): the first three rows of each
 //!   partition, `+I` only.
@@ -95,6 +100,7 @@ fn main() {
             top1_fresh(&mut suite, backend, name, shape);
             top1_update(&mut suite, backend, name, shape);
             topn(&mut suite, backend, name, shape);
+            retract(&mut suite, backend, name, shape);
             first_n(&mut suite, backend, name, shape);
             if shape.rows == 4_096 {
                 checkpoint_restore(&mut suite, backend, name, shape);
@@ -237,7 +243,7 @@ fn spec(function: RankFunction) -> RankSpec {
     };
     let (sort, rank_end, rank_name) = match function {
         RankFunction::Top1 => (by_s, 1, None),
-        RankFunction::TopN => (by_s, TOP_N as i64, Some("rn".to_string())),
+        RankFunction::TopN | RankFunction::Retract => (by_s, TOP_N as i64, Some("rn".to_string())),
         RankFunction::FirstN => (
             SortKey {
                 column: 3,
@@ -394,6 +400,33 @@ fn ranked_one(table: BTreeMap<i64, Row>) -> BTreeMap<(i64, i64), Row> {
     table.into_iter().map(|(k, r)| ((k, 1), r)).collect()
 }
 
+/// The updating batch of `retract`: per even row of the first batch, `-U` of it, then `+U`
+/// of the later batch's row; and the live rows after it, in arrival order.
+fn updates(first: &Generated, later: &Generated) -> (ChangelogBatch, Vec<Row>) {
+    let n = first.rows.len();
+    let mut take = Vec::new();
+    let mut kinds = Vec::new();
+    for r in (0..n).step_by(2) {
+        take.extend([r as u32, (n + r) as u32]);
+        kinds.extend([RowKind::UpdateBefore as i8, RowKind::UpdateAfter as i8]);
+    }
+    let both = arrow::compute::concat_batches(
+        &first.batch.batch().schema(),
+        [first.batch.batch(), later.batch.batch()],
+    )
+    .expect("concat");
+    let take = arrow::array::UInt32Array::from(take);
+    let batch = arrow::compute::take_record_batch(&both, &take).expect("take");
+    let batch = ChangelogBatch::try_new(batch, Some(arrow::array::Int8Array::from(kinds)))
+        .expect("updating batch");
+    let live = (0..n)
+        .filter(|r| r % 2 == 1)
+        .map(|r| first.rows[r].clone())
+        .chain((0..n).step_by(2).map(|r| later.rows[r].clone()))
+        .collect();
+    (batch, live)
+}
+
 // ---- Operator cases. ----
 
 struct Fixture {
@@ -491,6 +524,41 @@ fn topn(suite: &mut Suite, backend: Backend, name: &str, shape: Shape) {
         |f, out| {
             let table = materialize(BTreeMap::new(), &rows_of(out))?;
             expect_eq("top 3", &table, &top_n(&f.first.rows, TOP_N))
+        },
+    );
+}
+
+/// A retracting Top-N's fixture: the first batch seeds it, [`updates`] is timed.
+struct Updating {
+    fixture: Fixture,
+    batch: ChangelogBatch,
+    live: Vec<Row>,
+}
+
+impl ArrowBuffers for Updating {
+    fn collect_arrays(&self, out: &mut Vec<ArrayData>) {
+        self.fixture.collect_arrays(out);
+        self.batch.collect_arrays(out);
+    }
+}
+
+fn retract(suite: &mut Suite, backend: Backend, name: &str, shape: Shape) {
+    suite.stateful(
+        &format!("retract/{name}/{}", shape.id()),
+        || {
+            let fixture = Fixture::new(backend, shape, RankFunction::Retract);
+            let (batch, live) = updates(&fixture.first, &fixture.later);
+            Updating {
+                fixture,
+                batch,
+                live,
+            }
+        },
+        |u| u.fixture.seeded(),
+        |store, u| u.fixture.lifecycle.push(store, &u.batch).expect("push"),
+        |u, out| {
+            let table = materialize(top_n(&u.fixture.first.rows, TOP_N), &rows_of(out))?;
+            expect_eq("top 3 of the live rows", &table, &top_n(&u.live, TOP_N))
         },
     );
 }

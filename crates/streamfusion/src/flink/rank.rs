@@ -4,12 +4,13 @@
 //! throws for `RANK` and `DENSE_RANK`), `partition` (`{"fields": [..]}`), `orderBy`
 //! (`{"fields": [{"index", "isAscending", "nullIsLast"}]}`), `rankRange`
 //! (`{"type": "Constant", "start", "end"}`; a `Variable` rank end, read from a column, is
-//! not supported), `rankStrategy` (`AppendFast` runs natively, and `UpdateFast` for a Top-1;
-//! `Retract` and the other `UpdateFast` ranges, Top-N over an updating input, do not yet),
+//! not supported), `rankStrategy` (`AppendFast` and `Retract` run natively, and `UpdateFast`
+//! for a Top-1; the other `UpdateFast` ranges, Flink's `UpdatableTopNFunction`, do not yet),
 //! `outputRowNumber`, `generateUpdateBefore` and
-//! `state` (one entry, the TTL). The function is the one `StreamExecRank` picks for
-//! `AppendFast`: `AppendOnlyFirstNFunction` for one ascending processing-time sort field,
-//! `FastTop1Function` for the range 1..1, else `AppendOnlyTopNFunction`. The built
+//! `state` (one entry, the TTL). The function is the one `StreamExecRank` picks:
+//! `RetractableTopNFunction` for `Retract`; for `AppendFast` `AppendOnlyFirstNFunction` for
+//! one ascending processing-time sort field, `FastTop1Function` for the range 1..1, else
+//! `AppendOnlyTopNFunction`. The built
 //! operator's input and output types must equal Flink's.
 
 use serde_json::Value;
@@ -61,14 +62,17 @@ pub fn plan(
     let (rank_start, rank_end) = rank_range(field("rankRange")?)?;
     let strategy = field("rankStrategy")?;
     let top1 = (rank_start, rank_end) == (1, 1);
-    let input_updates = match strategy.get("type").and_then(Value::as_str) {
-        Some("AppendFast") => false,
+    let (input_updates, retract) = match strategy.get("type").and_then(Value::as_str) {
+        Some("AppendFast") => (false, false),
         // `StreamExecRank` runs a Top-1 over an upsert input with `FastTop1Function` too.
-        Some("UpdateFast") if top1 => true,
-        Some(kind @ ("Retract" | "UpdateFast")) => {
-            return Err(Unsupported::Feature(format!(
-                "a Top-N over an updating input (rank strategy {kind})"
-            )));
+        Some("UpdateFast") if top1 => (true, false),
+        Some("Retract") => (false, true),
+        Some("UpdateFast") => {
+            return Err(Unsupported::Feature(
+                "a Top-N over an upsert input with a monotonic sort key (rank strategy \
+                 UpdateFast, Flink's UpdatableTopNFunction)"
+                    .into(),
+            ));
         }
         _ => {
             return Err(Unsupported::Malformed(format!(
@@ -77,6 +81,7 @@ pub fn plan(
         }
     };
     let function = match sort.as_slice() {
+        _ if retract => RankFunction::Retract,
         [only]
             if !input_updates
                 && only.ascending

@@ -109,18 +109,33 @@ fn a_rank_node_becomes_the_plan_of_the_function_flink_picks() {
 
     let ttl = spec(json!({"state": [{"index": 0, "ttl": "3600000 ms", "name": "rankState"}]}));
     assert_eq!(ttl.state_ttl, Some(Duration::from_secs(3_600)));
+
+    // Any updating input: RetractableTopNFunction, whatever the range.
+    for range in [
+        json!({"type": "Constant", "start": 1, "end": 1}),
+        json!({"type": "Constant", "start": 1, "end": 3}),
+    ] {
+        let retract = spec(json!({"rankStrategy": {"type": "Retract"}, "rankRange": range}));
+        assert_eq!(retract.function, RankFunction::Retract);
+    }
 }
 
 #[test]
 fn what_does_not_run_natively_is_refused_with_its_reason() {
     for (fields, reason) in [
         (
-            json!({"rankStrategy": {"type": "Retract"}}),
-            "a Top-N over an updating input (rank strategy Retract)",
-        ),
-        (
             json!({"rankStrategy": {"type": "UpdateFast", "primaryKeys": [0]}}),
             "rank strategy UpdateFast",
+        ),
+        (
+            json!({"rankStrategy": {"type": "Retract"},
+                "state": [{"index": 0, "ttl": "3600000 ms", "name": "rankState"}]}),
+            "state TTL on a retracting Top-N",
+        ),
+        (
+            json!({"rankStrategy": {"type": "Retract"}, "outputRowNumber": false,
+                "rankRange": {"type": "Constant", "start": 2, "end": 4}}),
+            "an offset and no rank column",
         ),
         (json!({"rankType": "RANK"}), "RANK() on a stream"),
         (
@@ -165,8 +180,8 @@ fn released_flinks_rank_nodes_plan_or_are_refused_as_expected() {
     assert_eq!(function("offset"), (RankFunction::TopN, 2, 4));
     assert_eq!(function("first_n"), (RankFunction::FirstN, 1, 3));
     assert_eq!(function("state_ttl"), (RankFunction::TopN, 1, 3));
+    assert_eq!(function("retract").0, RankFunction::Retract);
     for (name, reason) in [
-        ("retract", "rank strategy Retract"),
         ("update_fast", "rank strategy UpdateFast"),
         // A global Top-5 ordered by `v DESC, d`: d is a DOUBLE (decision 0028).
         ("global", "sort column 2 is DOUBLE"),

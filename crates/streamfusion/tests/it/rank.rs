@@ -5,11 +5,14 @@
 //! later tie ranks after), or by arrival alone for First-N. Every emitted `-U`/`-D` must
 //! retract a row that is there. That holds for Flink's append-only Top-N functions by
 //! construction; the exact sequences are checked against released Flink in `rank_flink`.
+//! The retracting Top-N (`RetractableTopNFunction`) reads a changelog: there the table must
+//! hold the top rows of what is live, every row inserted and not retracted since, ties by
+//! their last arrival.
 //!
-//! Shapes: Top-1, Top-N with and without the rank column, offsets, First-N; ascending and
-//! descending, NULLs first and last, a BIGINT and a second STRING sort field, a global
-//! Top-N; both backends, chunks of 1, 17 and 500 rows, and restores aligned and rescaled
-//! (1 -> 2 -> 1). A DOUBLE sort key is refused (decision 0028).
+//! Shapes: Top-1, Top-N with and without the rank column, offsets, First-N, the retracting
+//! Top-N; ascending and descending, NULLs first and last, a BIGINT and a second STRING sort
+//! field, a global Top-N; both backends, chunks of 1, 17 and 500 rows, and restores aligned
+//! and rescaled (1 -> 2 -> 1). A DOUBLE sort key is refused (decision 0028).
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap};
@@ -33,8 +36,10 @@ struct Row {
     k: Option<i32>,
     s: Option<i64>,
     t: Option<String>,
-    /// Unique per row: its arrival number.
+    /// Unique per inserted row: its arrival number.
     id: String,
+    /// `+I`, or for a retracting Top-N's input `-U`/`-D` of a live row and `+U`.
+    kind: RowKind,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -182,6 +187,7 @@ fn rows(seed: u64, n: usize, partitions: i32) -> Vec<Row> {
                 s,
                 t,
                 id: format!("row {i}"),
+                kind: RowKind::Insert,
             }
         })
         .collect()
@@ -198,9 +204,76 @@ fn batch(rows: &[Row]) -> ChangelogBatch {
         .map(|(n, c)| arrow::datatypes::Field::new(*n, c.data_type().clone(), true))
         .collect();
     let schema = Arc::new(arrow::datatypes::Schema::new(fields));
-    ChangelogBatch::insert_only(
+    let kinds = arrow::array::Int8Array::from_iter_values(rows.iter().map(|r| r.kind as i8));
+    ChangelogBatch::try_new(
         arrow::array::RecordBatch::try_new(schema, vec![k, s, t, id]).unwrap(),
+        Some(kinds),
     )
+    .unwrap()
+}
+
+/// [`rows`] as a changelog: a third of the events retract a live row (`-D`, or `-U` then
+/// `+U` of it with a new sort key and id), sometimes the one just inserted.
+fn changelog(seed: u64, n: usize, partitions: i32) -> Vec<Row> {
+    let fresh = rows(seed, n, partitions);
+    let mut s = seed ^ 0x5EED;
+    let mut next = |m: u64| {
+        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % m
+    };
+    let mut live: Vec<Row> = Vec::new();
+    let mut events = Vec::new();
+    for (i, row) in fresh.into_iter().enumerate() {
+        if live.is_empty() || next(3) != 0 {
+            live.push(row.clone());
+            events.push(row);
+            continue;
+        }
+        let at = if next(4) == 0 {
+            live.len() - 1
+        } else {
+            next(live.len() as u64) as usize
+        };
+        let gone = live.remove(at);
+        if next(2) == 0 {
+            events.push(Row {
+                kind: RowKind::Delete,
+                ..gone
+            });
+        } else {
+            let updated = Row {
+                s: row.s,
+                id: format!("row {i}"),
+                kind: RowKind::UpdateAfter,
+                ..gone.clone()
+            };
+            events.push(Row {
+                kind: RowKind::UpdateBefore,
+                ..gone
+            });
+            live.push(updated.clone());
+            events.push(updated);
+        }
+    }
+    events
+}
+
+/// The live rows after `events`, in order of arrival.
+fn live(events: &[Row]) -> Vec<Row> {
+    let mut live: Vec<Row> = Vec::new();
+    for e in events {
+        match e.kind {
+            RowKind::Insert | RowKind::UpdateAfter => live.push(e.clone()),
+            RowKind::UpdateBefore | RowKind::Delete => {
+                let at = live.iter().position(|r| r.id == e.id).expect("a live row");
+                live.remove(at);
+            }
+        }
+    }
+    live
 }
 
 /// One output row: kind, the row's id, its partition, its rank (0 without the column).
@@ -357,7 +430,7 @@ fn run(
         done = until;
         assert_eq!(
             table,
-            expected(shape, &rows[..done]),
+            expected(shape, &live(&rows[..done])),
             "{shape:?} on {backend:?} after {done} rows"
         );
         all.extend(emitted);
@@ -372,6 +445,80 @@ fn per_partition(out: &[Out]) -> BTreeMap<Option<i32>, Vec<Out>> {
         keys.entry(o.2).or_default().push(o.clone());
     }
     keys
+}
+
+/// The retracting Top-N's shapes: with and without the rank column and `-U`, an offset,
+/// a range of one, descending with NULLs last, a global one.
+fn retracting_shapes() -> Vec<Shape> {
+    let base = Shape {
+        function: RankFunction::Retract,
+        start: 1,
+        end: 3,
+        rank_column: false,
+        update_before: true,
+        ascending: true,
+        nulls_last: false,
+        global: false,
+    };
+    vec![
+        base,
+        Shape {
+            rank_column: true,
+            ..base
+        },
+        Shape {
+            rank_column: true,
+            update_before: false,
+            ..base
+        },
+        Shape {
+            rank_column: true,
+            start: 2,
+            end: 4,
+            ..base
+        },
+        Shape { end: 1, ..base },
+        Shape {
+            ascending: false,
+            nulls_last: true,
+            end: 5,
+            ..base
+        },
+        Shape {
+            global: true,
+            rank_column: true,
+            ..base
+        },
+    ]
+}
+
+#[test]
+fn a_retracting_top_n_keeps_the_true_top_n_of_the_live_rows() {
+    for (n, shape) in retracting_shapes().into_iter().enumerate() {
+        let events = changelog(0x7E7 + n as u64, 600, 6);
+        for backend in [Backend::Memory, Backend::Rocks] {
+            let single = run(shape, backend, &events, &[], 1);
+            let whole = run(shape, backend, &events, &[], 500);
+            assert_eq!(whole, single, "{shape:?} on {backend:?} in one batch");
+            assert!(whole.len() > 10, "{shape:?}: {} rows", whole.len());
+            assert_eq!(
+                run(shape, backend, &events, &[], 17),
+                whole,
+                "{shape:?} on {backend:?} in 17-row batches"
+            );
+            let plain = run(shape, backend, &events, &[], 29);
+            let aligned = run(shape, backend, &events, &[(75, 1), (150, 1), (300, 1)], 29);
+            assert_eq!(aligned, plain, "{shape:?} on {backend:?}, aligned");
+            if !shape.global {
+                let rescaled = run(shape, backend, &events, &[(75, 1), (150, 2), (300, 1)], 29);
+                assert_eq!(
+                    per_partition(&rescaled),
+                    per_partition(&plain),
+                    "{shape:?} on {backend:?}, rescaled"
+                );
+            }
+        }
+    }
 }
 
 #[test]

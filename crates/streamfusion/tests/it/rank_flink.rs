@@ -22,10 +22,11 @@
 //! refusal fails with its reason) and replayed as [`super::common::golden_replay`] replays
 //! it, on the backend it ran on in Flink (memory for hashmap): whole (rows between
 //! watermarks in one batch), in 17-row batches, and in batches with a checkpoint and a
-//! restore from it after every batch that a watermark follows. The output must equal Flink's per partition key, as
-//! the exact sequence of kinds and rows (one sequence for a global Top-N), and as a whole as
-//! a multiset. The kinds in [`NOT_YET_NATIVE`] (updating input) and the Top-Ns (not Top-1s)
-//! over a FLOAT/DOUBLE sort field must be refused, exactly those. Processing time only
+//! restore from it after every batch that a watermark follows. The output must equal Flink's
+//! per partition key, as the exact sequence of kinds and rows (one sequence for a global
+//! Top-N), and as a whole as a multiset. The kinds in [`NOT_YET_NATIVE`] (the update-fast
+//! Top-N) and the Top-Ns (not Top-1s) over a FLOAT/DOUBLE sort field must be refused, exactly
+//! those. Processing time only
 //! matters with state TTL: those scenarios run on a manual clock that never moves (Flink's
 //! TTL of 1 h never expired in the run). When a JDK and the planner classpath are present,
 //! the Java program is also run again and must write the committed file byte for byte;
@@ -45,9 +46,9 @@ const GOLDEN: &str = concat!(
     "/tests/golden/flink-2.3.0-rank.jsonl"
 );
 
-/// The kinds the native side refuses for now: Top-N over an updating input (the next
-/// increment). Their scenarios are recorded so they are ready.
-const NOT_YET_NATIVE: &[&str] = &["retract", "update-fast top-n"];
+/// The kinds the native side refuses for now: the update-fast Top-N (`UpdatableTopNFunction`).
+/// Their scenarios are recorded so they are ready.
+const NOT_YET_NATIVE: &[&str] = &["update-fast top-n"];
 
 /// What only the rank file records of a scenario.
 struct Rank {

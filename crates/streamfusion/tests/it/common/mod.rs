@@ -294,8 +294,8 @@ pub fn key_group_ranges(
         .collect()
 }
 
-/// `batch`'s rows (an INT key in column 0) for each of `subtasks`, by their keys' key
-/// groups, as Flink's keyed exchange routes them; `None` for a subtask without rows.
+/// `batch`'s rows (an INT key in column 0) with their kinds for each of `subtasks`, by their
+/// keys' key groups, as Flink's keyed exchange routes them; `None` for a subtask without rows.
 pub fn route(
     batch: &streamfusion::changelog::ChangelogBatch,
     subtasks: usize,
@@ -321,9 +321,18 @@ pub fn route(
                     .iter()
                     .map(|c| arrow::compute::take(c.as_ref(), &take, None).unwrap())
                     .collect();
-                streamfusion::changelog::ChangelogBatch::insert_only(
+                let kinds = batch.kinds().map(|k| {
+                    use arrow::array::AsArray;
+                    arrow::compute::take(k, &take, None)
+                        .unwrap()
+                        .as_primitive::<arrow::datatypes::Int8Type>()
+                        .clone()
+                });
+                streamfusion::changelog::ChangelogBatch::try_new(
                     arrow::array::RecordBatch::try_new(batch.batch().schema(), columns).unwrap(),
+                    kinds,
                 )
+                .unwrap()
             })
         })
         .collect()

@@ -121,6 +121,14 @@ public final class JobBench {
                     "SELECT k, rn, id, v, d FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
                             + " ORDER BY v DESC, id) AS rn FROM src) WHERE rn <= 3",
                     new String[] {"Rank"}),
+            new Job("rank_retract",
+                    "ROW_NUMBER() OVER (PARTITION BY g ORDER BY c, k) <= 3 with rn over a"
+                            + " GROUP BY's counts: each group's three rarest keys, the retract"
+                            + " strategy over an updating input",
+                    "SELECT g, rn, k, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY g"
+                            + " ORDER BY c, k) AS rn FROM (SELECT k % 64 AS g, k, COUNT(*) AS c"
+                            + " FROM src GROUP BY k % 64, k)) WHERE rn <= 3",
+                    new String[] {"GroupAggregate", "Rank"}),
             new Job("over_rows",
                     "SUM(v), MAX(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 10 PRECEDING"
                             + " AND CURRENT ROW), event time, append-only output",

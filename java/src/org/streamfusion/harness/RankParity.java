@@ -33,9 +33,11 @@ import java.util.regex.Pattern;
  * Flink runs with {@code FastTop1Function} too). The shapes the native side refuses, which must
  * stay stock (and still match), and, with {@code streamfusion.fallback = false}, fail planning
  * at a node kept stock: a DOUBLE sort key beyond a Top-1 (decision 0028), the retract strategy
- * (a Top-N over a GROUP BY's output ordered against its monotony, and over a changelog
- * source), the update-fast strategy of a Top-3, and a variable rank range ({@code rn <= top},
- * a column).
+ * with an offset and no rank column, the update-fast strategy of a Top-3, and a variable rank
+ * range ({@code rn <= top}, a column). The retract strategy (Flink's {@code
+ * RetractableTopNFunction}: a Top-N over a GROUP BY's output ordered against its monotony, a
+ * global one, and over a changelog source; with and without {@code rn}, an offset, a Top-1)
+ * runs natively.
  *
  * <p>Every query runs at parallelism 1 on {@code hashmap} and on {@code rocksdb}, the
  * append-only ones at parallelism 2 (after the source) on both too (a GROUP BY at parallelism
@@ -65,6 +67,7 @@ public final class RankParity extends NodeParity<RankParity.Query> {
 
     static final String APPEND_FAST = "strategy=[AppendFastStrategy]";
     static final String UPDATE_FAST = "Rank(strategy=[UpdateFastStrategy";
+    static final String RETRACT = "Rank(strategy=[RetractStrategy]";
     static final String ROW_NUMBER = "\"outputRowNumber\":true";
     static final String NO_ROW_NUMBER = "\"outputRowNumber\":false";
 
@@ -93,6 +96,12 @@ public final class RankParity extends NodeParity<RankParity.Query> {
         /** Planned with the update-fast strategy: over a GROUP BY, at parallelism 1 only. */
         Query updateFast() {
             explains = UPDATE_FAST;
+            return this;
+        }
+
+        /** Planned with the retract strategy: over an updating input, at parallelism 1 only. */
+        Query retract() {
+            explains = RETRACT;
             return this;
         }
 
@@ -241,16 +250,51 @@ public final class RankParity extends NodeParity<RankParity.Query> {
                         + " ORDER BY x DESC, id) AS rn FROM (SELECT k2, id, i * 3 -"
                         + " CHAR_LENGTH(s) AS x FROM t WHERE i IS NOT NULL)) WHERE rn <= 3")
                 .describes(ROW_NUMBER).nativeCalc().parallel();
-        // Refused: the retract strategy (an updating input the sort does not follow).
+        // The retract strategy (Flink's RetractableTopNFunction): an updating input the sort
+        // does not follow, a GROUP BY's output ordered against its monotony or a changelog.
         q("retract_over_group_by", 1,
                 "SELECT k, rn, k2, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
                         + " ORDER BY c, k2) AS rn FROM (SELECT k, k2, COUNT(*) AS c FROM t"
                         + " GROUP BY k, k2)) WHERE rn <= 3")
-                .refused("retract", "Rank(strategy=[RetractStrategy]");
+                .retract().describes(ROW_NUMBER);
+        q("retract_sum_no_rn", 1,
+                "SELECT k, k2, total FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
+                        + " ORDER BY total DESC, k2) AS rn FROM (SELECT k, k2, SUM(i) AS total"
+                        + " FROM t GROUP BY k, k2)) WHERE rn <= 2")
+                .retract().describes(NO_ROW_NUMBER);
+        q("retract_ties_top1", 1,
+                "SELECT g, k2, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY g"
+                        + " ORDER BY c) AS rn FROM (SELECT g, k2, COUNT(*) AS c FROM t"
+                        + " GROUP BY g, k2)) WHERE rn = 1")
+                .retract().describes(NO_ROW_NUMBER);
+        q("retract_offset_rn", 1,
+                "SELECT k, rn, k2, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
+                        + " ORDER BY c, k2 DESC) AS rn FROM (SELECT k, k2, COUNT(*) AS c FROM t"
+                        + " GROUP BY k, k2)) WHERE rn BETWEEN 2 AND 4")
+                .retract().describes(ROW_NUMBER);
+        q("retract_global", 0,
+                "SELECT rn, k, c FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY c, k)"
+                        + " AS rn FROM (SELECT k, COUNT(*) AS c FROM t GROUP BY k)) WHERE rn <= 5")
+                .retract().describes(ROW_NUMBER);
         q("retract_over_changelog", 1,
                 "SELECT k, rn, id, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
                         + " ORDER BY v DESC, id) AS rn FROM c) WHERE rn <= 2")
-                .refused("retract", "Rank(strategy=[RetractStrategy]");
+                .retract().describes(ROW_NUMBER);
+        q("retract_changelog_no_rn", 1,
+                "SELECT k, id, v, name FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
+                        + " ORDER BY v, name) AS rn FROM c) WHERE rn <= 3")
+                .retract().describes(NO_ROW_NUMBER);
+        // Refused: an offset without the rank column (Flink's walk rewrites the kinds of the
+        // rows its state holds) and a DOUBLE sort key.
+        q("retract_offset_no_rn", 1,
+                "SELECT k, k2, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
+                        + " ORDER BY c, k2) AS rn FROM (SELECT k, k2, COUNT(*) AS c FROM t"
+                        + " GROUP BY k, k2)) WHERE rn BETWEEN 2 AND 3")
+                .refused("offset and no rank column", RETRACT);
+        q("retract_double", 1,
+                "SELECT k, rn, id, d FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
+                        + " ORDER BY d DESC, id) AS rn FROM c) WHERE rn <= 2")
+                .refused("double", RETRACT);
         // The update-fast strategy (a count only grows: ordered DESC, it is monotone): a Top-1
         // runs natively (Flink's FastTop1Function over an upsert input), a Top-3 is refused.
         q("update_fast_top1", 1,

@@ -2,14 +2,17 @@
 //! `ROW_NUMBER() OVER (PARTITION BY k ORDER BY s) ... WHERE rn <= N` (or `BETWEEN a AND b`),
 //! over insert-only input (the `AppendFast` strategy; released Flink 2.3.0's
 //! `AppendOnlyTopNFunction`, `FastTop1Function` and `AppendOnlyFirstNFunction`, with their
-//! helpers `AppendOnlyTopNHelper`, `FastTop1Helper` and `TopNBuffer`), and the Top-1 over an
-//! updating input that Flink also runs with `FastTop1Function` (`UpdateFast`, range 1..1).
+//! helpers `AppendOnlyTopNHelper`, `FastTop1Helper` and `TopNBuffer`), the Top-1 over an
+//! updating input that Flink also runs with `FastTop1Function` (`UpdateFast`, range 1..1),
+//! and the Top-N over any updating input (`Retract`, `RetractableTopNFunction`, see
+//! [`retract`]).
 //!
 //! | function | when Flink picks it | state per partition |
 //! |---|---|---|
 //! | First-N | one ascending sort field, a processing-time attribute | the count of rows taken |
 //! | Top-1 | rank range 1..1 | the winning row |
 //! | Top-N | otherwise | the buffer: sort keys in order, each with its rows in arrival order |
+//! | retracting Top-N | an updating input (`Retract`) | each sort key's count, and its rows in arrival order |
 //!
 //! Only `ROW_NUMBER` with a constant rank range exists for streams in Flink (`RANK`,
 //! `DENSE_RANK` and a rank end read from a column are refused, as Flink's translator and
@@ -73,6 +76,8 @@ use crate::state::ttl::{StateTtl, TTL_TABLE_PREFIX};
 use crate::state::{TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 
+mod retract;
+
 /// The version of the rank state layout, stored with its checkpoints.
 pub const STATE_VERSION: u32 = 1;
 const STATE_TABLE: &str = "rank.state";
@@ -87,6 +92,8 @@ pub enum RankFunction {
     Top1,
     /// `AppendOnlyTopNFunction`.
     TopN,
+    /// `RetractableTopNFunction`: any updating input.
+    Retract,
 }
 
 /// One sort field (Flink's `SortSpec.SortFieldSpec`).
@@ -325,6 +332,8 @@ enum PartitionState {
     Winner(Option<(Vec<u8>, Vec<u8>)>),
     /// Top-N.
     Buffer(Buffer),
+    /// Retracting Top-N.
+    Retracting(retract::Retracting),
 }
 
 /// The Top-N operator over one task's keyed state.
@@ -436,7 +445,7 @@ impl Rank {
 
     fn check_input(&self, input: &ChangelogBatch) -> Result<()> {
         check_columns("rank input batch", &self.spec.input_types, input.batch())?;
-        if self.spec.input_updates {
+        if self.spec.input_updates || self.spec.function == RankFunction::Retract {
             return Ok(());
         }
         // The append-only strategy is planned for insert-only input only.
@@ -531,6 +540,26 @@ impl Rank {
                     }
                 }
             }
+            RankFunction::Retract => {
+                let keys = self.sort_keys(input)?;
+                let rows = self.writer.write(input.batch().columns())?;
+                for (row, &slot) in row_group.iter().enumerate() {
+                    let PartitionState::Retracting(state) = &mut states[slot as usize] else {
+                        unreachable!("retracting Top-N state")
+                    };
+                    let accumulate =
+                        matches!(input.kind(row), RowKind::Insert | RowKind::UpdateAfter);
+                    state.apply(
+                        &self.spec,
+                        keys.row(row).as_ref(),
+                        rows.row(row),
+                        accumulate,
+                        row,
+                        &mut out,
+                    )?;
+                    changed[slot as usize] = true;
+                }
+            }
         }
         let mut batch = WriteBatch::new();
         for &slot in &order {
@@ -538,6 +567,12 @@ impl Rank {
                 continue;
             }
             let key = groups.key(slot as usize);
+            if let PartitionState::Retracting(state) = &states[slot as usize]
+                && state.is_empty()
+            {
+                batch.delete(self.table, key);
+                continue;
+            }
             let value = encode_state(&states[slot as usize]);
             match &self.ttl {
                 Some(ttl) => batch.put(self.table, key, ttl.wrap(&value)),
@@ -804,6 +839,10 @@ fn decode_state(function: RankFunction, value: Option<&[u8]>) -> Result<Partitio
             None => Buffer::default(),
             Some(v) => Buffer::decode(v)?,
         }),
+        RankFunction::Retract => PartitionState::Retracting(match value {
+            None => retract::Retracting::default(),
+            Some(v) => retract::Retracting::decode(v)?,
+        }),
     })
 }
 
@@ -819,6 +858,7 @@ fn encode_state(state: &PartitionState) -> Vec<u8> {
             out
         }
         PartitionState::Buffer(buffer) => buffer.encode(),
+        PartitionState::Retracting(state) => state.encode(),
     }
 }
 
@@ -861,7 +901,7 @@ fn check_spec(spec: &RankSpec) -> Result<()> {
                 s.column
             )));
         }
-        if spec.function == RankFunction::TopN
+        if matches!(spec.function, RankFunction::TopN | RankFunction::Retract)
             && matches!(ty, LogicalType::Float | LogicalType::Double)
         {
             return Err(Error::Plan(format!(
@@ -880,6 +920,20 @@ fn check_spec(spec: &RankSpec) -> Result<()> {
     if spec.input_updates && spec.function != RankFunction::Top1 {
         return Err(Error::Plan(
             "only a Top-1 takes an updating input natively".into(),
+        ));
+    }
+    if spec.function == RankFunction::Retract && spec.rank_name.is_none() && spec.has_offset() {
+        return Err(Error::Plan(
+            "a retracting Top-N with an offset and no rank column: Flink's walk rewrites the \
+             kinds of the rows its state holds, which then no longer match their retractions"
+                .into(),
+        ));
+    }
+    if spec.function == RankFunction::Retract && spec.ttl().is_some() {
+        return Err(Error::Plan(
+            "state TTL on a retracting Top-N: Flink expires each sort key's rows apart from \
+             their counts"
+                .into(),
         ));
     }
     if spec.function == RankFunction::Top1 && (spec.rank_start, spec.rank_end) != (1, 1) {
