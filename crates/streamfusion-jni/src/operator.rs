@@ -36,6 +36,10 @@
 //! - `key_groups`: `[first, last]`, the key groups the subtask owns (Flink's
 //!   `KeyGroupRange`); every key group of the plan's max parallelism by default. Operators
 //!   without keyed state ignore it;
+//! - `restored_watermark`: on a restore, the lowest watermark of every old subtask, which
+//!   the Java operator keeps in union list state as Flink's `WindowAggOperator` does
+//!   (`Long.MIN_VALUE` for a subtask that saw none); an operator that restores its watermark
+//!   (window aggregation, decision 0030) takes it instead of its own sections' lowest;
 //! - `max_parallelism`: the job's number of key groups as the task runs it, which replaces
 //!   the plan's (a plan is made before Flink settles it: a keyless aggregate runs at max
 //!   parallelism 1, a job may set its own); the plan's by default.
@@ -148,6 +152,9 @@ pub struct Runtime {
     /// The job's max parallelism at run time; `None` keeps the plan's.
     #[serde(default)]
     pub max_parallelism: Option<u32>,
+    /// On a restore, the lowest watermark of every old subtask; `None` when not kept.
+    #[serde(default)]
+    pub restored_watermark: Option<i64>,
 }
 
 fn memory() -> BackendKind {
@@ -161,6 +168,7 @@ impl Default for Runtime {
             working_dir: None,
             key_groups: None,
             max_parallelism: None,
+            restored_watermark: None,
         }
     }
 }
@@ -412,8 +420,13 @@ impl HostedOperator {
         let runtime = Runtime::parse(runtime)?;
         let plan = runtime.plan(plan)?;
         let (config, working_dir) = runtime.state_config()?;
-        let operator =
-            sections::restore_from_sections(&plan, &config, runtime.key_group_range(), sections)?;
+        let operator = sections::restore_from_sections(
+            &plan,
+            &config,
+            runtime.key_group_range(),
+            sections,
+            runtime.restored_watermark,
+        )?;
         Ok(Self {
             operator,
             plan,
@@ -454,6 +467,14 @@ mod tests {
     const CALC: &str = r#"{"operator": "calc", "input": ["INT", "INT"],
         "calc": {"projection": [{"call": {"op": 103, "args": [{"input": 0}, {"input": 1}]}},
                                 {"input": 1}]}}"#;
+
+    #[test]
+    fn a_restored_watermark_is_read_from_the_runtime_settings() {
+        let runtime = Runtime::parse(Some(r#"{"restored_watermark": -9223372036854775808}"#))
+            .expect("runtime");
+        assert_eq!(runtime.restored_watermark, Some(i64::MIN));
+        assert_eq!(Runtime::default().restored_watermark, None);
+    }
 
     /// The runtime max parallelism replaces the plan's: a keyless aggregate's task runs with
     /// one key group, and its plan (made before Flink settled that) says 128.
@@ -757,7 +778,8 @@ mod tests {
         ] {
             let mut restored =
                 HostedOperator::restore(&plan, runtime.as_deref(), &[&checkpoint]).unwrap();
-            assert_eq!(restored.watermark(), Some(1_000), "{runtime:?}");
+            // A GROUP BY's timer service restarts without a watermark (decision 0030).
+            assert_eq!(restored.watermark(), None, "{runtime:?}");
             let (data, offsets) = key_value_rows(second);
             let out = restored.push(0, &data, &offsets).unwrap();
             assert_eq!(

@@ -49,19 +49,25 @@ pub fn snapshot_sections(
 /// the key-group `sections` a subtask received. The sections must be StreamFusion's, cover
 /// one contiguous range of key groups once each, and have been written for this plan (the
 /// same kind, state version, semantics and max parallelism), else a state error says which
-/// section or field is at fault. The watermark is the lowest the sections carry, as for a
-/// directory restore.
+/// section or field is at fault. The watermark recorded for an operator that restores one
+/// (decision 0030) is `union_watermark` when the task kept one, the lowest watermark of
+/// every old subtask as Flink's `WindowAggOperator` keeps it in union list state
+/// (`i64::MIN` for none), else the lowest the sections carry, as for a directory restore.
 pub fn restore_from_sections(
     plan: &OperatorPlan,
     config: &StateConfig,
     key_groups: Option<RangeInclusive<u16>>,
     sections: &[&[u8]],
+    union_watermark: Option<i64>,
 ) -> Result<Box<dyn Operator>> {
     let decoded = sections
         .iter()
         .map(|bytes| Section::decode(bytes))
         .collect::<Result<Vec<_>>>()?;
-    let metadata = merged_metadata(&decoded)?;
+    let mut metadata = merged_metadata(&decoded)?;
+    if union_watermark.is_some() {
+        metadata.watermark = union_watermark;
+    }
     let scratch = &config.working_dir;
     std::fs::create_dir_all(scratch).map_err(Error::io("create", scratch))?;
     let temp = tempfile::Builder::new()

@@ -706,7 +706,7 @@ impl Rank {
         self.keyed
             .read_groups(self.table, groups, order, self.ttl.as_ref())?
             .into_iter()
-            .map(|v| decode_state(self.spec.function, v.as_deref()))
+            .map(|v| decode_state(self.spec.function, v))
             .collect()
     }
 
@@ -815,16 +815,21 @@ fn compare_field(
     })
 }
 
-fn decode_state(function: RankFunction, value: Option<&[u8]>) -> Result<PartitionState> {
+fn decode_state(function: RankFunction, value: Option<Vec<u8>>) -> Result<PartitionState> {
     Ok(match function {
-        RankFunction::FirstN => PartitionState::Count(match value {
+        // Its keys and rows stay slices of the value read.
+        RankFunction::Retract => PartitionState::Retracting(match value {
+            None => retract::Retracting::default(),
+            Some(v) => retract::Retracting::decode(v)?,
+        }),
+        RankFunction::FirstN => PartitionState::Count(match value.as_deref() {
             None => 0,
             Some(v) => i64::from_le_bytes(
                 v.try_into()
                     .map_err(|_| Error::State(format!("a First-N count of {} bytes", v.len())))?,
             ),
         }),
-        RankFunction::Top1 => PartitionState::Winner(match value {
+        RankFunction::Top1 => PartitionState::Winner(match value.as_deref() {
             None => None,
             Some(v) => {
                 let len = v
@@ -835,13 +840,9 @@ fn decode_state(function: RankFunction, value: Option<&[u8]>) -> Result<Partitio
                 Some((v[4..4 + len].to_vec(), v[4 + len..].to_vec()))
             }
         }),
-        RankFunction::TopN => PartitionState::Buffer(match value {
+        RankFunction::TopN => PartitionState::Buffer(match value.as_deref() {
             None => Buffer::default(),
             Some(v) => Buffer::decode(v)?,
-        }),
-        RankFunction::Retract => PartitionState::Retracting(match value {
-            None => retract::Retracting::default(),
-            Some(v) => retract::Retracting::decode(v)?,
         }),
     })
 }

@@ -20,26 +20,34 @@
 
 use std::collections::BTreeMap;
 
+use bytes::Bytes;
+use smallvec::SmallVec;
+
 use super::{RankSpec, Ranked};
 use crate::changelog::RowKind;
 use crate::error::{Error, Result};
 
+/// One sort key's rows in arrival order (mostly one).
+type Rows = SmallVec<[Bytes; 1]>;
+
 /// One partition's state: each sort key's count (`sorted-map`) and rows (`data-state`).
+/// Decoded keys and rows are slices of the value as read (no copy and no allocation each);
+/// what a batch adds is copied in.
 ///
 /// Stored as `[u32 counts]`, per count `[u32 key length][key][i64 count]`, then `[u32
 /// lists]`, per list `[u32 key length][key][u32 rows]` and per row `[u32 length]
 /// [BinaryRowData]`, little-endian.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct Retracting {
-    counts: BTreeMap<Vec<u8>, i64>,
-    rows: BTreeMap<Vec<u8>, Vec<Vec<u8>>>,
+    counts: BTreeMap<Bytes, i64>,
+    rows: BTreeMap<Bytes, Rows>,
 }
 
 /// The row a walk carries down: the input row or a stored one.
 #[derive(Debug, Clone)]
 enum Carried {
     Input,
-    Stored(Vec<u8>),
+    Stored(Bytes),
 }
 
 /// Where one row's emissions go: the plan's range and `-U` setting, and the input row.
@@ -84,16 +92,30 @@ impl Retracting {
         let mut emit = Emit { spec, out, input };
         let with_number = spec.with_rank_walk();
         if accumulate {
-            *self.counts.entry(key.to_vec()).or_insert(0) += 1;
+            let mut owned: Option<Bytes> = None;
+            let mut owned_key = || {
+                owned
+                    .get_or_insert_with(|| Bytes::copy_from_slice(key))
+                    .clone()
+            };
+            match self.counts.get_mut(key) {
+                Some(count) => *count += 1,
+                None => {
+                    self.counts.insert(owned_key(), 1);
+                }
+            }
             if with_number {
                 self.insert_with_number(key, &mut emit);
             } else {
                 self.insert_without_number(key, &mut emit)?;
             }
-            self.rows
-                .entry(key.to_vec())
-                .or_default()
-                .push(row.to_vec());
+            let row = Bytes::copy_from_slice(row);
+            match self.rows.get_mut(key) {
+                Some(list) => list.push(row),
+                None => {
+                    self.rows.insert(owned_key(), SmallVec::from_elem(row, 1));
+                }
+            }
             return Ok(());
         }
         let removed = if with_number {
@@ -110,7 +132,7 @@ impl Retracting {
         if !removed {
             // The row lies past the walk (or never came): removed from its list anyway.
             if let Some(list) = self.rows.get_mut(key) {
-                if let Some(i) = list.iter().position(|r| r.as_slice() == row) {
+                if let Some(i) = list.iter().position(|r| r[..] == *row) {
                     list.remove(i);
                 }
                 if list.is_empty() {
@@ -122,7 +144,7 @@ impl Retracting {
     }
 
     /// Sort keys counted but without rows, dropped from the counts as Flink drops them.
-    fn drop_stale(&mut self, stale: Vec<Vec<u8>>) {
+    fn drop_stale(&mut self, stale: Vec<Bytes>) {
         for key in stale {
             self.counts.remove(&key);
         }
@@ -141,7 +163,7 @@ impl Retracting {
             if rank > end {
                 break;
             }
-            if !found && k.as_slice() == key {
+            if !found && k[..] == *key {
                 rank += count;
                 found = true;
             } else if found {
@@ -182,7 +204,7 @@ impl Retracting {
             if rank > end {
                 break;
             }
-            if !found && k.as_slice() == key {
+            if !found && k[..] == *key {
                 rank += count;
                 collect = emit.spec.in_range(rank);
                 found = true;
@@ -194,7 +216,7 @@ impl Retracting {
                 if rank + count <= end {
                     rank += count;
                 } else {
-                    delete = Some(row_at(list, end - rank)?.to_vec());
+                    delete = Some(row_at(list, end - rank)?.clone());
                     break;
                 }
             } else {
@@ -225,14 +247,14 @@ impl Retracting {
             if rank > end {
                 break;
             }
-            if !found && k.as_slice() == key {
+            if !found && k[..] == *key {
                 let Some(list) = self.rows.get_mut(k) else {
                     stale.push(k.clone());
                     continue;
                 };
                 let mut i = 0;
                 while i < list.len() && rank <= end {
-                    if !found && list[i].as_slice() == row {
+                    if !found && list[i][..] == *row {
                         previous = Some(Carried::Stored(list.remove(i)));
                         found = true;
                         rank += 1;
@@ -294,14 +316,14 @@ impl Retracting {
             if next > end {
                 break;
             }
-            if !found && k.as_slice() == key {
+            if !found && k[..] == *key {
                 let Some(list) = self.rows.get_mut(k) else {
                     stale.push(k.clone());
                     continue;
                 };
                 let mut i = 0;
                 while i < list.len() && next <= end {
-                    if !found && list[i].as_slice() == row {
+                    if !found && list[i][..] == *row {
                         let removed = Carried::Stored(list.remove(i));
                         emit.ranked(RowKind::Delete, &removed, next);
                         found = true;
@@ -325,7 +347,7 @@ impl Retracting {
                         stale.push(k.clone());
                         continue;
                     };
-                    let up = row_at(list, end - next)?.to_vec();
+                    let up = row_at(list, end - next)?.clone();
                     emit.plain(RowKind::Insert, &Carried::Stored(up), 0);
                     break;
                 }
@@ -340,26 +362,30 @@ impl Retracting {
         Ok(found)
     }
 
-    pub(super) fn decode(bytes: &[u8]) -> Result<Self> {
-        let mut cursor = Cursor { bytes, at: 0 };
+    /// The state a stored value holds; its keys and rows are slices of `value`.
+    pub(super) fn decode(value: Vec<u8>) -> Result<Self> {
+        let mut cursor = Cursor {
+            bytes: Bytes::from(value),
+            at: 0,
+        };
         let mut state = Retracting::default();
         for _ in 0..cursor.u32()? {
-            let key = cursor.part()?.to_vec();
-            let count = i64::from_le_bytes(cursor.take(8)?.try_into().expect("8 bytes"));
+            let key = cursor.part()?;
+            let count = i64::from_le_bytes(cursor.take(8)?[..].try_into().expect("8 bytes"));
             state.counts.insert(key, count);
         }
         for _ in 0..cursor.u32()? {
-            let key = cursor.part()?.to_vec();
+            let key = cursor.part()?;
             let rows = (0..cursor.u32()?)
-                .map(|_| cursor.part().map(<[u8]>::to_vec))
-                .collect::<Result<Vec<_>>>()?;
+                .map(|_| cursor.part())
+                .collect::<Result<Rows>>()?;
             state.rows.insert(key, rows);
         }
-        if cursor.at != bytes.len() {
+        let len = cursor.bytes.len();
+        if cursor.at != len {
             return Err(Error::State(format!(
-                "a retracting Top-N state of {} bytes has {} bytes after its lists",
-                bytes.len(),
-                bytes.len() - cursor.at
+                "a retracting Top-N state of {len} bytes has {} bytes after its lists",
+                len - cursor.at
             )));
         }
         Ok(state)
@@ -395,11 +421,10 @@ impl Retracting {
 
 /// The row at `index` of a sort key's list, as Flink's `List.get` reads it (and fails the
 /// job where it lies past the list).
-fn row_at(list: &[Vec<u8>], index: i64) -> Result<&[u8]> {
+fn row_at(list: &[Bytes], index: i64) -> Result<&Bytes> {
     usize::try_from(index)
         .ok()
         .and_then(|i| list.get(i))
-        .map(Vec::as_slice)
         .ok_or_else(|| {
             Error::State(format!(
                 "a retracting Top-N reads row {index} of a sort key holding {}",
@@ -408,34 +433,35 @@ fn row_at(list: &[Vec<u8>], index: i64) -> Result<&[u8]> {
         })
 }
 
-/// Reads a state value front to back.
-struct Cursor<'a> {
-    bytes: &'a [u8],
+/// Reads a state value front to back, as slices of it.
+struct Cursor {
+    bytes: Bytes,
     at: usize,
 }
 
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        let part = self
+impl Cursor {
+    fn take(&mut self, n: usize) -> Result<Bytes> {
+        let end = self
             .at
             .checked_add(n)
-            .and_then(|end| self.bytes.get(self.at..end))
+            .filter(|&end| end <= self.bytes.len())
             .ok_or_else(|| {
                 Error::State(format!(
                     "a retracting Top-N state ends after {} bytes",
                     self.bytes.len()
                 ))
             })?;
-        self.at += n;
+        let part = self.bytes.slice(self.at..end);
+        self.at = end;
         Ok(part)
     }
 
     fn u32(&mut self) -> Result<usize> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")) as usize)
+        Ok(u32::from_le_bytes(self.take(4)?[..].try_into().expect("4 bytes")) as usize)
     }
 
     /// A length-prefixed part.
-    fn part(&mut self) -> Result<&'a [u8]> {
+    fn part(&mut self) -> Result<Bytes> {
         let n = self.u32()?;
         self.take(n)
     }
@@ -448,19 +474,23 @@ mod tests {
     #[test]
     fn the_state_encodes_and_decodes_and_a_cut_value_is_an_error() {
         let mut state = Retracting::default();
-        state.counts.insert(b"a".to_vec(), 2);
-        state.counts.insert(b"b".to_vec(), 1);
+        let b = Bytes::from_static;
+        state.counts.insert(b(b"a"), 2);
+        state.counts.insert(b(b"b"), 1);
         state
             .rows
-            .insert(b"a".to_vec(), vec![b"r1".to_vec(), b"r2".to_vec()]);
-        state.rows.insert(b"c".to_vec(), vec![b"r3".to_vec()]);
+            .insert(b(b"a"), SmallVec::from_vec(vec![b(b"r1"), b(b"r2")]));
+        state.rows.insert(b(b"c"), SmallVec::from_elem(b(b"r3"), 1));
         let bytes = state.encode();
-        assert_eq!(Retracting::decode(&bytes).unwrap(), state);
+        assert_eq!(Retracting::decode(bytes.clone()).unwrap(), state);
         for cut in [1, 10, bytes.len() - 1] {
-            assert!(Retracting::decode(&bytes[..cut]).is_err(), "cut at {cut}");
+            assert!(
+                Retracting::decode(bytes[..cut].to_vec()).is_err(),
+                "cut at {cut}"
+            );
         }
         let mut longer = bytes.clone();
         longer.push(0);
-        assert!(Retracting::decode(&longer).is_err());
+        assert!(Retracting::decode(longer).is_err());
     }
 }

@@ -1580,7 +1580,8 @@ fn rescaling_through_key_group_sections_continues_every_key_once() {
                     .map(|(_, b)| b.as_slice())
                     .collect();
                 let mut op =
-                    restore_from_sections(&plan, &config, Some(range.clone()), &mine).unwrap();
+                    restore_from_sections(&plan, &config, Some(range.clone()), &mine, None)
+                        .unwrap();
                 assert_eq!(op.watermark(), None, "{before:?} -> {range:?}");
                 let mut out = Output::new();
                 op.process(0, &batch(&routed(second, range)), &mut out)
@@ -1614,17 +1615,23 @@ fn sections_of_another_plan_or_missing_key_groups_are_refused() {
     let all: Vec<&[u8]> = sections.iter().map(Vec::as_slice).collect();
     // Another plan: different retraction semantics.
     let other = OperatorPlan::GroupAggregate(spec(false, true, None));
-    let err = restore_from_sections(&other, &StateConfig::memory(), None, &all)
+    let err = restore_from_sections(&other, &StateConfig::memory(), None, &all, None)
         .unwrap_err()
         .to_string();
     assert!(err.contains("written for a different plan"), "{err}");
     // Key groups 0..=63 restored by a subtask that owns 0..=127.
-    let err = restore_from_sections(&plan, &StateConfig::memory(), Some(0..=127), &all[..64])
-        .unwrap_err()
-        .to_string();
+    let err = restore_from_sections(
+        &plan,
+        &StateConfig::memory(),
+        Some(0..=127),
+        &all[..64],
+        None,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("key group 64 "), "{err}");
     // No sections at all: a stock savepoint, or state lost.
-    let err = restore_from_sections(&plan, &StateConfig::memory(), None, &[])
+    let err = restore_from_sections(&plan, &StateConfig::memory(), None, &[], None)
         .unwrap_err()
         .to_string();
     assert!(err.contains("no key-group sections"), "{err}");

@@ -606,3 +606,41 @@ fn local_phase_holds_rows_until_a_watermark_after_the_epoch() {
     assert_eq!(one, model(tumble, &events));
     assert_eq!(one[0].len(), 1);
 }
+
+#[test]
+fn a_restore_from_sections_starts_at_the_watermark_flink_keeps_for_windows() {
+    // Flink's WindowAggOperator restores the lowest watermark of every old subtask (union
+    // list state, decision 0030): the task hands it over, else the sections' own count.
+    use streamfusion::ops::sections::{restore_from_sections, snapshot_sections};
+    let plan = OperatorPlan::WindowAggregate(spec(windows()[0]));
+    let mut op = plan.build(&StateConfig::memory(), None).unwrap();
+    let mut out = Output::new();
+    op.process(0, &batch(&[(Some(1), 1_500, Some(1))]), &mut out)
+        .unwrap();
+    op.advance_watermark(1_000, &mut out).unwrap();
+    op.prepare_checkpoint(&mut out).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut sections: Vec<Vec<u8>> = Vec::new();
+    snapshot_sections(op.as_mut(), dir.path(), &mut |_, bytes| {
+        sections.push(bytes);
+        Ok(())
+    })
+    .unwrap();
+    let all: Vec<&[u8]> = sections.iter().map(Vec::as_slice).collect();
+    let restored = |union: Option<i64>| {
+        restore_from_sections(&plan, &StateConfig::memory(), None, &all, union)
+            .unwrap()
+            .watermark()
+    };
+    assert_eq!(restored(None), Some(1_000));
+    assert_eq!(restored(Some(400)), Some(400));
+    assert_eq!(restored(Some(i64::MIN)), Some(i64::MIN));
+    // A row behind the sections' watermark but after the union one is not late.
+    let mut op =
+        restore_from_sections(&plan, &StateConfig::memory(), None, &all, Some(400)).unwrap();
+    op.process(0, &batch(&[(Some(2), 500, Some(7))]), &mut out)
+        .unwrap();
+    op.advance_watermark(3_000, &mut out).unwrap();
+    let keys: Vec<Option<i32>> = rows_of(&mut out).iter().map(|o| o.0).collect();
+    assert!(keys.contains(&Some(2)), "{keys:?}");
+}

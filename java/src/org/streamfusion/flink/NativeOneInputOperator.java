@@ -1,6 +1,9 @@
 package org.streamfusion.flink;
 
 import org.apache.flink.api.common.TaskInfo;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -35,6 +38,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -60,7 +64,10 @@ import java.util.stream.Stream;
  * Flink's: {@link #snapshotState} writes one section per key group into raw keyed state, and
  * {@link #initializeState} restores from the sections Flink hands the subtask, so Flink's own
  * retention, restore and rescaling apply. The key is computed natively, exactly as Flink
- * assigns key groups, so no per-row key context is set on the Java side.
+ * assigns key groups, so no per-row key context is set on the Java side. Each subtask's last
+ * watermark is kept in union list state, as Flink's {@code WindowAggOperator} keeps its own:
+ * a restored window aggregation starts at the lowest of them, every other operator at none
+ * (decision 0030).
  */
 public final class NativeOneInputOperator extends AbstractStreamOperator<RowData>
         implements OneInputStreamOperator<RowData, RowData>, BoundedOneInput {
@@ -83,6 +90,8 @@ public final class NativeOneInputOperator extends AbstractStreamOperator<RowData
     static final int MAX_BUNDLE_BYTES = 64 << 20;
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
+    /** The union list state holding each subtask's last watermark. */
+    static final String WATERMARK_STATE = "streamfusion-watermark";
 
     private final String plan;
     private final String name;
@@ -93,6 +102,12 @@ public final class NativeOneInputOperator extends AbstractStreamOperator<RowData
     private final long bundleLatencyMs;
 
     private transient NativeOperator operator;
+    /**
+     * The last watermark processed ({@code Long.MIN_VALUE} before the first), kept in union
+     * list state as Flink's {@code WindowAggOperator} keeps its own (decision 0030).
+     */
+    private transient long currentWatermark;
+    private transient ListState<Long> watermarkState;
     private transient Path workingDir;
     private transient RowDataSerializer serializer;
     private transient byte[] data;
@@ -154,6 +169,9 @@ public final class NativeOneInputOperator extends AbstractStreamOperator<RowData
             operator = NativeOperator.open(plan);
             return;
         }
+        currentWatermark = Long.MIN_VALUE;
+        watermarkState = context.getOperatorStateStore().getUnionListState(
+                new ListStateDescriptor<>(WATERMARK_STATE, LongSerializer.INSTANCE));
         TaskInfo task = getRuntimeContext().getTaskInfo();
         int maxParallelism = task.getMaxNumberOfParallelSubtasks();
         KeyGroupRange range =
@@ -161,11 +179,22 @@ public final class NativeOneInputOperator extends AbstractStreamOperator<RowData
                         maxParallelism,
                         task.getNumberOfParallelSubtasks(),
                         task.getIndexOfThisSubtask());
-        String runtime = runtimeSettings(range, maxParallelism);
         if (!context.isRestored()) {
-            operator = NativeOperator.open(plan, runtime);
+            operator = NativeOperator.open(plan, runtimeSettings(range, maxParallelism, null));
             return;
         }
+        // Every old subtask's watermark (union list state): the lowest, if any was kept.
+        Long restoredWatermark = null;
+        Iterable<Long> watermarks = watermarkState.get();
+        if (watermarks != null) {
+            for (Long w : watermarks) {
+                restoredWatermark = restoredWatermark == null ? w : Math.min(restoredWatermark, w);
+            }
+        }
+        if (restoredWatermark != null) {
+            currentWatermark = restoredWatermark;
+        }
+        String runtime = runtimeSettings(range, maxParallelism, restoredWatermark);
         ByteArrayOutputStream sections = new ByteArrayOutputStream();
         int[] sectionOffsets = new int[range.getNumberOfKeyGroups() + 1];
         int n = 0;
@@ -207,10 +236,12 @@ public final class NativeOneInputOperator extends AbstractStreamOperator<RowData
     }
 
     /**
-     * The runtime settings of a keyed operator: backend, directory, key groups, and the job's
-     * max parallelism as the task runs it (the plan was made before Flink settled it).
+     * The runtime settings of a keyed operator: backend, directory, key groups, the job's max
+     * parallelism as the task runs it (the plan was made before Flink settled it), and on a
+     * restore the lowest watermark of every old subtask, when they kept one.
      */
-    private String runtimeSettings(KeyGroupRange range, int maxParallelism) throws IOException {
+    private String runtimeSettings(
+            KeyGroupRange range, int maxParallelism, Long restoredWatermark) throws IOException {
         String backendClass = getKeyedStateBackend().getClass().getName();
         String backend = backendClass.contains("Heap") ? "memory" : "rocksdb";
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
@@ -226,6 +257,9 @@ public final class NativeOneInputOperator extends AbstractStreamOperator<RowData
         json.put("working_dir", workingDir.toString());
         json.putArray("key_groups").add(range.getStartKeyGroup()).add(range.getEndKeyGroup());
         json.put("max_parallelism", maxParallelism);
+        if (restoredWatermark != null) {
+            json.put("restored_watermark", restoredWatermark.longValue());
+        }
         return MAPPER.writeValueAsString(json);
     }
 
@@ -308,6 +342,7 @@ public final class NativeOneInputOperator extends AbstractStreamOperator<RowData
     public void processWatermark(Watermark mark) throws Exception {
         pushBundle();
         emit(operator.advanceWatermark(mark.getTimestamp()));
+        currentWatermark = Math.max(currentWatermark, mark.getTimestamp());
         super.processWatermark(mark);
     }
 
@@ -324,6 +359,7 @@ public final class NativeOneInputOperator extends AbstractStreamOperator<RowData
         if (!keyed) {
             return;
         }
+        watermarkState.update(List.of(currentWatermark));
         NativeOperator.KeyGroupSections state = operator.snapshotKeyGroups();
         KeyedStateCheckpointOutputStream stream = context.getRawKeyedOperatorStateOutput();
         DataOutputStream output = new DataOutputStream(stream);
