@@ -1,0 +1,323 @@
+//! The `over_distinct_store` suite: running `COUNT(DISTINCT x) OVER` with the production OVER
+//! operator ([`OperatorPlan::OverAggregate`], through `streamfusion::bench::OperatorLifecycle`)
+//! on RocksDB, over STRING and TIMESTAMP(9) values, in the two running event-time frames.
+//!
+//! The plan is `SELECT k, x, ts, id, COUNT(DISTINCT x) OVER (PARTITION BY k ORDER BY ts
+//! <frame>) FROM t` over `t(k BIGINT, x STRING | TIMESTAMP(9), ts TIMESTAMP(3), id BIGINT)`,
+//! with frames `ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW` (`rows`) and `RANGE BETWEEN
+//! UNBOUNDED PRECEDING AND CURRENT ROW` (`range`). The distinct values live in the operator's
+//! state (the per-partition accumulator's map of value to count).
+//!
+//! The input is split in half: the first half is pushed and fired (outside timing), so the
+//! store holds every partition's distinct values. Measured boundaries (store construction
+//! and seeding outside timing; a fresh seeded store per iteration):
+//! - `update/<type>/<frame>/<shape>`: the second half pushed, then the watermark that fires
+//!   it: the partitions' state read, the values added to the distinct maps, the counts, the
+//!   write-back and the output batch.
+//! - `restore/<type>/<frame>/<shape>`: a checkpoint of the seeded store, an aligned restore
+//!   from it (a fresh RocksDB store ingesting the checkpoint) replacing it (the seeded
+//!   store's close is inside too), then the same continuation.
+//!
+//! Shapes: 32 and 512 rows over four partition keys; row times climb 10 ms every two rows
+//! (RANGE peers where two rows of a partition share a time). STRING values repeat from a
+//! pool holding the empty string, an embedded NUL, a lone NUL, multi-byte UTF-8 and a
+//! 256-byte value, NULL every 9th row; TIMESTAMP(9) values repeat from -1, 0 and 1 ns, the
+//! epoch's neighbours a second and a day away, and late nanoseconds of 2262, NULL every 9th
+//! row.
+//!
+//! The oracle is a set per output row, never the operator: the distinct non-NULL values of
+//! the partition's rows in the row's frame (ROWS: the rows up to it in (time, arrival)
+//! order; RANGE: every row at or before its time), counted.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayData, ArrayRef, AsArray, Int64Array, RecordBatch, StringArray,
+    TimestampMillisecondArray, TimestampNanosecondArray,
+};
+use arrow::datatypes::{Field, Int64Type, Schema};
+use bench_support::adapters::{RestoreMode, StoreLifecycle};
+use bench_support::buffers::ArrowBuffers;
+use bench_support::fixtures::mix;
+use bench_support::{Suite, Verdict, expect_eq};
+use streamfusion::aggregate::{AggCall, AggFunction, OverFrame, OverSpec};
+use streamfusion::bench::{Backend, OperatorLifecycle, OperatorStore};
+use streamfusion::changelog::ChangelogBatch;
+use streamfusion::ops::OperatorPlan;
+use streamfusion::types::LogicalType;
+
+bench_support::counting_allocator!();
+
+const MAX_PARALLELISM: u32 = 128;
+const KEYS: u64 = 4;
+const VALUE_NULLS: usize = 9;
+
+fn main() {
+    let mut suite = Suite::new("over_distinct_store");
+    for ty in [ValueType::String, ValueType::Timestamp9] {
+        for frame in [Frame::Rows, Frame::Range] {
+            for rows in [32, 512] {
+                for restore in [false, true] {
+                    case(&mut suite, ty, frame, rows, restore);
+                }
+            }
+        }
+    }
+    suite.finish();
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ValueType {
+    String,
+    Timestamp9,
+}
+
+impl ValueType {
+    fn id(self) -> &'static str {
+        match self {
+            ValueType::String => "string",
+            ValueType::Timestamp9 => "timestamp9",
+        }
+    }
+
+    fn logical(self) -> LogicalType {
+        match self {
+            ValueType::String => LogicalType::VarChar(i32::MAX as u32),
+            ValueType::Timestamp9 => LogicalType::Timestamp(9),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Frame {
+    Rows,
+    Range,
+}
+
+/// A value as the oracle compares it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Value {
+    Text(String),
+    Nanos(i64),
+}
+
+#[derive(Debug, Clone)]
+struct Row {
+    k: i64,
+    x: Option<Value>,
+    ts: i64,
+    id: i64,
+}
+
+fn strings() -> Vec<String> {
+    vec![
+        String::new(),
+        "a".into(),
+        "a\0b".into(),
+        "\0".into(),
+        "größer 🦀".into(),
+        "ü".into(),
+        "w".repeat(256),
+        "A".into(),
+    ]
+}
+
+const NANOS: [i64; 8] = [
+    -1,
+    0,
+    1,
+    1_000_000_000,
+    -1_000_000_000,
+    86_400_000_000_000,
+    -86_400_000_000_000,
+    9_223_372_036_854_775_000,
+];
+
+fn generate(ty: ValueType, n: usize) -> Vec<Row> {
+    let pool = strings();
+    (0..n)
+        .map(|i| {
+            let m = mix(i as u64, 3);
+            let x = (i % VALUE_NULLS != VALUE_NULLS - 1).then(|| match ty {
+                ValueType::String => Value::Text(pool[(m >> 8) as usize % pool.len()].clone()),
+                ValueType::Timestamp9 => Value::Nanos(NANOS[(m >> 8) as usize % NANOS.len()]),
+            });
+            Row {
+                k: (m % KEYS) as i64,
+                x,
+                ts: 1_000 + 10 * (i as i64 / 2),
+                id: i as i64,
+            }
+        })
+        .collect()
+}
+
+fn batch(ty: ValueType, rows: &[Row]) -> ChangelogBatch {
+    let x: ArrayRef = match ty {
+        ValueType::String => Arc::new(StringArray::from_iter(rows.iter().map(|r| match &r.x {
+            Some(Value::Text(s)) => Some(s.as_str()),
+            _ => None,
+        }))),
+        ValueType::Timestamp9 => Arc::new(TimestampNanosecondArray::from_iter(rows.iter().map(
+            |r| match r.x {
+                Some(Value::Nanos(n)) => Some(n),
+                _ => None,
+            },
+        ))),
+    };
+    let schema = Schema::new(vec![
+        Field::new("k", arrow::datatypes::DataType::Int64, true),
+        Field::new("x", x.data_type().clone(), true),
+        Field::new("ts", LogicalType::Timestamp(3).to_arrow(), true),
+        Field::new("id", arrow::datatypes::DataType::Int64, true),
+    ]);
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(rows.iter().map(|r| Some(r.k)).collect::<Int64Array>()),
+        x,
+        Arc::new(
+            rows.iter()
+                .map(|r| Some(r.ts))
+                .collect::<TimestampMillisecondArray>(),
+        ),
+        Arc::new(rows.iter().map(|r| Some(r.id)).collect::<Int64Array>()),
+    ];
+    ChangelogBatch::insert_only(RecordBatch::try_new(Arc::new(schema), columns).expect("batch"))
+}
+
+fn spec(ty: ValueType, frame: Frame) -> OverSpec {
+    OverSpec {
+        input_names: ["k", "x", "ts", "id"].map(String::from).to_vec(),
+        input_types: vec![
+            LogicalType::BigInt,
+            ty.logical(),
+            LogicalType::Timestamp(3),
+            LogicalType::BigInt,
+        ],
+        partition_keys: vec![0],
+        time_column: 2,
+        frame: match frame {
+            Frame::Rows => OverFrame::RowsUnbounded,
+            Frame::Range => OverFrame::RangeUnbounded,
+        },
+        calls: vec![AggCall::new(AggFunction::Count, Some(1), "d").distinct()],
+        max_parallelism: MAX_PARALLELISM,
+        processing_time: false,
+    }
+}
+
+/// Each row's `COUNT(DISTINCT x)` by id, from a set of its frame's values.
+fn expected(frame: Frame, rows: &[Row]) -> BTreeMap<i64, i64> {
+    let mut out = BTreeMap::new();
+    for r in rows {
+        let distinct: BTreeSet<&Value> = rows
+            .iter()
+            .filter(|o| o.k == r.k)
+            .filter(|o| match frame {
+                Frame::Rows => (o.ts, o.id) <= (r.ts, r.id),
+                Frame::Range => o.ts <= r.ts,
+            })
+            .filter_map(|o| o.x.as_ref())
+            .collect();
+        out.insert(r.id, distinct.len() as i64);
+    }
+    out
+}
+
+struct Fixture {
+    lifecycle: OperatorLifecycle,
+    first: ChangelogBatch,
+    second: ChangelogBatch,
+    /// The last row time of the first half: its watermark fires every first-half row.
+    first_watermark: i64,
+    /// The second half's counts, by id.
+    expected: BTreeMap<i64, i64>,
+}
+
+impl ArrowBuffers for Fixture {
+    fn collect_arrays(&self, out: &mut Vec<ArrayData>) {
+        self.first.collect_arrays(out);
+        self.second.collect_arrays(out);
+    }
+}
+
+impl Fixture {
+    fn new(ty: ValueType, frame: Frame, n: usize) -> Self {
+        let rows = generate(ty, n);
+        let (first, second) = rows.split_at(n / 2);
+        let all = expected(frame, &rows);
+        Fixture {
+            lifecycle: OperatorLifecycle {
+                plan: OperatorPlan::OverAggregate(spec(ty, frame)),
+                backend: Backend::Rocksdb,
+            },
+            first_watermark: first.last().expect("rows").ts,
+            expected: second.iter().map(|r| (r.id, all[&r.id])).collect(),
+            first: batch(ty, first),
+            second: batch(ty, second),
+        }
+    }
+
+    /// A store that has taken and fired the first half.
+    fn seeded(&self) -> OperatorStore {
+        let mut store = self.lifecycle.create().expect("operator");
+        self.lifecycle.push(&mut store, &self.first).expect("push");
+        let fired = self
+            .lifecycle
+            .fire(&mut store, self.first_watermark)
+            .expect("fire");
+        assert!(!fired.is_empty(), "the first half fires");
+        store
+    }
+
+    /// The second half pushed and fired.
+    fn continue_with_second(&self, store: &mut OperatorStore) -> Vec<ChangelogBatch> {
+        let mut out = self.lifecycle.push(store, &self.second).expect("push");
+        out.extend(self.lifecycle.fire(store, i64::MAX).expect("fire"));
+        out
+    }
+}
+
+fn check(f: &Fixture, out: &[ChangelogBatch]) -> Verdict {
+    let mut got = BTreeMap::new();
+    for b in out {
+        expect_eq("insert-only output", &b.is_insert_only(), &true)?;
+        let batch = b.batch();
+        let id = batch.column(3).as_primitive::<Int64Type>();
+        let count = batch.column(4).as_primitive::<Int64Type>();
+        for r in 0..b.num_rows() {
+            if got.insert(id.value(r), count.value(r)).is_some() {
+                return Err(format!("row {} emitted twice", id.value(r)));
+            }
+        }
+    }
+    expect_eq("distinct counts of the second half", &got, &f.expected)
+}
+
+fn case(suite: &mut Suite, ty: ValueType, frame: Frame, n: usize, restore: bool) {
+    let frame_id = match frame {
+        Frame::Rows => "rows",
+        Frame::Range => "range",
+    };
+    let id = format!(
+        "{}/{}/{frame_id}/rows={n}/keys={KEYS}",
+        if restore { "restore" } else { "update" },
+        ty.id()
+    );
+    suite.stateful(
+        &id,
+        || Fixture::new(ty, frame, n),
+        Fixture::seeded,
+        move |store, f| {
+            if restore {
+                let checkpoint = f.lifecycle.checkpoint(store).expect("checkpoint");
+                *store = f
+                    .lifecycle
+                    .restore(std::slice::from_ref(&checkpoint), &RestoreMode::Aligned)
+                    .expect("restore");
+            }
+            f.continue_with_second(store)
+        },
+        |f, out| check(f, out),
+    );
+}
