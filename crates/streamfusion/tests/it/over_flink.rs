@@ -25,14 +25,14 @@
 //! classpath are present, the Java program is run again and must write the committed file
 //! byte for byte.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::Value as Json;
 use streamfusion::types::LogicalType;
 
 use super::common::Backend;
-use super::common::golden_replay::{self, Replay, Replays, Scenario};
+use super::common::golden_replay::{self, Replays, Scenario};
 
 const GOLDEN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -99,29 +99,7 @@ fn over_aggregation_matches_released_flink_changelogs() {
         scenarios.iter().any(|s| s.output_keys.is_empty()),
         "no OVER without PARTITION BY"
     );
-    let mut replays = Replays::default();
-    let mut refused = BTreeMap::new();
-    for s in &scenarios {
-        match streamfusion::flink::plan_node(&s.node, Some(&s.config)) {
-            Ok(plan) if native(s) => replays.check(s, &plan, Replay::rows),
-            Ok(_) => replays.fail(s, "planned although it must be refused"),
-            Err(e) if native(s) => replays.fail(s, format!("the node is refused: {e}")),
-            Err(e) => {
-                refused.insert(s.name.as_str(), e.to_string());
-            }
-        }
-    }
-    for (name, reason) in &refused {
-        eprintln!("refused: {name}: {reason}");
-    }
-    replays.assert_none_differ();
-    let expected: BTreeSet<&str> = scenarios
-        .iter()
-        .filter(|s| !native(s))
-        .map(|s| s.name.as_str())
-        .collect();
-    let got: BTreeSet<&str> = refused.keys().copied().collect();
-    assert_eq!(got, expected, "the refused scenarios");
+    Replays::run_all(&scenarios, native, |_, how| how.rows());
 }
 
 #[test]

@@ -32,14 +32,14 @@
 //! the Java program is also run again and must write the committed file byte for byte;
 //! otherwise that check reports itself skipped.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::Value as Json;
 use streamfusion::types::LogicalType;
 
 use super::common::Backend;
-use super::common::golden_replay::{self, Replay, Replays, Scenario};
+use super::common::golden_replay::{self, Replays, Scenario};
 
 const GOLDEN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -141,36 +141,8 @@ fn top_n_matches_released_flink_changelogs() {
             "no {kind} scenario"
         );
     }
-    let mut replays = Replays::default();
-    let mut refused = BTreeMap::new();
-    for s in &scenarios {
-        match streamfusion::flink::plan_node(&s.node, Some(&s.config)) {
-            Ok(plan) if s.native() => replays.check(s, &plan, Replay::rows),
-            Ok(_) => replays.fail(
-                s,
-                "planned although its kind is in NOT_YET_NATIVE (remove it there once the kind \
-                 runs natively)",
-            ),
-            Err(e) if s.native() => replays.fail(s, format!("the node is refused: {e}")),
-            Err(e) => {
-                refused.insert(s.name.as_str(), e.to_string());
-            }
-        }
-    }
-    for (name, reason) in &refused {
-        eprintln!("refused as not yet native: {name}: {reason}");
-    }
-    replays.assert_none_differ();
-    let expected: BTreeSet<&str> = scenarios
-        .iter()
-        .filter(|s| !s.native())
-        .map(|s| s.name.as_str())
-        .collect();
-    let got: BTreeSet<&str> = refused.keys().copied().collect();
-    assert_eq!(
-        got, expected,
-        "the refused scenarios are not exactly those of NOT_YET_NATIVE's kinds and the float sorts"
-    );
+    // NOT_YET_NATIVE's kinds and the Top-Ns sorting by floats are refused, exactly those.
+    Replays::run_all(&scenarios, Scenario::native, |_, how| how.rows());
 }
 
 #[test]

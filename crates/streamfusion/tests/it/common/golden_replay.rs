@@ -446,6 +446,37 @@ impl Replays {
         }
     }
 
+    /// Plans every scenario (`flink::plan_node`) and replays those `native` says run
+    /// natively ([`Replays::check`], batches cut by `rows`); the others must be refused, and
+    /// their reasons are printed. Fails unless every replay equals Flink's and exactly the
+    /// scenarios `native` rejects were refused.
+    pub fn run_all<T>(
+        scenarios: &[Scenario<T>],
+        native: impl Fn(&Scenario<T>) -> bool,
+        rows: impl Fn(&Scenario<T>, Replay) -> usize,
+    ) {
+        let mut replays = Replays::default();
+        let mut refused = std::collections::BTreeSet::new();
+        for s in scenarios {
+            match streamfusion::flink::plan_node(&s.node, Some(&s.config)) {
+                Ok(plan) if native(s) => replays.check(s, &plan, |how| rows(s, how)),
+                Ok(_) => replays.fail(s, "planned although it must be refused"),
+                Err(e) if native(s) => replays.fail(s, format!("the node is refused: {e}")),
+                Err(e) => {
+                    eprintln!("refused: {}: {e}", s.name);
+                    refused.insert(s.name.as_str());
+                }
+            }
+        }
+        replays.assert_none_differ();
+        let expected: std::collections::BTreeSet<&str> = scenarios
+            .iter()
+            .filter(|s| !native(s))
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(refused, expected, "the refused scenarios");
+    }
+
     /// Fails with every failure recorded, if any.
     pub fn assert_none_differ(&self) {
         assert!(
