@@ -368,19 +368,27 @@ impl Retracting {
             bytes: Bytes::from(value),
             at: 0,
         };
-        let mut state = Retracting::default();
-        for _ in 0..cursor.u32()? {
-            let key = cursor.part()?;
-            let count = i64::from_le_bytes(cursor.take(8)?[..].try_into().expect("8 bytes"));
-            state.counts.insert(key, count);
-        }
-        for _ in 0..cursor.u32()? {
-            let key = cursor.part()?;
-            let rows = (0..cursor.u32()?)
-                .map(|_| cursor.part())
-                .collect::<Result<Rows>>()?;
-            state.rows.insert(key, rows);
-        }
+        // Entries are stored in key order: the maps are built in bulk from the sorted runs.
+        let counts = (0..cursor.u32()?)
+            .map(|_| {
+                let key = cursor.part()?;
+                let count = i64::from_le_bytes(cursor.take(8)?[..].try_into().expect("8 bytes"));
+                Ok((key, count))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let rows = (0..cursor.u32()?)
+            .map(|_| {
+                let key = cursor.part()?;
+                let rows = (0..cursor.u32()?)
+                    .map(|_| cursor.part())
+                    .collect::<Result<Rows>>()?;
+                Ok((key, rows))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let state = Retracting {
+            counts: BTreeMap::from_iter(counts),
+            rows: BTreeMap::from_iter(rows),
+        };
         let len = cursor.bytes.len();
         if cursor.at != len {
             return Err(Error::State(format!(
