@@ -31,6 +31,12 @@
 //!   updating batch that moves every even row of the first batch: `-U` of it, then `+U` of
 //!   the later batch's row (the same partition, a new sort key). Walks over every live row's
 //!   sort key up to rank 3, both retraction and insertion, over state holding every row.
+//! - `update/<backend>/<shape>`: the updatable Top-N (`UpdatableTopNFunction`, rank 1..3
+//!   with the rank column, rows keyed by `(k, ts)`) that has taken the first batch (outside
+//!   timing); timed is a batch of `+U` upserts of every even row of the first batch, its
+//!   payload the later batch's and its sort key the better of the two (even partitions'
+//!   rows move up past their partition's rows; odd ones keep their key and change in
+//!   place). Walks up to rank 3 over a buffer holding only the top rows.
 //! - `first_n/<backend>/<shape>`: `AppendOnlyFirstNFunction` (rank 1..3, sorted by the
 //!   TIMESTAMP_LTZ(3) column ascending, no rank column): the first three rows of each
 //!   partition, `+I` only.
@@ -101,6 +107,7 @@ fn main() {
             top1_update(&mut suite, backend, name, shape);
             topn(&mut suite, backend, name, shape);
             retract(&mut suite, backend, name, shape);
+            update(&mut suite, backend, name, shape);
             first_n(&mut suite, backend, name, shape);
             if shape.rows == 4_096 {
                 checkpoint_restore(&mut suite, backend, name, shape);
@@ -243,7 +250,9 @@ fn spec(function: RankFunction) -> RankSpec {
     };
     let (sort, rank_end, rank_name) = match function {
         RankFunction::Top1 => (by_s, 1, None),
-        RankFunction::TopN | RankFunction::Retract => (by_s, TOP_N as i64, Some("rn".to_string())),
+        RankFunction::TopN | RankFunction::Retract | RankFunction::Update => {
+            (by_s, TOP_N as i64, Some("rn".to_string()))
+        }
         RankFunction::FirstN => (
             SortKey {
                 column: 3,
@@ -269,7 +278,12 @@ fn spec(function: RankFunction) -> RankSpec {
         rank_end,
         rank_name,
         generate_update_before: true,
-        input_updates: false,
+        input_updates: function == RankFunction::Update,
+        // An upsert's key: the partition and the row's unique arrival time.
+        unique_key: match function {
+            RankFunction::Update => vec![0, 3],
+            _ => Vec::new(),
+        },
         state_ttl: None,
         max_parallelism: MAX_PARALLELISM,
     }
@@ -427,6 +441,50 @@ fn updates(first: &Generated, later: &Generated) -> (ChangelogBatch, Vec<Row>) {
     (batch, live)
 }
 
+/// The upsert batch of `update`: per even row of the first batch, `+U` of it with the later
+/// batch's payload and the better of the two sort keys; and each row's last version in the
+/// order its ties rank (a row whose sort key changed after the rows that kept theirs).
+fn upserts(first: &Generated, later: &Generated) -> (ChangelogBatch, Vec<Row>) {
+    let better = |old: Option<i64>, new: Option<i64>| match (old, new) {
+        (Some(o), Some(n)) => Some(o.max(n)),
+        (o, n) => o.or(n),
+    };
+    let upserted: Vec<Row> = (0..first.rows.len())
+        .step_by(2)
+        .map(|r| {
+            let (k, s, _, ts) = first.rows[r].clone();
+            (k, better(s, later.rows[r].1), later.rows[r].2.clone(), ts)
+        })
+        .collect();
+    let k: ArrayRef = Arc::new(Int64Array::from_iter_values(upserted.iter().map(|r| r.0)));
+    let s: ArrayRef = Arc::new(Int64Array::from_iter(upserted.iter().map(|r| r.1)));
+    let v: ArrayRef = Arc::new(arrow::array::StringArray::from_iter(
+        upserted.iter().map(|r| r.2.as_deref()),
+    ));
+    let ts: ArrayRef = Arc::new(
+        TimestampMillisecondArray::from_iter_values(upserted.iter().map(|r| r.3))
+            .with_timezone("UTC"),
+    );
+    let batch = RecordBatch::try_new(first.batch.batch().schema(), vec![k, s, v, ts])
+        .expect("upsert batch");
+    let kinds = arrow::array::Int8Array::from(vec![RowKind::UpdateAfter as i8; upserted.len()]);
+    let batch = ChangelogBatch::try_new(batch, Some(kinds)).expect("upsert batch");
+    let mut moved = Vec::new();
+    let mut last: Vec<Row> = first.rows.clone();
+    for (i, row) in upserted.into_iter().enumerate() {
+        let r = 2 * i;
+        if last[r].1 == row.1 {
+            last[r] = row;
+        } else {
+            moved.push(row);
+            last[r].3 = -1;
+        }
+    }
+    last.retain(|r| r.3 != -1);
+    last.extend(moved);
+    (batch, last)
+}
+
 // ---- Operator cases. ----
 
 struct Fixture {
@@ -528,7 +586,8 @@ fn topn(suite: &mut Suite, backend: Backend, name: &str, shape: Shape) {
     );
 }
 
-/// A retracting Top-N's fixture: the first batch seeds it, [`updates`] is timed.
+/// An updating Top-N's fixture: the first batch seeds it, [`updates`] or [`upserts`] is
+/// timed.
 struct Updating {
     fixture: Fixture,
     batch: ChangelogBatch,
@@ -559,6 +618,27 @@ fn retract(suite: &mut Suite, backend: Backend, name: &str, shape: Shape) {
         |u, out| {
             let table = materialize(top_n(&u.fixture.first.rows, TOP_N), &rows_of(out))?;
             expect_eq("top 3 of the live rows", &table, &top_n(&u.live, TOP_N))
+        },
+    );
+}
+
+fn update(suite: &mut Suite, backend: Backend, name: &str, shape: Shape) {
+    suite.stateful(
+        &format!("update/{name}/{}", shape.id()),
+        || {
+            let fixture = Fixture::new(backend, shape, RankFunction::Update);
+            let (batch, live) = upserts(&fixture.first, &fixture.later);
+            Updating {
+                fixture,
+                batch,
+                live,
+            }
+        },
+        |u| u.fixture.seeded(),
+        |store, u| u.fixture.lifecycle.push(store, &u.batch).expect("push"),
+        |u, out| {
+            let table = materialize(top_n(&u.fixture.first.rows, TOP_N), &rows_of(out))?;
+            expect_eq("top 3 of the upserted rows", &table, &top_n(&u.live, TOP_N))
         },
     );
 }

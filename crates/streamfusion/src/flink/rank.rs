@@ -4,11 +4,11 @@
 //! throws for `RANK` and `DENSE_RANK`), `partition` (`{"fields": [..]}`), `orderBy`
 //! (`{"fields": [{"index", "isAscending", "nullIsLast"}]}`), `rankRange`
 //! (`{"type": "Constant", "start", "end"}`; a `Variable` rank end, read from a column, is
-//! not supported), `rankStrategy` (`AppendFast` and `Retract` run natively, and `UpdateFast`
-//! for a Top-1; the other `UpdateFast` ranges, Flink's `UpdatableTopNFunction`, do not yet),
-//! `outputRowNumber`, `generateUpdateBefore` and
+//! not supported), `rankStrategy` (`AppendFast`, `Retract` and `UpdateFast` with its
+//! `primaryKeys`, the input's unique key), `outputRowNumber`, `generateUpdateBefore` and
 //! `state` (one entry, the TTL). The function is the one `StreamExecRank` picks:
-//! `RetractableTopNFunction` for `Retract`; for `AppendFast` `AppendOnlyFirstNFunction` for
+//! `RetractableTopNFunction` for `Retract`; for `UpdateFast` `FastTop1Function` for the
+//! range 1..1, else `UpdatableTopNFunction`; for `AppendFast` `AppendOnlyFirstNFunction` for
 //! one ascending processing-time sort field, `FastTop1Function` for the range 1..1, else
 //! `AppendOnlyTopNFunction`. The built
 //! operator's input and output types must equal Flink's.
@@ -65,15 +65,8 @@ pub fn plan(
     let (input_updates, retract) = match strategy.get("type").and_then(Value::as_str) {
         Some("AppendFast") => (false, false),
         // `StreamExecRank` runs a Top-1 over an upsert input with `FastTop1Function` too.
-        Some("UpdateFast") if top1 => (true, false),
+        Some("UpdateFast") => (true, false),
         Some("Retract") => (false, true),
-        Some("UpdateFast") => {
-            return Err(Unsupported::Feature(
-                "a Top-N over an upsert input with a monotonic sort key (rank strategy \
-                 UpdateFast, Flink's UpdatableTopNFunction)"
-                    .into(),
-            ));
-        }
         _ => {
             return Err(Unsupported::Malformed(format!(
                 "rank strategy {strategy} is not one Flink 2.3.0 translates"
@@ -82,6 +75,7 @@ pub fn plan(
     };
     let function = match sort.as_slice() {
         _ if retract => RankFunction::Retract,
+        _ if input_updates && !top1 => RankFunction::Update,
         [only]
             if !input_updates
                 && only.ascending
@@ -91,6 +85,18 @@ pub fn plan(
         }
         _ if top1 => RankFunction::Top1,
         _ => RankFunction::TopN,
+    };
+    let unique_key = match function {
+        RankFunction::Update => strategy
+            .get("primaryKeys")
+            .and_then(Value::as_array)
+            .ok_or_else(|| {
+                Unsupported::Malformed(format!("rank strategy {strategy} has no \"primaryKeys\""))
+            })?
+            .iter()
+            .map(|k| index(k, input.len(), "unique key"))
+            .collect::<Result<Vec<_>>>()?,
+        _ => Vec::new(),
     };
     let output = row_type(field("outputType")?)?;
     let rank_name = if flag("outputRowNumber")? {
@@ -120,6 +126,7 @@ pub fn plan(
         rank_name,
         generate_update_before: flag("generateUpdateBefore")?,
         input_updates,
+        unique_key,
         state_ttl: state_ttl(field("state")?)?,
         max_parallelism: max_parallelism(config)?,
     };

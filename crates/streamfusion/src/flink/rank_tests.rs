@@ -106,6 +106,12 @@ fn a_rank_node_becomes_the_plan_of_the_function_flink_picks() {
     );
     assert_eq!(upsert.function, RankFunction::Top1);
     assert!(upsert.input_updates && !top1.input_updates);
+    assert!(upsert.unique_key.is_empty());
+    // Beyond a Top-1: UpdatableTopNFunction, its rows keyed by the strategy's primary key.
+    let updatable = spec(json!({"rankStrategy": {"type": "UpdateFast", "primaryKeys": [0, 2]}}));
+    assert_eq!(updatable.function, RankFunction::Update);
+    assert!(updatable.input_updates);
+    assert_eq!(updatable.unique_key, [0, 2]);
 
     let ttl = spec(json!({"state": [{"index": 0, "ttl": "3600000 ms", "name": "rankState"}]}));
     assert_eq!(ttl.state_ttl, Some(Duration::from_secs(3_600)));
@@ -124,8 +130,17 @@ fn a_rank_node_becomes_the_plan_of_the_function_flink_picks() {
 fn what_does_not_run_natively_is_refused_with_its_reason() {
     for (fields, reason) in [
         (
-            json!({"rankStrategy": {"type": "UpdateFast", "primaryKeys": [0]}}),
-            "rank strategy UpdateFast",
+            json!({"rankStrategy": {"type": "UpdateFast"}}),
+            "has no \"primaryKeys\"",
+        ),
+        (
+            json!({"rankStrategy": {"type": "UpdateFast", "primaryKeys": [7]}}),
+            "unique key",
+        ),
+        (
+            json!({"rankStrategy": {"type": "UpdateFast", "primaryKeys": [0]},
+                "state": [{"index": 0, "ttl": "3600000 ms", "name": "rankState"}]}),
+            "state TTL on an updatable Top-N",
         ),
         (
             json!({"rankStrategy": {"type": "Retract"},
@@ -181,12 +196,8 @@ fn released_flinks_rank_nodes_plan_or_are_refused_as_expected() {
     assert_eq!(function("first_n"), (RankFunction::FirstN, 1, 3));
     assert_eq!(function("state_ttl"), (RankFunction::TopN, 1, 3));
     assert_eq!(function("retract").0, RankFunction::Retract);
-    for (name, reason) in [
-        ("update_fast", "rank strategy UpdateFast"),
-        // A global Top-5 ordered by `v DESC, d`: d is a DOUBLE (decision 0028).
-        ("global", "sort column 2 is DOUBLE"),
-    ] {
-        let err = fixture(name).unwrap_err().to_string();
-        assert!(err.contains(reason), "{name}: {err}");
-    }
+    assert_eq!(function("update_fast").0, RankFunction::Update);
+    // A global Top-5 ordered by `v DESC, d`: d is a DOUBLE (decision 0028).
+    let err = fixture("global").unwrap_err().to_string();
+    assert!(err.contains("sort column 2 is DOUBLE"), "global: {err}");
 }

@@ -4,8 +4,9 @@
 //! `AppendOnlyTopNFunction`, `FastTop1Function` and `AppendOnlyFirstNFunction`, with their
 //! helpers `AppendOnlyTopNHelper`, `FastTop1Helper` and `TopNBuffer`), the Top-1 over an
 //! updating input that Flink also runs with `FastTop1Function` (`UpdateFast`, range 1..1),
-//! and the Top-N over any updating input (`Retract`, `RetractableTopNFunction`, see
-//! [`retract`]).
+//! the Top-N over any updating input (`Retract`, `RetractableTopNFunction`, see
+//! [`retract`]), and the Top-N over an upsert input with a monotonic sort key (`UpdateFast`,
+//! `UpdatableTopNFunction`, see [`update`]).
 //!
 //! | function | when Flink picks it | state per partition |
 //! |---|---|---|
@@ -13,6 +14,7 @@
 //! | Top-1 | rank range 1..1 | the winning row |
 //! | Top-N | otherwise | the buffer: sort keys in order, each with its rows in arrival order |
 //! | retracting Top-N | an updating input (`Retract`) | each sort key's count, and its rows in arrival order |
+//! | updatable Top-N | an upsert input, monotonic sort key (`UpdateFast`) | the buffer: sort keys in order, each with its unique keys and rows in arrival order |
 //!
 //! Only `ROW_NUMBER` with a constant rank range exists for streams in Flink (`RANK`,
 //! `DENSE_RANK` and a rank end read from a column are refused, as Flink's translator and
@@ -77,6 +79,8 @@ use crate::state::{TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 
 mod retract;
+mod update;
+mod walk;
 
 /// The version of the rank state layout, stored with its checkpoints.
 pub const STATE_VERSION: u32 = 1;
@@ -94,6 +98,8 @@ pub enum RankFunction {
     TopN,
     /// `RetractableTopNFunction`: any updating input.
     Retract,
+    /// `UpdatableTopNFunction`: an upsert input with a unique key and a monotonic sort key.
+    Update,
 }
 
 /// One sort field (Flink's `SortSpec.SortFieldSpec`).
@@ -139,6 +145,10 @@ pub struct RankSpec {
     /// every row alike, whatever its kind.
     #[serde(default)]
     pub input_updates: bool,
+    /// The input's unique key columns (Flink's `UpdateFastStrategy.primaryKeys`), which
+    /// an updatable Top-N keys its rows by; empty otherwise.
+    #[serde(default)]
+    pub unique_key: Vec<usize>,
     /// `table.exec.state.ttl`; `None` (or zero) disables it.
     #[serde(rename = "state_ttl_ms", with = "crate::ops::plan::millis")]
     pub state_ttl: Option<Duration>,
@@ -157,6 +167,7 @@ impl RankSpec {
             "partition_keys": self.partition_keys,
             "sort": self.sort,
             "function": self.function,
+            "unique_key": self.unique_key,
             "rank_end": self.rank_end,
             "with_rank_walk": self.with_rank_walk(),
             "state_ttl": self.ttl().is_some(),
@@ -334,6 +345,8 @@ enum PartitionState {
     Buffer(Buffer),
     /// Retracting Top-N.
     Retracting(retract::Retracting),
+    /// Updatable Top-N.
+    Updating(update::Updating),
 }
 
 /// The Top-N operator over one task's keyed state.
@@ -346,6 +359,8 @@ pub struct Rank {
     reader: RowReader,
     /// Sort keys as bytes that order as Flink's comparator (see [`Rank::sort_keys`]).
     sort_keys: RowConverter,
+    /// Unique keys as bytes equal where Flink's key rows are (an updatable Top-N only).
+    unique_keys: Option<RowConverter>,
     schema: SchemaRef,
     output_types: Vec<LogicalType>,
     table: TableId,
@@ -413,6 +428,15 @@ impl Rank {
                 )
             })
             .collect();
+        let unique_keys = match spec.function {
+            RankFunction::Update => Some(RowConverter::new(
+                spec.unique_key
+                    .iter()
+                    .map(|&c| SortField::new(spec.input_types[c].to_arrow()))
+                    .collect(),
+            )?),
+            _ => None,
+        };
         let key_types = spec
             .partition_keys
             .iter()
@@ -424,6 +448,7 @@ impl Rank {
             writer: RowWriter::new(spec.input_types.clone()),
             reader: RowReader::new(spec.input_types.clone()),
             sort_keys: RowConverter::new(sort_fields)?,
+            unique_keys,
             schema: Arc::new(Schema::new(fields)),
             output_types: spec.output_types(),
             table,
@@ -445,7 +470,13 @@ impl Rank {
 
     fn check_input(&self, input: &ChangelogBatch) -> Result<()> {
         check_columns("rank input batch", &self.spec.input_types, input.batch())?;
-        if self.spec.input_updates || self.spec.function == RankFunction::Retract {
+        if self.spec.input_updates
+            || matches!(
+                self.spec.function,
+                RankFunction::Retract | RankFunction::Update
+            )
+        {
+            // An updatable Top-N, as Flink's, takes every row as an upsert of its key.
             return Ok(());
         }
         // The append-only strategy is planned for insert-only input only.
@@ -560,6 +591,35 @@ impl Rank {
                     changed[slot as usize] = true;
                 }
             }
+            RankFunction::Update => {
+                let keys = self.sort_keys(input)?;
+                let rows = self.writer.write(input.batch().columns())?;
+                let unique_columns: Vec<ArrayRef> = self
+                    .spec
+                    .unique_key
+                    .iter()
+                    .map(|&c| input.batch().column(c).clone())
+                    .collect();
+                let uniques = self
+                    .unique_keys
+                    .as_ref()
+                    .expect("an updatable Top-N has a unique key converter")
+                    .convert_columns(&unique_columns)?;
+                for (row, &slot) in row_group.iter().enumerate() {
+                    let PartitionState::Updating(state) = &mut states[slot as usize] else {
+                        unreachable!("updatable Top-N state")
+                    };
+                    state.apply(
+                        &self.spec,
+                        keys.row(row).as_ref(),
+                        uniques.row(row).as_ref(),
+                        rows.row(row),
+                        row,
+                        &mut out,
+                    )?;
+                    changed[slot as usize] = true;
+                }
+            }
         }
         let mut batch = WriteBatch::new();
         for &slot in &order {
@@ -567,9 +627,12 @@ impl Rank {
                 continue;
             }
             let key = groups.key(slot as usize);
-            if let PartitionState::Retracting(state) = &states[slot as usize]
-                && state.is_empty()
-            {
+            let empty = match &states[slot as usize] {
+                PartitionState::Retracting(state) => state.is_empty(),
+                PartitionState::Updating(state) => state.is_empty(),
+                _ => false,
+            };
+            if empty {
                 batch.delete(self.table, key);
                 continue;
             }
@@ -822,6 +885,10 @@ fn decode_state(function: RankFunction, value: Option<Vec<u8>>) -> Result<Partit
             None => retract::Retracting::default(),
             Some(v) => retract::Retracting::decode(v)?,
         }),
+        RankFunction::Update => PartitionState::Updating(match value {
+            None => update::Updating::default(),
+            Some(v) => update::Updating::decode(v)?,
+        }),
         RankFunction::FirstN => PartitionState::Count(match value.as_deref() {
             None => 0,
             Some(v) => i64::from_le_bytes(
@@ -860,6 +927,7 @@ fn encode_state(state: &PartitionState) -> Vec<u8> {
         }
         PartitionState::Buffer(buffer) => buffer.encode(),
         PartitionState::Retracting(state) => state.encode(),
+        PartitionState::Updating(state) => state.encode(),
     }
 }
 
@@ -902,8 +970,10 @@ fn check_spec(spec: &RankSpec) -> Result<()> {
                 s.column
             )));
         }
-        if matches!(spec.function, RankFunction::TopN | RankFunction::Retract)
-            && matches!(ty, LogicalType::Float | LogicalType::Double)
+        if matches!(
+            spec.function,
+            RankFunction::TopN | RankFunction::Retract | RankFunction::Update
+        ) && matches!(ty, LogicalType::Float | LogicalType::Double)
         {
             return Err(Error::Plan(format!(
                 "sort column {} is {ty}: Flink's comparator holds NaN equal to every value, \
@@ -918,9 +988,24 @@ fn check_spec(spec: &RankSpec) -> Result<()> {
             spec.rank_start
         )));
     }
-    if spec.input_updates && spec.function != RankFunction::Top1 {
+    if spec.input_updates && !matches!(spec.function, RankFunction::Top1 | RankFunction::Update) {
         return Err(Error::Plan(
-            "only a Top-1 takes an updating input natively".into(),
+            "only a Top-1 and an updatable Top-N take an upsert input as upserts".into(),
+        ));
+    }
+    for &k in &spec.unique_key {
+        in_range(k, "unique key")?;
+    }
+    if (spec.function == RankFunction::Update) == spec.unique_key.is_empty() {
+        return Err(Error::Plan(
+            "an updatable Top-N, and only it, keys its rows by the input's unique key".into(),
+        ));
+    }
+    if spec.function == RankFunction::Update && spec.ttl().is_some() {
+        return Err(Error::Plan(
+            "state TTL on an updatable Top-N: Flink's heap cache of partitions expires \
+             rows it has not yet written to state, so its result depends on that timing"
+                .into(),
         ));
     }
     if spec.function == RankFunction::Retract && spec.rank_name.is_none() && spec.has_offset() {

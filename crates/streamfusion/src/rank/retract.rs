@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use bytes::Bytes;
 use smallvec::SmallVec;
 
+use super::walk::{Carried, Cursor, Emit, put_part};
 use super::{RankSpec, Ranked};
 use crate::changelog::RowKind;
 use crate::error::{Error, Result};
@@ -41,40 +42,6 @@ type Rows = SmallVec<[Bytes; 1]>;
 pub(super) struct Retracting {
     counts: BTreeMap<Bytes, i64>,
     rows: BTreeMap<Bytes, Rows>,
-}
-
-/// The row a walk carries down: the input row or a stored one.
-#[derive(Debug, Clone)]
-enum Carried {
-    Input,
-    Stored(Bytes),
-}
-
-/// Where one row's emissions go: the plan's range and `-U` setting, and the input row.
-struct Emit<'a> {
-    spec: &'a RankSpec,
-    out: &'a mut Ranked,
-    input: usize,
-}
-
-impl Emit<'_> {
-    /// `collect*(out, row, rank)`: only a rank in range; `-U` only when generated.
-    fn ranked(&mut self, kind: RowKind, row: &Carried, rank: i64) {
-        if !self.spec.in_range(rank)
-            || (kind == RowKind::UpdateBefore && !self.spec.generate_update_before)
-        {
-            return;
-        }
-        self.plain(kind, row, rank);
-    }
-
-    /// `collectInsert(out, row)`, `collectDelete(out, row)`: whatever the rank.
-    fn plain(&mut self, kind: RowKind, row: &Carried, rank: i64) {
-        match row {
-            Carried::Input => self.out.input(kind, self.input, rank),
-            Carried::Stored(bytes) => self.out.stored(kind, bytes, rank),
-        }
-    }
 }
 
 impl Retracting {
@@ -364,10 +331,7 @@ impl Retracting {
 
     /// The state a stored value holds; its keys and rows are slices of `value`.
     pub(super) fn decode(value: Vec<u8>) -> Result<Self> {
-        let mut cursor = Cursor {
-            bytes: Bytes::from(value),
-            at: 0,
-        };
+        let mut cursor = Cursor::new(value, "a retracting Top-N state");
         // Entries are stored in key order: the maps are built in bulk from the sorted runs.
         let counts = (0..cursor.u32()?)
             .map(|_| {
@@ -389,33 +353,23 @@ impl Retracting {
             counts: BTreeMap::from_iter(counts),
             rows: BTreeMap::from_iter(rows),
         };
-        let len = cursor.bytes.len();
-        if cursor.at != len {
-            return Err(Error::State(format!(
-                "a retracting Top-N state of {len} bytes has {} bytes after its lists",
-                len - cursor.at
-            )));
-        }
+        cursor.finish()?;
         Ok(state)
     }
 
     pub(super) fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
-        let u32_of = |n: usize| (n as u32).to_le_bytes();
-        out.extend_from_slice(&u32_of(self.counts.len()));
+        out.extend_from_slice(&(self.counts.len() as u32).to_le_bytes());
         for (key, count) in &self.counts {
-            out.extend_from_slice(&u32_of(key.len()));
-            out.extend_from_slice(key);
+            put_part(&mut out, key);
             out.extend_from_slice(&count.to_le_bytes());
         }
-        out.extend_from_slice(&u32_of(self.rows.len()));
+        out.extend_from_slice(&(self.rows.len() as u32).to_le_bytes());
         for (key, rows) in &self.rows {
-            out.extend_from_slice(&u32_of(key.len()));
-            out.extend_from_slice(key);
-            out.extend_from_slice(&u32_of(rows.len()));
+            put_part(&mut out, key);
+            out.extend_from_slice(&(rows.len() as u32).to_le_bytes());
             for row in rows {
-                out.extend_from_slice(&u32_of(row.len()));
-                out.extend_from_slice(row);
+                put_part(&mut out, row);
             }
         }
         out
@@ -439,40 +393,6 @@ fn row_at(list: &[Bytes], index: i64) -> Result<&Bytes> {
                 list.len()
             ))
         })
-}
-
-/// Reads a state value front to back, as slices of it.
-struct Cursor {
-    bytes: Bytes,
-    at: usize,
-}
-
-impl Cursor {
-    fn take(&mut self, n: usize) -> Result<Bytes> {
-        let end = self
-            .at
-            .checked_add(n)
-            .filter(|&end| end <= self.bytes.len())
-            .ok_or_else(|| {
-                Error::State(format!(
-                    "a retracting Top-N state ends after {} bytes",
-                    self.bytes.len()
-                ))
-            })?;
-        let part = self.bytes.slice(self.at..end);
-        self.at = end;
-        Ok(part)
-    }
-
-    fn u32(&mut self) -> Result<usize> {
-        Ok(u32::from_le_bytes(self.take(4)?[..].try_into().expect("4 bytes")) as usize)
-    }
-
-    /// A length-prefixed part.
-    fn part(&mut self) -> Result<Bytes> {
-        let n = self.u32()?;
-        self.take(n)
-    }
 }
 
 #[cfg(test)]

@@ -7,10 +7,12 @@
 //! construction; the exact sequences are checked against released Flink in `rank_flink`.
 //! The retracting Top-N (`RetractableTopNFunction`) reads a changelog: there the table must
 //! hold the top rows of what is live, every row inserted and not retracted since, ties by
-//! their last arrival.
+//! their last arrival. The updatable Top-N (`UpdatableTopNFunction`) reads upserts of a
+//! unique key whose sort key only improves: there the table must hold the top rows of each
+//! key's last version, ties by when their sort key last changed.
 //!
 //! Shapes: Top-1, Top-N with and without the rank column, offsets, First-N, the retracting
-//! Top-N; ascending and descending, NULLs first and last, a BIGINT and a second STRING sort
+//! and the updatable Top-N; ascending and descending, NULLs first and last, a BIGINT and a second STRING sort
 //! field, a global Top-N; both backends, chunks of 1, 17 and 500 rows, and restores aligned
 //! and rescaled (1 -> 2 -> 1). A DOUBLE sort key is refused (decision 0028).
 
@@ -83,7 +85,12 @@ impl Shape {
             rank_end: self.end,
             rank_name: self.rank_column.then(|| "rn".to_string()),
             generate_update_before: self.update_before,
-            input_updates: false,
+            input_updates: self.function == RankFunction::Update,
+            // An upsert's key: the partition and the row's id.
+            unique_key: match self.function {
+                RankFunction::Update => vec![0, 3],
+                _ => Vec::new(),
+            },
             state_ttl: None,
             max_parallelism: MAX_PARALLELISM,
         }
@@ -261,6 +268,72 @@ fn changelog(seed: u64, n: usize, partitions: i32) -> Vec<Row> {
     events
 }
 
+/// Upserts for an updatable Top-N: half the events insert a new id (a non-NULL sort key),
+/// the others upsert a known id with its sort key improved by 1 or 2 in the shape's
+/// direction, or unchanged (its row changes in place).
+fn upserts(seed: u64, n: usize, partitions: i32, ascending: bool) -> Vec<Row> {
+    let fresh = rows(seed, n, partitions);
+    let mut s = seed ^ 0x0B5E;
+    let mut next = |m: u64| {
+        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % m
+    };
+    let mut known: Vec<Row> = Vec::new();
+    let mut events = Vec::new();
+    for (i, row) in fresh.into_iter().enumerate() {
+        if known.is_empty() || next(2) == 0 {
+            let new = Row {
+                s: Some(row.s.unwrap_or(0)),
+                id: format!("row {i}"),
+                ..row
+            };
+            known.push(new.clone());
+            events.push(new);
+            continue;
+        }
+        let at = next(known.len() as u64) as usize;
+        let step = next(3) as i64;
+        let old = known[at].s.expect("upserted sort keys are not NULL");
+        let updated = Row {
+            s: Some(if ascending { old - step } else { old + step }),
+            kind: RowKind::UpdateAfter,
+            ..known[at].clone()
+        };
+        known[at] = updated.clone();
+        events.push(updated);
+    }
+    events
+}
+
+/// Each id's last version after `events`, in the order ties rank: an id moves to the end
+/// when its sort key changes and keeps its place when only its row does.
+fn upserted(events: &[Row]) -> Vec<Row> {
+    let mut last: Vec<Row> = Vec::new();
+    for e in events {
+        match last.iter().position(|r| r.id == e.id) {
+            Some(at) if last[at].s == e.s => last[at] = e.clone(),
+            Some(at) => {
+                last.remove(at);
+                last.push(e.clone());
+            }
+            None => last.push(e.clone()),
+        }
+    }
+    last
+}
+
+/// What the shape's changelog must rank after `events`: the live rows, or for an
+/// updatable Top-N each id's last version.
+fn ranked(shape: Shape, events: &[Row]) -> Vec<Row> {
+    match shape.function {
+        RankFunction::Update => upserted(events),
+        _ => live(events),
+    }
+}
+
 /// The live rows after `events`, in order of arrival.
 fn live(events: &[Row]) -> Vec<Row> {
     let mut live: Vec<Row> = Vec::new();
@@ -430,7 +503,7 @@ fn run(
         done = until;
         assert_eq!(
             table,
-            expected(shape, &live(&rows[..done])),
+            expected(shape, &ranked(shape, &rows[..done])),
             "{shape:?} on {backend:?} after {done} rows"
         );
         all.extend(emitted);
@@ -496,6 +569,85 @@ fn retracting_shapes() -> Vec<Shape> {
 fn a_retracting_top_n_keeps_the_true_top_n_of_the_live_rows() {
     for (n, shape) in retracting_shapes().into_iter().enumerate() {
         let events = changelog(0x7E7 + n as u64, 600, 6);
+        for backend in [Backend::Memory, Backend::Rocks] {
+            let single = run(shape, backend, &events, &[], 1);
+            let whole = run(shape, backend, &events, &[], 500);
+            assert_eq!(whole, single, "{shape:?} on {backend:?} in one batch");
+            assert!(whole.len() > 10, "{shape:?}: {} rows", whole.len());
+            assert_eq!(
+                run(shape, backend, &events, &[], 17),
+                whole,
+                "{shape:?} on {backend:?} in 17-row batches"
+            );
+            let plain = run(shape, backend, &events, &[], 29);
+            let aligned = run(shape, backend, &events, &[(75, 1), (150, 1), (300, 1)], 29);
+            assert_eq!(aligned, plain, "{shape:?} on {backend:?}, aligned");
+            if !shape.global {
+                let rescaled = run(shape, backend, &events, &[(75, 1), (150, 2), (300, 1)], 29);
+                assert_eq!(
+                    per_partition(&rescaled),
+                    per_partition(&plain),
+                    "{shape:?} on {backend:?}, rescaled"
+                );
+            }
+        }
+    }
+}
+
+/// The updatable Top-N's shapes: with and without the rank column and `-U` (the latter with
+/// the rank column: an upsert sink keyed on it), offsets with and without the rank column,
+/// descending, a global one.
+fn updatable_shapes() -> Vec<Shape> {
+    let base = Shape {
+        function: RankFunction::Update,
+        start: 1,
+        end: 3,
+        rank_column: false,
+        update_before: true,
+        ascending: true,
+        nulls_last: false,
+        global: false,
+    };
+    vec![
+        base,
+        Shape {
+            rank_column: true,
+            ..base
+        },
+        Shape {
+            rank_column: true,
+            update_before: false,
+            ..base
+        },
+        Shape {
+            rank_column: true,
+            start: 2,
+            end: 4,
+            ..base
+        },
+        Shape {
+            start: 2,
+            end: 3,
+            ..base
+        },
+        Shape {
+            ascending: false,
+            nulls_last: true,
+            end: 5,
+            ..base
+        },
+        Shape {
+            global: true,
+            rank_column: true,
+            ..base
+        },
+    ]
+}
+
+#[test]
+fn an_updatable_top_n_keeps_the_true_top_n_of_each_keys_last_version() {
+    for (n, shape) in updatable_shapes().into_iter().enumerate() {
+        let events = upserts(0x0BD + n as u64, 600, 6, shape.ascending);
         for backend in [Backend::Memory, Backend::Rocks] {
             let single = run(shape, backend, &events, &[], 1);
             let whole = run(shape, backend, &events, &[], 500);
@@ -595,6 +747,7 @@ fn a_top1_compares_doubles_as_flink_nan_tying_with_every_value() {
         rank_name: None,
         generate_update_before: true,
         input_updates: false,
+        unique_key: Vec::new(),
         state_ttl: None,
         max_parallelism: MAX_PARALLELISM,
     };

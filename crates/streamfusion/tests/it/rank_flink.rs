@@ -24,9 +24,8 @@
 //! watermarks in one batch), in 17-row batches, and in batches with a checkpoint and a
 //! restore from it after every batch that a watermark follows. The output must equal Flink's
 //! per partition key, as the exact sequence of kinds and rows (one sequence for a global
-//! Top-N), and as a whole as a multiset. The kinds in [`NOT_YET_NATIVE`] (the update-fast
-//! Top-N) and the Top-Ns (not Top-1s) over a FLOAT/DOUBLE sort field must be refused, exactly
-//! those. Processing time only
+//! Top-N), and as a whole as a multiset. The Top-Ns (not Top-1s or First-Ns) over a
+//! FLOAT/DOUBLE sort field must be refused, exactly those. Processing time only
 //! matters with state TTL: those scenarios run on a manual clock that never moves (Flink's
 //! TTL of 1 h never expired in the run). When a JDK and the planner classpath are present,
 //! the Java program is also run again and must write the committed file byte for byte;
@@ -45,10 +44,6 @@ const GOLDEN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/golden/flink-2.3.0-rank.jsonl"
 );
-
-/// The kinds the native side refuses for now: the update-fast Top-N (`UpdatableTopNFunction`).
-/// Their scenarios are recorded so they are ready.
-const NOT_YET_NATIVE: &[&str] = &["update-fast top-n"];
 
 /// What only the rank file records of a scenario.
 struct Rank {
@@ -71,8 +66,8 @@ fn rank(v: &Json) -> Rank {
 }
 
 impl Scenario<Rank> {
-    /// Whether the native side runs this scenario: not a kind of [`NOT_YET_NATIVE`], and not
-    /// a Top-N (more than one rank) over a FLOAT/DOUBLE sort field (refused: decision 0028).
+    /// Whether the native side runs this scenario: not a Top-N (more than one rank) over a
+    /// FLOAT/DOUBLE sort field (refused: decision 0028).
     fn native(&self) -> bool {
         let node: Json = serde_json::from_str(&self.node).expect("the node text");
         let float_sort = node["node"]["orderBy"]["fields"]
@@ -86,8 +81,11 @@ impl Scenario<Rank> {
                     LogicalType::Float | LogicalType::Double
                 )
             });
-        let refused_float = float_sort && self.kind == "append top-n";
-        !(NOT_YET_NATIVE.contains(&self.kind.as_str()) || refused_float)
+        let top_n = !matches!(
+            self.kind.as_str(),
+            "append top-1" | "update-fast top-1" | "append first-n"
+        );
+        !(float_sort && top_n)
     }
 }
 
@@ -135,13 +133,26 @@ fn top_n_matches_released_flink_changelogs() {
         scenarios.iter().any(|s| s.output_keys.is_empty()),
         "no global Top-N"
     );
-    for kind in NOT_YET_NATIVE {
-        assert!(
-            scenarios.iter().any(|s| s.kind == *kind),
-            "no {kind} scenario"
-        );
+    // Each updating strategy on both backends, with and without the row number.
+    for kind in ["retract", "update-fast top-n"] {
+        for backend in [Backend::Memory, Backend::Rocks] {
+            assert!(
+                scenarios
+                    .iter()
+                    .any(|s| s.kind == kind && s.backend == backend),
+                "no {kind} scenario on {backend:?}"
+            );
+        }
+        for row_number in [false, true] {
+            assert!(
+                scenarios
+                    .iter()
+                    .any(|s| s.kind == kind && s.own.row_number == row_number),
+                "no {kind} scenario with row_number = {row_number}"
+            );
+        }
     }
-    // NOT_YET_NATIVE's kinds and the Top-Ns sorting by floats are refused, exactly those.
+    // The Top-Ns sorting by floats are refused, exactly those.
     Replays::run_all(&scenarios, Scenario::native, |_, how| how.rows());
 }
 

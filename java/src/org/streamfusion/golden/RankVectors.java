@@ -577,7 +577,7 @@ public final class RankVectors extends NodeVectors<RankVectors.Scenario> {
      * scenario's insert-only rows, as Flink 2.3.0's GroupAggFunction emits it without state
      * TTL: {@code +I} for a group's first row; afterwards nothing when the value did not
      * change, else ({@code -U} of the previous value when {@code updateBefore}) {@code +U}.
-     * COUNT(*) counts rows, MAX skips NULLs.
+     * COUNT(*) counts rows, MAX and MIN skip NULLs.
      */
     static List<Row> aggregated(Scenario s, boolean updateBefore) {
         if (s.ttlMs > 0) {
@@ -595,12 +595,13 @@ public final class RankVectors extends NodeVectors<RankVectors.Scenario> {
             Object next;
             if (s.aggregate.equals("COUNT")) {
                 next = first ? 1L : (Long) previous + 1;
-            } else if (s.aggregate.equals("MAX")) {
+            } else if (s.aggregate.equals("MAX") || s.aggregate.equals("MIN")) {
                 @SuppressWarnings("unchecked")
                 Comparable<Object> v = (Comparable<Object>)
                         r.getField(s.columns.indexOf(s.column(s.aggregateArg)));
+                int better = s.aggregate.equals("MAX") ? 1 : -1;
                 next = v == null ? previous
-                        : previous == null || v.compareTo(previous) > 0 ? v : previous;
+                        : previous == null || v.compareTo(previous) * better > 0 ? v : previous;
             } else {
                 throw new IllegalStateException(s.name + ": no model of " + s.aggregate);
             }
@@ -726,6 +727,18 @@ public final class RankVectors extends NodeVectors<RankVectors.Scenario> {
         list.add(updateFast("update_fast_topn_rn", "hashmap", "COUNT", 3, true));
         list.add(updateFast("update_fast_topn_rocksdb", "rocksdb", "COUNT", 3, false));
         list.add(updateFast("update_fast_max_rn", "hashmap", "MAX", 2, true));
+        list.add(updateFast("update_fast_offset_rn_rocksdb", "rocksdb", "COUNT", 2, 4, true,
+                false, 200, 8));
+        list.add(updateFast("update_fast_offset", "hashmap", "COUNT", 2, 3, false, false, 200,
+                8));
+        list.add(updateFast("update_fast_min_asc_rn", "hashmap", "MIN", 1, 3, true, false, 200,
+                8));
+        list.add(updateFast("update_fast_min_asc_rocksdb", "rocksdb", "MIN", 1, 3, false, false,
+                200, 8));
+        list.add(updateFast("update_fast_top5_ties_rn_upsert", "hashmap", "COUNT", 1, 5, true,
+                true, 250, 14));
+        list.add(updateFast("update_fast_max_upsert_rocksdb", "rocksdb", "MAX", 1, 3, true, true,
+                200, 10));
         return list;
     }
 
@@ -1233,24 +1246,41 @@ public final class RankVectors extends NodeVectors<RankVectors.Scenario> {
 
     Scenario updateFast(String name, String backend, String function, long n,
             boolean rowNumber) {
+        return updateFast(name, backend, function, 1, n, rowNumber, false, 150, 8);
+    }
+
+    /**
+     * An update-fast scenario: ranks {@code start..end} by c over {@code SELECT g, k,
+     * function(..) AS c .. GROUP BY g, k} of {@code rows} random rows with {@code ks} values
+     * of k; c is COUNT(*) or MAX(v) ordered DESC (they only grow), or MIN(v) ordered ASC (it
+     * only falls). The first non-NULL MIN moves its group from the NULL it had, which sorts
+     * first, to a later rank: the move Flink's lenient path takes.
+     */
+    Scenario updateFast(String name, String backend, String function, long start, long end,
+            boolean rowNumber, boolean upsert, int rows, int ks) {
         boolean count = function.equals("COUNT");
-        return new Scenario(name,
-                "update-fast strategy (" + (n == 1 ? "FastTop1Function" : "UpdatableTopNFunction")
-                        + "): top-" + n + " by c DESC over SELECT g, k, " + function
-                        + (count ? "(*)" : "(v)") + " AS c ... GROUP BY g, k (unique key (g, k)"
-                        + " holds the partition key g, c only grows; the aggregate emits +I/+U"
-                        + " without -U)" + variant(rowNumber, false))
-                .column("g", DataTypes.STRING())
+        boolean ascending = function.equals("MIN");
+        Scenario s = new Scenario(name,
+                "update-fast strategy (" + (end == 1 ? "FastTop1Function" : "UpdatableTopNFunction")
+                        + "): " + (start == 1 ? "top-" + end : "ranks " + start + ".." + end)
+                        + " by c " + (ascending ? "ASC" : "DESC") + " over SELECT g, k, "
+                        + function + (count ? "(*)" : "(v)") + " AS c ... GROUP BY g, k (unique"
+                        + " key (g, k) holds the partition key g, c only "
+                        + (ascending ? "falls" : "grows") + "; the aggregate emits +I/+U"
+                        + " without -U)" + variant(rowNumber, upsert))
+                .column("g", upsert ? DataTypes.STRING().notNull() : DataTypes.STRING())
                 .column("k", DataTypes.INT())
                 .column("v", DataTypes.BIGINT())
                 .aggregate(function, count ? null : "v", "g", "k")
-                .partition("g")
-                .desc("c")
-                .rank(n)
-                .rowNumber(rowNumber)
+                .partition("g");
+        s = ascending ? s.asc("c") : s.desc("c");
+        s = start == 1 ? s.rank(end) : s.between(start, end);
+        Object[] groups = upsert ? new Object[] {"a", "b", "c"} : new Object[] {"a", "b", null};
+        return s.rowNumber(rowNumber)
+                .upsert(upsert)
                 .backend(backend)
-                .random(150, (r, i) -> new Object[] {
-                    pick(r, new Object[] {"a", "b", null}), r.nextInt(8),
+                .random(rows, (r, i) -> new Object[] {
+                    pick(r, groups), r.nextInt(ks),
                     count ? (long) i : pickOrNull(r, new Object[] {1L, 5L, 9L, 30L}, 4)
                 });
     }

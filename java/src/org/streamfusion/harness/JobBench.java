@@ -129,6 +129,14 @@ public final class JobBench {
                             + " ORDER BY c, k) AS rn FROM (SELECT k % 64 AS g, k, COUNT(*) AS c"
                             + " FROM src GROUP BY k % 64, k)) WHERE rn <= 3",
                     new String[] {"GroupAggregate", "Rank"}),
+            new Job("rank_update",
+                    "ROW_NUMBER() OVER (PARTITION BY g ORDER BY c DESC) <= 3 with rn over a"
+                            + " GROUP BY's counts: each group's three most frequent keys, the"
+                            + " update-fast strategy over an upsert input",
+                    "SELECT g, rn, k, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY g"
+                            + " ORDER BY c DESC) AS rn FROM (SELECT k % 64 AS g, k, COUNT(*) AS c"
+                            + " FROM src GROUP BY k % 64, k)) WHERE rn <= 3",
+                    new String[] {"GroupAggregate", "Rank"}),
             new Job("over_rows",
                     "SUM(v), MAX(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 10 PRECEDING"
                             + " AND CURRENT ROW), event time, append-only output",

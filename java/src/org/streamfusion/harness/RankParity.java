@@ -33,8 +33,10 @@ import java.util.regex.Pattern;
  * Flink runs with {@code FastTop1Function} too). The shapes the native side refuses, which must
  * stay stock (and still match), and, with {@code streamfusion.fallback = false}, fail planning
  * at a node kept stock: a DOUBLE sort key beyond a Top-1 (decision 0028), the retract strategy
- * with an offset and no rank column, the update-fast strategy of a Top-3, and a variable rank
- * range ({@code rn <= top}, a column). The retract strategy (Flink's {@code
+ * with an offset and no rank column, and a variable rank range ({@code rn <= top}, a column).
+ * The update-fast strategy beyond a Top-1 (Flink's {@code UpdatableTopNFunction}: a Top-N over
+ * a GROUP BY's COUNT or MAX ordered DESC or its MIN ordered ASC, with and without {@code rn},
+ * an offset) runs natively. The retract strategy (Flink's {@code
  * RetractableTopNFunction}: a Top-N over a GROUP BY's output ordered against its monotony, a
  * global one, and over a changelog source; with and without {@code rn}, an offset, a Top-1)
  * runs natively.
@@ -295,8 +297,10 @@ public final class RankParity extends NodeParity<RankParity.Query> {
                 "SELECT k, rn, id, d FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
                         + " ORDER BY d DESC, id) AS rn FROM c) WHERE rn <= 2")
                 .refused("double", RETRACT);
-        // The update-fast strategy (a count only grows: ordered DESC, it is monotone): a Top-1
-        // runs natively (Flink's FastTop1Function over an upsert input), a Top-3 is refused.
+        // The update-fast strategy (a count or MAX only grows: ordered DESC, it is monotone;
+        // a MIN only falls: ordered ASC): a Top-1 is Flink's FastTop1Function over an upsert
+        // input, a Top-N its UpdatableTopNFunction; both run natively. A MIN that leaves its
+        // first NULL moves its row down, Flink's lenient path.
         q("update_fast_top1", 1,
                 "SELECT k, k2, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
                         + " ORDER BY c DESC) AS rn FROM (SELECT k, k2, COUNT(*) AS c FROM t"
@@ -306,7 +310,32 @@ public final class RankParity extends NodeParity<RankParity.Query> {
                 "SELECT k, rn, k2, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
                         + " ORDER BY c DESC) AS rn FROM (SELECT k, k2, COUNT(*) AS c FROM t"
                         + " GROUP BY k, k2)) WHERE rn <= 3")
-                .refused("update.?fast", UPDATE_FAST);
+                .updateFast().describes(ROW_NUMBER);
+        q("update_fast_no_rn", 1,
+                "SELECT k, k2, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
+                        + " ORDER BY c DESC) AS rn FROM (SELECT k, k2, COUNT(*) AS c FROM t"
+                        + " GROUP BY k, k2)) WHERE rn <= 3")
+                .updateFast().describes(NO_ROW_NUMBER);
+        q("update_fast_offset", 1,
+                "SELECT k, rn, k2, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
+                        + " ORDER BY c DESC) AS rn FROM (SELECT k, k2, COUNT(*) AS c FROM t"
+                        + " GROUP BY k, k2)) WHERE rn BETWEEN 2 AND 4")
+                .updateFast().describes(ROW_NUMBER);
+        q("update_fast_max", 1,
+                "SELECT k, rn, k2, m FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
+                        + " ORDER BY m DESC) AS rn FROM (SELECT k, k2, MAX(i) AS m FROM t"
+                        + " GROUP BY k, k2)) WHERE rn <= 2")
+                .updateFast().describes(ROW_NUMBER);
+        q("update_fast_min_asc", 1,
+                "SELECT k2, rn, k, m FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k2"
+                        + " ORDER BY m) AS rn FROM (SELECT k, k2, MIN(l) AS m FROM t"
+                        + " GROUP BY k, k2)) WHERE rn <= 3")
+                .updateFast().describes(ROW_NUMBER);
+        q("update_fast_double", 1,
+                "SELECT k, rn, k2, m FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
+                        + " ORDER BY m DESC) AS rn FROM (SELECT k, k2, MAX(d) AS m FROM t"
+                        + " GROUP BY k, k2)) WHERE rn <= 3")
+                .refused("double", UPDATE_FAST);
         // Refused: a variable rank range (each row's rank end is one of its columns).
         q("variable_range", 1,
                 "SELECT k, id, i, top FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k"
