@@ -71,6 +71,7 @@ use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
 use crate::keys::layout::KEY_GROUP_BYTES;
 use crate::ops::keyed::{Keyed, KeyedOperator};
+use crate::ops::partition_cache::{CAPACITY_BYTES, CachedPartition, PartitionCache};
 use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::state::checkpoint::Checkpoint;
 use crate::state::rows::Groups;
@@ -207,6 +208,17 @@ const HAS_LAST: u8 = 1;
 const HAS_CLEANUP: u8 = 2;
 const HAS_ACCS: u8 = 4;
 
+impl CachedPartition for KeyState {
+    fn estimated_bytes(&self) -> usize {
+        let rows: usize = self
+            .rows
+            .values()
+            .map(|list| 12 + list.iter().map(|r| 8 + r.data.len()).sum::<usize>())
+            .sum();
+        32 + rows + 8 * self.timers.len() + 16 * self.accs.as_ref().map_or(0, Vec::len)
+    }
+}
+
 impl KeyState {
     fn is_empty(&self) -> bool {
         self.last_triggering.is_none()
@@ -340,9 +352,9 @@ struct Loaded<'a> {
     groups: Groups,
     /// Each row's group.
     row_group: Vec<u32>,
-    /// The order the store prefers for the groups' reads and writes.
-    order: Vec<u32>,
     states: Vec<KeyState>,
+    /// Whether each group's state was changed since the store had it.
+    dirty: Vec<bool>,
     rows: BatchRows<'a>,
 }
 
@@ -421,6 +433,14 @@ pub struct OverAggregate {
     keyed: Keyed,
     table: TableId,
     late_rows: u64,
+    /// Decoded partitions between batches (decision 0034).
+    cache: PartitionCache<KeyState>,
+    /// Whether a batch or watermark has taken partitions out of the cache and not yet put
+    /// them back.
+    taken: bool,
+    /// Why a batch or watermark failed with partitions out of the cache: the operator then
+    /// holds no consistent state and refuses everything (its job restores a checkpoint).
+    failed: Option<String>,
 }
 
 impl std::fmt::Debug for OverAggregate {
@@ -551,6 +571,9 @@ impl OverAggregate {
             keyed,
             table,
             late_rows: 0,
+            cache: PartitionCache::new(CAPACITY_BYTES),
+            taken: false,
+            failed: None,
             spec,
         })
     }
@@ -578,33 +601,145 @@ impl OverAggregate {
         )
     }
 
-    /// The keys of `batch`'s rows, their states (one batched read) and its rows.
-    fn load<'a>(&self, batch: &'a RecordBatch) -> Result<Loaded<'a>> {
+    /// An error when an earlier batch or watermark failed half way (see
+    /// [`OverAggregate::failed`]).
+    fn check_usable(&self) -> Result<()> {
+        match &self.failed {
+            None => Ok(()),
+            Some(why) => Err(Error::State(format!(
+                "the OVER aggregation failed earlier and holds no consistent state: {why}"
+            ))),
+        }
+    }
+
+    /// The states of `keys`: cached ones taken out of the cache, the others read in the
+    /// order given with one batched read; and whether each is changed since the store had
+    /// it. On an error the cache is as it was.
+    fn take_states(&mut self, keys: &[&[u8]]) -> Result<(Vec<KeyState>, Vec<bool>)> {
+        let missing: Vec<&[u8]> = keys
+            .iter()
+            .copied()
+            .filter(|k| !self.cache.contains(k))
+            .collect();
+        let mut read = self
+            .keyed
+            .store()
+            .multi_get(self.table, &missing)?
+            .into_iter()
+            .map(|v| self.decode(v))
+            .collect::<Result<Vec<_>>>()?
+            .into_iter();
+        self.cache.start_batch();
+        self.taken = true;
+        let mut dirty = vec![false; keys.len()];
+        let states = keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| match self.cache.take(key) {
+                Some((state, was_dirty)) => {
+                    dirty[i] = was_dirty;
+                    state
+                }
+                None => read.next().expect("a state read for each missing key"),
+            })
+            .collect();
+        Ok((states, dirty))
+    }
+
+    /// Puts states back into the cache: `keys[i]`'s state, changed when `changed[i]`.
+    fn put_states(&mut self, keys: &[&[u8]], states: Vec<KeyState>, changed: &[bool]) {
+        for ((key, state), &changed) in keys.iter().zip(states).zip(changed) {
+            self.cache.put(key, state, changed);
+        }
+        self.taken = false;
+    }
+
+    /// Puts `state` for `key` into `write` (an empty state as a delete).
+    fn write_state(&self, write: &mut WriteBatch, key: &[u8], state: &KeyState) {
+        if state.is_empty() {
+            write.delete(self.table, key);
+        } else {
+            let mut bytes = Vec::new();
+            state.encode(&mut bytes);
+            write.put(self.table, key, &bytes);
+        }
+    }
+
+    /// Writes the changed states that leave the cache (it holds more than its capacity).
+    /// On an error they stay cached, and nothing is written.
+    fn write_evicted(&mut self) -> Result<()> {
+        let evicted = self.cache.evict();
+        if evicted.is_empty() {
+            return Ok(());
+        }
+        let mut write = WriteBatch::new();
+        for (key, state) in &evicted {
+            self.write_state(&mut write, key, state);
+        }
+        let written = self.keyed.store_mut().write(&write);
+        if written.is_err() {
+            for (key, state) in evicted {
+                self.cache.put(&key, state, true);
+            }
+        }
+        written
+    }
+
+    /// Writes every changed cached state, as a checkpoint must hold them.
+    fn write_cached(&mut self) -> Result<()> {
+        let mut write = WriteBatch::new();
+        for (key, state) in self.cache.dirty() {
+            self.write_state(&mut write, key, state);
+        }
+        if write.is_empty() {
+            return Ok(());
+        }
+        self.keyed.store_mut().write(&write)?;
+        self.cache.mark_clean();
+        Ok(())
+    }
+
+    /// The keys of `batch`'s rows, their states (one batched read of those not cached) and
+    /// its rows. The states are taken last: an error before leaves the cache as it was.
+    fn load<'a>(&mut self, batch: &'a RecordBatch) -> Result<Loaded<'a>> {
         let (groups, row_group) =
             self.keyed
                 .groups(&self.hasher, batch, &self.spec.partition_keys)?;
         let order = access_order(self.keyed.store(), &[self.table], &groups);
-        let states = self
-            .keyed
-            .read_groups(self.table, &groups, &order, None)?
-            .into_iter()
-            .map(|v| self.decode(v))
-            .collect::<Result<Vec<_>>>()?;
         let readers = self
             .arg_columns
             .iter()
             .map(|&c| ColumnReader::new(batch.column(c), &self.spec.input_types[c], c))
             .collect::<Result<Vec<_>>>()?;
+        let encoded = self.writer.write(batch.columns())?;
+        let keys: Vec<&[u8]> = order.iter().map(|&g| groups.key(g as usize)).collect();
+        let (taken, was_dirty) = self.take_states(&keys)?;
+        let mut states: Vec<KeyState> = (0..groups.len()).map(|_| KeyState::default()).collect();
+        let mut dirty = vec![false; groups.len()];
+        for ((&g, state), was_dirty) in order.iter().zip(taken).zip(was_dirty) {
+            states[g as usize] = state;
+            dirty[g as usize] = was_dirty;
+        }
         Ok(Loaded {
             groups,
             row_group,
-            order,
             states,
-            rows: BatchRows {
-                encoded: self.writer.write(batch.columns())?,
-                readers,
-            },
+            dirty,
+            rows: BatchRows { encoded, readers },
         })
+    }
+
+    /// Puts a batch's states back into the cache, changed where `changed` or already so.
+    fn put_loaded(
+        &mut self,
+        groups: &Groups,
+        states: Vec<KeyState>,
+        dirty: &[bool],
+        changed: &[bool],
+    ) {
+        let keys: Vec<&[u8]> = (0..groups.len()).map(|g| groups.key(g)).collect();
+        let changed: Vec<bool> = dirty.iter().zip(changed).map(|(&d, &c)| d || c).collect();
+        self.put_states(&keys, states, &changed);
     }
 
     /// Puts each row into its key's state (or drops it as late) and registers its timers.
@@ -635,8 +770,8 @@ impl OverAggregate {
         let Loaded {
             groups,
             row_group,
-            order,
             mut states,
+            dirty,
             rows,
         } = self.load(batch)?;
         let watermark = self.keyed.watermark();
@@ -677,17 +812,7 @@ impl OverAggregate {
             }
             changed[slot] = true;
         }
-        let mut write = WriteBatch::new();
-        let mut bytes = Vec::new();
-        for &slot in &order {
-            let slot = slot as usize;
-            if changed[slot] {
-                bytes.clear();
-                states[slot].encode(&mut bytes);
-                write.put(self.table, groups.key(slot), &bytes);
-            }
-        }
-        self.keyed.store_mut().write(&write)?;
+        self.put_loaded(&groups, states, &dirty, &changed);
         self.keyed
             .register_event_timers(timers.into_iter().map(|(slot, time)| {
                 let key = groups.key(slot);
@@ -706,8 +831,8 @@ impl OverAggregate {
         let Loaded {
             groups,
             row_group,
-            order,
             mut states,
+            dirty,
             rows,
         } = self.load(batch)?;
         let mut fired = Fired::new(self.calls.len());
@@ -728,14 +853,8 @@ impl OverAggregate {
                 }
             }
         }
-        let mut write = WriteBatch::new();
-        let mut bytes = Vec::new();
-        for &slot in &order {
-            bytes.clear();
-            states[slot as usize].encode(&mut bytes);
-            write.put(self.table, groups.key(slot as usize), &bytes);
-        }
-        self.keyed.store_mut().write(&write)?;
+        let changed = vec![true; groups.len()];
+        self.put_loaded(&groups, states, &dirty, &changed);
         out.emit(self.output(fired)?);
         Ok(())
     }
@@ -761,13 +880,7 @@ impl OverAggregate {
             .filter(|key| seen.insert(key.clone()))
             .collect();
         let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
-        let mut states = self
-            .keyed
-            .store()
-            .multi_get(self.table, &refs)?
-            .into_iter()
-            .map(|v| self.decode(v))
-            .collect::<Result<Vec<_>>>()?;
+        let (mut states, _) = self.take_states(&refs)?;
         let mut next = Vec::new();
         for (key, state) in keys.iter().zip(&mut states) {
             while let Some(time) = state.timers.first().copied().filter(|&t| t <= watermark) {
@@ -778,18 +891,8 @@ impl OverAggregate {
                 next.push((key, time));
             }
         }
-        let mut write = WriteBatch::new();
-        let mut bytes = Vec::new();
-        for (key, state) in keys.iter().zip(&states) {
-            if state.is_empty() {
-                write.delete(self.table, key);
-            } else {
-                bytes.clear();
-                state.encode(&mut bytes);
-                write.put(self.table, key, &bytes);
-            }
-        }
-        self.keyed.store_mut().write(&write)?;
+        // Every fired key's state changed (its timers at least).
+        self.put_states(&refs, states, &vec![true; refs.len()]);
         self.keyed
             .register_event_timers(next.into_iter().map(|(key, time)| {
                 let key_group = u16::from_be_bytes([key[0], key[1]]);
@@ -976,15 +1079,21 @@ impl Operator for OverAggregate {
     /// Event-time rows wait in state for the watermark; processing-time rows are emitted
     /// here.
     fn process(&mut self, port: Port, input: &ChangelogBatch, out: &mut Output) -> Result<()> {
-        ops::expect_one_input(self.identity.kind, port)?;
-        self.ingest(input, out)
+        self.check_usable()?;
+        // What left the cache after the last batch is written first: a failure here
+        // changes nothing.
+        self.write_evicted()?;
+        let result = self.process_batch(port, input, out);
+        self.note_failure(&result);
+        result
     }
 
     fn advance_watermark(&mut self, watermark: i64, out: &mut Output) -> Result<()> {
-        if self.keyed.advance_watermark(watermark) {
-            out.emit(self.fire()?);
-        }
-        Ok(())
+        self.check_usable()?;
+        self.write_evicted()?;
+        let result = self.on_watermark(watermark, out);
+        self.note_failure(&result);
+        result
     }
 
     fn watermark(&self) -> Option<i64> {
@@ -997,11 +1106,42 @@ impl Operator for OverAggregate {
     }
 
     fn checkpoint(&mut self, target: &Path) -> Result<Checkpoint> {
+        self.check_usable()?;
+        self.write_cached()?;
         self.keyed.checkpoint(target, &self.identity)
     }
 
     fn memory_bytes(&self) -> u64 {
-        self.keyed.memory_bytes()
+        self.keyed.memory_bytes() + self.cache.bytes() as u64
+    }
+}
+
+impl OverAggregate {
+    /// Marks the operator failed when `result` is an error raised with states out of the
+    /// cache.
+    fn note_failure(&mut self, result: &Result<()>) {
+        if let Err(e) = result
+            && self.taken
+        {
+            self.failed = Some(e.to_string());
+        }
+    }
+
+    fn process_batch(
+        &mut self,
+        port: Port,
+        input: &ChangelogBatch,
+        out: &mut Output,
+    ) -> Result<()> {
+        ops::expect_one_input(self.identity.kind, port)?;
+        self.ingest(input, out)
+    }
+
+    fn on_watermark(&mut self, watermark: i64, out: &mut Output) -> Result<()> {
+        if self.keyed.advance_watermark(watermark) {
+            out.emit(self.fire()?);
+        }
+        Ok(())
     }
 }
 
@@ -1055,5 +1195,119 @@ mod tests {
         let padded = [bytes.as_slice(), &[0]].concat();
         assert!(KeyState::decode(&padded, &fresh).is_err());
         assert!(KeyState::default().is_empty());
+    }
+}
+
+#[cfg(test)]
+mod cache_tests {
+    //! The partition cache (decision 0034) against an operator that writes every state.
+
+    use arrow::array::{Int32Array, Int64Array, TimestampMillisecondArray};
+    use arrow::datatypes::DataType;
+
+    use super::*;
+    use crate::aggregate::function::AggFunction;
+    use crate::ops::StateConfig;
+
+    fn spec(frame: OverFrame) -> OverSpec {
+        OverSpec {
+            input_names: vec!["k".into(), "v".into(), "ts".into()],
+            input_types: vec![
+                LogicalType::Int,
+                LogicalType::BigInt,
+                LogicalType::Timestamp(3),
+            ],
+            partition_keys: vec![0],
+            time_column: 2,
+            frame,
+            calls: vec![
+                AggCall::new(AggFunction::CountStar, None, "c"),
+                AggCall::new(AggFunction::Sum, Some(1), "sum"),
+                AggCall::new(AggFunction::Max, Some(1), "max"),
+            ],
+            max_parallelism: 128,
+            processing_time: false,
+        }
+    }
+
+    /// Rows `(k, v, ts)` with 29 keys and times running ahead of the watermark.
+    fn batch(rows: std::ops::Range<i32>) -> ChangelogBatch {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("k", DataType::Int32, true),
+            Field::new("v", DataType::Int64, true),
+            Field::new(
+                "ts",
+                DataType::Timestamp(arrow::datatypes::TimeUnit::Millisecond, None),
+                true,
+            ),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int32Array::from_iter_values(
+                    rows.clone().map(|i| i * 11 % 29),
+                )),
+                Arc::new(Int64Array::from_iter_values(
+                    rows.clone().map(|i| i64::from(i % 17)),
+                )),
+                Arc::new(TimestampMillisecondArray::from_iter_values(
+                    rows.map(|i| i64::from(i * 3 + i % 7)),
+                )),
+            ],
+        )
+        .unwrap();
+        ChangelogBatch::insert_only(batch)
+    }
+
+    /// 600 rows in batches of 23, each followed by a watermark, checkpointed and restored
+    /// after the 10th, by an operator whose cache holds `capacity` bytes.
+    fn run(frame: OverFrame, capacity: usize) -> Vec<ChangelogBatch> {
+        let config = StateConfig::memory();
+        let open = |keyed| {
+            let mut over = OverAggregate::open(spec(frame), keyed).unwrap();
+            over.cache = PartitionCache::new(capacity);
+            over
+        };
+        let store = config.open("over").unwrap();
+        let mut over = open(Keyed::new(store, 128, config.clock.clone()).unwrap());
+        let dir = tempfile::tempdir().unwrap();
+        let mut out = Output::new();
+        for (n, start) in (0..600).step_by(23).enumerate() {
+            if n == 10 {
+                let c = over.checkpoint(&dir.path().join("c")).unwrap();
+                let restored = <OverAggregate as KeyedOperator>::restore(
+                    spec(frame),
+                    &config,
+                    0..=127,
+                    &[Checkpoint::open(c.path()).unwrap()],
+                )
+                .unwrap();
+                over = open(restored.keyed);
+            }
+            over.process(0, &batch(start..(start + 23).min(600)), &mut out)
+                .unwrap();
+            over.advance_watermark(i64::from(start * 3 - 40), &mut out)
+                .unwrap();
+        }
+        over.advance_watermark(i64::MAX, &mut out).unwrap();
+        out.take()
+    }
+
+    #[test]
+    fn evicting_and_checkpointing_states_changes_no_output() {
+        for frame in [
+            OverFrame::RowsUnbounded,
+            OverFrame::RowsBounded { rows: 4 },
+            OverFrame::RangeBounded { millis: 20 },
+        ] {
+            // No capacity: every state is written before the next batch or watermark.
+            let through = run(frame, 0);
+            // Every row but the few a bounded frame drops as late.
+            let rows: usize = through.iter().map(ChangelogBatch::num_rows).sum();
+            assert!((590..=600).contains(&rows), "{frame:?}: {rows} rows");
+            for capacity in [400, CAPACITY_BYTES] {
+                assert_eq!(run(frame, capacity), through, "{frame:?}, {capacity}");
+            }
+        }
     }
 }

@@ -34,6 +34,7 @@
 pub mod calc;
 pub mod keyed;
 pub mod metadata;
+pub mod partition_cache;
 pub mod plan;
 pub mod restore;
 pub mod sections;

@@ -51,9 +51,11 @@
 //! # State
 //!
 //! `[key group][partition key row]` -> the partition's count, winner, or buffer (see
-//! [`Buffer`]), rewritten when it changes; rows are BinaryRowData with header `+I`, as
-//! Flink's state holds the copies of the input rows. With state TTL the value carries the
-//! expiry header and expires a TTL after its last change (decision 0028 says how that
+//! [`Buffer`]); rows are BinaryRowData with header `+I`, as Flink's state holds the copies
+//! of the input rows. Without state TTL the partitions a batch touches stay decoded in a
+//! bounded cache ([`PartitionCache`], decision 0034) and are written when they leave it and before
+//! each checkpoint; with state TTL each is rewritten when it changes, its value carrying the
+//! expiry header, and expires a TTL after its last change (decision 0028 says how that
 //! relates to Flink's heap caches). Checkpointed and rescaled with its key groups.
 
 use std::path::Path;
@@ -65,12 +67,13 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::row::{RowConverter, Rows, SortField};
 
 use crate::aggregate::group::{access_order, check_columns};
-use crate::binary_row::{RowReader, RowWriter, null_bits_width};
+use crate::binary_row::{BinaryRows, RowReader, RowWriter, null_bits_width};
 use crate::changelog::{ChangelogBatch, RowKind};
 use crate::emissions::Emissions;
 use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
 use crate::ops::keyed::{Keyed, KeyedOperator};
+use crate::ops::partition_cache::{CAPACITY_BYTES, CachedPartition, PartitionCache};
 use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::state::checkpoint::Checkpoint;
 use crate::state::rows::Groups;
@@ -78,6 +81,8 @@ use crate::state::ttl::{StateTtl, TTL_TABLE_PREFIX};
 use crate::state::{TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 
+#[cfg(test)]
+mod cache_tests;
 mod retract;
 mod update;
 mod walk;
@@ -207,6 +212,25 @@ impl RankSpec {
 struct Ranked {
     emits: Emissions,
     ranks: Vec<i64>,
+}
+
+/// A batch's rows as the functions read them, made before any state is taken: sort keys
+/// and BinaryRowData (every function but First-N), unique keys (an updatable Top-N).
+#[derive(Default)]
+struct Prepared {
+    keys: Option<Rows>,
+    rows: Option<BinaryRows>,
+    uniques: Option<Rows>,
+}
+
+impl Prepared {
+    /// The sort keys and rows, which [`Rank::prepare`] makes for every function that sorts.
+    fn sorted(&self) -> (&Rows, &BinaryRows) {
+        match (&self.keys, &self.rows) {
+            (Some(keys), Some(rows)) => (keys, rows),
+            _ => unreachable!("a sorting Top-N's rows are prepared"),
+        }
+    }
 }
 
 /// The row a with-rank walk carries down: the input row, or a buffer row (entry, row).
@@ -365,6 +389,11 @@ pub struct Rank {
     output_types: Vec<LogicalType>,
     table: TableId,
     ttl: Option<StateTtl>,
+    /// Decoded partitions between batches; `None` with state TTL (values expire).
+    cache: Option<PartitionCache<PartitionState>>,
+    /// Why a batch failed after it took partitions out of the cache: the operator then
+    /// holds no consistent state and refuses everything (its job restores a checkpoint).
+    failed: Option<String>,
 }
 
 impl std::fmt::Debug for Rank {
@@ -452,7 +481,9 @@ impl Rank {
             schema: Arc::new(Schema::new(fields)),
             output_types: spec.output_types(),
             table,
+            cache: ttl.is_none().then(|| PartitionCache::new(CAPACITY_BYTES)),
             ttl,
+            failed: None,
             keyed,
             spec,
         })
@@ -483,18 +514,86 @@ impl Rank {
         ops::expect_insert_only(input, "an append-only Top-N")
     }
 
+    /// An error when an earlier batch failed half way (see [`Rank::failed`]).
+    fn check_usable(&self) -> Result<()> {
+        match &self.failed {
+            None => Ok(()),
+            Some(why) => Err(Error::State(format!(
+                "the Top-N failed in an earlier batch and holds no consistent state: {why}"
+            ))),
+        }
+    }
+
     /// Applies one batch, row by row in input order; returns its changelog.
     fn apply(&mut self, input: &ChangelogBatch) -> Result<ChangelogBatch> {
+        self.check_usable()?;
         self.check_input(input)?;
         let n = input.num_rows();
         if n == 0 {
             return self.output(input, &Ranked::default());
         }
+        // What left the cache after the last batch is written first: a failure here
+        // changes nothing.
+        self.write_evicted()?;
         let (groups, row_group) = self.groups(input)?;
         let order = access_order(self.keyed.store(), &[self.table], &groups);
-        let mut states = self.read(&groups, &order)?;
+        // Everything that reads the input comes before the states are taken.
+        let prepared = self.prepare(input)?;
+        let (mut states, dirty) = self.read(&groups, &order)?;
         let mut changed = vec![false; groups.len()];
         let mut out = Ranked::default();
+        if let Err(e) = self.rank_rows(
+            input,
+            &prepared,
+            &row_group,
+            &mut states,
+            &mut changed,
+            &mut out,
+        ) {
+            if self.cache.is_some() {
+                self.failed = Some(e.to_string());
+            }
+            return Err(e);
+        }
+        self.put_back(&groups, &order, states, &changed, &dirty)?;
+        self.output(input, &out)
+    }
+
+    /// The input's sort keys, rows and unique keys, as the function reads them.
+    fn prepare(&self, input: &ChangelogBatch) -> Result<Prepared> {
+        if self.spec.function == RankFunction::FirstN {
+            return Ok(Prepared::default());
+        }
+        let uniques = match &self.unique_keys {
+            Some(converter) => {
+                let columns: Vec<ArrayRef> = self
+                    .spec
+                    .unique_key
+                    .iter()
+                    .map(|&c| input.batch().column(c).clone())
+                    .collect();
+                Some(converter.convert_columns(&columns)?)
+            }
+            None => None,
+        };
+        Ok(Prepared {
+            keys: Some(self.sort_keys(input)?),
+            rows: Some(self.writer.write(input.batch().columns())?),
+            uniques,
+        })
+    }
+
+    /// Ranks every input row (`row_group`: its partition) into `out`, changing `states`
+    /// and marking them `changed`.
+    fn rank_rows(
+        &self,
+        input: &ChangelogBatch,
+        prepared: &Prepared,
+        row_group: &[u32],
+        states: &mut [PartitionState],
+        changed: &mut [bool],
+        out: &mut Ranked,
+    ) -> Result<()> {
         match self.spec.function {
             RankFunction::FirstN => {
                 for (row, &slot) in row_group.iter().enumerate() {
@@ -516,8 +615,7 @@ impl Rank {
                 }
             }
             RankFunction::Top1 => {
-                let keys = self.sort_keys(input)?;
-                let rows = self.writer.write(input.batch().columns())?;
+                let (keys, rows) = prepared.sorted();
                 for (row, &slot) in row_group.iter().enumerate() {
                     let PartitionState::Winner(winner) = &mut states[slot as usize] else {
                         unreachable!("Top-1 state")
@@ -550,8 +648,7 @@ impl Rank {
                 }
             }
             RankFunction::TopN => {
-                let keys = self.sort_keys(input)?;
-                let rows = self.writer.write(input.batch().columns())?;
+                let (keys, rows) = prepared.sorted();
                 let with_number = self.spec.with_rank_walk();
                 for (row, &slot) in row_group.iter().enumerate() {
                     let PartitionState::Buffer(buffer) = &mut states[slot as usize] else {
@@ -565,15 +662,14 @@ impl Rank {
                     buffer.put(key.as_ref(), bytes.to_vec());
                     changed[slot as usize] = true;
                     if with_number {
-                        self.with_row_number(buffer, key.as_ref(), row, &mut out);
+                        self.with_row_number(buffer, key.as_ref(), row, out);
                     } else {
-                        self.without_row_number(buffer, bytes, row, &mut out);
+                        self.without_row_number(buffer, bytes, row, out);
                     }
                 }
             }
             RankFunction::Retract => {
-                let keys = self.sort_keys(input)?;
-                let rows = self.writer.write(input.batch().columns())?;
+                let (keys, rows) = prepared.sorted();
                 for (row, &slot) in row_group.iter().enumerate() {
                     let PartitionState::Retracting(state) = &mut states[slot as usize] else {
                         unreachable!("retracting Top-N state")
@@ -586,25 +682,17 @@ impl Rank {
                         rows.row(row),
                         accumulate,
                         row,
-                        &mut out,
+                        out,
                     )?;
                     changed[slot as usize] = true;
                 }
             }
             RankFunction::Update => {
-                let keys = self.sort_keys(input)?;
-                let rows = self.writer.write(input.batch().columns())?;
-                let unique_columns: Vec<ArrayRef> = self
-                    .spec
-                    .unique_key
-                    .iter()
-                    .map(|&c| input.batch().column(c).clone())
-                    .collect();
-                let uniques = self
-                    .unique_keys
+                let (keys, rows) = prepared.sorted();
+                let uniques = prepared
+                    .uniques
                     .as_ref()
-                    .expect("an updatable Top-N has a unique key converter")
-                    .convert_columns(&unique_columns)?;
+                    .expect("an updatable Top-N's unique keys");
                 for (row, &slot) in row_group.iter().enumerate() {
                     let PartitionState::Updating(state) = &mut states[slot as usize] else {
                         unreachable!("updatable Top-N state")
@@ -615,35 +703,96 @@ impl Rank {
                         uniques.row(row).as_ref(),
                         rows.row(row),
                         row,
-                        &mut out,
+                        out,
                     )?;
                     changed[slot as usize] = true;
                 }
             }
         }
+        Ok(())
+    }
+
+    /// After a batch: its partitions go back into the cache (changed ones marked so), or
+    /// without one the changed ones are written.
+    fn put_back(
+        &mut self,
+        groups: &Groups,
+        order: &[u32],
+        states: Vec<PartitionState>,
+        changed: &[bool],
+        dirty: &[bool],
+    ) -> Result<()> {
+        if let Some(cache) = &mut self.cache {
+            for (group, state) in states.into_iter().enumerate() {
+                cache.put(groups.key(group), state, dirty[group] || changed[group]);
+            }
+            return Ok(());
+        }
         let mut batch = WriteBatch::new();
-        for &slot in &order {
-            if !changed[slot as usize] {
-                continue;
-            }
-            let key = groups.key(slot as usize);
-            let empty = match &states[slot as usize] {
-                PartitionState::Retracting(state) => state.is_empty(),
-                PartitionState::Updating(state) => state.is_empty(),
-                _ => false,
-            };
-            if empty {
-                batch.delete(self.table, key);
-                continue;
-            }
-            let value = encode_state(&states[slot as usize]);
-            match &self.ttl {
-                Some(ttl) => batch.put(self.table, key, ttl.wrap(&value)),
-                None => batch.put(self.table, key, &value),
+        for &slot in order {
+            if changed[slot as usize] {
+                self.write_state(
+                    &mut batch,
+                    groups.key(slot as usize),
+                    &states[slot as usize],
+                );
             }
         }
+        self.keyed.store_mut().write(&batch)
+    }
+
+    /// Puts `state` for `key` into `batch` (an empty partition as a delete).
+    fn write_state(&self, batch: &mut WriteBatch, key: &[u8], state: &PartitionState) {
+        if state.is_empty() {
+            batch.delete(self.table, key);
+            return;
+        }
+        let value = encode_state(state);
+        match &self.ttl {
+            Some(ttl) => batch.put(self.table, key, ttl.wrap(&value)),
+            None => batch.put(self.table, key, &value),
+        }
+    }
+
+    /// Writes the changed partitions that leave the cache (it holds more than its
+    /// capacity). On an error they stay cached, and nothing is written.
+    fn write_evicted(&mut self) -> Result<()> {
+        let Some(cache) = &mut self.cache else {
+            return Ok(());
+        };
+        let evicted = cache.evict();
+        if evicted.is_empty() {
+            return Ok(());
+        }
+        let mut batch = WriteBatch::new();
+        for (key, state) in &evicted {
+            self.write_state(&mut batch, key, state);
+        }
+        let written = self.keyed.store_mut().write(&batch);
+        if written.is_err() {
+            let cache = self.cache.as_mut().expect("the cache evicted");
+            for (key, state) in evicted {
+                cache.put(&key, state, true);
+            }
+        }
+        written
+    }
+
+    /// Writes every changed cached partition, as a checkpoint must hold them.
+    fn write_cached(&mut self) -> Result<()> {
+        let Some(cache) = &self.cache else {
+            return Ok(());
+        };
+        let mut batch = WriteBatch::new();
+        for (key, state) in cache.dirty() {
+            self.write_state(&mut batch, key, state);
+        }
+        if batch.is_empty() {
+            return Ok(());
+        }
         self.keyed.store_mut().write(&batch)?;
-        self.output(input, &out)
+        self.cache.as_mut().expect("a cache").mark_clean();
+        Ok(())
     }
 
     /// `AppendOnlyTopNHelper.processElementWithoutRowNumber`, after the row was put.
@@ -764,13 +913,48 @@ impl Rank {
             .groups(&self.hasher, input.batch(), &self.spec.partition_keys)
     }
 
-    /// Every partition's state, read in `order` with one batched read.
-    fn read(&self, groups: &Groups, order: &[u32]) -> Result<Vec<PartitionState>> {
-        self.keyed
-            .read_groups(self.table, groups, order, self.ttl.as_ref())?
+    /// Every partition's state, the cached ones taken from the cache and the others read
+    /// in `order` with one batched read; and whether each is changed since the store had
+    /// it. On an error the cache is as it was.
+    fn read(&mut self, groups: &Groups, order: &[u32]) -> Result<(Vec<PartitionState>, Vec<bool>)> {
+        let function = self.spec.function;
+        let Some(cache) = &self.cache else {
+            let states = self
+                .keyed
+                .read_groups(self.table, groups, order, self.ttl.as_ref())?
+                .into_iter()
+                .map(|v| decode_state(function, v))
+                .collect::<Result<Vec<_>>>()?;
+            return Ok((states, vec![false; groups.len()]));
+        };
+        let missing: Vec<u32> = order
+            .iter()
+            .copied()
+            .filter(|&g| !cache.contains(groups.key(g as usize)))
+            .collect();
+        let mut values = self
+            .keyed
+            .read_groups(self.table, groups, &missing, self.ttl.as_ref())?;
+        let mut states: Vec<Option<PartitionState>> = (0..groups.len()).map(|_| None).collect();
+        for &g in &missing {
+            states[g as usize] = Some(decode_state(function, values[g as usize].take())?);
+        }
+        let cache = self.cache.as_mut().expect("a cache");
+        cache.start_batch();
+        let mut dirty = vec![false; groups.len()];
+        let states = states
             .into_iter()
-            .map(|v| decode_state(self.spec.function, v))
-            .collect()
+            .enumerate()
+            .map(|(g, state)| match state {
+                Some(state) => state,
+                None => {
+                    let (state, was_dirty) = cache.take(groups.key(g)).expect("a cached partition");
+                    dirty[g] = was_dirty;
+                    state
+                }
+            })
+            .collect();
+        Ok((states, dirty))
     }
 
     /// The changelog of `out`, with the rank column when output.
@@ -914,10 +1098,39 @@ fn decode_state(function: RankFunction, value: Option<Vec<u8>>) -> Result<Partit
     })
 }
 
+impl PartitionState {
+    /// Whether the partition holds nothing (its state is deleted).
+    fn is_empty(&self) -> bool {
+        match self {
+            PartitionState::Winner(None) => true,
+            PartitionState::Retracting(state) => state.is_empty(),
+            PartitionState::Updating(state) => state.is_empty(),
+            _ => false,
+        }
+    }
+}
+
+impl CachedPartition for PartitionState {
+    fn estimated_bytes(&self) -> usize {
+        match self {
+            PartitionState::Count(_) => 8,
+            PartitionState::Winner(None) => 0,
+            PartitionState::Winner(Some((key, row))) => key.len() + row.len(),
+            PartitionState::Buffer(buffer) => buffer
+                .entries
+                .iter()
+                .map(|e| 8 + e.key.len() + e.rows.iter().map(|r| 4 + r.len()).sum::<usize>())
+                .sum(),
+            PartitionState::Retracting(state) => state.estimated_bytes(),
+            PartitionState::Updating(state) => state.estimated_bytes(),
+        }
+    }
+}
+
 fn encode_state(state: &PartitionState) -> Vec<u8> {
     match state {
         PartitionState::Count(count) => count.to_le_bytes().to_vec(),
-        PartitionState::Winner(None) => unreachable!("only a changed winner is written"),
+        PartitionState::Winner(None) => unreachable!("an empty partition is deleted"),
         PartitionState::Winner(Some((key, row))) => {
             let mut out = Vec::with_capacity(4 + key.len() + row.len());
             out.extend_from_slice(&(key.len() as u32).to_le_bytes());
@@ -1068,11 +1281,14 @@ impl Operator for Rank {
     }
 
     fn checkpoint(&mut self, target: &Path) -> Result<Checkpoint> {
+        self.check_usable()?;
+        self.write_cached()?;
         self.keyed.checkpoint(target, &self.identity)
     }
 
     fn memory_bytes(&self) -> u64 {
-        self.keyed.memory_bytes()
+        let cached = self.cache.as_ref().map_or(0, |c| c.bytes());
+        self.keyed.memory_bytes() + cached as u64
     }
 }
 

@@ -375,6 +375,17 @@ impl Retracting {
         out
     }
 
+    /// About the bytes of its encoding.
+    pub(super) fn estimated_bytes(&self) -> usize {
+        let counts: usize = self.counts.keys().map(|k| 12 + k.len()).sum();
+        let rows: usize = self
+            .rows
+            .iter()
+            .map(|(k, list)| 8 + k.len() + list.iter().map(|r| 4 + r.len()).sum::<usize>())
+            .sum();
+        counts + rows
+    }
+
     /// Whether the partition holds nothing (its state can be deleted).
     pub(super) fn is_empty(&self) -> bool {
         self.counts.is_empty() && self.rows.is_empty()

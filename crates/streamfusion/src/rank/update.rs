@@ -340,6 +340,20 @@ impl Updating {
         Some(slot)
     }
 
+    /// About the bytes of its encoding.
+    pub(super) fn estimated_bytes(&self) -> usize {
+        self.entries
+            .iter()
+            .map(|e| {
+                8 + e.key.len()
+                    + e.slots
+                        .iter()
+                        .map(|s| 8 + s.unique.len() + s.row.len())
+                        .sum::<usize>()
+            })
+            .sum()
+    }
+
     pub(super) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
