@@ -106,8 +106,9 @@ fn main() {
             top1_fresh(&mut suite, backend, name, shape);
             top1_update(&mut suite, backend, name, shape);
             topn(&mut suite, backend, name, shape);
-            retract(&mut suite, backend, name, shape);
-            update(&mut suite, backend, name, shape);
+            let at = (backend, name, shape);
+            updating(&mut suite, at, RankFunction::Retract, updates);
+            updating(&mut suite, at, RankFunction::Update, upserts);
             first_n(&mut suite, backend, name, shape);
             if shape.rows == 4_096 {
                 checkpoint_restore(&mut suite, backend, name, shape);
@@ -601,12 +602,24 @@ impl ArrowBuffers for Updating {
     }
 }
 
-fn retract(suite: &mut Suite, backend: Backend, name: &str, shape: Shape) {
+/// A Top-N over an updating input (`function`), seeded with the first batch; timed is the
+/// batch `make` builds from the two generated ones, and the changelog applied to the seeded
+/// table must hold the top rows of the rows `make` says are ranked after it.
+fn updating(
+    suite: &mut Suite,
+    (backend, name, shape): (Backend, &str, Shape),
+    function: RankFunction,
+    make: fn(&Generated, &Generated) -> (ChangelogBatch, Vec<Row>),
+) {
+    let case = match function {
+        RankFunction::Retract => "retract",
+        _ => "update",
+    };
     suite.stateful(
-        &format!("retract/{name}/{}", shape.id()),
+        &format!("{case}/{name}/{}", shape.id()),
         || {
-            let fixture = Fixture::new(backend, shape, RankFunction::Retract);
-            let (batch, live) = updates(&fixture.first, &fixture.later);
+            let fixture = Fixture::new(backend, shape, function);
+            let (batch, live) = make(&fixture.first, &fixture.later);
             Updating {
                 fixture,
                 batch,
@@ -617,28 +630,7 @@ fn retract(suite: &mut Suite, backend: Backend, name: &str, shape: Shape) {
         |store, u| u.fixture.lifecycle.push(store, &u.batch).expect("push"),
         |u, out| {
             let table = materialize(top_n(&u.fixture.first.rows, TOP_N), &rows_of(out))?;
-            expect_eq("top 3 of the live rows", &table, &top_n(&u.live, TOP_N))
-        },
-    );
-}
-
-fn update(suite: &mut Suite, backend: Backend, name: &str, shape: Shape) {
-    suite.stateful(
-        &format!("update/{name}/{}", shape.id()),
-        || {
-            let fixture = Fixture::new(backend, shape, RankFunction::Update);
-            let (batch, live) = upserts(&fixture.first, &fixture.later);
-            Updating {
-                fixture,
-                batch,
-                live,
-            }
-        },
-        |u| u.fixture.seeded(),
-        |store, u| u.fixture.lifecycle.push(store, &u.batch).expect("push"),
-        |u, out| {
-            let table = materialize(top_n(&u.fixture.first.rows, TOP_N), &rows_of(out))?;
-            expect_eq("top 3 of the upserted rows", &table, &top_n(&u.live, TOP_N))
+            expect_eq("top 3 of the ranked rows", &table, &top_n(&u.live, TOP_N))
         },
     );
 }

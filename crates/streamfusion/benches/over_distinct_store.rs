@@ -33,19 +33,21 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayData, ArrayRef, AsArray, Int64Array, RecordBatch, StringArray,
-    TimestampMillisecondArray, TimestampNanosecondArray,
+    Array, ArrayRef, AsArray, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
+    TimestampNanosecondArray,
 };
 use arrow::datatypes::{Field, Int64Type, Schema};
 use bench_support::adapters::{RestoreMode, StoreLifecycle};
-use bench_support::buffers::ArrowBuffers;
 use bench_support::fixtures::mix;
 use bench_support::{Suite, Verdict, expect_eq};
 use streamfusion::aggregate::{AggCall, AggFunction, OverFrame, OverSpec};
-use streamfusion::bench::{Backend, OperatorLifecycle, OperatorStore};
+use streamfusion::bench::{Backend, OperatorLifecycle};
 use streamfusion::changelog::ChangelogBatch;
 use streamfusion::ops::OperatorPlan;
 use streamfusion::types::LogicalType;
+
+mod over_fixtures;
+use over_fixtures::{Case, Seeded};
 
 bench_support::counting_allocator!();
 
@@ -224,57 +226,24 @@ fn expected(frame: Frame, rows: &[Row]) -> BTreeMap<i64, i64> {
     out
 }
 
-struct Fixture {
-    lifecycle: OperatorLifecycle,
-    first: ChangelogBatch,
-    second: ChangelogBatch,
-    /// The last row time of the first half: its watermark fires every first-half row.
-    first_watermark: i64,
-    /// The second half's counts, by id.
-    expected: BTreeMap<i64, i64>,
-}
+/// The first half seeds, the second is measured; the second half's counts, by id.
+type Fixture = Case<BTreeMap<i64, i64>>;
 
-impl ArrowBuffers for Fixture {
-    fn collect_arrays(&self, out: &mut Vec<ArrayData>) {
-        self.first.collect_arrays(out);
-        self.second.collect_arrays(out);
-    }
-}
-
-impl Fixture {
-    fn new(ty: ValueType, frame: Frame, n: usize) -> Self {
-        let rows = generate(ty, n);
-        let (first, second) = rows.split_at(n / 2);
-        let all = expected(frame, &rows);
-        Fixture {
+fn fixture(ty: ValueType, frame: Frame, n: usize) -> Fixture {
+    let rows = generate(ty, n);
+    let (first, second) = rows.split_at(n / 2);
+    let all = expected(frame, &rows);
+    Case {
+        run: Seeded {
             lifecycle: OperatorLifecycle {
                 plan: OperatorPlan::OverAggregate(spec(ty, frame)),
                 backend: Backend::Rocksdb,
             },
-            first_watermark: first.last().expect("rows").ts,
-            expected: second.iter().map(|r| (r.id, all[&r.id])).collect(),
-            first: batch(ty, first),
-            second: batch(ty, second),
-        }
-    }
-
-    /// A store that has taken and fired the first half.
-    fn seeded(&self) -> OperatorStore {
-        let mut store = self.lifecycle.create().expect("operator");
-        self.lifecycle.push(&mut store, &self.first).expect("push");
-        let fired = self
-            .lifecycle
-            .fire(&mut store, self.first_watermark)
-            .expect("fire");
-        assert!(!fired.is_empty(), "the first half fires");
-        store
-    }
-
-    /// The second half pushed and fired.
-    fn continue_with_second(&self, store: &mut OperatorStore) -> Vec<ChangelogBatch> {
-        let mut out = self.lifecycle.push(store, &self.second).expect("push");
-        out.extend(self.lifecycle.fire(store, i64::MAX).expect("fire"));
-        out
+            seed_watermark: first.last().expect("rows").ts,
+            seed: batch(ty, first),
+            measured: batch(ty, second),
+        },
+        expected: second.iter().map(|r| (r.id, all[&r.id])).collect(),
     }
 }
 
@@ -306,17 +275,17 @@ fn case(suite: &mut Suite, ty: ValueType, frame: Frame, n: usize, restore: bool)
     );
     suite.stateful(
         &id,
-        || Fixture::new(ty, frame, n),
-        Fixture::seeded,
+        || fixture(ty, frame, n),
+        |f| f.run.seeded(),
         move |store, f| {
             if restore {
-                let checkpoint = f.lifecycle.checkpoint(store).expect("checkpoint");
-                *store = f
-                    .lifecycle
+                let lifecycle = &f.run.lifecycle;
+                let checkpoint = lifecycle.checkpoint(store).expect("checkpoint");
+                *store = lifecycle
                     .restore(std::slice::from_ref(&checkpoint), &RestoreMode::Aligned)
                     .expect("restore");
             }
-            f.continue_with_second(store)
+            f.run.continue_measured(store)
         },
         |f, out| check(f, out),
     );

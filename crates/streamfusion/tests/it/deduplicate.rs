@@ -17,8 +17,8 @@ use streamfusion::ops::{OperatorPlan, Output, StateConfig};
 use streamfusion::state::ttl::ManualClock;
 use streamfusion::types::LogicalType;
 
-use super::common::Backend;
 use super::common::subtasks::Subtasks;
+use super::common::{Backend, SplitMix};
 
 const MAX_PARALLELISM: u32 = 128;
 
@@ -295,14 +295,8 @@ fn per_key(out: &[Out]) -> BTreeMap<Option<i32>, Vec<Out>> {
 /// A stream with NULL keys, values repeating so that consecutive rows of a key are often
 /// identical, rowtime ties, out-of-order and late rows, and a watermark every few rows.
 fn events(seed: u64, rows: usize, keys: i32) -> Vec<Event> {
-    let mut s = seed;
-    let mut next = |n: u64| {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        (z ^ (z >> 31)) % n
-    };
+    let mut random = SplitMix::new(seed);
+    let mut next = |m: u64| random.below(m);
     let mut events = Vec::new();
     let mut max_rt = 0i64;
     for i in 0..rows {

@@ -25,8 +25,8 @@ use streamfusion::ops::{OperatorPlan, Output, StateConfig};
 use streamfusion::state::checkpoint::Checkpoint;
 use streamfusion::types::LogicalType;
 
-use super::common::Backend;
 use super::common::subtasks::Subtasks;
+use super::common::{Backend, SplitMix};
 
 const MAX_PARALLELISM: u32 = 128;
 
@@ -80,14 +80,8 @@ type Values = (Vec<Option<i64>>, Option<String>, Option<String>);
 /// Segments of rows whose times lie after the previous watermark (none is late), up to
 /// `ahead` ms past the next one, arriving in shuffled order.
 fn segments(seed: u64, count: usize, keys: i32) -> Vec<Segment> {
-    let mut s = seed;
-    let mut next = |m: u64| {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        (z ^ (z >> 31)) % m
-    };
+    let mut random = SplitMix::new(seed);
+    let mut next = |m: u64| random.below(m);
     let mut watermark = 0;
     let mut id = 0;
     (0..count)

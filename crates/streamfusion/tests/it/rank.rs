@@ -28,8 +28,8 @@ use streamfusion::rank::{RankFunction, RankSpec, SortKey};
 use streamfusion::state::checkpoint::Checkpoint;
 use streamfusion::types::LogicalType;
 
-use super::common::Backend;
 use super::common::subtasks::Subtasks;
+use super::common::{Backend, SplitMix};
 
 const MAX_PARALLELISM: u32 = 128;
 
@@ -167,14 +167,8 @@ fn shapes() -> Vec<Shape> {
 
 /// Rows with NULL partitions and sort keys, many ties on both sort fields.
 fn rows(seed: u64, n: usize, partitions: i32) -> Vec<Row> {
-    let mut s = seed;
-    let mut next = |m: u64| {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        (z ^ (z >> 31)) % m
-    };
+    let mut random = SplitMix::new(seed);
+    let mut next = |m: u64| random.below(m);
     (0..n)
         .map(|i| {
             let k = match next(partitions as u64 + 1) as i32 {
@@ -223,14 +217,8 @@ fn batch(rows: &[Row]) -> ChangelogBatch {
 /// `+U` of it with a new sort key and id), sometimes the one just inserted.
 fn changelog(seed: u64, n: usize, partitions: i32) -> Vec<Row> {
     let fresh = rows(seed, n, partitions);
-    let mut s = seed ^ 0x5EED;
-    let mut next = |m: u64| {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        (z ^ (z >> 31)) % m
-    };
+    let mut random = SplitMix::new(seed ^ 0x5EED);
+    let mut next = |m: u64| random.below(m);
     let mut live: Vec<Row> = Vec::new();
     let mut events = Vec::new();
     for (i, row) in fresh.into_iter().enumerate() {
@@ -273,14 +261,8 @@ fn changelog(seed: u64, n: usize, partitions: i32) -> Vec<Row> {
 /// direction, or unchanged (its row changes in place).
 fn upserts(seed: u64, n: usize, partitions: i32, ascending: bool) -> Vec<Row> {
     let fresh = rows(seed, n, partitions);
-    let mut s = seed ^ 0x0B5E;
-    let mut next = |m: u64| {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        (z ^ (z >> 31)) % m
-    };
+    let mut random = SplitMix::new(seed ^ 0x0B5E);
+    let mut next = |m: u64| random.below(m);
     let mut known: Vec<Row> = Vec::new();
     let mut events = Vec::new();
     for (i, row) in fresh.into_iter().enumerate() {
@@ -520,11 +502,14 @@ fn per_partition(out: &[Out]) -> BTreeMap<Option<i32>, Vec<Out>> {
     keys
 }
 
-/// The retracting Top-N's shapes: with and without the rank column and `-U`, an offset,
-/// a range of one, descending with NULLs last, a global one.
-fn retracting_shapes() -> Vec<Shape> {
+/// The shapes of a Top-N over an updating input (`function`): with and without the rank
+/// column and `-U` (the latter with the rank column: an upsert sink keyed on it), an offset
+/// with the rank column, descending with NULLs last, a global one; and for the retracting
+/// Top-N a range of one, for the updatable one (whose Top-1 is Flink's `FastTop1Function`) an
+/// offset without the rank column.
+fn updating_shapes(function: RankFunction) -> Vec<Shape> {
     let base = Shape {
-        function: RankFunction::Retract,
+        function,
         start: 1,
         end: 3,
         rank_column: false,
@@ -533,103 +518,32 @@ fn retracting_shapes() -> Vec<Shape> {
         nulls_last: false,
         global: false,
     };
-    vec![
-        base,
-        Shape {
-            rank_column: true,
-            ..base
-        },
-        Shape {
-            rank_column: true,
-            update_before: false,
-            ..base
-        },
-        Shape {
-            rank_column: true,
-            start: 2,
-            end: 4,
-            ..base
-        },
-        Shape { end: 1, ..base },
-        Shape {
-            ascending: false,
-            nulls_last: true,
-            end: 5,
-            ..base
-        },
-        Shape {
-            global: true,
-            rank_column: true,
-            ..base
-        },
-    ]
-}
-
-#[test]
-fn a_retracting_top_n_keeps_the_true_top_n_of_the_live_rows() {
-    for (n, shape) in retracting_shapes().into_iter().enumerate() {
-        let events = changelog(0x7E7 + n as u64, 600, 6);
-        for backend in [Backend::Memory, Backend::Rocks] {
-            let single = run(shape, backend, &events, &[], 1);
-            let whole = run(shape, backend, &events, &[], 500);
-            assert_eq!(whole, single, "{shape:?} on {backend:?} in one batch");
-            assert!(whole.len() > 10, "{shape:?}: {} rows", whole.len());
-            assert_eq!(
-                run(shape, backend, &events, &[], 17),
-                whole,
-                "{shape:?} on {backend:?} in 17-row batches"
-            );
-            let plain = run(shape, backend, &events, &[], 29);
-            let aligned = run(shape, backend, &events, &[(75, 1), (150, 1), (300, 1)], 29);
-            assert_eq!(aligned, plain, "{shape:?} on {backend:?}, aligned");
-            if !shape.global {
-                let rescaled = run(shape, backend, &events, &[(75, 1), (150, 2), (300, 1)], 29);
-                assert_eq!(
-                    per_partition(&rescaled),
-                    per_partition(&plain),
-                    "{shape:?} on {backend:?}, rescaled"
-                );
-            }
-        }
-    }
-}
-
-/// The updatable Top-N's shapes: with and without the rank column and `-U` (the latter with
-/// the rank column: an upsert sink keyed on it), offsets with and without the rank column,
-/// descending, a global one.
-fn updatable_shapes() -> Vec<Shape> {
-    let base = Shape {
-        function: RankFunction::Update,
-        start: 1,
-        end: 3,
-        rank_column: false,
-        update_before: true,
-        ascending: true,
-        nulls_last: false,
-        global: false,
-    };
-    vec![
-        base,
-        Shape {
-            rank_column: true,
-            ..base
-        },
-        Shape {
-            rank_column: true,
-            update_before: false,
-            ..base
-        },
-        Shape {
-            rank_column: true,
-            start: 2,
-            end: 4,
-            ..base
-        },
-        Shape {
+    let own = match function {
+        RankFunction::Retract => Shape { end: 1, ..base },
+        _ => Shape {
             start: 2,
             end: 3,
             ..base
         },
+    };
+    vec![
+        base,
+        Shape {
+            rank_column: true,
+            ..base
+        },
+        Shape {
+            rank_column: true,
+            update_before: false,
+            ..base
+        },
+        Shape {
+            rank_column: true,
+            start: 2,
+            end: 4,
+            ..base
+        },
+        own,
         Shape {
             ascending: false,
             nulls_last: true,
@@ -644,32 +558,51 @@ fn updatable_shapes() -> Vec<Shape> {
     ]
 }
 
+/// Runs `events` through `shape` on both backends in batches of 1, 17, 29 and 500, and
+/// across aligned and (but for a global Top-N) rescaled restores; the changelogs must agree
+/// (`run` checks each against the model after every batch).
+fn check_updating(shape: Shape, events: &[Row]) {
+    for backend in [Backend::Memory, Backend::Rocks] {
+        let single = run(shape, backend, events, &[], 1);
+        let whole = run(shape, backend, events, &[], 500);
+        assert_eq!(whole, single, "{shape:?} on {backend:?} in one batch");
+        assert!(whole.len() > 10, "{shape:?}: {} rows", whole.len());
+        assert_eq!(
+            run(shape, backend, events, &[], 17),
+            whole,
+            "{shape:?} on {backend:?} in 17-row batches"
+        );
+        let plain = run(shape, backend, events, &[], 29);
+        let aligned = run(shape, backend, events, &[(75, 1), (150, 1), (300, 1)], 29);
+        assert_eq!(aligned, plain, "{shape:?} on {backend:?}, aligned");
+        if !shape.global {
+            let rescaled = run(shape, backend, events, &[(75, 1), (150, 2), (300, 1)], 29);
+            assert_eq!(
+                per_partition(&rescaled),
+                per_partition(&plain),
+                "{shape:?} on {backend:?}, rescaled"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_retracting_top_n_keeps_the_true_top_n_of_the_live_rows() {
+    for (n, shape) in updating_shapes(RankFunction::Retract)
+        .into_iter()
+        .enumerate()
+    {
+        check_updating(shape, &changelog(0x7E7 + n as u64, 600, 6));
+    }
+}
+
 #[test]
 fn an_updatable_top_n_keeps_the_true_top_n_of_each_keys_last_version() {
-    for (n, shape) in updatable_shapes().into_iter().enumerate() {
-        let events = upserts(0x0BD + n as u64, 600, 6, shape.ascending);
-        for backend in [Backend::Memory, Backend::Rocks] {
-            let single = run(shape, backend, &events, &[], 1);
-            let whole = run(shape, backend, &events, &[], 500);
-            assert_eq!(whole, single, "{shape:?} on {backend:?} in one batch");
-            assert!(whole.len() > 10, "{shape:?}: {} rows", whole.len());
-            assert_eq!(
-                run(shape, backend, &events, &[], 17),
-                whole,
-                "{shape:?} on {backend:?} in 17-row batches"
-            );
-            let plain = run(shape, backend, &events, &[], 29);
-            let aligned = run(shape, backend, &events, &[(75, 1), (150, 1), (300, 1)], 29);
-            assert_eq!(aligned, plain, "{shape:?} on {backend:?}, aligned");
-            if !shape.global {
-                let rescaled = run(shape, backend, &events, &[(75, 1), (150, 2), (300, 1)], 29);
-                assert_eq!(
-                    per_partition(&rescaled),
-                    per_partition(&plain),
-                    "{shape:?} on {backend:?}, rescaled"
-                );
-            }
-        }
+    for (n, shape) in updating_shapes(RankFunction::Update)
+        .into_iter()
+        .enumerate()
+    {
+        check_updating(shape, &upserts(0x0BD + n as u64, 600, 6, shape.ascending));
     }
 }
 

@@ -99,59 +99,41 @@ fn top_n_matches_released_flink_changelogs() {
     );
     let names: BTreeSet<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names.len(), scenarios.len(), "scenario names repeat");
-    // Every native kind on each backend, with and without -U; top-N and first-N with and
-    // without the row number; a global Top-N; every kind that waits for its increment.
-    for kind in ["append top-1", "append top-n", "append first-n"] {
+    // Every kind on each backend; the append kinds with and without -U; the Top-Ns and
+    // First-N with and without the row number; a global Top-N.
+    let covered = |kind: &str, what: String, pred: &dyn Fn(&Scenario<Rank>) -> bool| {
+        assert!(
+            scenarios.iter().any(|s| s.kind == kind && pred(s)),
+            "no {kind} scenario {what}"
+        );
+    };
+    let append = ["append top-1", "append top-n", "append first-n"];
+    let updating = ["retract", "update-fast top-n"];
+    for kind in append.iter().chain(&updating) {
         for backend in [Backend::Memory, Backend::Rocks] {
-            assert!(
-                scenarios
-                    .iter()
-                    .any(|s| s.kind == kind && s.backend == backend),
-                "no {kind} scenario on {backend:?}"
-            );
+            covered(kind, format!("on {backend:?}"), &|s| s.backend == backend);
         }
+    }
+    for kind in append {
         for update_before in [false, true] {
-            assert!(
-                scenarios
-                    .iter()
-                    .any(|s| s.kind == kind && s.own.update_before == update_before),
-                "no {kind} scenario with update_before = {update_before}"
+            covered(
+                kind,
+                format!("with update_before = {update_before}"),
+                &|s| s.own.update_before == update_before,
             );
         }
     }
-    for kind in ["append top-n", "append first-n"] {
+    for kind in append[1..].iter().chain(&updating) {
         for row_number in [false, true] {
-            assert!(
-                scenarios
-                    .iter()
-                    .any(|s| s.kind == kind && s.own.row_number == row_number),
-                "no {kind} scenario with row_number = {row_number}"
-            );
+            covered(kind, format!("with row_number = {row_number}"), &|s| {
+                s.own.row_number == row_number
+            });
         }
     }
     assert!(
         scenarios.iter().any(|s| s.output_keys.is_empty()),
         "no global Top-N"
     );
-    // Each updating strategy on both backends, with and without the row number.
-    for kind in ["retract", "update-fast top-n"] {
-        for backend in [Backend::Memory, Backend::Rocks] {
-            assert!(
-                scenarios
-                    .iter()
-                    .any(|s| s.kind == kind && s.backend == backend),
-                "no {kind} scenario on {backend:?}"
-            );
-        }
-        for row_number in [false, true] {
-            assert!(
-                scenarios
-                    .iter()
-                    .any(|s| s.kind == kind && s.own.row_number == row_number),
-                "no {kind} scenario with row_number = {row_number}"
-            );
-        }
-    }
     // The Top-Ns sorting by floats are refused, exactly those.
     Replays::run_all(&scenarios, Scenario::native, |_, how| how.rows());
 }

@@ -17,7 +17,7 @@ use streamfusion::sort::TemporalSortSpec;
 use streamfusion::state::checkpoint::Checkpoint;
 use streamfusion::types::LogicalType;
 
-use super::common::{Backend, config};
+use super::common::{Backend, SplitMix, config};
 
 const MAX_PARALLELISM: u32 = 128;
 
@@ -77,14 +77,8 @@ fn batch(rows: &[Row]) -> ChangelogBatch {
 
 /// Segments of rows, each followed by a watermark; some rows are late.
 fn segments(seed: u64) -> Vec<(Vec<Row>, i64)> {
-    let mut s = seed;
-    let mut next = |m: u64| {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        (z ^ (z >> 31)) % m
-    };
+    let mut random = SplitMix::new(seed);
+    let mut next = |m: u64| random.below(m);
     let mut watermark = -50;
     let mut id = 0;
     (0..40)

@@ -20,7 +20,7 @@ use streamfusion::state::checkpoint::Checkpoint;
 use streamfusion::types::LogicalType;
 use streamfusion::window::slices::SliceAssigner;
 
-use super::common::{Backend, config, key_group_ranges, route};
+use super::common::{Backend, SplitMix, config, key_group_ranges, route};
 
 const MAX_PARALLELISM: u32 = 128;
 
@@ -215,14 +215,8 @@ fn rows_of(out: &mut Output) -> Vec<Out> {
 /// A random event stream: keys (NULL among them) over a slowly rising time with jitter, a
 /// watermark after every few rows lagging the largest time, and some rows far behind it.
 fn events(seed: u64, rows: usize, keys: i32, start: i64) -> Vec<Event> {
-    let mut s = seed;
-    let mut next = |n: u64| {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        (z ^ (z >> 31)) % n
-    };
+    let mut random = SplitMix::new(seed);
+    let mut next = |m: u64| random.below(m);
     let mut events = Vec::new();
     let mut max_ts = start;
     for i in 0..rows {

@@ -12,6 +12,25 @@ pub mod changelog;
 pub mod golden_replay;
 pub mod subtasks;
 
+/// A seeded splitmix64 sequence: the operator tests' random inputs, the same on every
+/// machine.
+pub struct SplitMix(u64);
+
+impl SplitMix {
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    /// The next value below `m`.
+    pub fn below(&mut self, m: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % m
+    }
+}
+
 use std::sync::Arc;
 
 use arrow::array::{
