@@ -32,11 +32,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use arrow::array::{
-    Array, ArrayRef, AsArray, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
-    TimestampNanosecondArray,
-};
-use arrow::datatypes::{Field, Int64Type, Schema};
+use arrow::array::{ArrayRef, AsArray, StringArray, TimestampNanosecondArray};
+use arrow::datatypes::Int64Type;
 use bench_support::adapters::{RestoreMode, StoreLifecycle};
 use bench_support::fixtures::mix;
 use bench_support::{Suite, Verdict, expect_eq};
@@ -51,7 +48,6 @@ use over_fixtures::{Case, Seeded};
 
 bench_support::counting_allocator!();
 
-const MAX_PARALLELISM: u32 = 128;
 const KEYS: u64 = 4;
 const VALUE_NULLS: usize = 9;
 
@@ -168,44 +164,17 @@ fn batch(ty: ValueType, rows: &[Row]) -> ChangelogBatch {
             },
         ))),
     };
-    let schema = Schema::new(vec![
-        Field::new("k", arrow::datatypes::DataType::Int64, true),
-        Field::new("x", x.data_type().clone(), true),
-        Field::new("ts", LogicalType::Timestamp(3).to_arrow(), true),
-        Field::new("id", arrow::datatypes::DataType::Int64, true),
-    ]);
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(rows.iter().map(|r| Some(r.k)).collect::<Int64Array>()),
-        x,
-        Arc::new(
-            rows.iter()
-                .map(|r| Some(r.ts))
-                .collect::<TimestampMillisecondArray>(),
-        ),
-        Arc::new(rows.iter().map(|r| Some(r.id)).collect::<Int64Array>()),
-    ];
-    ChangelogBatch::insert_only(RecordBatch::try_new(Arc::new(schema), columns).expect("batch"))
+    let keys: Vec<(i64, i64, i64)> = rows.iter().map(|r| (r.k, r.ts, r.id)).collect();
+    over_fixtures::batch(x, &keys)
 }
 
 fn spec(ty: ValueType, frame: Frame) -> OverSpec {
-    OverSpec {
-        input_names: ["k", "x", "ts", "id"].map(String::from).to_vec(),
-        input_types: vec![
-            LogicalType::BigInt,
-            ty.logical(),
-            LogicalType::Timestamp(3),
-            LogicalType::BigInt,
-        ],
-        partition_keys: vec![0],
-        time_column: 2,
-        frame: match frame {
-            Frame::Rows => OverFrame::RowsUnbounded,
-            Frame::Range => OverFrame::RangeUnbounded,
-        },
-        calls: vec![AggCall::new(AggFunction::Count, Some(1), "d").distinct()],
-        max_parallelism: MAX_PARALLELISM,
-        processing_time: false,
-    }
+    let frame = match frame {
+        Frame::Rows => OverFrame::RowsUnbounded,
+        Frame::Range => OverFrame::RangeUnbounded,
+    };
+    let calls = vec![AggCall::new(AggFunction::Count, Some(1), "d").distinct()];
+    over_fixtures::spec(ty.logical(), frame, calls)
 }
 
 /// Each row's `COUNT(DISTINCT x)` by id, from a set of its frame's values.
@@ -248,18 +217,9 @@ fn fixture(ty: ValueType, frame: Frame, n: usize) -> Fixture {
 }
 
 fn check(f: &Fixture, out: &[ChangelogBatch]) -> Verdict {
-    let mut got = BTreeMap::new();
-    for b in out {
-        expect_eq("insert-only output", &b.is_insert_only(), &true)?;
-        let batch = b.batch();
-        let id = batch.column(3).as_primitive::<Int64Type>();
-        let count = batch.column(4).as_primitive::<Int64Type>();
-        for r in 0..b.num_rows() {
-            if got.insert(id.value(r), count.value(r)).is_some() {
-                return Err(format!("row {} emitted twice", id.value(r)));
-            }
-        }
-    }
+    let got = over_fixtures::by_id(out, |batch, r| {
+        batch.column(4).as_primitive::<Int64Type>().value(r)
+    })?;
     expect_eq("distinct counts of the second half", &got, &f.expected)
 }
 

@@ -33,12 +33,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, Decimal128Array, Int64Array, RecordBatch, StringArray,
-    TimestampMillisecondArray,
+    Array, ArrayRef, AsArray, Decimal128Array, RecordBatch, StringArray, TimestampMillisecondArray,
 };
-use arrow::datatypes::{
-    DataType, Decimal128Type, Field, Int64Type, Schema, TimestampMillisecondType,
-};
+use arrow::datatypes::{Decimal128Type, TimestampMillisecondType};
 use bench_support::adapters::StoreLifecycle;
 use bench_support::fixtures::mix;
 use bench_support::{Suite, Verdict, expect_eq};
@@ -53,7 +50,6 @@ use over_fixtures::{Case, Seeded};
 
 bench_support::counting_allocator!();
 
-const MAX_PARALLELISM: u32 = 128;
 const KEYS: u64 = 8;
 const ROWS_FRAME: i64 = 6;
 const RANGE_MILLIS: i64 = 30;
@@ -220,50 +216,22 @@ fn values(ty: Type, rows: &[Row]) -> ArrayRef {
 }
 
 fn batch(ty: Type, rows: &[Row]) -> ChangelogBatch {
-    let x = values(ty, rows);
-    let schema = Schema::new(vec![
-        Field::new("k", DataType::Int64, true),
-        Field::new("x", x.data_type().clone(), true),
-        Field::new("ts", LogicalType::Timestamp(3).to_arrow(), true),
-        Field::new("id", DataType::Int64, true),
-    ]);
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(rows.iter().map(|r| Some(r.k)).collect::<Int64Array>()),
-        x,
-        Arc::new(
-            rows.iter()
-                .map(|r| Some(r.ts))
-                .collect::<TimestampMillisecondArray>(),
-        ),
-        Arc::new(rows.iter().map(|r| Some(r.id)).collect::<Int64Array>()),
-    ];
-    ChangelogBatch::insert_only(RecordBatch::try_new(Arc::new(schema), columns).expect("batch"))
+    let keys: Vec<(i64, i64, i64)> = rows.iter().map(|r| (r.k, r.ts, r.id)).collect();
+    over_fixtures::batch(values(ty, rows), &keys)
 }
 
 fn spec(ty: Type, frame: Frame) -> OverSpec {
-    OverSpec {
-        input_names: ["k", "x", "ts", "id"].map(String::from).to_vec(),
-        input_types: vec![
-            LogicalType::BigInt,
-            ty.logical(),
-            LogicalType::Timestamp(3),
-            LogicalType::BigInt,
-        ],
-        partition_keys: vec![0],
-        time_column: 2,
-        frame: match frame {
-            Frame::RowsBounded => OverFrame::RowsBounded { rows: ROWS_FRAME },
-            Frame::RangeBounded => OverFrame::RangeBounded {
-                millis: RANGE_MILLIS,
-            },
+    let frame = match frame {
+        Frame::RowsBounded => OverFrame::RowsBounded { rows: ROWS_FRAME },
+        Frame::RangeBounded => OverFrame::RangeBounded {
+            millis: RANGE_MILLIS,
         },
-        calls: vec![
-            AggCall::new(AggFunction::Min, Some(1), "mn"),
-            AggCall::new(AggFunction::Max, Some(1), "mx"),
-        ],
-        max_parallelism: MAX_PARALLELISM,
-        processing_time: false,
-    }
+    };
+    let calls = vec![
+        AggCall::new(AggFunction::Min, Some(1), "mn"),
+        AggCall::new(AggFunction::Max, Some(1), "mx"),
+    ];
+    over_fixtures::spec(ty.logical(), frame, calls)
 }
 
 /// Each row's (MIN, MAX) by id, from its frame's rows.
@@ -326,18 +294,9 @@ fn fixture(ty: Type, frame: Frame, n: usize) -> Fixture {
 }
 
 fn check(ty: Type, f: &Fixture, out: &[ChangelogBatch]) -> Verdict {
-    let mut got = BTreeMap::new();
-    for b in out {
-        expect_eq("insert-only output", &b.is_insert_only(), &true)?;
-        let batch = b.batch();
-        let id = batch.column(3).as_primitive::<Int64Type>();
-        for r in 0..b.num_rows() {
-            let selected = [value_at(ty, batch, 4, r), value_at(ty, batch, 5, r)];
-            if got.insert(id.value(r), selected).is_some() {
-                return Err(format!("row {} emitted twice", id.value(r)));
-            }
-        }
-    }
+    let got = over_fixtures::by_id(out, |batch, r| {
+        [value_at(ty, batch, 4, r), value_at(ty, batch, 5, r)]
+    })?;
     expect_eq("the measured rows' MIN and MAX", &got, &f.expected)
 }
 

@@ -33,10 +33,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use arrow::array::{
-    Array, ArrayRef, AsArray, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
-};
-use arrow::datatypes::{DataType, Field, Int64Type, Schema};
+use arrow::array::{Array, AsArray, StringArray};
 use bench_support::fixtures::mix;
 use bench_support::{Suite, Verdict, expect_eq};
 use streamfusion::aggregate::{AggCall, AggFunction, OverFrame, OverSpec};
@@ -50,7 +47,6 @@ use over_fixtures::{Case, Seeded};
 
 bench_support::counting_allocator!();
 
-const MAX_PARALLELISM: u32 = 128;
 const KEYS: u64 = 8;
 /// A bounded ROWS frame's rows: 5 preceding and the current one.
 const ROWS_FRAME: i64 = 6;
@@ -151,46 +147,19 @@ fn generate(first: usize, n: usize, sparse: bool) -> Vec<Row> {
 }
 
 fn batch(rows: &[Row]) -> ChangelogBatch {
-    let schema = Schema::new(vec![
-        Field::new("k", DataType::Int64, true),
-        Field::new("x", DataType::Utf8, true),
-        Field::new("ts", LogicalType::Timestamp(3).to_arrow(), true),
-        Field::new("id", DataType::Int64, true),
-    ]);
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(rows.iter().map(|r| Some(r.k)).collect::<Int64Array>()),
-        Arc::new(StringArray::from_iter(rows.iter().map(|r| r.x.as_deref()))),
-        Arc::new(
-            rows.iter()
-                .map(|r| Some(r.ts))
-                .collect::<TimestampMillisecondArray>(),
-        ),
-        Arc::new(rows.iter().map(|r| Some(r.id)).collect::<Int64Array>()),
-    ];
-    ChangelogBatch::insert_only(RecordBatch::try_new(Arc::new(schema), columns).expect("batch"))
+    let x = StringArray::from_iter(rows.iter().map(|r| r.x.as_deref()));
+    let keys: Vec<(i64, i64, i64)> = rows.iter().map(|r| (r.k, r.ts, r.id)).collect();
+    over_fixtures::batch(Arc::new(x), &keys)
 }
 
 fn spec(frame: Frame) -> OverSpec {
-    OverSpec {
-        input_names: ["k", "x", "ts", "id"].map(String::from).to_vec(),
-        input_types: vec![
-            LogicalType::BigInt,
-            LogicalType::VarChar(i32::MAX as u32),
-            LogicalType::Timestamp(3),
-            LogicalType::BigInt,
-        ],
-        partition_keys: vec![0],
-        time_column: 2,
-        frame: frame.over(),
-        calls: vec![
-            AggCall::new(AggFunction::Min, Some(1), "mn"),
-            AggCall::new(AggFunction::Max, Some(1), "mx"),
-            AggCall::new(AggFunction::FirstValue, Some(1), "fv"),
-            AggCall::new(AggFunction::LastValue, Some(1), "lv"),
-        ],
-        max_parallelism: MAX_PARALLELISM,
-        processing_time: false,
-    }
+    let calls = vec![
+        AggCall::new(AggFunction::Min, Some(1), "mn"),
+        AggCall::new(AggFunction::Max, Some(1), "mx"),
+        AggCall::new(AggFunction::FirstValue, Some(1), "fv"),
+        AggCall::new(AggFunction::LastValue, Some(1), "lv"),
+    ];
+    over_fixtures::spec(LogicalType::VarChar(i32::MAX as u32), frame.over(), calls)
 }
 
 /// Each row's aggregates by id, from its frame's rows.
@@ -260,22 +229,13 @@ fn fixture(frame: Frame, n: usize) -> Fixture {
 }
 
 fn check(f: &Fixture, out: &[ChangelogBatch]) -> Verdict {
-    let mut got = BTreeMap::new();
-    for b in out {
-        expect_eq("insert-only output", &b.is_insert_only(), &true)?;
-        let batch = b.batch();
-        let id = batch.column(3).as_primitive::<Int64Type>();
-        let text = |c: usize, r: usize| {
+    let got = over_fixtures::by_id(out, |batch, r| {
+        let text = |c: usize| {
             let column = batch.column(c).as_string::<i32>();
             (!column.is_null(r)).then(|| column.value(r).to_string())
         };
-        for r in 0..b.num_rows() {
-            let selected = [text(4, r), text(5, r), text(6, r), text(7, r)];
-            if got.insert(id.value(r), selected).is_some() {
-                return Err(format!("row {} emitted twice", id.value(r)));
-            }
-        }
-    }
+        [text(4), text(5), text(6), text(7)]
+    })?;
     expect_eq(
         "the measured rows' MIN, MAX, FIRST_VALUE, LAST_VALUE",
         &got,
