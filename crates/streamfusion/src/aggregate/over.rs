@@ -50,7 +50,9 @@
 //! One value per key, `[key group][key row]`: the last fired timer, the processed count, the
 //! cleanup time, the accumulators (maps held inline, as Flink's heap data views) and the
 //! waiting and in-frame rows by time, each row as BinaryRowData bytes with its calls'
-//! argument values; timers in the keyed driver's timer table. Everything is checkpointed and
+//! argument values; timers in the keyed driver's timer table. The values a batch or
+//! watermark touches stay decoded in a bounded cache ([`PartitionCache`], decision 0034) and
+//! are written when they leave it and before each checkpoint. Everything is checkpointed and
 //! rescaled with its key groups. A NULL row time fails, as Flink's timer service cannot hold
 //! one.
 
