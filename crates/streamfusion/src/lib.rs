@@ -39,6 +39,7 @@ pub mod bench;
 pub mod deduplicate;
 mod emissions;
 pub mod flink;
+pub mod join;
 pub mod ops;
 pub mod rank;
 pub mod sort;

@@ -77,7 +77,11 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
 
 /// Every call's native result type must be Flink's: all calls compiled at once as the
 /// projections of one program under the same options.
-fn check_calls(reader: &RexReader, program: &CalcProgram, input: &[LogicalType]) -> Result<()> {
+pub(super) fn check_calls(
+    reader: &RexReader,
+    program: &CalcProgram,
+    input: &[LogicalType],
+) -> Result<()> {
     let probes = reader.probes();
     if probes.is_empty() {
         return Ok(());

@@ -47,10 +47,13 @@
 //!   [`OperatorPlan::OverAggregate`].
 //! - `stream-exec-temporal-sort_1` ([`sort`]): `ORDER BY rowtime, ...` on a stream, as
 //!   [`OperatorPlan::TemporalSort`].
+//! - `stream-exec-join_1` ([`join`]): a regular join (INNER, LEFT, RIGHT, FULL, SEMI, ANTI)
+//!   on equi-keys with an optional non-equi condition, as [`OperatorPlan::Join`].
 
 pub mod aggregate;
 pub mod calc;
 pub mod deduplicate;
+pub mod join;
 pub mod over;
 pub mod rank;
 pub mod rex;
@@ -289,6 +292,7 @@ pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorP
         "stream-exec-rank_1" => rank::plan(node, &inputs, raw_inputs, &config),
         "stream-exec-over-aggregate_1" => over::plan(node, &inputs, raw_inputs, &config),
         "stream-exec-temporal-sort_1" => sort::plan(node, &inputs, raw_inputs, &config),
+        "stream-exec-join_1" => join::plan(node, &inputs, &config),
         other => Err(Unsupported::NodeType(other.to_string())),
     }
 }

@@ -60,6 +60,8 @@ pub enum OperatorKind {
     OverAggregate,
     /// The event-time sort ([`crate::sort::TemporalSort`]).
     TemporalSort,
+    /// A regular streaming join ([`crate::join::Join`]).
+    Join,
 }
 
 impl std::fmt::Display for OperatorKind {
@@ -76,6 +78,7 @@ impl std::fmt::Display for OperatorKind {
             OperatorKind::Rank => "rank",
             OperatorKind::OverAggregate => "over_aggregate",
             OperatorKind::TemporalSort => "temporal_sort",
+            OperatorKind::Join => "join",
         };
         f.write_str(name)
     }

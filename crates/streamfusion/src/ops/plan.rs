@@ -15,7 +15,8 @@
 //! `local_group_aggregate` and `global_group_aggregate` take the GROUP BY's fields too;
 //! `window_aggregate`, `local_window_aggregate` and `global_window_aggregate` take a
 //! [`WindowAggSpec`]; `deduplicate` a [`DedupSpec`]; `rank` a [`RankSpec`];
-//! `over_aggregate` an [`OverSpec`]; `temporal_sort` a [`TemporalSortSpec`]. A new operator
+//! `over_aggregate` an [`OverSpec`]; `temporal_sort` a [`TemporalSortSpec`]; `join` a
+//! [`JoinSpec`]. A new operator
 //! adds its variant here and one arm in [`OperatorPlan::build`] and
 //! [`OperatorPlan::restore`].
 
@@ -34,6 +35,7 @@ use crate::aggregate::{GlobalGroupAggregate, GroupAggSpec, GroupAggregate, Local
 use crate::calc::CalcProgram;
 use crate::deduplicate::{DedupSpec, Deduplicate};
 use crate::error::{Error, ErrorKind, Result};
+use crate::join::{Join, JoinSpec};
 use crate::rank::{Rank, RankSpec};
 use crate::sort::{TemporalSort, TemporalSortSpec};
 use crate::state::checkpoint::Checkpoint;
@@ -70,6 +72,8 @@ pub enum OperatorPlan {
     OverAggregate(OverSpec),
     /// The event-time sort.
     TemporalSort(TemporalSortSpec),
+    /// A regular streaming join (two inputs).
+    Join(JoinSpec),
 }
 
 impl OperatorPlan {
@@ -97,6 +101,7 @@ impl OperatorPlan {
             OperatorPlan::Rank(_) => OperatorKind::Rank,
             OperatorPlan::OverAggregate(_) => OperatorKind::OverAggregate,
             OperatorPlan::TemporalSort(_) => OperatorKind::TemporalSort,
+            OperatorPlan::Join(_) => OperatorKind::Join,
         }
     }
 
@@ -117,6 +122,7 @@ impl OperatorPlan {
             OperatorPlan::Rank(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::OverAggregate(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::TemporalSort(spec) => spec.max_parallelism = max_parallelism,
+            OperatorPlan::Join(spec) => spec.max_parallelism = max_parallelism,
         }
         self
     }
@@ -199,6 +205,10 @@ impl OperatorPlan {
             OperatorPlan::TemporalSort(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(TemporalSort::build(spec.clone(), config, range)?)
+            }
+            OperatorPlan::Join(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(Join::build(spec.clone(), config, range)?)
             }
         })
     }
@@ -289,6 +299,10 @@ impl OperatorPlan {
                     range,
                     checkpoints,
                 )?)
+            }
+            OperatorPlan::Join(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(Join::restore(spec.clone(), config, range, checkpoints)?)
             }
         })
     }

@@ -13,6 +13,8 @@ mod flink_parity;
 mod golden_keys;
 mod group_aggregate;
 mod group_aggregate_flink;
+mod join;
+mod join_flink;
 mod local_global;
 mod movement;
 mod over;

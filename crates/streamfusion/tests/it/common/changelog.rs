@@ -3,7 +3,7 @@
 //! their kinds, and the Arrow columns and changelog batches built from them independently of
 //! the engine.
 //!
-//! Values: `null`; STRING and VARCHAR(n) a JSON string; INT a number; BIGINT a decimal
+//! Values: `null`; BOOLEAN `true`/`false`; STRING and VARCHAR(n) a JSON string; INT a number; BIGINT a decimal
 //! string; DOUBLE Java's `Double.toString` as a string (`NaN`, `Infinity`, `-0.0`,
 //! `1.0E300`); DECIMAL a plain decimal string with the type's scale; TIMESTAMP(p) and
 //! TIMESTAMP_LTZ(p) for p <= 3 epoch milliseconds in a decimal string.
@@ -12,8 +12,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, Decimal128Array, Float64Array, Int8Array, Int32Array, Int64Array,
-    RecordBatch, StringArray, TimestampMillisecondArray,
+    Array, ArrayRef, AsArray, BooleanArray, Decimal128Array, Float64Array, Int8Array, Int32Array,
+    Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
 };
 use arrow::datatypes::{
     DataType, Decimal128Type, Float64Type, Int32Type, Int64Type, TimeUnit, TimestampMillisecondType,
@@ -26,6 +26,7 @@ use streamfusion::types::LogicalType;
 #[derive(Debug, Clone)]
 pub enum Cell {
     Null,
+    Bool(bool),
     Str(String),
     /// INT, BIGINT, and TIMESTAMP(p <= 3) as epoch milliseconds.
     Int(i64),
@@ -38,6 +39,7 @@ impl PartialEq for Cell {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Cell::Null, Cell::Null) => true,
+            (Cell::Bool(a), Cell::Bool(b)) => a == b,
             (Cell::Str(a), Cell::Str(b)) => a == b,
             (Cell::Int(a), Cell::Int(b)) => a == b,
             // Bit for bit (so -0.0 differs from 0.0), except that NaNs are all one value:
@@ -55,6 +57,7 @@ impl fmt::Display for Cell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Cell::Null => f.write_str("NULL"),
+            Cell::Bool(b) => write!(f, "{b}"),
             Cell::Str(s) => write!(f, "{s:?}"),
             Cell::Int(i) => write!(f, "{i}"),
             Cell::Double(d) => write!(f, "{d:?}"),
@@ -151,6 +154,7 @@ pub fn cell(v: &Json, ty: &LogicalType) -> Cell {
         return Cell::Null;
     }
     match ty {
+        LogicalType::Boolean => Cell::Bool(v.as_bool().unwrap_or_else(|| panic!("BOOLEAN {v}"))),
         LogicalType::VarChar(_) => Cell::Str(str_of(v, "STRING").to_string()),
         LogicalType::Int => Cell::Int(v.as_i64().unwrap_or_else(|| panic!("INT {v}"))),
         LogicalType::BigInt => Cell::Int(decimal_string(v, "BIGINT")),
@@ -194,6 +198,15 @@ pub fn array(ty: &LogicalType, cells: Vec<&Cell>) -> ArrayRef {
         _ => None,
     };
     match ty.to_arrow() {
+        DataType::Boolean => Arc::new(
+            cells
+                .iter()
+                .map(|c| match c {
+                    Cell::Bool(b) => Some(*b),
+                    _ => None,
+                })
+                .collect::<BooleanArray>(),
+        ),
         DataType::Utf8 => Arc::new(
             cells
                 .iter()
@@ -265,6 +278,7 @@ pub fn output_cell(column: &ArrayRef, row: usize) -> Cell {
         return Cell::Null;
     }
     match column.data_type() {
+        DataType::Boolean => Cell::Bool(column.as_boolean().value(row)),
         DataType::Utf8 => Cell::Str(column.as_string::<i32>().value(row).to_string()),
         DataType::Int32 => Cell::Int(column.as_primitive::<Int32Type>().value(row).into()),
         DataType::Int64 => Cell::Int(column.as_primitive::<Int64Type>().value(row)),

@@ -60,10 +60,15 @@ impl Subtasks {
     /// `batch`'s rows (an INT key in column 0) to the subtasks that own their keys' key
     /// groups.
     pub fn process(&mut self, batch: &ChangelogBatch, out: &mut Output) {
+        self.process_on(0, batch, out);
+    }
+
+    /// [`Subtasks::process`] on input `port` (a join's left or right).
+    pub fn process_on(&mut self, port: usize, batch: &ChangelogBatch, out: &mut Output) {
         let parts = route(batch, self.ops.len(), self.max_parallelism);
         for (op, part) in self.ops.iter_mut().zip(parts) {
             if let Some(part) = part {
-                op.process(0, &part, out).unwrap();
+                op.process(port, &part, out).unwrap();
             }
         }
     }

@@ -23,6 +23,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecDeduplicate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecJoin;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
@@ -63,7 +64,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * runs event-time frames) and {@link StreamExecTemporalSort} (an event-time {@code ORDER BY}) -
  * is replaced by a {@link NativeOneInputExecNode} before the graph
  * is translated to transformations. Flink's {@code SortLimit} and {@code Limit} nodes subclass
- * {@code StreamExecRank} and stay stock.
+ * {@code StreamExecRank} and stay stock. A regular join ({@link StreamExecJoin}) is described
+ * and its decision recorded, but it is not offered to the native side and stays stock.
  *
  * <p>The hook is {@link #translateToPlan(ExecNodeGraph)}: it runs for {@code executeSql},
  * {@code toDataStream}, {@code EXPLAIN} and compiled plans being executed, but not for {@code
@@ -320,6 +322,13 @@ public class StreamFusionPlanner extends StreamPlanner {
                                 (StreamExecTemporalSort) node,
                                 "streamfusion-temporal-sort_1",
                                 true);
+            } else if (node.getClass() == StreamExecJoin.class) {
+                // Exactly a regular join (interval, temporal and window joins have their own
+                // nodes). Described and recorded only, for tools and golden vectors.
+                result =
+                        refuse(
+                                (StreamExecJoin) node,
+                                "two-input nodes are not hosted natively yet");
             }
             done.put(node, result);
             return result;
@@ -365,6 +374,25 @@ public class StreamFusionPlanner extends StreamPlanner {
             }
             replacement.setInputEdges(edges);
             return replacement;
+        }
+
+        /**
+         * Records {@code node}, described as {@link #substitute} describes it, as staying stock
+         * for {@code reason} without asking the native side: the node is not one StreamFusion
+         * hosts, so it stays stock even when {@link #FALLBACK} is off.
+         */
+        private ExecNode<?> refuse(ExecNodeBase<RowData> node, String reason) {
+            String name = node.getId() + ":" + node.getDescription();
+            String config = config(false);
+            String description = null;
+            try {
+                description = describe(node);
+            } catch (Exception e) {
+                reason = "Flink cannot serialize the node: " + e;
+            }
+            record(new Decision(name, description, config, null, reason));
+            LOG.info("StreamFusion: node {} stays stock: {}", name, reason);
+            return node;
         }
 
         private ExecNode<?> reject(

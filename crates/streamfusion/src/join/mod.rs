@@ -1,0 +1,925 @@
+//! Regular streaming joins: Flink's `StreamExecJoin`, run in released Flink 2.3.0 by
+//! `StreamingJoinOperator` (INNER, LEFT, RIGHT and FULL OUTER) and
+//! `StreamingSemiAntiJoinOperator` (SEMI and ANTI), ported from their bytecode.
+//!
+//! Rows of either input are kept per join key ([`side`]: one value per key and input, in
+//! the layout Flink's `JoinInputSideSpec` picks from the input's unique keys). A row is
+//! joined with the other input's rows of its key that pass the non-equi condition (none
+//! while the key has a NULL in a column Flink filters NULLs on, as its
+//! `JoinConditionWithNullFilters` has it; the row is stored all the same).
+//!
+//! # Emission (`StreamingJoinOperator.processElement`)
+//!
+//! The other input's matching rows are walked once, each emitted as often as it has copies,
+//! and an outer input's association counts are read as the walk reaches a row (so every copy
+//! of a row sees the count it had before the walk) and written back as each copy is joined:
+//!
+//! - `+I`/`+U` on an outer input: no match emits `+I[row, NULL]` and stores the row with 0
+//!   associations; otherwise, per match, `-D[NULL, other]` when the other input is outer and
+//!   `other` had no association, then `+I[row, other]`; the row is stored with the number of
+//!   matches.
+//! - `+I`/`+U` on an inner input: the row is stored; per match, the same `-D` of the other's
+//!   padding and `+I[row, other]` when the other input is outer, else the row's own kind.
+//! - `-U`/`-D`: the row is retracted from state; no match emits `-D[row, NULL]` on an outer
+//!   input; otherwise per match `-D[row, other]` (outer input) or the row's own kind, then
+//!   `+I[NULL, other]` when the other input is outer and this was `other`'s last association.
+//!
+//! SEMI/ANTI (`StreamingSemiAntiJoinOperator`) emit left rows only: a left row is emitted
+//! with its own kind when it has a match (SEMI) or none (ANTI), then stored with its number
+//! of matches or retracted; a right row is stored or retracted, and each left row whose
+//! association count it moves from 0 to 1 (or 1 to 0) is emitted: as `-D` (ANTI) or the
+//! right row's kind (SEMI) when the count rises, as `+I` (ANTI) or the right row's kind
+//! (SEMI) when it falls.
+//!
+//! Within a batch (which arrives on one input) the other input's rows do not change, only
+//! their association counts, so the condition is evaluated once for every pair of an input
+//! row and a stored row of its key, vectorized.
+//!
+//! # State
+//!
+//! `join.left` and `join.right`: `[key group][join key row]` -> the input's
+//! [`side::Side`]. Decoded sides stay cached between batches ([`PartitionCache`], decision
+//! 0034) and are written when they leave the cache and before every checkpoint. State TTL,
+//! mini-batch joins and the async-state operator are not supported: their plans are
+//! refused, so Flink runs them.
+
+mod emit;
+pub mod side;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, UInt32Array};
+use arrow::compute::take;
+use arrow::datatypes::{Field, Schema, SchemaRef};
+use serde::{Deserialize, Serialize};
+
+use crate::aggregate::group::{access_order, check_columns};
+use crate::binary_row::{BinaryRows, RowReader, RowWriter};
+use crate::calc::{CalcProgram, CompiledCalc, compile};
+use crate::changelog::{ChangelogBatch, RowKind};
+use crate::error::{Error, Result};
+use crate::keys::KeyHasher;
+use crate::ops::keyed::{Keyed, KeyedOperator};
+use crate::ops::partition_cache::{CAPACITY_BYTES, PartitionCache};
+use crate::ops::{Operator, OperatorKind, Output, PlanIdentity, Port};
+use crate::state::checkpoint::Checkpoint;
+use crate::state::rows::Groups;
+use crate::state::{TableAccess, TableId, WriteBatch};
+use crate::types::LogicalType;
+use emit::JoinEmissions;
+use side::{Layout, Side};
+
+/// The version of the join state layout, stored with its checkpoints.
+pub const STATE_VERSION: u32 = 1;
+const TABLES: [&str; 2] = ["join.left", "join.right"];
+
+/// The join's type, as Flink's `FlinkJoinType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JoinType {
+    Inner,
+    Left,
+    Right,
+    Full,
+    Semi,
+    Anti,
+}
+
+impl JoinType {
+    /// Whether input `port`'s unmatched rows are emitted padded (SEMI/ANTI keep association
+    /// counts on the left as an outer input does).
+    fn outer(self, port: Port) -> bool {
+        match self {
+            JoinType::Inner => false,
+            JoinType::Left => port == 0,
+            JoinType::Right => port == 1,
+            JoinType::Full => true,
+            JoinType::Semi | JoinType::Anti => port == 0,
+        }
+    }
+
+    fn semi_anti(self) -> bool {
+        matches!(self, JoinType::Semi | JoinType::Anti)
+    }
+}
+
+/// How an input keeps its rows: Flink's `JoinInputSideSpec`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum InputState {
+    /// The join key contains a unique key of the input: one row per join key.
+    JoinKey,
+    /// A unique key (these columns) the join key does not contain: rows by unique key.
+    UniqueKey { columns: Vec<usize> },
+    /// No unique key: rows counted.
+    NoUniqueKey,
+}
+
+impl InputState {
+    fn layout(&self) -> Layout {
+        match self {
+            InputState::JoinKey => Layout::JoinKey,
+            InputState::UniqueKey { .. } => Layout::UniqueKey,
+            InputState::NoUniqueKey => Layout::NoUniqueKey,
+        }
+    }
+}
+
+/// One input of a join.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinInput {
+    /// Column names (the output's, for this input's part of it).
+    pub names: Vec<String>,
+    /// Column types.
+    pub types: Vec<LogicalType>,
+    /// The equi-join key columns, pairwise with the other input's.
+    pub keys: Vec<usize>,
+    /// How its rows are kept.
+    pub state: InputState,
+    /// Its state's TTL (`leftStateRetentionTime`/`rightStateRetentionTime`); `None` or zero
+    /// is off.
+    #[serde(rename = "state_ttl_ms", with = "crate::ops::plan::millis", default)]
+    pub state_ttl: Option<Duration>,
+}
+
+/// A regular join's plan, as JSON: `{"join_type": "left", "left": {"names": ["k", "v"],
+/// "types": ["BIGINT", "INT"], "keys": [0], "state": {"kind": "no_unique_key"},
+/// "state_ttl_ms": null}, "right": {...}, "filter_nulls": [true], "condition": null,
+/// "max_parallelism": 128}`. The output is the left row then the right row (the left row
+/// alone for SEMI/ANTI).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinSpec {
+    pub join_type: JoinType,
+    pub left: JoinInput,
+    pub right: JoinInput,
+    /// Per key column: whether a NULL there stops the key from matching (`false` for
+    /// `IS NOT DISTINCT FROM` keys).
+    pub filter_nulls: Vec<bool>,
+    /// The non-equi condition: a program over the joined row (left columns, then right)
+    /// projecting one BOOLEAN; a row pair matches when it is TRUE.
+    pub condition: Option<CalcProgram>,
+    /// The job's max parallelism (number of key groups).
+    pub max_parallelism: u32,
+}
+
+impl JoinSpec {
+    /// What of the plan decides the state: the join type, both inputs' types, keys and
+    /// layouts. Names, the condition and NULL filtering only decide what matches.
+    pub fn semantics(&self) -> serde_json::Value {
+        let input = |i: &JoinInput| {
+            serde_json::json!({
+                "types": i.types.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "keys": i.keys,
+                "state": i.state,
+            })
+        };
+        serde_json::json!({
+            "join_type": self.join_type,
+            "left": input(&self.left),
+            "right": input(&self.right),
+        })
+    }
+
+    fn input(&self, port: Port) -> &JoinInput {
+        if port == 0 { &self.left } else { &self.right }
+    }
+
+    fn output_types(&self) -> Vec<LogicalType> {
+        let mut types = self.left.types.clone();
+        if !self.join_type.semi_anti() {
+            types.extend(self.right.types.iter().cloned());
+        }
+        types
+    }
+
+    fn output_names(&self) -> Vec<String> {
+        let mut names = self.left.names.clone();
+        if !self.join_type.semi_anti() {
+            names.extend(self.right.names.iter().cloned());
+        }
+        names
+    }
+}
+
+/// What a batch's rows bring besides their columns.
+struct Prepared {
+    rows: BinaryRows,
+    uniques: Option<BinaryRows>,
+    /// Whether the row's key has a NULL where NULLs are filtered: it matches nothing.
+    null_keys: Vec<bool>,
+}
+
+/// Which stored rows of the other input each input row's condition accepts: row `r` and
+/// stored row `e` of its key match when `accepted[starts[r] + e]`.
+struct Accepted {
+    starts: Vec<usize>,
+    accepted: Vec<bool>,
+}
+
+/// Per input (left, right): a value of each.
+type Both<T> = [T; 2];
+
+/// The regular join over one task's keyed state.
+pub struct Join {
+    spec: JoinSpec,
+    identity: PlanIdentity,
+    keyed: Keyed,
+    hasher: KeyHasher,
+    writers: Both<RowWriter>,
+    unique_writers: Both<Option<RowWriter>>,
+    readers: Both<RowReader>,
+    layouts: Both<Layout>,
+    tables: Both<TableId>,
+    caches: Both<PartitionCache<Side>>,
+    condition: Option<CompiledCalc>,
+    schema: SchemaRef,
+    output_types: Vec<LogicalType>,
+    /// Set when a batch failed after taking sides out of the caches: the state is then
+    /// inconsistent, and the operator refuses everything.
+    failed: Option<String>,
+}
+
+impl std::fmt::Debug for Join {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Join")
+            .field("join_type", &self.spec.join_type)
+            .field("layouts", &self.layouts)
+            .field("keyed", &self.keyed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Join {
+    /// The plan's identity, as its checkpoints record it.
+    pub fn identity_of(spec: &JoinSpec) -> PlanIdentity {
+        PlanIdentity::new(OperatorKind::Join, STATE_VERSION, &spec.semantics())
+    }
+
+    /// An operator for `spec` over the keyed driver `keyed` (fresh or restored). A plan it
+    /// cannot run as Flink would (keys of different types, a condition that is not a
+    /// BOOLEAN, state TTL) is an error.
+    pub fn open(spec: JoinSpec, mut keyed: Keyed) -> Result<Self> {
+        let condition = check_spec(&spec)?;
+        if keyed.max_parallelism() != spec.max_parallelism {
+            return Err(Error::OutOfRange(format!(
+                "the plan's max parallelism is {} but its state has {} key groups",
+                spec.max_parallelism,
+                keyed.max_parallelism()
+            )));
+        }
+        let tables = [
+            keyed
+                .store_mut()
+                .open_table_with(TABLES[0], TableAccess::Point)?,
+            keyed
+                .store_mut()
+                .open_table_with(TABLES[1], TableAccess::Point)?,
+        ];
+        let key_types = spec
+            .left
+            .keys
+            .iter()
+            .map(|&k| spec.left.types[k].clone())
+            .collect();
+        let unique_writer = |input: &JoinInput| match &input.state {
+            InputState::UniqueKey { columns } => Some(RowWriter::new(
+                columns.iter().map(|&c| input.types[c].clone()).collect(),
+            )),
+            _ => None,
+        };
+        let fields: Vec<Field> = spec
+            .output_names()
+            .iter()
+            .zip(spec.output_types())
+            .map(|(name, ty)| Field::new(name, ty.to_arrow(), true))
+            .collect();
+        Ok(Self {
+            identity: Self::identity_of(&spec),
+            hasher: KeyHasher::new(key_types),
+            writers: [
+                RowWriter::new(spec.left.types.clone()),
+                RowWriter::new(spec.right.types.clone()),
+            ],
+            unique_writers: [unique_writer(&spec.left), unique_writer(&spec.right)],
+            readers: [
+                RowReader::new(spec.left.types.clone()),
+                RowReader::new(spec.right.types.clone()),
+            ],
+            layouts: [spec.left.state.layout(), spec.right.state.layout()],
+            tables,
+            caches: [
+                PartitionCache::new(CAPACITY_BYTES),
+                PartitionCache::new(CAPACITY_BYTES),
+            ],
+            condition,
+            schema: Arc::new(Schema::new(fields)),
+            output_types: spec.output_types(),
+            failed: None,
+            keyed,
+            spec,
+        })
+    }
+
+    /// The plan.
+    pub fn spec(&self) -> &JoinSpec {
+        &self.spec
+    }
+
+    /// The keyed driver (store, key groups, watermark).
+    pub fn keyed(&self) -> &Keyed {
+        &self.keyed
+    }
+
+    fn check_usable(&self) -> Result<()> {
+        match &self.failed {
+            None => Ok(()),
+            Some(why) => Err(Error::State(format!(
+                "the join failed in an earlier batch and holds no consistent state: {why}"
+            ))),
+        }
+    }
+
+    /// Joins one batch arriving on `port`, row by row in input order; returns its changelog.
+    fn apply(&mut self, port: Port, input: &ChangelogBatch) -> Result<ChangelogBatch> {
+        self.check_usable()?;
+        if port > 1 {
+            return Err(Error::OutOfRange(format!(
+                "a join has inputs 0 and 1; a batch arrived on input {port}"
+            )));
+        }
+        let context = if port == 0 {
+            "join left input batch"
+        } else {
+            "join right input batch"
+        };
+        check_columns(context, &self.spec.input(port).types, input.batch())?;
+        if input.num_rows() == 0 {
+            return self.output(port, input, &JoinEmissions::default());
+        }
+        // What left the caches after the last batch is written first: a failure here
+        // changes nothing.
+        self.write_evicted()?;
+        let (groups, row_group) =
+            self.keyed
+                .groups(&self.hasher, input.batch(), &self.spec.input(port).keys)?;
+        let order = access_order(self.keyed.store(), &self.tables, &groups);
+        // Everything that reads the input comes before the sides are taken.
+        let prepared = self.prepare(port, input)?;
+        let mut sides = self.read(&groups, &order)?;
+        let accepted = match self.accepted(port, input, &prepared, &row_group, &sides) {
+            Ok(accepted) => accepted,
+            Err(e) => {
+                self.put_back(&groups, sides, [&[], &[]]);
+                return Err(e);
+            }
+        };
+        let mut changed = [vec![false; groups.len()], vec![false; groups.len()]];
+        let mut out = JoinEmissions::default();
+        self.join_rows(
+            port,
+            input,
+            &prepared,
+            &row_group,
+            accepted.as_ref(),
+            &mut sides,
+            &mut changed,
+            &mut out,
+        );
+        self.put_back(&groups, sides, [&changed[0], &changed[1]]);
+        let output = self.output(port, input, &out);
+        if let Err(e) = &output {
+            // The state moved on without its changelog.
+            self.failed = Some(e.to_string());
+        }
+        output
+    }
+
+    fn prepare(&self, port: Port, input: &ChangelogBatch) -> Result<Prepared> {
+        let spec = self.spec.input(port);
+        let batch = input.batch();
+        let uniques = match (&self.unique_writers[port], &spec.state) {
+            (Some(writer), InputState::UniqueKey { columns }) => {
+                let columns: Vec<ArrayRef> =
+                    columns.iter().map(|&c| batch.column(c).clone()).collect();
+                Some(writer.write_prefixed(&columns, batch.num_rows(), 0)?)
+            }
+            _ => None,
+        };
+        let filtered: Vec<&ArrayRef> = spec
+            .keys
+            .iter()
+            .zip(&self.spec.filter_nulls)
+            .filter(|(_, filter)| **filter)
+            .map(|(&k, _)| batch.column(k))
+            .filter(|c| c.null_count() > 0)
+            .collect();
+        let null_keys = (0..batch.num_rows())
+            .map(|r| filtered.iter().any(|c| c.is_null(r)))
+            .collect();
+        Ok(Prepared {
+            rows: self.writers[port].write(batch.columns())?,
+            uniques,
+            null_keys,
+        })
+    }
+
+    /// Both inputs' sides of every group: cached ones taken from the caches, the others
+    /// read in `order` with one batched read per input. On an error the caches are as
+    /// they were.
+    fn read(&mut self, groups: &Groups, order: &[u32]) -> Result<Both<Vec<(Side, bool)>>> {
+        let mut values: Both<Vec<Option<Vec<u8>>>> = [Vec::new(), Vec::new()];
+        for (input, values) in values.iter_mut().enumerate() {
+            let cache = &self.caches[input];
+            let missing: Vec<u32> = order
+                .iter()
+                .copied()
+                .filter(|&g| !cache.contains(groups.key(g as usize)))
+                .collect();
+            *values = self
+                .keyed
+                .read_groups(self.tables[input], groups, &missing, None)?;
+        }
+        // Decode everything read before anything leaves a cache.
+        let mut decoded: Both<Vec<Option<Side>>> = [Vec::new(), Vec::new()];
+        for (input, values) in values.iter_mut().enumerate() {
+            decoded[input] = values
+                .iter_mut()
+                .map(|v| v.take().map(|v| Side::decode(&v)).transpose())
+                .collect::<Result<_>>()?;
+        }
+        let mut sides: Both<Vec<(Side, bool)>> = [Vec::new(), Vec::new()];
+        for input in 0..2 {
+            let cache = &mut self.caches[input];
+            cache.start_batch();
+            sides[input] = decoded[input]
+                .iter_mut()
+                .enumerate()
+                .map(|(g, side)| match side.take() {
+                    Some(side) => (side, false),
+                    None => cache
+                        .take(groups.key(g))
+                        .unwrap_or_else(|| (Side::default(), false)),
+                })
+                .collect();
+        }
+        Ok(sides)
+    }
+
+    /// The condition's verdict on every pair of an input row and a stored row of the other
+    /// input under its key; `None` without a condition (every pair matches).
+    fn accepted(
+        &self,
+        port: Port,
+        input: &ChangelogBatch,
+        prepared: &Prepared,
+        row_group: &[u32],
+        sides: &Both<Vec<(Side, bool)>>,
+    ) -> Result<Option<Accepted>> {
+        let Some(condition) = &self.condition else {
+            return Ok(None);
+        };
+        let other = &sides[1 - port];
+        let mut starts = Vec::with_capacity(row_group.len());
+        let mut input_rows: Vec<u32> = Vec::new();
+        let (mut data, mut offsets) = (Vec::new(), vec![0]);
+        for (r, &g) in row_group.iter().enumerate() {
+            starts.push(input_rows.len());
+            if prepared.null_keys[r] {
+                continue;
+            }
+            for record in other[g as usize].0.records() {
+                input_rows.push(r as u32);
+                data.extend_from_slice(&record.row);
+                offsets.push(data.len());
+            }
+        }
+        if input_rows.is_empty() {
+            return Ok(Some(Accepted {
+                starts,
+                accepted: Vec::new(),
+            }));
+        }
+        let stored = BinaryRows::from_parts(data, offsets);
+        let indices = UInt32Array::from(input_rows);
+        let taken: Vec<ArrayRef> = input
+            .batch()
+            .columns()
+            .iter()
+            .map(|c| take(c.as_ref(), &indices, None))
+            .collect::<std::result::Result<_, _>>()?;
+        let decoded = self.readers[1 - port].read_rows(&stored)?;
+        let (left, right) = if port == 0 {
+            (taken, decoded.batch().columns().to_vec())
+        } else {
+            (decoded.batch().columns().to_vec(), taken)
+        };
+        let columns: Vec<ArrayRef> = left.into_iter().chain(right).collect();
+        let pairs = RecordBatch::try_new_with_options(
+            Arc::new(Schema::new(
+                columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| Field::new(format!("f{i}"), c.data_type().clone(), true))
+                    .collect::<Vec<_>>(),
+            )),
+            columns,
+            &arrow::array::RecordBatchOptions::new().with_row_count(Some(indices.len())),
+        )?;
+        let verdict = condition.evaluate(&ChangelogBatch::insert_only(pairs))?;
+        let verdict = verdict.batch().column(0).as_boolean();
+        let accepted = (0..verdict.len())
+            .map(|i| verdict.is_valid(i) && verdict.value(i))
+            .collect();
+        Ok(Some(Accepted { starts, accepted }))
+    }
+
+    /// Joins every input row (`row_group`: its key's group) into `out`, changing `sides`
+    /// and marking them `changed`.
+    #[allow(clippy::too_many_arguments)]
+    fn join_rows(
+        &self,
+        port: Port,
+        input: &ChangelogBatch,
+        prepared: &Prepared,
+        row_group: &[u32],
+        accepted: Option<&Accepted>,
+        sides: &mut Both<Vec<(Side, bool)>>,
+        changed: &mut Both<Vec<bool>>,
+        out: &mut JoinEmissions,
+    ) {
+        let join_type = self.spec.join_type;
+        let (input_outer, other_outer) = (join_type.outer(port), join_type.outer(1 - port));
+        let layout = self.layouts[port];
+        let [left, right] = sides;
+        let (mine, others) = if port == 0 {
+            (left, right)
+        } else {
+            (right, left)
+        };
+        let mut matches: Vec<usize> = Vec::new();
+        for (r, &g) in row_group.iter().enumerate() {
+            let g = g as usize;
+            let kind = input.kind(r);
+            let row = prepared.rows.row(r);
+            let unique = prepared.uniques.as_ref().map_or(&[][..], |u| u.row(r));
+            let mine = &mut mine[g].0;
+            let other = &mut others[g].0;
+            matches.clear();
+            if !prepared.null_keys[r] {
+                let n = other.records().len();
+                match accepted {
+                    None => matches.extend(0..n),
+                    Some(a) => {
+                        let start = a.starts[r];
+                        matches.extend((0..n).filter(|&e| a.accepted[start + e]));
+                    }
+                }
+            }
+            changed[port][g] = true;
+            if join_type.semi_anti() {
+                let anti = join_type == JoinType::Anti;
+                if port == 0 {
+                    let copies: u32 = matches.iter().map(|&e| other.records()[e].count).sum();
+                    if (copies > 0) != anti {
+                        out.push(kind, Some(r), None);
+                    }
+                    if kind.is_accumulate() {
+                        mine.add(layout, row, unique, copies as i32);
+                    } else {
+                        mine.retract(layout, row, unique);
+                    }
+                    continue;
+                }
+                let accumulate = kind.is_accumulate();
+                if accumulate {
+                    mine.add(layout, row, unique, 0);
+                } else {
+                    mine.retract(layout, row, unique);
+                }
+                for &e in &matches {
+                    let (count, before) = (other.records()[e].count, other.records()[e].assoc);
+                    for _ in 0..count {
+                        let (flips, kind, after) = if accumulate {
+                            let kind = if anti { RowKind::Delete } else { kind };
+                            (before == 0, kind, before + 1)
+                        } else {
+                            let kind = if anti { RowKind::Insert } else { kind };
+                            (before == 1, kind, before - 1)
+                        };
+                        if flips {
+                            out.push(kind, None, Some(&other.records()[e].row));
+                        }
+                        other.set_assoc(e, after);
+                    }
+                }
+                changed[1 - port][g] |= !matches.is_empty();
+                continue;
+            }
+            if kind.is_accumulate() {
+                if input_outer && matches.is_empty() {
+                    out.push(RowKind::Insert, Some(r), None);
+                    mine.add(layout, row, unique, 0);
+                    continue;
+                }
+                if !input_outer {
+                    mine.add(layout, row, unique, 0);
+                }
+                let mut copies = 0;
+                for &e in &matches {
+                    let (count, before) = (other.records()[e].count, other.records()[e].assoc);
+                    for _ in 0..count {
+                        copies += 1;
+                        let joined_kind = if other_outer {
+                            if before == 0 {
+                                out.push(RowKind::Delete, None, Some(&other.records()[e].row));
+                            }
+                            other.set_assoc(e, before + 1);
+                            RowKind::Insert
+                        } else if input_outer {
+                            RowKind::Insert
+                        } else {
+                            kind
+                        };
+                        out.push(joined_kind, Some(r), Some(&other.records()[e].row));
+                    }
+                }
+                if input_outer {
+                    mine.add(layout, row, unique, copies);
+                }
+            } else {
+                mine.retract(layout, row, unique);
+                if matches.is_empty() {
+                    if input_outer {
+                        out.push(RowKind::Delete, Some(r), None);
+                    }
+                    continue;
+                }
+                let joined_kind = if input_outer { RowKind::Delete } else { kind };
+                for &e in &matches {
+                    let (count, before) = (other.records()[e].count, other.records()[e].assoc);
+                    for _ in 0..count {
+                        out.push(joined_kind, Some(r), Some(&other.records()[e].row));
+                        if other_outer {
+                            if before == 1 {
+                                out.push(RowKind::Insert, None, Some(&other.records()[e].row));
+                            }
+                            other.set_assoc(e, before - 1);
+                        }
+                    }
+                }
+            }
+            changed[1 - port][g] |= other_outer && !matches.is_empty();
+        }
+    }
+
+    /// After a batch: every side goes back into its cache, changed ones marked so.
+    fn put_back(
+        &mut self,
+        groups: &Groups,
+        sides: Both<Vec<(Side, bool)>>,
+        changed: Both<&[bool]>,
+    ) {
+        for (input, sides) in sides.into_iter().enumerate() {
+            let cache = &mut self.caches[input];
+            for (g, (side, dirty)) in sides.into_iter().enumerate() {
+                let changed = changed[input].get(g).copied().unwrap_or(false);
+                cache.put(groups.key(g), side, dirty || changed);
+            }
+        }
+    }
+
+    /// Puts `side` for `key` into `batch` (an empty side as a delete).
+    fn write_side(&self, batch: &mut WriteBatch, input: usize, key: &[u8], side: &Side) {
+        if side.is_empty() {
+            batch.delete(self.tables[input], key);
+        } else {
+            batch.put(self.tables[input], key, side.encode());
+        }
+    }
+
+    /// Writes the changed sides that leave the caches. On an error they stay cached, and
+    /// nothing is written.
+    fn write_evicted(&mut self) -> Result<()> {
+        let evicted = [self.caches[0].evict(), self.caches[1].evict()];
+        if evicted.iter().all(Vec::is_empty) {
+            return Ok(());
+        }
+        let mut batch = WriteBatch::new();
+        for (input, evicted) in evicted.iter().enumerate() {
+            for (key, side) in evicted {
+                self.write_side(&mut batch, input, key, side);
+            }
+        }
+        let written = self.keyed.store_mut().write(&batch);
+        if written.is_err() {
+            for (input, evicted) in evicted.into_iter().enumerate() {
+                for (key, side) in evicted {
+                    self.caches[input].put(&key, side, true);
+                }
+            }
+        }
+        written
+    }
+
+    /// Writes every changed cached side, as a checkpoint must hold them.
+    fn write_cached(&mut self) -> Result<()> {
+        let mut batch = WriteBatch::new();
+        for input in 0..2 {
+            for (key, side) in self.caches[input].dirty() {
+                self.write_side(&mut batch, input, key, side);
+            }
+        }
+        if batch.is_empty() {
+            return Ok(());
+        }
+        self.keyed.store_mut().write(&batch)?;
+        for cache in &mut self.caches {
+            cache.mark_clean();
+        }
+        Ok(())
+    }
+
+    /// The changelog of `out`: left then right columns (the left alone for SEMI/ANTI).
+    fn output(
+        &self,
+        port: Port,
+        input: &ChangelogBatch,
+        out: &JoinEmissions,
+    ) -> Result<ChangelogBatch> {
+        if out.len() == 0 {
+            return Ok(ChangelogBatch::insert_only(RecordBatch::new_empty(
+                self.schema.clone(),
+            )));
+        }
+        let semi_anti = self.spec.join_type.semi_anti();
+        let input_columns = || out.input_columns(input.batch());
+        let stored_columns = || out.stored_columns(&self.readers[1 - port]);
+        let columns: Vec<ArrayRef> = match (port, semi_anti) {
+            (0, true) => input_columns()?,
+            (_, true) => stored_columns()?,
+            (0, false) => input_columns()?
+                .into_iter()
+                .chain(stored_columns()?)
+                .collect(),
+            (_, false) => stored_columns()?
+                .into_iter()
+                .chain(input_columns()?)
+                .collect(),
+        };
+        let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
+        ChangelogBatch::try_new(batch, Some(out.kinds()))
+    }
+}
+
+/// Checks the plan; returns its compiled condition.
+fn check_spec(spec: &JoinSpec) -> Result<Option<CompiledCalc>> {
+    let plan = |why: String| Err(Error::Plan(why));
+    let (left, right) = (&spec.left, &spec.right);
+    if left.keys.len() != right.keys.len() || spec.filter_nulls.len() != left.keys.len() {
+        return plan(format!(
+            "a join of {} left and {} right key columns with {} NULL filters",
+            left.keys.len(),
+            right.keys.len(),
+            spec.filter_nulls.len()
+        ));
+    }
+    for (side, input) in [("left", left), ("right", right)] {
+        if input.names.len() != input.types.len() {
+            return plan(format!(
+                "the {side} input has {} names for {} types",
+                input.names.len(),
+                input.types.len()
+            ));
+        }
+        let columns = match &input.state {
+            InputState::UniqueKey { columns } if columns.is_empty() => {
+                return plan(format!("the {side} input's unique key has no columns"));
+            }
+            InputState::UniqueKey { columns } => columns.as_slice(),
+            _ => &[],
+        };
+        if let Some(c) = input
+            .keys
+            .iter()
+            .chain(columns)
+            .find(|&&c| c >= input.types.len())
+        {
+            return plan(format!(
+                "the {side} input has {} columns, not column {c}",
+                input.types.len()
+            ));
+        }
+        if input.state_ttl.is_some_and(|d| !d.is_zero()) {
+            return plan(format!(
+                "state TTL on a join's {side} input is not supported natively"
+            ));
+        }
+    }
+    for (&l, &r) in left.keys.iter().zip(&right.keys) {
+        let (lt, rt) = (&left.types[l], &right.types[r]);
+        if lt != rt {
+            return plan(format!(
+                "join key columns {l} ({lt}) and {r} ({rt}) differ in type"
+            ));
+        }
+    }
+    let Some(program) = &spec.condition else {
+        return Ok(None);
+    };
+    if program.projection.len() != 1 || program.filter.is_some() {
+        return plan(format!(
+            "a join condition projects one BOOLEAN and filters nothing, not {} projections{}",
+            program.projection.len(),
+            if program.filter.is_some() {
+                " and a filter"
+            } else {
+                ""
+            }
+        ));
+    }
+    let types: Vec<LogicalType> = left.types.iter().chain(&right.types).cloned().collect();
+    let compiled = compile(program, &types)?;
+    if compiled.output_types()[0] != LogicalType::Boolean {
+        return plan(format!(
+            "a join condition is a BOOLEAN, not {}",
+            compiled.output_types()[0]
+        ));
+    }
+    Ok(Some(compiled))
+}
+
+impl Operator for Join {
+    fn identity(&self) -> &PlanIdentity {
+        &self.identity
+    }
+
+    fn inputs(&self) -> usize {
+        2
+    }
+
+    fn input_types(&self, port: Port) -> &[LogicalType] {
+        &self.spec.input(port.min(1)).types
+    }
+
+    fn output_types(&self) -> &[LogicalType] {
+        &self.output_types
+    }
+
+    fn output_schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn process(&mut self, port: Port, input: &ChangelogBatch, out: &mut Output) -> Result<()> {
+        out.emit(self.apply(port, input)?);
+        Ok(())
+    }
+
+    fn advance_watermark(&mut self, watermark: i64, _out: &mut Output) -> Result<()> {
+        self.keyed.advance_watermark(watermark);
+        Ok(())
+    }
+
+    fn watermark(&self) -> Option<i64> {
+        self.keyed.watermark()
+    }
+
+    fn flush(&mut self, _out: &mut Output) -> Result<()> {
+        Ok(())
+    }
+
+    fn checkpoint(&mut self, target: &Path) -> Result<Checkpoint> {
+        self.check_usable()?;
+        self.write_cached()?;
+        self.keyed.checkpoint(target, &self.identity)
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        let cached: usize = self.caches.iter().map(PartitionCache::bytes).sum();
+        self.keyed.memory_bytes() + cached as u64
+    }
+}
+
+impl KeyedOperator for Join {
+    type Spec = JoinSpec;
+    const HOLDER: &'static str = "join";
+
+    fn identity_of(spec: &JoinSpec) -> PlanIdentity {
+        Self::identity_of(spec)
+    }
+
+    fn max_parallelism(spec: &JoinSpec) -> u32 {
+        spec.max_parallelism
+    }
+
+    fn open(spec: JoinSpec, keyed: Keyed) -> Result<Self> {
+        Self::open(spec, keyed)
+    }
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;
