@@ -64,8 +64,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * runs event-time frames) and {@link StreamExecTemporalSort} (an event-time {@code ORDER BY}) -
  * is replaced by a {@link NativeOneInputExecNode} before the graph
  * is translated to transformations. Flink's {@code SortLimit} and {@code Limit} nodes subclass
- * {@code StreamExecRank} and stay stock. A regular join ({@link StreamExecJoin}) is described
- * and its decision recorded, but it is not offered to the native side and stays stock.
+ * {@code StreamExecRank} and stay stock. A regular join ({@link StreamExecJoin}) is replaced
+ * by a {@link NativeTwoInputExecNode}.
  *
  * <p>The hook is {@link #translateToPlan(ExecNodeGraph)}: it runs for {@code executeSql},
  * {@code toDataStream}, {@code EXPLAIN} and compiled plans being executed, but not for {@code
@@ -324,18 +324,15 @@ public class StreamFusionPlanner extends StreamPlanner {
                                 true);
             } else if (node.getClass() == StreamExecJoin.class) {
                 // Exactly a regular join (interval, temporal and window joins have their own
-                // nodes). Described and recorded only, for tools and golden vectors.
-                result =
-                        refuse(
-                                (StreamExecJoin) node,
-                                "two-input nodes are not hosted natively yet");
+                // nodes). Keyed by the join keys: the stock key selectors are kept.
+                result = substitute((StreamExecJoin) node, "streamfusion-join_1", true);
             }
             done.put(node, result);
             return result;
         }
 
         /**
-         * The native node for a one-input {@code node} the native side accepts, or {@code node}
+         * The native node for a one- or two-input {@code node} the native side accepts, or {@code node}
          * itself; {@code keyed} nodes keep keyed state.
          */
         private ExecNode<?> substitute(ExecNodeBase<RowData> node, String type, boolean keyed) {
@@ -359,40 +356,25 @@ public class StreamFusionPlanner extends StreamPlanner {
             }
             record(new Decision(name, description, config, plan, null));
             LOG.info("StreamFusion: node {} runs natively", name);
-            NativeOneInputExecNode replacement =
-                    new NativeOneInputExecNode(
-                            node,
-                            type,
-                            (RowType) node.getInputEdges().get(0).getOutputType(),
-                            plan,
-                            keyed,
-                            bundleRows,
-                            bundleLatencyMs);
+            RowType input = (RowType) node.getInputEdges().get(0).getOutputType();
+            ExecNodeBase<RowData> replacement =
+                    node.getInputEdges().size() == 2
+                            ? new NativeTwoInputExecNode(
+                                    node,
+                                    type,
+                                    input,
+                                    (RowType) node.getInputEdges().get(1).getOutputType(),
+                                    plan,
+                                    bundleRows,
+                                    bundleLatencyMs)
+                            : new NativeOneInputExecNode(
+                                    node, type, input, plan, keyed, bundleRows, bundleLatencyMs);
             List<ExecEdge> edges = new ArrayList<>();
             for (ExecEdge edge : node.getInputEdges()) {
                 edges.add(ExecEdge.builder().from(edge).target(replacement).build());
             }
             replacement.setInputEdges(edges);
             return replacement;
-        }
-
-        /**
-         * Records {@code node}, described as {@link #substitute} describes it, as staying stock
-         * for {@code reason} without asking the native side: the node is not one StreamFusion
-         * hosts, so it stays stock even when {@link #FALLBACK} is off.
-         */
-        private ExecNode<?> refuse(ExecNodeBase<RowData> node, String reason) {
-            String name = node.getId() + ":" + node.getDescription();
-            String config = config(false);
-            String description = null;
-            try {
-                description = describe(node);
-            } catch (Exception e) {
-                reason = "Flink cannot serialize the node: " + e;
-            }
-            record(new Decision(name, description, config, null, reason));
-            LOG.info("StreamFusion: node {} stays stock: {}", name, reason);
-            return node;
         }
 
         private ExecNode<?> reject(

@@ -1,0 +1,433 @@
+package org.streamfusion.flink;
+
+import org.apache.flink.api.common.TaskInfo;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.KeyGroupStatePartitionStreamProvider;
+import org.apache.flink.runtime.state.KeyedStateCheckpointOutputStream;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinarySegmentUtils;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
+
+import org.streamfusion.jni.NativeOperator;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * What every Flink SQL operator run natively shares ({@link NativeOneInputOperator}: Calc;
+ * GROUP BY and window aggregation, one phase or either of two; deduplication; Top-N; OVER; the
+ * event-time sort; {@link NativeTwoInputOperator}: the regular join). Rows are buffered as {@code BinaryRowData} bytes
+ * (other {@code RowData} converted by Flink's own {@link RowDataSerializer}) and pushed through
+ * JNI in bundles of at most {@code bundleRows} rows; the output rows (row kinds in their
+ * headers) are emitted as {@code BinaryRowData} over the bytes native code returned.
+ *
+ * <p>A bundle holds rows of one input: a row of the other input pushes it first, so the native
+ * operator sees both inputs' rows in the order the task processed them. A bundle is pushed when
+ * it is full (rows, or {@value #MAX_BUNDLE_BYTES} bytes), {@code
+ * bundleLatencyMs} of processing time after its first row (a timer in the task's mailbox, so a
+ * slow input is not held back), before a watermark (which is then handed to the native
+ * operator, where a mini-batch applies its bundle and event-time timers fire, and forwarded),
+ * in {@link #prepareSnapshotPreBarrier} (so no row is buffered across a checkpoint barrier,
+ * natively either), at {@link #endInput} and in {@link #finish}. Output records carry no
+ * timestamp, as a stock Calc's and GROUP BY's; a rowtime column travels in the row.
+ *
+ * <p>A keyed operator keeps its state natively, in the store matching the job's keyed state
+ * backend ({@code hashmap}: the native memory store; otherwise a native RocksDB store in one of
+ * the task's local directories), for the key groups its subtask owns. Its checkpoints are
+ * Flink's: {@link #snapshotState} writes one section per key group into raw keyed state, and
+ * {@link #initializeState} restores from the sections Flink hands the subtask, so Flink's own
+ * retention, restore and rescaling apply. The key is computed natively, exactly as Flink
+ * assigns key groups, so no per-row key context is set on the Java side. Each subtask's last
+ * watermark is kept in union list state, as Flink's {@code WindowAggOperator} keeps its own:
+ * a restored window aggregation starts at the lowest of them, every other operator at none
+ * (decision 0030).
+ */
+public abstract class NativeStreamOperator extends AbstractStreamOperator<RowData> {
+    private static final long serialVersionUID = 1L;
+
+    /** Rows pushed into native operators in this JVM (for tests: proof that native code ran). */
+    public static final AtomicLong ROWS_IN = new AtomicLong();
+    /** Rows native operators emitted in this JVM. */
+    public static final AtomicLong ROWS_OUT = new AtomicLong();
+    /** Bundles pushed in this JVM. */
+    public static final AtomicLong BUNDLES = new AtomicLong();
+    /** Input rows that were not {@code BinaryRowData} and went through the serializer. */
+    public static final AtomicLong CONVERTED_ROWS = new AtomicLong();
+    /** Key-group sections written into checkpoints in this JVM. */
+    public static final AtomicLong SECTIONS_WRITTEN = new AtomicLong();
+    /** Key-group sections restored from in this JVM. */
+    public static final AtomicLong SECTIONS_RESTORED = new AtomicLong();
+
+    /** The most bytes a bundle buffers before it is pushed, whatever its row count. */
+    static final int MAX_BUNDLE_BYTES = 64 << 20;
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    /** The union list state holding each subtask's last watermark. */
+    static final String WATERMARK_STATE = "streamfusion-watermark";
+
+    private final String plan;
+    private final String name;
+    private final boolean keyed;
+    private final RowType[] inputTypes;
+    private final int outputArity;
+    private final int bundleRows;
+    private final long bundleLatencyMs;
+
+    private transient NativeOperator operator;
+    /**
+     * The last watermark processed ({@code Long.MIN_VALUE} before the first), kept in union
+     * list state as Flink's {@code WindowAggOperator} keeps its own (decision 0030).
+     */
+    private transient long currentWatermark;
+    private transient ListState<Long> watermarkState;
+    private transient Path workingDir;
+    private transient RowDataSerializer[] serializers;
+    private transient byte[] data;
+    private transient int bytes;
+    private transient int[] offsets;
+    private transient int rows;
+    /** The input the buffered rows arrived on. */
+    private transient int port;
+    private transient long converted;
+    private transient boolean timerPending;
+    private transient StreamRecord<RowData> out;
+
+    /**
+     * An operator for the native {@code plan} over inputs of {@code inputTypes}; {@code keyed}
+     * operators keep state and must run on a keyed stream. {@code name} names the node in
+     * errors.
+     */
+    NativeStreamOperator(
+            String plan,
+            String name,
+            boolean keyed,
+            RowType[] inputTypes,
+            RowType outputType,
+            int bundleRows,
+            long bundleLatencyMs) {
+        if (bundleRows < 1) {
+            throw new IllegalArgumentException("bundleRows must be at least 1, got " + bundleRows);
+        }
+        this.plan = plan;
+        this.name = name;
+        this.keyed = keyed;
+        this.inputTypes = inputTypes.clone();
+        this.outputArity = outputType.getFieldCount();
+        this.bundleRows = bundleRows;
+        this.bundleLatencyMs = bundleLatencyMs;
+    }
+
+    @Override
+    protected boolean isUsingCustomRawKeyedState() {
+        // Raw keyed state is ours: Flink must not write or read timers there.
+        return keyed;
+    }
+
+    // The key is computed natively: Flink's per-row key extraction is skipped.
+    @Override
+    public boolean hasKeyContext() {
+        return false;
+    }
+
+    @Override
+    public boolean hasKeyContext1() {
+        return false;
+    }
+
+    @Override
+    public boolean hasKeyContext2() {
+        return false;
+    }
+
+    @Override
+    @SuppressWarnings("rawtypes")
+    public void setKeyContextElement1(StreamRecord record) {}
+
+    @Override
+    @SuppressWarnings("rawtypes")
+    public void setKeyContextElement2(StreamRecord record) {}
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        if (!keyed) {
+            operator = NativeOperator.open(plan);
+            return;
+        }
+        currentWatermark = Long.MIN_VALUE;
+        watermarkState = context.getOperatorStateStore().getUnionListState(
+                new ListStateDescriptor<>(WATERMARK_STATE, LongSerializer.INSTANCE));
+        TaskInfo task = getRuntimeContext().getTaskInfo();
+        int maxParallelism = task.getMaxNumberOfParallelSubtasks();
+        KeyGroupRange range =
+                KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                        maxParallelism,
+                        task.getNumberOfParallelSubtasks(),
+                        task.getIndexOfThisSubtask());
+        if (!context.isRestored()) {
+            operator = NativeOperator.open(plan, runtimeSettings(range, maxParallelism, null));
+            return;
+        }
+        // Every old subtask's watermark (union list state): the lowest, if any was kept.
+        Long restoredWatermark = null;
+        Iterable<Long> watermarks = watermarkState.get();
+        if (watermarks != null) {
+            for (Long w : watermarks) {
+                restoredWatermark = restoredWatermark == null ? w : Math.min(restoredWatermark, w);
+            }
+        }
+        if (restoredWatermark != null) {
+            currentWatermark = restoredWatermark;
+        }
+        String runtime = runtimeSettings(range, maxParallelism, restoredWatermark);
+        ByteArrayOutputStream sections = new ByteArrayOutputStream();
+        int[] sectionOffsets = new int[range.getNumberOfKeyGroups() + 1];
+        int n = 0;
+        for (KeyGroupStatePartitionStreamProvider provider : context.getRawKeyedStateInputs()) {
+            if (n == range.getNumberOfKeyGroups()) {
+                throw new IllegalStateException(
+                        "StreamFusion " + name + ": more key-group sections than the "
+                                + range.getNumberOfKeyGroups() + " key groups of " + range);
+            }
+            try (InputStream in = provider.getStream()) {
+                // Flink's stream runs on past the section: it is length-prefixed.
+                DataInputStream input = new DataInputStream(in);
+                int length = input.readInt();
+                byte[] section = new byte[length];
+                input.readFully(section);
+                sections.write(section);
+            } catch (IOException e) {
+                throw new IOException(
+                        "StreamFusion " + name + ": cannot read the raw keyed state of key group "
+                                + provider.getKeyGroupId(), e);
+            }
+            sectionOffsets[++n] = sections.size();
+        }
+        if (n == 0) {
+            throw new IllegalStateException(
+                    "StreamFusion " + name + " is restored from a checkpoint or savepoint that"
+                            + " holds no StreamFusion state for it: a savepoint taken with"
+                            + " streamfusion.enabled = false cannot be restored with it on (the"
+                            + " state layouts differ); restore it with StreamFusion off, or start"
+                            + " the job without it");
+        }
+        operator =
+                NativeOperator.restoreFromKeyGroups(
+                        plan,
+                        runtime,
+                        sections.toByteArray(),
+                        Arrays.copyOf(sectionOffsets, n + 1));
+        SECTIONS_RESTORED.addAndGet(n);
+    }
+
+    /**
+     * The runtime settings of a keyed operator: backend, directory, key groups, the job's max
+     * parallelism as the task runs it (the plan was made before Flink settled it), and on a
+     * restore the lowest watermark of every old subtask, when they kept one.
+     */
+    private String runtimeSettings(
+            KeyGroupRange range, int maxParallelism, Long restoredWatermark) throws IOException {
+        String backendClass = getKeyedStateBackend().getClass().getName();
+        String backend = backendClass.contains("Heap") ? "memory" : "rocksdb";
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        // The task's local directories, as Flink's RocksDB backend uses them.
+        File[] dirs = getContainingTask().getEnvironment().getIOManager().getSpillingDirectories();
+        File base = dirs[Math.floorMod(subtask, dirs.length)];
+        workingDir =
+                Files.createDirectories(
+                        new File(base, "streamfusion-" + getOperatorID() + "-" + subtask + "-"
+                                + UUID.randomUUID()).toPath());
+        ObjectNode json = MAPPER.createObjectNode();
+        json.put("backend", backend);
+        json.put("working_dir", workingDir.toString());
+        json.putArray("key_groups").add(range.getStartKeyGroup()).add(range.getEndKeyGroup());
+        json.put("max_parallelism", maxParallelism);
+        if (restoredWatermark != null) {
+            json.put("restored_watermark", restoredWatermark.longValue());
+        }
+        return MAPPER.writeValueAsString(json);
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        serializers = new RowDataSerializer[inputTypes.length];
+        for (int i = 0; i < inputTypes.length; i++) {
+            serializers[i] = new RowDataSerializer(inputTypes[i]);
+        }
+        data = new byte[64 * 1024];
+        offsets = new int[bundleRows + 1];
+        out = new StreamRecord<>(null);
+    }
+
+    /** Buffers {@code row}, arrived on input {@code input}. */
+    final void add(int input, RowData row) {
+        if (rows > 0 && input != port) {
+            pushBundle();
+        }
+        port = input;
+        if (rows == 0 && bundleLatencyMs > 0 && !timerPending) {
+            timerPending = true;
+            long now = getProcessingTimeService().getCurrentProcessingTime();
+            getProcessingTimeService().registerTimer(now + bundleLatencyMs, time -> {
+                timerPending = false;
+                pushBundle();
+            });
+        }
+        BinaryRowData binary;
+        if (row instanceof BinaryRowData) {
+            binary = (BinaryRowData) row;
+        } else {
+            // Reused by the serializer: copied out below before the next row.
+            binary = serializers[input].toBinaryRow(row);
+            converted++;
+        }
+        int size = binary.getSizeInBytes();
+        if (rows > 0 && size > MAX_BUNDLE_BYTES - bytes) {
+            // Offsets are ints: wide rows make smaller bundles rather than overflow them.
+            pushBundle();
+        }
+        if (data.length - bytes < size) {
+            data = Arrays.copyOf(data, (int) Math.min(
+                    Integer.MAX_VALUE - 8, Math.max(2L * data.length, (long) bytes + size)));
+        }
+        BinarySegmentUtils.copyToBytes(binary.getSegments(), binary.getOffset(), data, bytes, size);
+        bytes += size;
+        offsets[++rows] = bytes;
+        if (rows == bundleRows) {
+            pushBundle();
+        }
+    }
+
+    /** One JNI call for the buffered rows; emits what the native operator returned. */
+    final void pushBundle() {
+        if (rows == 0) {
+            return;
+        }
+        int[] bundleOffsets = rows == bundleRows ? offsets : Arrays.copyOf(offsets, rows + 1);
+        NativeOperator.Rows result = operator.push(port, data, bundleOffsets);
+        BUNDLES.incrementAndGet();
+        ROWS_IN.addAndGet(rows);
+        CONVERTED_ROWS.addAndGet(converted);
+        converted = 0;
+        rows = 0;
+        bytes = 0;
+        emit(result);
+    }
+
+    private void emit(NativeOperator.Rows result) {
+        int n = result.size();
+        if (n == 0) {
+            return;
+        }
+        MemorySegment segment = MemorySegmentFactory.wrap(result.data);
+        for (int i = 0; i < n; i++) {
+            BinaryRowData row = new BinaryRowData(outputArity);
+            row.pointTo(segment, result.offsets[i], result.offsets[i + 1] - result.offsets[i]);
+            output.collect(out.replace(row));
+        }
+        ROWS_OUT.addAndGet(n);
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        pushBundle();
+        emit(operator.advanceWatermark(mark.getTimestamp()));
+        currentWatermark = Math.max(currentWatermark, mark.getTimestamp());
+        super.processWatermark(mark);
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        pushBundle();
+        emit(operator.prepareSnapshot());
+        super.prepareSnapshotPreBarrier(checkpointId);
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        if (!keyed) {
+            return;
+        }
+        watermarkState.update(List.of(currentWatermark));
+        NativeOperator.KeyGroupSections state = operator.snapshotKeyGroups();
+        KeyedStateCheckpointOutputStream stream = context.getRawKeyedOperatorStateOutput();
+        DataOutputStream output = new DataOutputStream(stream);
+        int[] at = state.sections.offsets;
+        for (int i = 0; i < state.keyGroups.length; i++) {
+            stream.startNewKeyGroup(state.keyGroups[i]);
+            output.writeInt(at[i + 1] - at[i]);
+            output.write(state.sections.data, at[i], at[i + 1] - at[i]);
+            output.flush();
+        }
+        SECTIONS_WRITTEN.addAndGet(state.keyGroups.length);
+    }
+
+    /** Pushes the bundle and emits what the native operator still buffers (end of input). */
+    final void flushAll() {
+        pushBundle();
+        emit(operator.flush());
+    }
+
+    @Override
+    public void finish() throws Exception {
+        flushAll();
+        super.finish();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (operator != null) {
+                operator.close();
+                operator = null;
+            }
+            if (workingDir != null) {
+                deleteRecursively(workingDir);
+                workingDir = null;
+            }
+        } finally {
+            super.close();
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
