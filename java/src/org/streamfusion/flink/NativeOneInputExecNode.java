@@ -109,6 +109,19 @@ public final class NativeOneInputExecNode extends ExecNodeBase<RowData>
                         stock.getOutputType(),
                         stock.getParallelism(),
                         stock.isParallelismConfigured());
+        copyIdentity(stock, transformation);
+        if (stock.getStateKeySelector() != null) {
+            transformation.setStateKeySelector(stock.getStateKeySelector());
+            transformation.setStateKeyType(stock.getStateKeyType());
+        }
+        return transformation;
+    }
+
+    /**
+     * Gives the native transformation the stock one's identity and placement: description,
+     * uid (and hash), max parallelism, slot sharing group, resources and buffer timeout.
+     */
+    static void copyIdentity(Transformation<?> stock, Transformation<?> transformation) {
         transformation.setDescription(PREFIX + " native: " + stock.getDescription());
         if (stock.getUid() != null) {
             transformation.setUid(stock.getUid());
@@ -119,13 +132,8 @@ public final class NativeOneInputExecNode extends ExecNodeBase<RowData>
         if (stock.getMaxParallelism() > 0) {
             transformation.setMaxParallelism(stock.getMaxParallelism());
         }
-        if (stock.getStateKeySelector() != null) {
-            transformation.setStateKeySelector(stock.getStateKeySelector());
-            transformation.setStateKeyType(stock.getStateKeyType());
-        }
         stock.getSlotSharingGroup().ifPresent(transformation::setSlotSharingGroup);
         transformation.setResources(stock.getMinResources(), stock.getPreferredResources());
         transformation.setBufferTimeout(stock.getBufferTimeout());
-        return transformation;
     }
 }

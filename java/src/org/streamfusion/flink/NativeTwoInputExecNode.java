@@ -103,22 +103,10 @@ public final class NativeTwoInputExecNode extends ExecNodeBase<RowData>
                         stock.getOutputType(),
                         stock.getParallelism(),
                         stock.isParallelismConfigured());
-        transformation.setDescription(prefix + " native: " + stock.getDescription());
-        if (stock.getUid() != null) {
-            transformation.setUid(stock.getUid());
-        }
-        if (stock.getUserProvidedNodeHash() != null) {
-            transformation.setUidHash(stock.getUserProvidedNodeHash());
-        }
-        if (stock.getMaxParallelism() > 0) {
-            transformation.setMaxParallelism(stock.getMaxParallelism());
-        }
+        NativeOneInputExecNode.copyIdentity(stock, transformation);
         transformation.setStateKeySelectors(
                 stock.getStateKeySelector1(), stock.getStateKeySelector2());
         transformation.setStateKeyType(stock.getStateKeyType());
-        stock.getSlotSharingGroup().ifPresent(transformation::setSlotSharingGroup);
-        transformation.setResources(stock.getMinResources(), stock.getPreferredResources());
-        transformation.setBufferTimeout(stock.getBufferTimeout());
         return transformation;
     }
 }

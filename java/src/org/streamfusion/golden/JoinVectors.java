@@ -37,6 +37,8 @@ import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.SimpleOperatorFactory;
 import org.apache.flink.streaming.api.operators.StreamOperatorFactory;
+import org.apache.flink.streaming.api.operators.TimestampedCollector;
+import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.api.transformations.TwoInputTransformation;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.api.DataTypes;
@@ -1021,6 +1023,21 @@ public final class JoinVectors {
             return sides[i] == LEFT;
         }
 
+        /**
+         * Hands event {@code i} to {@code join}'s own {@code processElement1}/{@code 2}, with
+         * {@code i} as the timestamp of everything it emits for it.
+         */
+        void deliver(long i, TimestampedCollector<RowData> collector,
+                TwoInputStreamOperator<RowData, RowData, RowData> join) throws Exception {
+            collector.setAbsoluteTimestamp(i);
+            StreamRecord<RowData> record = new StreamRecord<>(row((int) i));
+            if (left((int) i)) {
+                join.processElement1(record);
+            } else {
+                join.processElement2(record);
+            }
+        }
+
         /** Event {@code i}'s row, a new object over a copy of its bytes. */
         RowData row(int i) {
             byte[] bytes = rows[i].clone();
@@ -1079,14 +1096,7 @@ public final class JoinVectors {
 
         @Override
         public void processElement(StreamRecord<Long> event) throws Exception {
-            int i = (int) (long) event.getValue();
-            collector.setAbsoluteTimestamp(i);
-            StreamRecord<RowData> record = new StreamRecord<>(feed.row(i));
-            if (feed.left(i)) {
-                processElement1(record);
-            } else {
-                processElement2(record);
-            }
+            feed.deliver(event.getValue(), collector, this);
         }
     }
 
@@ -1108,14 +1118,7 @@ public final class JoinVectors {
 
         @Override
         public void processElement(StreamRecord<Long> event) throws Exception {
-            int i = (int) (long) event.getValue();
-            collector.setAbsoluteTimestamp(i);
-            StreamRecord<RowData> record = new StreamRecord<>(feed.row(i));
-            if (feed.left(i)) {
-                processElement1(record);
-            } else {
-                processElement2(record);
-            }
+            feed.deliver(event.getValue(), collector, this);
         }
     }
 
