@@ -10,8 +10,8 @@
 //! unique key. `StreamExecJoin` runs SEMI/ANTI with `StreamingSemiAntiJoinOperator` always
 //! and the others with `MiniBatchStreamingJoinOperator` under mini-batch (refused here),
 //! else `StreamingJoinOperator` (or its async-state twin, which keeps the same rows and
-//! emits the same changelog). State TTL is refused. The built operator's input and output
-//! types must equal Flink's.
+//! emits the same changelog). The two TTLs are each input's state TTL. The built operator's
+//! input and output types must equal Flink's.
 
 use serde_json::Value;
 

@@ -39,9 +39,11 @@
 //!
 //! `join.left` and `join.right`: `[key group][join key row]` -> the input's
 //! [`side::Side`]. Decoded sides stay cached between batches ([`PartitionCache`], decision
-//! 0034) and are written when they leave the cache and before every checkpoint. State TTL,
-//! mini-batch joins and the async-state operator are not supported: their plans are
-//! refused, so Flink runs them.
+//! 0034) and are written when they leave the cache and before every checkpoint. State TTL
+//! is Flink's (`OnCreateAndWrite`, `NeverReturnExpired`, per input): each record keeps the
+//! processing time it was last written (added, counted, its association count updated), and
+//! a record whose TTL ran out is gone the next time its key is read. Mini-batch joins are not
+//! supported: their plans are refused, so Flink runs them.
 
 mod emit;
 pub mod side;
@@ -235,6 +237,8 @@ pub struct Join {
     layouts: Both<Layout>,
     tables: Both<TableId>,
     caches: Both<PartitionCache<Side>>,
+    /// Each input's state TTL in milliseconds, if on.
+    ttls: Both<Option<i64>>,
     condition: Option<CompiledCalc>,
     schema: SchemaRef,
     output_types: Vec<LogicalType>,
@@ -261,7 +265,7 @@ impl Join {
 
     /// An operator for `spec` over the keyed driver `keyed` (fresh or restored). A plan it
     /// cannot run as Flink would (keys of different types, a condition that is not a
-    /// BOOLEAN, state TTL) is an error.
+    /// BOOLEAN) is an error.
     pub fn open(spec: JoinSpec, mut keyed: Keyed) -> Result<Self> {
         let condition = check_spec(&spec)?;
         if keyed.max_parallelism() != spec.max_parallelism {
@@ -315,6 +319,7 @@ impl Join {
                 PartitionCache::new(CAPACITY_BYTES),
                 PartitionCache::new(CAPACITY_BYTES),
             ],
+            ttls: [ttl_ms(&spec.left), ttl_ms(&spec.right)],
             condition,
             schema: Arc::new(Schema::new(fields)),
             output_types: spec.output_types(),
@@ -369,7 +374,20 @@ impl Join {
         let order = access_order(self.keyed.store(), &self.tables, &groups);
         // Everything that reads the input comes before the sides are taken.
         let prepared = self.prepare(port, input)?;
+        // Processing time, read once: what state TTL stamps and expires by.
+        let now = if self.ttls.iter().any(Option::is_some) {
+            self.keyed.clock().now_millis()
+        } else {
+            0
+        };
         let mut sides = self.read(&groups, &order)?;
+        for (input, ttl) in self.ttls.iter().enumerate() {
+            if let Some(ttl) = *ttl {
+                for (side, dirty) in &mut sides[input] {
+                    *dirty |= side.expire(ttl, now);
+                }
+            }
+        }
         let accepted = match self.accepted(port, input, &prepared, &row_group, &sides) {
             Ok(accepted) => accepted,
             Err(e) => {
@@ -381,6 +399,7 @@ impl Join {
         let mut out = JoinEmissions::default();
         self.join_rows(
             port,
+            now,
             input,
             &prepared,
             &row_group,
@@ -543,6 +562,7 @@ impl Join {
     fn join_rows(
         &self,
         port: Port,
+        now: i64,
         input: &ChangelogBatch,
         prepared: &Prepared,
         row_group: &[u32],
@@ -588,17 +608,17 @@ impl Join {
                         out.push(kind, Some(r), None);
                     }
                     if kind.is_accumulate() {
-                        mine.add(layout, row, unique, copies as i32);
+                        mine.add(layout, row, unique, copies as i32, now);
                     } else {
-                        mine.retract(layout, row, unique);
+                        mine.retract(layout, row, unique, now);
                     }
                     continue;
                 }
                 let accumulate = kind.is_accumulate();
                 if accumulate {
-                    mine.add(layout, row, unique, 0);
+                    mine.add(layout, row, unique, 0, now);
                 } else {
-                    mine.retract(layout, row, unique);
+                    mine.retract(layout, row, unique, now);
                 }
                 for &e in &matches {
                     let (count, before) = (other.records()[e].count, other.records()[e].assoc);
@@ -613,7 +633,7 @@ impl Join {
                         if flips {
                             out.push(kind, None, Some(&other.records()[e].row));
                         }
-                        other.set_assoc(e, after);
+                        other.set_assoc(e, after, now);
                     }
                 }
                 changed[1 - port][g] |= !matches.is_empty();
@@ -622,11 +642,11 @@ impl Join {
             if kind.is_accumulate() {
                 if input_outer && matches.is_empty() {
                     out.push(RowKind::Insert, Some(r), None);
-                    mine.add(layout, row, unique, 0);
+                    mine.add(layout, row, unique, 0, now);
                     continue;
                 }
                 if !input_outer {
-                    mine.add(layout, row, unique, 0);
+                    mine.add(layout, row, unique, 0, now);
                 }
                 let mut copies = 0;
                 for &e in &matches {
@@ -637,7 +657,7 @@ impl Join {
                             if before == 0 {
                                 out.push(RowKind::Delete, None, Some(&other.records()[e].row));
                             }
-                            other.set_assoc(e, before + 1);
+                            other.set_assoc(e, before + 1, now);
                             RowKind::Insert
                         } else if input_outer {
                             RowKind::Insert
@@ -648,10 +668,10 @@ impl Join {
                     }
                 }
                 if input_outer {
-                    mine.add(layout, row, unique, copies);
+                    mine.add(layout, row, unique, copies, now);
                 }
             } else {
-                mine.retract(layout, row, unique);
+                mine.retract(layout, row, unique, now);
                 if matches.is_empty() {
                     if input_outer {
                         out.push(RowKind::Delete, Some(r), None);
@@ -667,7 +687,7 @@ impl Join {
                             if before == 1 {
                                 out.push(RowKind::Insert, None, Some(&other.records()[e].row));
                             }
-                            other.set_assoc(e, before - 1);
+                            other.set_assoc(e, before - 1, now);
                         }
                     }
                 }
@@ -775,6 +795,14 @@ impl Join {
     }
 }
 
+/// An input's state TTL in milliseconds; `None` when off.
+fn ttl_ms(input: &JoinInput) -> Option<i64> {
+    input
+        .state_ttl
+        .filter(|d| !d.is_zero())
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
 /// Checks the plan; returns its compiled condition.
 fn check_spec(spec: &JoinSpec) -> Result<Option<CompiledCalc>> {
     let plan = |why: String| Err(Error::Plan(why));
@@ -811,11 +839,6 @@ fn check_spec(spec: &JoinSpec) -> Result<Option<CompiledCalc>> {
             return plan(format!(
                 "the {side} input has {} columns, not column {c}",
                 input.types.len()
-            ));
-        }
-        if input.state_ttl.is_some_and(|d| !d.is_zero()) {
-            return plan(format!(
-                "state TTL on a join's {side} input is not supported natively"
             ));
         }
     }

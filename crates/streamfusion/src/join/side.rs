@@ -48,6 +48,9 @@ pub struct Record {
     pub count: u32,
     /// Flink's `numOfAssociations` (outer inputs; 0 elsewhere).
     pub assoc: i32,
+    /// When the record was last written (processing time, epoch milliseconds): what state
+    /// TTL counts from (Flink's `OnCreateAndWrite`).
+    pub written: i64,
 }
 
 impl Record {
@@ -60,7 +63,7 @@ impl Record {
     }
 
     fn bytes(&self) -> usize {
-        16 + self.row.len() + self.unique.len()
+        24 + self.row.len() + self.unique.len()
     }
 }
 
@@ -91,13 +94,14 @@ impl Side {
     }
 
     /// Flink's `addRecord(record, assoc)` (`addRecord(record)` on an inner input, `assoc`
-    /// then unused).
-    pub fn add(&mut self, layout: Layout, row: &[u8], unique: &[u8], assoc: i32) {
+    /// then unused) at processing time `now`.
+    pub fn add(&mut self, layout: Layout, row: &[u8], unique: &[u8], assoc: i32, now: i64) {
         let fresh = || Record {
             row: row.to_vec(),
             unique: unique.to_vec(),
             count: 1,
             assoc,
+            written: now,
         };
         match layout {
             Layout::JoinKey => {
@@ -116,14 +120,15 @@ impl Side {
                     let record = &mut self.records[at];
                     record.count += 1;
                     record.assoc = assoc;
+                    record.written = now;
                 }
                 None => self.push(layout, fresh()),
             },
         }
     }
 
-    /// Flink's `retractRecord(record)`.
-    pub fn retract(&mut self, layout: Layout, row: &[u8], unique: &[u8]) {
+    /// Flink's `retractRecord(record)` at processing time `now`.
+    pub fn retract(&mut self, layout: Layout, row: &[u8], unique: &[u8], now: i64) {
         match layout {
             Layout::JoinKey => self.clear(),
             Layout::UniqueKey => {
@@ -135,6 +140,7 @@ impl Side {
                 if let Some(at) = self.find(layout, row) {
                     if self.records[at].count > 1 {
                         self.records[at].count -= 1;
+                        self.records[at].written = now;
                     } else {
                         self.remove(layout, at);
                     }
@@ -143,9 +149,25 @@ impl Side {
         }
     }
 
-    /// Flink's `updateNumOfAssociations` of the record at `at`.
-    pub fn set_assoc(&mut self, at: usize, assoc: i32) {
+    /// Flink's `updateNumOfAssociations` of the record at `at`, at processing time `now`.
+    pub fn set_assoc(&mut self, at: usize, assoc: i32, now: i64) {
         self.records[at].assoc = assoc;
+        self.records[at].written = now;
+    }
+
+    /// Drops the records whose state TTL of `ttl_ms` expired at `now`, as Flink's state,
+    /// which never returns an expired value, has them gone (an expired record's timestamp
+    /// plus the TTL is at or before `now`). Returns whether any was dropped.
+    pub fn expire(&mut self, ttl_ms: i64, now: i64) -> bool {
+        let before = self.records.len();
+        self.records
+            .retain(|r| r.written.saturating_add(ttl_ms) > now);
+        if self.records.len() == before {
+            return false;
+        }
+        self.index = None;
+        self.bytes = self.records.iter().map(Record::bytes).sum();
+        true
     }
 
     fn clear(&mut self) {
@@ -216,13 +238,14 @@ impl Side {
     }
 
     /// The side as stored: the record count, then per record its count, association count,
-    /// row and unique key (lengths before bytes), little-endian.
+    /// write time, row and unique key (lengths before bytes), little-endian.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(4 + self.bytes);
         out.extend_from_slice(&(self.records.len() as u32).to_le_bytes());
         for r in &self.records {
             out.extend_from_slice(&r.count.to_le_bytes());
             out.extend_from_slice(&r.assoc.to_le_bytes());
+            out.extend_from_slice(&r.written.to_le_bytes());
             out.extend_from_slice(&(r.row.len() as u32).to_le_bytes());
             out.extend_from_slice(&r.row);
             out.extend_from_slice(&(r.unique.len() as u32).to_le_bytes());
@@ -243,6 +266,7 @@ impl Side {
         for _ in 0..n {
             let count = reader.u32()?;
             let assoc = reader.u32()? as i32;
+            let written = i64::from_le_bytes(reader.take(8)?.try_into().expect("8 bytes"));
             let row = reader.bytes()?.to_vec();
             let unique = reader.bytes()?.to_vec();
             if count == 0 {
@@ -253,6 +277,7 @@ impl Side {
                 unique,
                 count,
                 assoc,
+                written,
             };
             side.bytes += record.bytes();
             side.records.push(record);
@@ -310,6 +335,8 @@ mod tests {
     /// A model of Flink's views: a list of (lookup, row, count, assoc), searched linearly.
     #[derive(Default)]
     struct Model(Vec<(Vec<u8>, Vec<u8>, u32, i32)>);
+
+    const NOW: i64 = 7;
 
     impl Model {
         fn add(&mut self, layout: Layout, row: &[u8], unique: &[u8], assoc: i32) {
@@ -389,17 +416,17 @@ mod tests {
                 let assoc = next(4) as i32;
                 match next(10) {
                     0..=5 => {
-                        side.add(layout, &row, &unique, assoc);
+                        side.add(layout, &row, &unique, assoc, NOW);
                         model.add(layout, &row, &unique, assoc);
                     }
                     6..=8 => {
-                        side.retract(layout, &row, &unique);
+                        side.retract(layout, &row, &unique, NOW);
                         model.retract(layout, &row, &unique);
                     }
                     _ => {
                         if !side.is_empty() {
                             let at = next(side.records().len() as u64) as usize;
-                            side.set_assoc(at, assoc);
+                            side.set_assoc(at, assoc, NOW);
                             let r = &side.records()[at];
                             let key = if layout == Layout::UniqueKey {
                                 &r.unique
@@ -420,9 +447,29 @@ mod tests {
     }
 
     #[test]
+    fn records_expire_a_ttl_after_their_last_write() {
+        let mut side = Side::default();
+        let layout = Layout::NoUniqueKey;
+        side.add(layout, &[1], &[], 0, 100);
+        side.add(layout, &[2], &[], 0, 100);
+        side.add(layout, &[3], &[], 0, 150);
+        // A second copy is a write: [2] counts from 140.
+        side.add(layout, &[2], &[], 0, 140);
+        assert!(!side.expire(50, 149));
+        assert!(side.expire(50, 150), "[1] expires at 100 + 50");
+        let rows: Vec<&[u8]> = side.records().iter().map(|r| &r.row[..]).collect();
+        assert_eq!(rows, [&[2][..], &[3][..]]);
+        // The index is rebuilt after expiry.
+        side.retract(layout, &[3], &[], 190);
+        assert_eq!(side.records().len(), 1);
+        assert!(side.expire(50, 190));
+        assert!(side.is_empty());
+    }
+
+    #[test]
     fn a_cut_or_padded_encoding_is_a_state_error() {
         let mut side = Side::default();
-        side.add(Layout::NoUniqueKey, &[1, 2, 3], &[], 0);
+        side.add(Layout::NoUniqueKey, &[1, 2, 3], &[], 0, NOW);
         let bytes = side.encode();
         for cut in 0..bytes.len() {
             assert!(Side::decode(&bytes[..cut]).is_err(), "cut at {cut}");

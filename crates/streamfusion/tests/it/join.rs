@@ -64,9 +64,9 @@ fn outer(t: JoinType, port: usize) -> bool {
 
 // ------------------------------------------------------------------------------- model
 
-/// One input's rows under one key: (row, copies, associations).
+/// One input's rows under one key: (row, copies, associations, last written).
 #[derive(Debug, Default, Clone)]
-struct ModelSide(Vec<(Row, u32, i32)>);
+struct ModelSide(Vec<(Row, u32, i32, i64)>);
 
 impl ModelSide {
     fn same(layout: Layout, a: &Row, b: &Row) -> bool {
@@ -77,21 +77,23 @@ impl ModelSide {
         }
     }
 
-    fn add(&mut self, layout: Layout, row: &Row, assoc: i32) {
+    fn add(&mut self, layout: Layout, row: &Row, assoc: i32, now: i64) {
         match self.0.iter_mut().find(|e| Self::same(layout, &e.0, row)) {
             Some(e) if layout == Layout::Counted => {
                 e.1 += 1;
                 e.2 = assoc;
+                e.3 = now;
             }
-            Some(e) => *e = (row.clone(), 1, assoc),
-            None => self.0.push((row.clone(), 1, assoc)),
+            Some(e) => *e = (row.clone(), 1, assoc, now),
+            None => self.0.push((row.clone(), 1, assoc, now)),
         }
     }
 
-    fn retract(&mut self, layout: Layout, row: &Row) {
+    fn retract(&mut self, layout: Layout, row: &Row, now: i64) {
         if let Some(at) = self.0.iter().position(|e| Self::same(layout, &e.0, row)) {
             if layout == Layout::Counted && self.0[at].1 > 1 {
                 self.0[at].1 -= 1;
+                self.0[at].3 = now;
             } else {
                 self.0.remove(at);
             }
@@ -103,7 +105,11 @@ struct Model {
     join_type: JoinType,
     layouts: [Layout; 2],
     condition: bool,
+    /// Each input's state TTL (ms), if on.
+    ttls: [Option<i64>; 2],
     sides: HashMap<Option<i32>, [ModelSide; 2]>,
+    /// How many records expired.
+    expired: usize,
 }
 
 impl Model {
@@ -116,12 +122,21 @@ impl Model {
         }
     }
 
-    /// What Flink emits for `row` arriving as `kind` on input `port`.
-    fn event(&mut self, port: usize, kind: RowKind, row: &Row) -> Vec<Emitted> {
+    /// What Flink emits for `row` arriving as `kind` on input `port` at processing time
+    /// `now`.
+    fn event(&mut self, port: usize, kind: RowKind, row: &Row, now: i64) -> Vec<Emitted> {
         let t = self.join_type;
         let layout = self.layouts[port];
         let condition = self.condition;
         let sides = self.sides.entry(row.0).or_default();
+        // Flink's state never returns a value whose TTL ran out.
+        for (side, ttl) in sides.iter_mut().zip(self.ttls) {
+            if let Some(ttl) = ttl {
+                let before = side.0.len();
+                side.0.retain(|e| e.3 + ttl > now);
+                self.expired += before - side.0.len();
+            }
+        }
         let [left, right] = sides;
         let (mine, other) = if port == 0 {
             (left, right)
@@ -145,19 +160,19 @@ impl Model {
                     out.push((kind, Some(row.clone()), None));
                 }
                 if accumulate {
-                    mine.add(layout, row, copies as i32);
+                    mine.add(layout, row, copies as i32, now);
                 } else {
-                    mine.retract(layout, row);
+                    mine.retract(layout, row, now);
                 }
                 return out;
             }
             if accumulate {
-                mine.add(layout, row, 0);
+                mine.add(layout, row, 0, now);
             } else {
-                mine.retract(layout, row);
+                mine.retract(layout, row, now);
             }
             for e in matches {
-                let (left_row, copies, before) = other.0[e].clone();
+                let (left_row, copies, before, _) = other.0[e].clone();
                 for _ in 0..copies {
                     if accumulate {
                         if before == 0 {
@@ -165,12 +180,14 @@ impl Model {
                             out.push((k, Some(left_row.clone()), None));
                         }
                         other.0[e].2 = before + 1;
+                        other.0[e].3 = now;
                     } else {
                         if before == 1 {
                             let k = if anti { RowKind::Insert } else { kind };
                             out.push((k, Some(left_row.clone()), None));
                         }
                         other.0[e].2 = before - 1;
+                        other.0[e].3 = now;
                     }
                 }
             }
@@ -181,15 +198,15 @@ impl Model {
             if input_outer && matches.is_empty() {
                 let (l, r) = Self::joined(port, Some(row), None);
                 out.push((RowKind::Insert, l, r));
-                mine.add(layout, row, 0);
+                mine.add(layout, row, 0, now);
                 return out;
             }
             if !input_outer {
-                mine.add(layout, row, 0);
+                mine.add(layout, row, 0, now);
             }
             let mut n = 0;
             for e in matches {
-                let (o, copies, before) = other.0[e].clone();
+                let (o, copies, before, _) = other.0[e].clone();
                 for _ in 0..copies {
                     n += 1;
                     if other_outer {
@@ -198,6 +215,7 @@ impl Model {
                             out.push((RowKind::Delete, l, r));
                         }
                         other.0[e].2 = before + 1;
+                        other.0[e].3 = now;
                     }
                     let k = if other_outer || input_outer {
                         RowKind::Insert
@@ -209,10 +227,10 @@ impl Model {
                 }
             }
             if input_outer {
-                mine.add(layout, row, n);
+                mine.add(layout, row, n, now);
             }
         } else {
-            mine.retract(layout, row);
+            mine.retract(layout, row, now);
             if matches.is_empty() {
                 if input_outer {
                     let (l, r) = Self::joined(port, Some(row), None);
@@ -221,7 +239,7 @@ impl Model {
                 return out;
             }
             for e in matches {
-                let (o, copies, before) = other.0[e].clone();
+                let (o, copies, before, _) = other.0[e].clone();
                 for _ in 0..copies {
                     let k = if input_outer { RowKind::Delete } else { kind };
                     let (l, r) = Self::joined(port, Some(row), Some(&o));
@@ -232,6 +250,7 @@ impl Model {
                             out.push((RowKind::Insert, l, r));
                         }
                         other.0[e].2 = before - 1;
+                        other.0[e].3 = now;
                     }
                 }
             }
@@ -482,11 +501,13 @@ fn every_join_type_and_state_layout_emits_what_flinks_operators_emit() {
                         join_type,
                         layouts,
                         condition,
+                        ttls: [None, None],
                         sides: HashMap::new(),
+                        expired: 0,
                     };
                     let native = one_row_at_a_time(&plan, &events);
                     for (i, ((port, kind, row), native)) in events.iter().zip(&native).enumerate() {
-                        let expected = model.event(*port, *kind, row);
+                        let expected = model.event(*port, *kind, row, 0);
                         assert_eq!(
                             sorted(native.clone()),
                             sorted(expected),
@@ -528,6 +549,81 @@ fn batches_checkpoints_restores_and_rescales_change_no_output() {
 }
 
 #[test]
+fn state_ttl_hides_rows_a_ttl_after_their_last_write_across_restores() {
+    use streamfusion::state::checkpoint::Checkpoint;
+    use streamfusion::state::ttl::ManualClock;
+    let mut rnd = SplitMix::new(0x5eed_0024);
+    let ms = |m: i64| std::time::Duration::from_millis(m as u64);
+    for join_type in TYPES {
+        for (layouts, ttls) in [
+            ([Layout::Counted, Layout::Counted], [Some(40), Some(40)]),
+            ([Layout::PerUnique, Layout::PerJoinKey], [Some(25), None]),
+            ([Layout::PerJoinKey, Layout::Counted], [None, Some(60)]),
+        ] {
+            let events = events(&mut rnd, layouts, 150);
+            let OperatorPlan::Join(mut spec) = plan(join_type, layouts, false) else {
+                unreachable!()
+            };
+            spec.left.state_ttl = ttls[0].map(ms);
+            spec.right.state_ttl = ttls[1].map(ms);
+            let plan = OperatorPlan::Join(spec);
+            for backend in [Backend::Memory, Backend::Rocks] {
+                let dir = tempfile::tempdir().unwrap();
+                let clock = Arc::new(ManualClock::new(1_000));
+                let config = |n: usize| {
+                    let config = match backend {
+                        Backend::Memory => StateConfig::memory(),
+                        Backend::Rocks => StateConfig::rocksdb(dir.path().join(format!("db{n}"))),
+                    };
+                    config.with_clock(clock.clone())
+                };
+                let mut op = plan.build(&config(0), None).unwrap();
+                let mut model = Model {
+                    join_type,
+                    layouts,
+                    condition: false,
+                    ttls,
+                    sides: HashMap::new(),
+                    expired: 0,
+                };
+                let mut now = 1_000;
+                for (i, (port, kind, row)) in events.iter().enumerate() {
+                    now += rnd.below(9) as i64;
+                    clock.set(now);
+                    let expected = model.event(*port, *kind, row, now);
+                    let mut out = Output::new();
+                    op.process(*port, &batch(&[(*kind, row.clone())]), &mut out)
+                        .unwrap();
+                    let native: Vec<Emitted> = out
+                        .take()
+                        .iter()
+                        .flat_map(|b| {
+                            rows_of(b, matches!(join_type, JoinType::Semi | JoinType::Anti))
+                        })
+                        .collect();
+                    assert_eq!(
+                        sorted(native),
+                        sorted(expected),
+                        "{join_type:?} {layouts:?} TTL {ttls:?} on {backend:?}: event {i} at {now}"
+                    );
+                    if i % 37 == 36 {
+                        let c = op.checkpoint(&dir.path().join(format!("c{i}"))).unwrap();
+                        op = plan
+                            .restore(&config(i), None, &[Checkpoint::open(c.path()).unwrap()])
+                            .unwrap();
+                    }
+                }
+                let expired = model.expired;
+                assert!(
+                    expired > 10,
+                    "{join_type:?} {layouts:?}: only {expired} rows expired"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn a_batch_on_a_third_input_or_of_another_shape_is_refused() {
     let plan = plan(JoinType::Inner, [Layout::Counted; 2], false);
     let mut op = plan.build(&StateConfig::memory(), None).unwrap();
@@ -554,9 +650,6 @@ fn plans_flink_would_not_run_are_refused() {
     let mut spec = base();
     spec.right.types[0] = LogicalType::BigInt;
     refused(spec, "differ in type");
-    let mut spec = base();
-    spec.left.state_ttl = Some(std::time::Duration::from_secs(60));
-    refused(spec, "state TTL");
     let mut spec = base();
     spec.filter_nulls = vec![];
     refused(spec, "NULL filters");
