@@ -194,7 +194,68 @@ fn input_state(upsert_keys: Option<&Value>, keys: &[usize], columns: usize) -> R
 
 #[cfg(test)]
 mod tests {
+    use super::super::plan_node;
     use super::*;
+
+    /// The node and config texts of golden scenario `name` (written by `JoinVectors`).
+    fn golden(name: &str) -> (Value, String) {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/golden/flink-2.3.0-join.jsonl"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let header: Value = text
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|h| h["scenario"] == name)
+            .unwrap_or_else(|| panic!("no scenario {name}"));
+        let node = serde_json::from_str(header["node"].as_str().unwrap()).unwrap();
+        (node, header["config"].as_str().unwrap().to_string())
+    }
+
+    fn plan_of(node: &Value, config: &str) -> Result<JoinSpec> {
+        match plan_node(&node.to_string(), Some(config))? {
+            OperatorPlan::Join(spec) => Ok(spec),
+            other => panic!("planned as {:?}", other.kind()),
+        }
+    }
+
+    #[test]
+    fn state_ttls_are_each_inputs_and_a_mini_batch_regular_join_stays_stock() {
+        let (mut node, config) = golden("left_nn");
+        let spec = plan_of(&node, &config).unwrap();
+        assert_eq!((spec.left.state_ttl, spec.right.state_ttl), (None, None));
+        assert_eq!(spec.output_names(), ["k", "id", "v", "k0", "id0", "w"]);
+        node["node"]["state"][1]["ttl"] = "3600000 ms".into();
+        let spec = plan_of(&node, &config).unwrap();
+        assert_eq!(spec.left.state_ttl, None);
+        assert_eq!(
+            spec.right.state_ttl,
+            Some(std::time::Duration::from_secs(3600))
+        );
+        let mini_batch = config.replace(
+            "\"table.exec.mini-batch.enabled\":\"false\"",
+            "\"table.exec.mini-batch.enabled\":\"true\"",
+        );
+        assert_ne!(mini_batch, config);
+        let err = plan_of(&node, &mini_batch).unwrap_err();
+        assert!(
+            err.to_string().contains("MiniBatchStreamingJoinOperator"),
+            "{err}"
+        );
+        // SEMI/ANTI have no mini-batch operator: Flink runs them as without.
+        let (semi, config) = golden("semi_nn");
+        let mini_batch = config.replace(
+            "\"table.exec.mini-batch.enabled\":\"false\"",
+            "\"table.exec.mini-batch.enabled\":\"true\"",
+        );
+        assert!(plan_of(&semi, &mini_batch).is_ok());
+        node["node"]["state"].as_array_mut().unwrap().pop();
+        assert!(matches!(
+            plan_of(&node, &config),
+            Err(Unsupported::Malformed(_))
+        ));
+    }
 
     #[test]
     fn the_layout_is_the_one_analyze_join_input_picks() {

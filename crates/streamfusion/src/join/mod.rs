@@ -190,7 +190,8 @@ impl JoinSpec {
         if port == 0 { &self.left } else { &self.right }
     }
 
-    fn output_types(&self) -> Vec<LogicalType> {
+    /// The output's column types: the left input's, then the right's (not for SEMI/ANTI).
+    pub fn output_types(&self) -> Vec<LogicalType> {
         let mut types = self.left.types.clone();
         if !self.join_type.semi_anti() {
             types.extend(self.right.types.iter().cloned());
@@ -198,7 +199,8 @@ impl JoinSpec {
         types
     }
 
-    fn output_names(&self) -> Vec<String> {
+    /// The output's column names, as [`JoinSpec::output_types`].
+    pub fn output_names(&self) -> Vec<String> {
         let mut names = self.left.names.clone();
         if !self.join_type.semi_anti() {
             names.extend(self.right.names.iter().cloned());

@@ -4,7 +4,8 @@
 //! - [`Operator`]: what a Flink task (through JNI) or a test drives: changelog batches in
 //!   from input 0 or 1, watermarks, processing time, bundle flushes, checkpoints, memory.
 //!   Calc, GROUP BY (one- and two-phase), window aggregation, OVER aggregation,
-//!   deduplication and Top-N implement it; joins will too.
+//!   deduplication, Top-N, the event-time sort and the regular join (two inputs) implement
+//!   it.
 //! - [`keyed`]: [`keyed::Keyed`], what every keyed operator shares: the state store, the
 //!   subtask's key groups, the watermark (checkpointed and restored), timers in state, the
 //!   processing-time clock, and [`keyed::MiniBatch`], mini-batch buffering. Per-key state
