@@ -48,6 +48,7 @@
 mod emit;
 pub mod side;
 
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -76,6 +77,8 @@ use side::{Layout, Side};
 /// The version of the join state layout, stored with its checkpoints.
 pub const STATE_VERSION: u32 = 1;
 const TABLES: [&str; 2] = ["join.left", "join.right"];
+/// The most (input row, stored row) pairs one evaluation of the condition takes.
+const MAX_PAIRS: usize = 1 << 16;
 
 /// The join's type, as Flink's `FlinkJoinType`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -217,8 +220,9 @@ struct Prepared {
     null_keys: Vec<bool>,
 }
 
-/// Which stored rows of the other input each input row's condition accepts: row `r` and
-/// stored row `e` of its key match when `accepted[starts[r] + e]`.
+/// Which stored rows of the other input each input row of a segment's condition accepts:
+/// the segment's `i`-th row and stored row `e` of its key match when
+/// `accepted[starts[i] + e]`.
 struct Accepted {
     starts: Vec<usize>,
     accepted: Vec<bool>,
@@ -390,26 +394,37 @@ impl Join {
                 }
             }
         }
-        let accepted = match self.accepted(port, input, &prepared, &row_group, &sides) {
-            Ok(accepted) => accepted,
-            Err(e) => {
-                self.put_back(&groups, sides, [&[], &[]]);
-                return Err(e);
-            }
-        };
         let mut changed = [vec![false; groups.len()], vec![false; groups.len()]];
         let mut out = JoinEmissions::default();
-        self.join_rows(
-            port,
-            now,
-            input,
-            &prepared,
-            &row_group,
-            accepted.as_ref(),
-            &mut sides,
-            &mut changed,
-            &mut out,
-        );
+        let mut start = 0;
+        while start < row_group.len() {
+            let end = self.segment_end(port, &prepared, &row_group, &sides, start);
+            let accepted =
+                match self.accepted(port, input, &prepared, &row_group, &sides, start..end) {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        self.put_back(&groups, sides, [&changed[0], &changed[1]]);
+                        if start > 0 {
+                            // Earlier rows changed the state without their changelog.
+                            self.failed = Some(e.to_string());
+                        }
+                        return Err(e);
+                    }
+                };
+            self.join_rows(
+                port,
+                now,
+                input,
+                &prepared,
+                &row_group,
+                start..end,
+                accepted.as_ref(),
+                &mut sides,
+                &mut changed,
+                &mut out,
+            );
+            start = end;
+        }
         self.put_back(&groups, sides, [&changed[0], &changed[1]]);
         let output = self.output(port, input, &out);
         if let Err(e) = &output {
@@ -490,8 +505,35 @@ impl Join {
         Ok(sides)
     }
 
-    /// The condition's verdict on every pair of an input row and a stored row of the other
-    /// input under its key; `None` without a condition (every pair matches).
+    /// Where the rows from `start` stop sharing one evaluation of the condition: the pairs
+    /// of input rows and the other input's stored rows of their keys stay within
+    /// [`MAX_PAIRS`] (a hot key's pairs are evaluated a segment at a time), and every
+    /// segment holds at least one row. Without a condition, the whole batch.
+    fn segment_end(
+        &self,
+        port: Port,
+        prepared: &Prepared,
+        row_group: &[u32],
+        sides: &Both<Vec<(Side, bool)>>,
+        start: usize,
+    ) -> usize {
+        if self.condition.is_none() {
+            return row_group.len();
+        }
+        let mut pairs = 0;
+        for (r, &g) in row_group.iter().enumerate().skip(start) {
+            if !prepared.null_keys[r] {
+                pairs += sides[1 - port][g as usize].0.records().len();
+            }
+            if pairs > MAX_PAIRS && r > start {
+                return r;
+            }
+        }
+        row_group.len()
+    }
+
+    /// The condition's verdict on every pair of an input row of `rows` and a stored row of
+    /// the other input under its key; `None` without a condition (every pair matches).
     fn accepted(
         &self,
         port: Port,
@@ -499,15 +541,17 @@ impl Join {
         prepared: &Prepared,
         row_group: &[u32],
         sides: &Both<Vec<(Side, bool)>>,
+        rows: Range<usize>,
     ) -> Result<Option<Accepted>> {
         let Some(condition) = &self.condition else {
             return Ok(None);
         };
         let other = &sides[1 - port];
-        let mut starts = Vec::with_capacity(row_group.len());
+        let mut starts = Vec::with_capacity(rows.len());
         let mut input_rows: Vec<u32> = Vec::new();
         let (mut data, mut offsets) = (Vec::new(), vec![0]);
-        for (r, &g) in row_group.iter().enumerate() {
+        for r in rows {
+            let g = row_group[r];
             starts.push(input_rows.len());
             if prepared.null_keys[r] {
                 continue;
@@ -558,8 +602,8 @@ impl Join {
         Ok(Some(Accepted { starts, accepted }))
     }
 
-    /// Joins every input row (`row_group`: its key's group) into `out`, changing `sides`
-    /// and marking them `changed`.
+    /// Joins the input rows `rows` (`row_group`: each row's key's group) into `out`,
+    /// changing `sides` and marking them `changed`.
     #[allow(clippy::too_many_arguments)]
     fn join_rows(
         &self,
@@ -568,6 +612,7 @@ impl Join {
         input: &ChangelogBatch,
         prepared: &Prepared,
         row_group: &[u32],
+        rows: Range<usize>,
         accepted: Option<&Accepted>,
         sides: &mut Both<Vec<(Side, bool)>>,
         changed: &mut Both<Vec<bool>>,
@@ -583,8 +628,9 @@ impl Join {
             (right, left)
         };
         let mut matches: Vec<usize> = Vec::new();
-        for (r, &g) in row_group.iter().enumerate() {
-            let g = g as usize;
+        let first = rows.start;
+        for r in rows {
+            let g = row_group[r] as usize;
             let kind = input.kind(r);
             let row = prepared.rows.row(r);
             let unique = prepared.uniques.as_ref().map_or(&[][..], |u| u.row(r));
@@ -596,7 +642,7 @@ impl Join {
                 match accepted {
                     None => matches.extend(0..n),
                     Some(a) => {
-                        let start = a.starts[r];
+                        let start = a.starts[r - first];
                         matches.extend((0..n).filter(|&e| a.accepted[start + e]));
                     }
                 }
