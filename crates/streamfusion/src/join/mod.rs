@@ -467,42 +467,72 @@ impl Join {
     /// read in `order` with one batched read per input. On an error the caches are as
     /// they were.
     fn read(&mut self, groups: &Groups, order: &[u32]) -> Result<Both<Vec<(Side, bool)>>> {
-        let mut values: Both<Vec<Option<Vec<u8>>>> = [Vec::new(), Vec::new()];
-        for (input, values) in values.iter_mut().enumerate() {
-            let cache = &self.caches[input];
-            let missing: Vec<u32> = order
-                .iter()
-                .copied()
-                .filter(|&g| !cache.contains(groups.key(g as usize)))
-                .collect();
-            *values = self
-                .keyed
-                .read_groups(self.tables[input], groups, &missing, None)?;
-        }
-        // Decode everything read before anything leaves a cache.
-        let mut decoded: Both<Vec<Option<Side>>> = [Vec::new(), Vec::new()];
-        for (input, values) in values.iter_mut().enumerate() {
-            decoded[input] = values
-                .iter_mut()
-                .map(|v| v.take().map(|v| Side::decode(&v)).transpose())
-                .collect::<Result<_>>()?;
-        }
         let mut sides: Both<Vec<(Side, bool)>> = [Vec::new(), Vec::new()];
         for input in 0..2 {
-            let cache = &mut self.caches[input];
-            cache.start_batch();
-            sides[input] = decoded[input]
-                .iter_mut()
-                .enumerate()
-                .map(|(g, side)| match side.take() {
-                    Some(side) => (side, false),
-                    None => cache
-                        .take(groups.key(g))
-                        .unwrap_or_else(|| (Side::default(), false)),
-                })
-                .collect();
+            match self.read_input(input, groups, order) {
+                Ok(read) => sides[input] = read,
+                Err(e) => {
+                    // The left sides already taken go back unchanged.
+                    let left = std::mem::take(&mut sides[0]);
+                    self.put_back(groups, [left, Vec::new()], [&[], &[]]);
+                    return Err(e);
+                }
+            }
         }
         Ok(sides)
+    }
+
+    /// One input's sides of every group: each taken from the cache with one lookup, the
+    /// missing ones read in `order` with one batched read. On an error the cache is as it
+    /// was.
+    fn read_input(
+        &mut self,
+        input: usize,
+        groups: &Groups,
+        order: &[u32],
+    ) -> Result<Vec<(Side, bool)>> {
+        let cache = &mut self.caches[input];
+        cache.start_batch();
+        let mut sides: Vec<Option<(Side, bool)>> = (0..groups.len())
+            .map(|g| cache.take(groups.key(g)))
+            .collect();
+        let missing: Vec<u32> = order
+            .iter()
+            .copied()
+            .filter(|&g| sides[g as usize].is_none())
+            .collect();
+        let decoded = if missing.is_empty() {
+            Ok(Vec::new())
+        } else {
+            self.keyed
+                .read_groups(self.tables[input], groups, &missing, None)
+                .and_then(|values| {
+                    values
+                        .into_iter()
+                        .map(|v| v.map(|v| Side::decode(&v)).transpose())
+                        .collect::<Result<Vec<_>>>()
+                })
+        };
+        let mut decoded = match decoded {
+            Ok(decoded) => decoded,
+            Err(e) => {
+                let cache = &mut self.caches[input];
+                for (g, side) in sides.into_iter().enumerate() {
+                    if let Some((side, dirty)) = side {
+                        cache.put(groups.key(g), side, dirty);
+                    }
+                }
+                return Err(e);
+            }
+        };
+        for &g in &missing {
+            let side = decoded[g as usize].take().unwrap_or_default();
+            sides[g as usize] = Some((side, false));
+        }
+        Ok(sides
+            .into_iter()
+            .map(|s| s.expect("every group's side is cached or read"))
+            .collect())
     }
 
     /// Where the rows from `start` stop sharing one evaluation of the condition: the pairs
@@ -754,8 +784,11 @@ impl Join {
         for (input, sides) in sides.into_iter().enumerate() {
             let cache = &mut self.caches[input];
             for (g, (side, dirty)) in sides.into_iter().enumerate() {
-                let changed = changed[input].get(g).copied().unwrap_or(false);
-                cache.put(groups.key(g), side, dirty || changed);
+                let dirty = dirty || changed[input].get(g).copied().unwrap_or(false);
+                // An empty side the store does not hold either costs nothing to forget.
+                if dirty || !side.is_empty() {
+                    cache.put(groups.key(g), side, dirty);
+                }
             }
         }
     }

@@ -9,7 +9,7 @@
 //! a checkpoint holds exactly what a write-through operator's would. What the store holds
 //! of a cached partition may be stale until then; nothing else reads it.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 /// The bytes of decoded partitions an operator keeps by default: about what their encoded
 /// values take.
