@@ -36,17 +36,21 @@ import java.util.Map;
  * and an event time {@code ts} (TIMESTAMP_LTZ(3): row {@code id} at {@code id} ms, slightly out
  * of order); the deduplication jobs' view {@code psrc} is {@code src} with a processing time
  * {@code pt} (at parallelism 1 the rows reach the deduplication in sequence order, so its
- * result does not depend on timing; so do a Top-N's, whose ties arrival decides). Timed runs
- * write to {@code blackhole}; verifying runs collect.
+ * result does not depend on timing; so do a Top-N's, whose ties arrival decides); the join
+ * jobs' view {@code dim} has one row per key value (a second sequence of {@code keys} rows, its
+ * key derived as {@code src}'s: the same suffix and NULL mask) and two values. Timed runs write
+ * to {@code blackhole}; verifying runs collect.
  *
  * <p>Commands (one line of {@code key=value} output each, for xtask to read):
  *
  * <ul>
  *   <li>{@code list}: {@code job name=... description=...} per job;
  *   <li>{@code verify --job J [settings]}: runs J stock and native in this JVM with a collecting
- *       sink and compares the whole outputs as changelog multisets (values, NULLs, row kinds);
- *       writes both {@code EXPLAIN}s to {@code --plans DIR}; prints {@code verify ... equal=
- *       native_nodes= stock_nodes=}; exits 1 unless equal with every expected node native;
+ *       sink and compares the whole outputs as changelog multisets (values, NULLs, row kinds)
+ *       or, for a job whose changelog depends on how its two inputs interleave (a join), as
+ *       final results ({@link Compare#FINAL}); writes both {@code EXPLAIN}s to {@code --plans
+ *       DIR}; prints {@code verify ... equal= native_nodes= stock_nodes= compared=}; exits 1
+ *       unless equal with every expected node native;
  *   <li>{@code time --job J --engine stock|native [settings]}: one timed run in this (fresh)
  *       JVM; prints {@code trial ... wall_ms= records_per_s= gc_ms= peak_rss_kb=}.
  * </ul>
@@ -54,13 +58,33 @@ import java.util.Map;
  * <p>Settings: {@code --rows N --keys K --width W --nullable --state hashmap|rocksdb}.
  */
 public final class JobBench {
+    /** How {@code verify} compares a job's two outputs. */
+    enum Compare {
+        /** As changelog multisets: values, NULLs, row kinds. */
+        CHANGELOG,
+        /**
+         * As final results: each changelog applied in arrival order ({@code +I}/{@code +U} add
+         * a row, {@code -U}/{@code -D} remove one), no retraction removing a row that is not
+         * there. For jobs whose changelog depends on how two inputs interleave (a join: its
+         * inputs reach it in no fixed order), while the final result does not.
+         */
+        FINAL
+    }
+
     /**
-     * One job: its SQL over {@code src} (or {@code psrc}, {@code wsrc}), the native nodes its
-     * plan must have, and the table options it is planned under ({@code key, value, ...}).
+     * One job: its SQL over {@code src} (or {@code psrc}, {@code wsrc}, {@code dim}), the native
+     * nodes its plan must have, how {@code verify} compares its outputs, and the table options
+     * it is planned under ({@code key, value, ...}).
      */
     record Job(
             String name, String description, String select, String[] nativeNodes,
-            String... options) {}
+            Compare compare, String... options) {
+        /** A job whose outputs are compared as changelogs. */
+        Job(String name, String description, String select, String[] nativeNodes,
+                String... options) {
+            this(name, description, select, nativeNodes, Compare.CHANGELOG, options);
+        }
+    }
 
     /** A window job planned as one {@code WindowAggregate} (AUTO splits it in two phases). */
     private static final String[] ONE_PHASE = {"table.optimizer.agg-phase-strategy", "ONE_PHASE"};
@@ -150,7 +174,18 @@ public final class JobBench {
                     "SELECT k, v, ts, COUNT(*) OVER w, SUM(v) OVER w FROM wsrc WINDOW w AS"
                             + " (PARTITION BY k ORDER BY ts RANGE BETWEEN UNBOUNDED PRECEDING AND"
                             + " CURRENT ROW)",
-                    new String[] {"OverAggregate"}));
+                    new String[] {"OverAggregate"}),
+            new Job("join_inner",
+                    "src INNER JOIN dim ON k: each row meets its key's one dim row (two sources,"
+                            + " no unique keys), append-only output",
+                    "SELECT s.k, s.id, s.v, s.t, d.w, d.u FROM src s JOIN dim d ON s.k = d.k",
+                    new String[] {"Join"}, Compare.FINAL),
+            new Job("join_left_updating",
+                    "(GROUP BY k COUNT(*), SUM(v)) LEFT JOIN dim ON k: an updating input whose"
+                            + " unique key is the join key, each update retracting its joined row",
+                    "SELECT g.k, g.c, g.sv, d.w, d.u FROM (SELECT k, COUNT(*) AS c, SUM(v) AS sv"
+                            + " FROM src GROUP BY k) g LEFT JOIN dim d ON g.k = d.k",
+                    new String[] {"GroupAggregate", "Join"}, Compare.FINAL));
 
     /** The job's data and state settings. */
     static final class Settings {
@@ -239,6 +274,16 @@ public final class JobBench {
                         + " AS v, CAST(id % 1000 AS DOUBLE) / 8 AS d,"
                         + " CONCAT('Key-', CAST(id % 100 AS STRING), '-ß') AS t FROM seq");
         tEnv.executeSql("CREATE TEMPORARY VIEW psrc AS SELECT *, PROCTIME() AS pt FROM src");
+        // The join jobs' other input: one row per key value, the key derived as src's (the
+        // same suffix and NULL mask), from a second sequence.
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE dseq (id BIGINT) WITH ('connector' = 'datagen',"
+                        + " 'rows-per-second' = '1000000000',"
+                        + " 'fields.id.kind' = 'sequence', 'fields.id.start' = '0',"
+                        + " 'fields.id.end' = '" + (s.keys - 1) + "')");
+        tEnv.executeSql(
+                "CREATE TEMPORARY VIEW dim AS SELECT " + keyNull + " AS k, (id * 31) % 1000 AS w,"
+                        + " CONCAT('Dim-', CAST(id % 100 AS STRING), '-é') AS u FROM dseq");
         // Row id at id ms, up to 15 ms late (a little out of order); the watermark trails by
         // more than that, so no row is late however the periodic watermarks fall. The time
         // is TIMESTAMP_LTZ(3) (the session zone is UTC): a CAST to TIMESTAMP(3) would keep
@@ -258,11 +303,15 @@ public final class JobBench {
 
     static void verify(Settings s) throws Exception {
         Job job = job(s.job);
-        Map<String, Integer> stock = collect(s, job, false, null);
+        Output stock = collect(s, job, false, null);
         StreamFusionPlanner.clearDecisions();
         List<StreamFusionPlanner.Decision> decisions = new ArrayList<>();
-        Map<String, Integer> nat = collect(s, job, true, decisions);
-        boolean equal = stock.equals(nat);
+        Output nat = collect(s, job, true, decisions);
+        boolean equal = switch (job.compare) {
+            case CHANGELOG -> stock.changelog.equals(nat.changelog);
+            case FINAL -> stock.result.equals(nat.result)
+                    && stock.unmatched == null && nat.unmatched == null;
+        };
         int[] nodes = new int[2];
         List<String> unmatched = new ArrayList<>();
         for (StreamFusionPlanner.Decision d : decisions) {
@@ -287,17 +336,36 @@ public final class JobBench {
                 unmatched.remove(at);
             }
         }
-        String detail = equal ? "" : firstDifference(stock, nat);
+        String detail = equal ? ""
+                : stock.unmatched != null ? "stock " + stock.unmatched
+                : nat.unmatched != null ? "native " + nat.unmatched
+                : job.compare == Compare.FINAL ? "final results: "
+                        + firstDifference(stock.result, nat.result)
+                : firstDifference(stock.changelog, nat.changelog);
+        // A final comparison notes whether the changelogs were equal too, by fingerprint.
+        String compared = job.compare == Compare.CHANGELOG ? "compared=changelog"
+                : "compared=final final_rows=" + count(stock.result) + " changelog_equal="
+                        + (stock.rows == nat.rows && stock.fingerprint == nat.fingerprint);
         System.out.printf(Locale.ROOT,
                 "verify job=%s state=%s equal=%s all_native=%s stock_rows=%d native_rows=%d"
-                        + " native_nodes=%d stock_nodes=%d%s%n",
-                job.name, s.state, equal, allNative, count(stock), count(nat), nodes[0], nodes[1],
-                detail.isEmpty() ? "" : " detail=" + detail.replace(' ', '_'));
+                        + " native_nodes=%d stock_nodes=%d %s%s%n",
+                job.name, s.state, equal, allNative, stock.rows, nat.rows, nodes[0], nodes[1],
+                compared, detail.isEmpty() ? "" : " detail=" + detail.replace(' ', '_'));
         System.exit(equal && allNative ? 0 : 1);
     }
 
-    /** The job's output as a multiset of kind-prefixed rows; adds the planner's decisions. */
-    static Map<String, Integer> collect(
+    /**
+     * A job's output: the number of rows emitted and, as its job compares them, the changelog
+     * as a multiset of kind-prefixed rows ({@link Compare#CHANGELOG}), or the changelog applied
+     * in arrival order (rows without kind, by count), the first retraction of a row that was
+     * not there (or null) and a fingerprint of the changelog as a multiset (the sum of each
+     * row's 64-bit hash: equal changelogs have equal fingerprints) ({@link Compare#FINAL}).
+     */
+    record Output(long rows, Map<String, Integer> changelog, Map<String, Integer> result,
+            String unmatched, long fingerprint) {}
+
+    /** The job's output; adds the planner's decisions. */
+    static Output collect(
             Settings s, Job job, boolean enabled, List<StreamFusionPlanner.Decision> decisions)
             throws Exception {
         StreamTableEnvironment tEnv = environment(s, enabled);
@@ -313,15 +381,45 @@ public final class JobBench {
         if (decisions != null) {
             decisions.addAll(StreamFusionPlanner.decisions());
         }
-        Map<String, Integer> out = new HashMap<>();
+        boolean changelogs = job.compare == Compare.CHANGELOG;
+        Map<String, Integer> changelog = new HashMap<>();
+        Map<String, Integer> rows = new HashMap<>();
+        String unmatched = null;
+        long n = 0;
+        long fingerprint = 0;
         try (CloseableIterator<Row> it = result.collect()) {
             while (it.hasNext()) {
-                Row row = it.next();
                 // Row's text starts with its kind: +I[...], -U[...].
-                out.merge(row.toString(), 1, Integer::sum);
+                String line = it.next().toString();
+                n++;
+                if (changelogs) {
+                    changelog.merge(line, 1, Integer::sum);
+                    continue;
+                }
+                fingerprint += hash64(line);
+                String row = line.substring(2);
+                if (line.charAt(0) == '+') {
+                    rows.merge(row, 1, Integer::sum);
+                } else if (rows.containsKey(row)) {
+                    rows.merge(row, -1, (x, y) -> x + y == 0 ? null : x + y);
+                } else if (unmatched == null) {
+                    unmatched = "output " + (n - 1) + " (" + line
+                            + ") retracts a row that is not there";
+                }
             }
         }
-        return out;
+        return new Output(n, changelog, rows, unmatched, fingerprint);
+    }
+
+    /** FNV-1a over the UTF-16 units of {@code text}, finished with a 64-bit mix. */
+    static long hash64(String text) {
+        long h = 0xcbf29ce484222325L;
+        for (int i = 0; i < text.length(); i++) {
+            h = (h ^ text.charAt(i)) * 0x100000001b3L;
+        }
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        return h ^ (h >>> 33);
     }
 
     static long count(Map<String, Integer> rows) {
