@@ -238,14 +238,16 @@ pub struct Join {
     keyed: Keyed,
     hasher: KeyHasher,
     writers: Both<RowWriter>,
-    unique_writers: Both<Option<RowWriter>>,
+    /// Each input's unique key columns and their row writer (layout `UniqueKey`).
+    unique_keys: Both<Option<(Vec<usize>, RowWriter)>>,
     readers: Both<RowReader>,
     layouts: Both<Layout>,
     tables: Both<TableId>,
     caches: Both<PartitionCache<Side>>,
     /// Each input's state TTL in milliseconds, if on.
     ttls: Both<Option<i64>>,
-    condition: Option<CompiledCalc>,
+    /// The non-equi condition, and the schema of the (left, right) pairs it evaluates.
+    condition: Option<(CompiledCalc, SchemaRef)>,
     schema: SchemaRef,
     output_types: Vec<LogicalType>,
     /// Set when a batch failed after taking sides out of the caches: the state is then
@@ -273,7 +275,13 @@ impl Join {
     /// cannot run as Flink would (keys of different types, a condition that is not a
     /// BOOLEAN) is an error.
     pub fn open(spec: JoinSpec, mut keyed: Keyed) -> Result<Self> {
-        let condition = check_spec(&spec)?;
+        let condition = check_spec(&spec)?.map(|compiled| {
+            let fields: Vec<Field> = (spec.left.types.iter().chain(&spec.right.types))
+                .enumerate()
+                .map(|(i, ty)| Field::new(format!("f{i}"), ty.to_arrow(), true))
+                .collect();
+            (compiled, Arc::new(Schema::new(fields)))
+        });
         if keyed.max_parallelism() != spec.max_parallelism {
             return Err(Error::OutOfRange(format!(
                 "the plan's max parallelism is {} but its state has {} key groups",
@@ -295,9 +303,10 @@ impl Join {
             .iter()
             .map(|&k| spec.left.types[k].clone())
             .collect();
-        let unique_writer = |input: &JoinInput| match &input.state {
-            InputState::UniqueKey { columns } => Some(RowWriter::new(
-                columns.iter().map(|&c| input.types[c].clone()).collect(),
+        let unique_key = |input: &JoinInput| match &input.state {
+            InputState::UniqueKey { columns } => Some((
+                columns.clone(),
+                RowWriter::new(columns.iter().map(|&c| input.types[c].clone()).collect()),
             )),
             _ => None,
         };
@@ -314,7 +323,7 @@ impl Join {
                 RowWriter::new(spec.left.types.clone()),
                 RowWriter::new(spec.right.types.clone()),
             ],
-            unique_writers: [unique_writer(&spec.left), unique_writer(&spec.right)],
+            unique_keys: [unique_key(&spec.left), unique_key(&spec.right)],
             readers: [
                 RowReader::new(spec.left.types.clone()),
                 RowReader::new(spec.right.types.clone()),
@@ -437,13 +446,13 @@ impl Join {
     fn prepare(&self, port: Port, input: &ChangelogBatch) -> Result<Prepared> {
         let spec = self.spec.input(port);
         let batch = input.batch();
-        let uniques = match (&self.unique_writers[port], &spec.state) {
-            (Some(writer), InputState::UniqueKey { columns }) => {
+        let uniques = match &self.unique_keys[port] {
+            Some((columns, writer)) => {
                 let columns: Vec<ArrayRef> =
                     columns.iter().map(|&c| batch.column(c).clone()).collect();
-                Some(writer.write_prefixed(&columns, batch.num_rows(), 0)?)
+                Some(writer.write(&columns)?)
             }
-            _ => None,
+            None => None,
         };
         let filtered: Vec<&ArrayRef> = spec
             .keys
@@ -573,24 +582,32 @@ impl Join {
         sides: &Both<Vec<(Side, bool)>>,
         rows: Range<usize>,
     ) -> Result<Option<Accepted>> {
-        let Some(condition) = &self.condition else {
+        let Some((condition, pair_schema)) = &self.condition else {
             return Ok(None);
         };
         let other = &sides[1 - port];
-        let mut starts = Vec::with_capacity(rows.len());
-        let mut input_rows: Vec<u32> = Vec::new();
+        // Each key's stored rows are decoded once, whatever the number of its input rows.
+        let mut first_stored: Vec<Option<u32>> = vec![None; other.len()];
         let (mut data, mut offsets) = (Vec::new(), vec![0]);
+        let mut starts = Vec::with_capacity(rows.len());
+        let (mut input_rows, mut stored_rows): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
         for r in rows {
-            let g = row_group[r];
+            let g = row_group[r] as usize;
             starts.push(input_rows.len());
             if prepared.null_keys[r] {
                 continue;
             }
-            for record in other[g as usize].0.records() {
-                input_rows.push(r as u32);
-                data.extend_from_slice(&record.row);
-                offsets.push(data.len());
-            }
+            let records = other[g].0.records();
+            let first = *first_stored[g].get_or_insert_with(|| {
+                let first = offsets.len() as u32 - 1;
+                for record in records {
+                    data.extend_from_slice(&record.row);
+                    offsets.push(data.len());
+                }
+                first
+            });
+            input_rows.extend(std::iter::repeat_n(r as u32, records.len()));
+            stored_rows.extend(first..first + records.len() as u32);
         }
         if input_rows.is_empty() {
             return Ok(Some(Accepted {
@@ -598,31 +615,26 @@ impl Join {
                 accepted: Vec::new(),
             }));
         }
-        let stored = BinaryRows::from_parts(data, offsets);
-        let indices = UInt32Array::from(input_rows);
-        let taken: Vec<ArrayRef> = input
-            .batch()
-            .columns()
-            .iter()
-            .map(|c| take(c.as_ref(), &indices, None))
-            .collect::<std::result::Result<_, _>>()?;
-        let decoded = self.readers[1 - port].read_rows(&stored)?;
-        let (left, right) = if port == 0 {
-            (taken, decoded.batch().columns().to_vec())
-        } else {
-            (decoded.batch().columns().to_vec(), taken)
+        let take_all = |columns: &[ArrayRef], indices: Vec<u32>| {
+            let indices = UInt32Array::from(indices);
+            columns
+                .iter()
+                .map(|c| take(c.as_ref(), &indices, None))
+                .collect::<std::result::Result<Vec<_>, _>>()
         };
-        let columns: Vec<ArrayRef> = left.into_iter().chain(right).collect();
+        let pairs = input_rows.len();
+        let taken = take_all(input.batch().columns(), input_rows)?;
+        let decoded = self.readers[1 - port].read(&data, &offsets)?;
+        let stored = take_all(decoded.batch().columns(), stored_rows)?;
+        let (left, right) = if port == 0 {
+            (taken, stored)
+        } else {
+            (stored, taken)
+        };
         let pairs = RecordBatch::try_new_with_options(
-            Arc::new(Schema::new(
-                columns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| Field::new(format!("f{i}"), c.data_type().clone(), true))
-                    .collect::<Vec<_>>(),
-            )),
-            columns,
-            &arrow::array::RecordBatchOptions::new().with_row_count(Some(indices.len())),
+            pair_schema.clone(),
+            left.into_iter().chain(right).collect(),
+            &arrow::array::RecordBatchOptions::new().with_row_count(Some(pairs)),
         )?;
         let verdict = condition.evaluate(&ChangelogBatch::insert_only(pairs))?;
         let verdict = verdict.batch().column(0).as_boolean();

@@ -67,7 +67,11 @@ impl Record {
     }
 }
 
-/// The position of each record by its lookup bytes, built on the first lookup.
+/// Up to this many records a lookup scans them: cheaper than building an index.
+const SCANNED: usize = 8;
+
+/// The position of each record by its lookup bytes, built on the first lookup among more
+/// than [`SCANNED`] records.
 #[derive(Debug)]
 struct Index {
     table: HashTable<u32>,
@@ -180,9 +184,13 @@ impl Side {
         index.hasher.hash_one(bytes)
     }
 
-    /// The position of the record identified by `key`, building the index first.
+    /// The position of the record identified by `key`: a few records are scanned, more are
+    /// indexed (the index built on the first such lookup).
     fn find(&mut self, layout: Layout, key: &[u8]) -> Option<usize> {
         let records = &self.records;
+        if self.index.is_none() && records.len() <= SCANNED {
+            return records.iter().position(|r| r.lookup(layout) == key);
+        }
         let index = self.index.get_or_insert_with(|| {
             let mut index = Index {
                 table: HashTable::with_capacity(records.len()),
