@@ -101,6 +101,7 @@ pub const FUNCTIONS: &[(&str, u16)] = &[
     ("INITCAP", string::INITCAP),
     ("REGEXP_EXTRACT", string::REGEXP_EXTRACT),
     ("REGEXP_REPLACE", string::REGEXP_REPLACE),
+    ("REGEXP", string::REGEXP),
     ("SPLIT_INDEX", string::SPLIT_INDEX),
     ("LIKE", string::LIKE),
     ("EXTRACT", temporal::EXTRACT),
@@ -346,6 +347,41 @@ impl RexReader {
                 closed,
             ))
         };
+        // Flink tests a Sarg of points, or of everything but points (NOT IN), against a hash
+        // set (`SearchOperatorGen`): for FLOAT/DOUBLE that is bit equality, not `=`.
+        let points: Option<Vec<&Value>> = ranges
+            .iter()
+            .map(|r| match (r.get("lower"), r.get("upper")) {
+                (Some(l), Some(u))
+                    if l == u && l.get("boundType").and_then(Value::as_str) == Some("CLOSED") =>
+                {
+                    Some(l)
+                }
+                _ => None,
+            })
+            .collect();
+        let set = match points {
+            Some(points) => Some((points, false)),
+            None => complemented_points(ranges).map(|points| (points, true)),
+        };
+        if let Some((points, complemented)) = set {
+            let mut tests = Vec::with_capacity(points.len());
+            for p in points {
+                let (v, _) = bound(p)?;
+                tests.push(Expr::call(comparison::IN_SET_EQUALS, vec![x.clone(), v]));
+            }
+            let any = if tests.len() == 1 {
+                tests.pop().expect("one point")
+            } else {
+                Expr::Or(tests)
+            };
+            let ranges = if complemented {
+                Expr::Not(Box::new(any))
+            } else {
+                any
+            };
+            return apply_null_as(sarg, x, ranges);
+        }
         let mut disjuncts = Vec::with_capacity(ranges.len());
         for range in ranges {
             let lower = range.get("lower").map(bound).transpose()?;
@@ -374,13 +410,37 @@ impl RexReader {
         } else {
             Expr::Or(disjuncts)
         };
-        Ok(match sarg.get("nullAs").and_then(Value::as_str) {
-            Some("UNKNOWN") => ranges,
-            Some("TRUE") => Expr::Or(vec![Expr::call(comparison::IS_NULL, vec![x]), ranges]),
-            Some("FALSE") => Expr::And(vec![Expr::call(comparison::IS_NOT_NULL, vec![x]), ranges]),
-            _ => return Err(malformed("a Sarg without \"nullAs\"", sarg)),
-        })
+        apply_null_as(sarg, x, ranges)
     }
+}
+
+/// A Sarg's `nullAs` around its ranges' test.
+fn apply_null_as(sarg: &Value, x: Expr, ranges: Expr) -> Result<Expr> {
+    Ok(match sarg.get("nullAs").and_then(Value::as_str) {
+        Some("UNKNOWN") => ranges,
+        Some("TRUE") => Expr::Or(vec![Expr::call(comparison::IS_NULL, vec![x]), ranges]),
+        Some("FALSE") => Expr::And(vec![Expr::call(comparison::IS_NOT_NULL, vec![x]), ranges]),
+        _ => return Err(malformed("a Sarg without \"nullAs\"", sarg)),
+    })
+}
+
+/// The points whose complement `ranges` is (`(-inf, a) (a, b) (b, +inf)`: `NOT IN (a, b)`),
+/// as Calcite's `Sarg.isComplementedPoints` reads them.
+fn complemented_points(ranges: &[Value]) -> Option<Vec<&Value>> {
+    let (first, last) = (ranges.first()?, ranges.last()?);
+    if ranges.len() < 2 || first.get("lower").is_some() || last.get("upper").is_some() {
+        return None;
+    }
+    let open = |b: &Value| b.get("boundType").and_then(Value::as_str) == Some("OPEN");
+    let mut points = Vec::with_capacity(ranges.len() - 1);
+    for pair in ranges.windows(2) {
+        let (upper, lower) = (pair[0].get("upper")?, pair[1].get("lower")?);
+        if !open(upper) || !open(lower) || upper.get("value") != lower.get("value") {
+            return None;
+        }
+        points.push(upper);
+    }
+    Some(points)
 }
 
 fn lower_op(closed: bool) -> u16 {
@@ -490,6 +550,18 @@ fn sarg_value(ty: &LogicalType, value: &Value) -> Result<Expr> {
 /// The IR literal of a value Flink wrote for type `ty`.
 fn literal_value(ty: &LogicalType, value: &Value) -> Result<Expr> {
     let unsupported = || Unsupported::Feature(format!("a literal of type {ty}"));
+    // Calcite measures a string literal's CHAR(n) in UTF-16 units ('😀' is CHAR(2)); the
+    // value is the text as written, so its native type counts code points.
+    if let (LogicalType::Char(n) | LogicalType::VarChar(n), Value::String(s)) = (ty, value) {
+        let points = s.chars().count() as u32;
+        if *n == s.encode_utf16().count() as u32 && points != *n {
+            let ty = match ty {
+                LogicalType::Char(_) => LogicalType::Char(points.max(1)),
+                _ => LogicalType::VarChar(points.max(1)),
+            };
+            return Ok(Expr::lit(ty, s.clone()));
+        }
+    }
     let text = match (ty, value) {
         (_, Value::Null) => return Ok(Expr::null(ty.clone())),
         (LogicalType::Boolean, Value::Bool(b)) => b.to_string(),
@@ -658,6 +730,35 @@ mod tests {
     }
 
     #[test]
+    fn a_sarg_of_points_or_of_their_complement_is_a_hash_set_test() {
+        let search = |ranges: Value| {
+            json!({"kind": "CALL", "syntax": "INTERNAL", "internalName": "$SEARCH$1",
+                "operands": [input(1, "DOUBLE"), {"kind": "LITERAL", "sarg": {"ranges": ranges,
+                    "nullAs": "UNKNOWN"}, "type": "DOUBLE NOT NULL"}],
+                "type": "BOOLEAN"})
+        };
+        let point = |v: &str| {
+            json!({"lower": {"value": v, "boundType": "CLOSED"},
+            "upper": {"value": v, "boundType": "CLOSED"}})
+        };
+        let member = |v: &str| {
+            Expr::call(
+                comparison::IN_SET_EQUALS,
+                vec![Expr::input(1), Expr::lit(LogicalType::Double, v)],
+            )
+        };
+        let any = Expr::Or(vec![member("0.0"), member("2.5")]);
+        assert_eq!(
+            read(search(json!([point("0.0"), point("2.5")]))).unwrap(),
+            any
+        );
+        let open = |v: &str| json!({"value": v, "boundType": "OPEN"});
+        let not_in = json!([{"upper": open("0.0")}, {"lower": open("0.0"), "upper": open("2.5")},
+            {"lower": open("2.5")}]);
+        assert_eq!(read(search(not_in)).unwrap(), Expr::Not(Box::new(any)));
+    }
+
+    #[test]
     fn search_becomes_comparisons_with_sargs_null_handling() {
         let sarg = |null_as: &str| {
             json!({"kind": "CALL", "syntax": "INTERNAL", "internalName": "$SEARCH$1",
@@ -732,6 +833,11 @@ mod tests {
 
     #[test]
     fn literals_keep_flinks_text_and_refuse_what_has_no_native_literal() {
+        // Calcite's CHAR(2) for one supplementary character is one code point natively.
+        assert_eq!(
+            read(json!({"kind": "LITERAL", "value": "x😀", "type": "CHAR(3) NOT NULL"})).unwrap(),
+            Expr::lit(LogicalType::Char(2), "x😀")
+        );
         assert_eq!(
             read(json!({"kind": "LITERAL", "value": "1.5E+10", "type": "DOUBLE NOT NULL"}))
                 .unwrap(),

@@ -21,6 +21,7 @@ mod over;
 mod over_flink;
 mod rank;
 mod rank_flink;
+mod regex_flink;
 mod state;
 mod temporal_sort;
 mod window_aggregate;

@@ -12,7 +12,9 @@ use arrow::datatypes::{ArrowPrimitiveType, DataType, Float32Type, Float64Type};
 use datafusion::logical_expr::{ColumnarValue, Operator};
 use datafusion::physical_expr::expressions::{IsNotNullExpr, IsNullExpr};
 
-use crate::calc::coercion::{is_approximate, is_binary, is_string, operand_type};
+use streamfusion_core::float_order::{f32_order_key, f64_order_key};
+
+use crate::calc::coercion::{common_numeric, is_approximate, is_binary, is_string, operand_type};
 use crate::calc::registry::{Args, Arity, Bound, FunctionDef, Kernel};
 use crate::types::LogicalType;
 
@@ -42,6 +44,10 @@ pub const IS_FALSE: u16 = 209;
 pub const IS_NOT_TRUE: u16 = 210;
 /// `a IS NOT FALSE`.
 pub const IS_NOT_FALSE: u16 = 211;
+/// `a = b` as a member test of Flink's IN-list hash sets (a Sarg of points): FLOAT/DOUBLE
+/// compare by `floatToIntBits`/`doubleToLongBits` (`NaN` equals `NaN`, `-0.0` is not `0.0`),
+/// other types as `=`.
+pub const IN_SET_EQUALS: u16 = 212;
 
 /// The family's functions.
 pub const FUNCTIONS: &[FunctionDef] = &[
@@ -50,6 +56,12 @@ pub const FUNCTIONS: &[FunctionDef] = &[
         name: "=",
         arity: Arity::Exact(2),
         bind: |a| bind_compare(a, Cmp::Eq),
+    },
+    FunctionDef {
+        opcode: IN_SET_EQUALS,
+        name: "= (IN set)",
+        arity: Arity::Exact(2),
+        bind: |a| bind_compare_as(a, Cmp::Eq, true),
     },
     FunctionDef {
         opcode: NOT_EQUALS,
@@ -167,9 +179,15 @@ impl Cmp {
     }
 }
 
-/// The type two comparison operands are cast to.
-fn comparable(a: &LogicalType, b: &LogicalType) -> Option<LogicalType> {
+/// The type two comparison operands are cast to. Calcite casts the operands of `=` and
+/// `<>` to their least restrictive type (of FLOAT and DOUBLE, the first's), but leaves those
+/// of `<`, `<=`, `>`, `>=` alone (`Consistency.COMPARE`): Flink's generated code then
+/// compares them as Java primitives, FLOAT widened to DOUBLE.
+fn comparable(a: &LogicalType, b: &LogicalType, cmp: Cmp) -> Option<LogicalType> {
     use LogicalType::*;
+    if is_approximate(a) && is_approximate(b) && !matches!(cmp, Cmp::Eq | Cmp::NotEq) {
+        return common_numeric(a, b);
+    }
     if let Some(t) = operand_type(a, b) {
         return Some(t);
     }
@@ -184,10 +202,16 @@ fn comparable(a: &LogicalType, b: &LogicalType) -> Option<LogicalType> {
 }
 
 fn bind_compare(args: &Args<'_>, cmp: Cmp) -> Result<Bound, String> {
+    bind_compare_as(args, cmp, false)
+}
+
+/// A comparison; `bits` compares two approximate numbers by their Java bits (a hash set's
+/// equality) instead of as primitives.
+fn bind_compare_as(args: &Args<'_>, cmp: Cmp, bits: bool) -> Result<Bound, String> {
     let [a, b] = args.types else {
         unreachable!("arity checked")
     };
-    let common = comparable(a, b).ok_or("the operands are not comparable")?;
+    let common = comparable(a, b, cmp).ok_or("the operands are not comparable")?;
     // Strings of different lengths compare as they are: no cast needed for VARCHAR bytes.
     let operand = |t: &LogicalType| {
         if is_string(t) || is_binary(t) {
@@ -196,7 +220,20 @@ fn bind_compare(args: &Args<'_>, cmp: Cmp) -> Result<Bound, String> {
             common.clone()
         }
     };
-    let kernel = if is_approximate(&common) {
+    // DECIMAL against FLOAT or DOUBLE is `DecimalDataUtils.compare(DecimalData, double)`:
+    // `Double.compare` of the decimal's `doubleValue`, a total order (NaN above everything,
+    // -0.0 below 0.0), where two approximate numbers compare as primitives.
+    let decimal = |t: &LogicalType| matches!(t, LogicalType::Decimal { .. });
+    let total_order = (decimal(a) && is_approximate(b))
+        || (is_approximate(a) && decimal(b))
+        || (bits && is_approximate(&common));
+    let kernel = if total_order {
+        Kernel::function(
+            format!("Double.compare {cmp:?}"),
+            &LogicalType::Boolean,
+            move |args, rows| total_order_compare(args, rows, cmp),
+        )
+    } else if is_approximate(&common) {
         Kernel::function(
             format!("float {cmp:?}"),
             &LogicalType::Boolean,
@@ -223,6 +260,40 @@ fn float_compare(
         DataType::Float32 => compare_floats::<Float32Type>(&a[0], &a[1], cmp),
         DataType::Float64 => compare_floats::<Float64Type>(&a[0], &a[1], cmp),
         other => return Err(fail(format!("float comparison of {other}"))),
+    };
+    result(args, Arc::new(out))
+}
+
+/// `Double.compare`/`Float.compare` of two FLOAT or two DOUBLE arrays: `-0.0 < 0.0`, every
+/// NaN equal and above everything.
+fn total_order_compare(
+    args: &[ColumnarValue],
+    rows: usize,
+    cmp: Cmp,
+) -> datafusion::error::Result<ColumnarValue> {
+    let a = arrays(args, rows)?;
+    let out: BooleanArray = match a[0].data_type() {
+        DataType::Float32 => {
+            let (x, y) = (
+                a[0].as_primitive::<Float32Type>(),
+                a[1].as_primitive::<Float32Type>(),
+            );
+            x.iter()
+                .zip(y.iter())
+                .map(|(x, y)| Some(cmp.test(f32_order_key(x?), f32_order_key(y?))))
+                .collect()
+        }
+        DataType::Float64 => {
+            let (x, y) = (
+                a[0].as_primitive::<Float64Type>(),
+                a[1].as_primitive::<Float64Type>(),
+            );
+            x.iter()
+                .zip(y.iter())
+                .map(|(x, y)| Some(cmp.test(f64_order_key(x?), f64_order_key(y?))))
+                .collect()
+        }
+        other => return Err(fail(format!("total-order comparison of {other}"))),
     };
     result(args, Arc::new(out))
 }

@@ -8,6 +8,7 @@ pub mod comparison;
 mod decimal;
 pub mod hash;
 pub(crate) mod java_format;
+pub mod java_regex;
 pub mod json;
 pub mod math;
 mod math_fdlibm;

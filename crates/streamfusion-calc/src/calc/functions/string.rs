@@ -14,8 +14,9 @@
 //! Integer arguments (positions, lengths, group indexes) accept TINYINT, SMALLINT and INT,
 //! cast to INT as Flink's generated code takes Java `int`s.
 //!
-//! Regular expressions ([`regex`] crate) take a Java-compatible subset; see
-//! [`java_regex`]. A literal pattern compiles once when the call binds.
+//! Regular expressions are Java's, translated for `fancy-regex` ([`super::java_regex`]). A
+//! literal pattern compiles once when the call binds; a pattern Java rejects gives NULL, as
+//! Flink's functions catch the `PatternSyntaxException`.
 
 use std::sync::Arc;
 
@@ -23,12 +24,12 @@ use arrow::array::{Array, AsArray, BooleanArray, Int32Array, StringArray, String
 use datafusion::common::ScalarValue;
 use datafusion::error::Result as DfResult;
 use datafusion::logical_expr::ColumnarValue;
-use regex::Regex;
 
 use crate::calc::coercion::is_string;
 use crate::calc::registry::{Args, Arity, Bound, FunctionDef, Kernel};
 use crate::types::LogicalType;
 
+use super::java_regex::{JavaRegex, PatternError};
 use super::util::{arrays, fail, result};
 
 /// `CHAR_LENGTH(s)`: the number of code points.
@@ -79,6 +80,9 @@ pub const SPLIT_INDEX: u16 = 319;
 /// point except a Java line terminator (Flink compiles `_` to Java's `.`); no escape unless
 /// given. `BOOLEAN`. `NOT LIKE` is `NOT` of it.
 pub const LIKE: u16 = 320;
+/// `REGEXP(s, pattern)`: whether Java's regex finds a match in `s` (`SqlFunctionUtils.regExp`);
+/// FALSE for an empty or invalid pattern. BOOLEAN.
+pub const REGEXP: u16 = 321;
 
 /// The family's functions.
 pub const FUNCTIONS: &[FunctionDef] = &[
@@ -195,6 +199,12 @@ pub const FUNCTIONS: &[FunctionDef] = &[
         name: "REGEXP_REPLACE",
         arity: Arity::Exact(3),
         bind: bind_regexp_replace,
+    },
+    FunctionDef {
+        opcode: REGEXP,
+        name: "REGEXP",
+        arity: Arity::Exact(2),
+        bind: bind_regexp,
     },
     FunctionDef {
         opcode: SPLIT_INDEX,
@@ -918,156 +928,38 @@ fn is_java_whitespace(c: char) -> bool {
 // ---------------------------------------------------------------------------------------------
 // REGEXP_EXTRACT, REGEXP_REPLACE
 
-/// Translates a Java regular expression to the [`regex`] crate's syntax, or says why it is
-/// outside the supported subset.
-///
-/// Supported: what both engines read alike — literals, classes (incl. nesting and `&&`),
-/// groups, named groups `(?<n>..)`, alternation, greedy and lazy quantifiers, `^`, `\A`,
-/// `\z`, `\b`, `\x..`, `\u....`, `\p{..}` Unicode properties. Rewritten to Java's meaning:
-/// `\d \w \s` and their negations are ASCII classes, `.` excludes every Java line
-/// terminator, `\Q..\E` quotes, `[:` is literal. Rejected, as a typed error: inline flags
-/// such as `(?i)` (Java's is ASCII-only), possessive quantifiers, `\v \h \R \X \Z \G`,
-/// Java's POSIX/`java*` `\p{..}` classes; the crate rejects back-references, lookaround and
-/// atomic groups itself. Known differences left: Java's `$` also matches before a final line
-/// terminator (the crate's only at the very end); Java's `\b` word characters are
-/// letters/digits/`_` where the crate's are Unicode `\w`; an empty match is never placed
-/// inside a surrogate pair (Java's can be, corrupting the pair).
-pub fn java_regex(pattern: &str) -> Result<String, String> {
-    const POSIX: &[&str] = &[
-        "Lower", "Upper", "ASCII", "Alpha", "Digit", "Alnum", "Punct", "Graph", "Print", "Blank",
-        "Cntrl", "XDigit", "Space",
-    ];
-    let mut out = String::with_capacity(pattern.len() + 16);
-    let mut chars = pattern.chars().peekable();
-    let mut class_depth = 0usize;
-    // Whether the previous token was a quantifier (a `+` after one is Java's possessive form,
-    // which the crate would read as a nested repetition).
-    let mut after_quantifier = false;
-    while let Some(c) = chars.next() {
-        let quantifier = class_depth == 0 && matches!(c, '*' | '+' | '?' | '}');
-        if after_quantifier && c == '+' && class_depth == 0 {
-            return Err("possessive quantifiers are not supported".into());
-        }
-        after_quantifier = quantifier;
-        match c {
-            '\\' => {
-                let Some(e) = chars.next() else {
-                    return Err("the pattern ends with an unescaped backslash".into());
-                };
-                let inside = class_depth > 0;
-                match e {
-                    'd' => out.push_str(if inside { "0-9" } else { "[0-9]" }),
-                    'w' => out.push_str(if inside { "0-9A-Za-z_" } else { "[0-9A-Za-z_]" }),
-                    's' => out.push_str(if inside {
-                        "\\t\\n\\x0B\\x0C\\r "
-                    } else {
-                        "[\\t\\n\\x0B\\x0C\\r ]"
-                    }),
-                    'D' => out.push_str("[^0-9]"),
-                    'W' => out.push_str("[^0-9A-Za-z_]"),
-                    'S' => out.push_str("[^\\t\\n\\x0B\\x0C\\r ]"),
-                    'Q' => {
-                        let mut quoted = String::new();
-                        loop {
-                            match chars.next() {
-                                None => break,
-                                Some('\\') if chars.peek() == Some(&'E') => {
-                                    chars.next();
-                                    break;
-                                }
-                                Some(q) => quoted.push(q),
-                            }
-                        }
-                        out.push_str(&regex::escape(&quoted));
-                    }
-                    'v' | 'h' | 'H' | 'V' | 'R' | 'X' | 'Z' | 'G' | 'e' | 'c' | 'k' => {
-                        return Err(format!("\\{e} is not supported"));
-                    }
-                    'p' | 'P' => {
-                        let mut name = String::new();
-                        if chars.peek() == Some(&'{') {
-                            for q in chars.by_ref() {
-                                name.push(q);
-                                if q == '}' {
-                                    break;
-                                }
-                            }
-                        } else if let Some(q) = chars.next() {
-                            name.push(q);
-                        }
-                        let bare = name.trim_start_matches('{').trim_end_matches('}');
-                        let bare = bare.strip_prefix("Is").unwrap_or(bare);
-                        if name.is_empty() || POSIX.contains(&bare) || bare.starts_with("java") {
-                            return Err(format!(
-                                "\\{e}{name}: Java's POSIX and java.lang classes are not supported"
-                            ));
-                        }
-                        out.push('\\');
-                        out.push(e);
-                        out.push_str(&name);
-                    }
-                    _ => {
-                        out.push('\\');
-                        out.push(e);
-                    }
-                }
-            }
-            '[' => {
-                class_depth += 1;
-                out.push('[');
-                // `[:alpha:]` is a POSIX class to the crate but literal characters to Java.
-                if chars.peek() == Some(&':') {
-                    chars.next();
-                    out.push_str("\\:");
-                }
-            }
-            ']' if class_depth > 0 => {
-                class_depth -= 1;
-                out.push(']');
-            }
-            '.' if class_depth == 0 => out.push_str("[^\\n\\r\\x{85}\\x{2028}\\x{2029}]"),
-            '(' if class_depth == 0 && chars.peek() == Some(&'?') => {
-                let mut ahead = chars.clone();
-                ahead.next();
-                match ahead.peek() {
-                    Some(':' | '=' | '!' | '<' | '>') => out.push('('),
-                    _ => return Err("inline flags such as (?i) are not supported".into()),
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    Ok(out)
-}
-
-/// A Java pattern compiled for the crate.
-fn compile_regex(pattern: &str) -> Result<Regex, String> {
-    let translated = java_regex(pattern)?;
-    Regex::new(&translated).map_err(|e| format!("cannot compile the regex {pattern:?}: {e}"))
-}
-
 /// A regex argument: compiled once when it is a literal, else per distinct row value.
 enum Pattern {
-    Literal(Option<Arc<Regex>>),
+    /// A literal pattern; `None` when it is NULL or Java rejects it (every row is NULL, as
+    /// Flink's functions catch the `PatternSyntaxException`).
+    Literal(Option<Arc<JavaRegex>>),
     Column,
 }
 
 fn bind_pattern(args: &Args<'_>) -> Result<Pattern, String> {
     Ok(match literal_str(args, 1) {
         Some(None) => Pattern::Literal(None),
-        Some(Some(p)) => Pattern::Literal(Some(Arc::new(compile_regex(p)?))),
+        Some(Some(p)) => match JavaRegex::new(p) {
+            Ok(re) => Pattern::Literal(Some(Arc::new(re))),
+            Err(PatternError::Invalid { .. }) => Pattern::Literal(None),
+            Err(e @ PatternError::Unsupported { .. }) => return Err(e.to_string()),
+        },
         None => Pattern::Column,
     })
 }
 
-/// The regex of row `i`, reusing the previous row's when the pattern text repeats.
+/// The last pattern text a column gave, and its compiled form (`None`: Java rejects it).
+type PatternCache = Option<(String, Option<JavaRegex>)>;
+
+/// The regex of row `i` (`None`: NULL or invalid for Java), reusing the previous row's when
+/// the pattern text repeats.
 fn row_regex<'p>(
     pattern: &'p Pattern,
     column: &Strs<'_>,
     i: usize,
-    cache: &'p mut Option<(String, Regex)>,
+    cache: &'p mut PatternCache,
     name: &str,
-) -> DfResult<Option<&'p Regex>> {
+) -> DfResult<Option<&'p JavaRegex>> {
     match pattern {
         Pattern::Literal(re) => Ok(re.as_deref()),
         Pattern::Column => {
@@ -1075,10 +967,16 @@ fn row_regex<'p>(
                 return Ok(None);
             };
             if cache.as_ref().is_none_or(|(text, _)| text != p) {
-                let re = compile_regex(p).map_err(|e| fail(format!("{name}: {e}")))?;
+                let re = match JavaRegex::new(p) {
+                    Ok(re) => Some(re),
+                    Err(PatternError::Invalid { .. }) => None,
+                    Err(e @ PatternError::Unsupported { .. }) => {
+                        return Err(fail(format!("{name}: {e}")));
+                    }
+                };
                 *cache = Some((p.to_owned(), re));
             }
-            Ok(cache.as_ref().map(|(_, re)| re))
+            Ok(cache.as_ref().and_then(|(_, re)| re.as_ref()))
         }
     }
 }
@@ -1105,7 +1003,7 @@ fn bind_regexp_extract(args: &Args<'_>) -> Result<Bound, String> {
                 let value = match (s.get(i), g) {
                     (Some(s), Some(g)) => {
                         match row_regex(&pattern, &column, i, &mut cache, "REGEXP_EXTRACT")? {
-                            Some(re) => regexp_extract(re, s, g),
+                            Some(re) => regexp_extract(re, s, g)?,
                             None => None,
                         }
                     }
@@ -1118,11 +1016,83 @@ fn bind_regexp_extract(args: &Args<'_>) -> Result<Bound, String> {
     })
 }
 
+/// A REGEXP pattern: `None` matches nothing (empty, or rejected by Java: FALSE).
+fn regexp_pattern(p: &str) -> Result<Option<JavaRegex>, PatternError> {
+    if p.is_empty() {
+        return Ok(None);
+    }
+    match JavaRegex::new(p) {
+        Ok(re) => Ok(Some(re)),
+        Err(PatternError::Invalid { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn bind_regexp(args: &Args<'_>) -> Result<Bound, String> {
+    let types = coerce(args, &[])?;
+    // Some(None): a NULL literal; Some(Some(None)): a literal that matches nothing.
+    let literal: Option<Option<Option<Arc<JavaRegex>>>> = match literal_str(args, 1) {
+        Some(None) => Some(None),
+        Some(Some(p)) => Some(Some(
+            regexp_pattern(p).map_err(|e| e.to_string())?.map(Arc::new),
+        )),
+        None => None,
+    };
+    Ok(Bound {
+        args: types,
+        result: LogicalType::Boolean,
+        kernel: Kernel::function("REGEXP", &LogicalType::Boolean, move |args, rows| {
+            let n = row_count(args, rows);
+            let s = Strs::new(&args[0])?;
+            let column = Strs::new(&args[1])?;
+            let mut cache: Option<(String, Option<JavaRegex>)> = None;
+            let mut out = BooleanArray::builder(n);
+            for i in 0..n {
+                let Some(s) = s.get(i) else {
+                    out.append_null();
+                    continue;
+                };
+                let re = match &literal {
+                    Some(None) => None,
+                    Some(Some(re)) => Some(re.as_deref()),
+                    None => match column.get(i) {
+                        None => None,
+                        Some(p) => {
+                            if cache.as_ref().is_none_or(|(text, _)| text != p) {
+                                let re =
+                                    regexp_pattern(p).map_err(|e| fail(format!("REGEXP: {e}")))?;
+                                cache = Some((p.to_owned(), re));
+                            }
+                            cache.as_ref().map(|(_, re)| re.as_ref())
+                        }
+                    },
+                };
+                match re {
+                    None => out.append_null(),
+                    Some(None) => out.append_value(false),
+                    Some(Some(re)) => {
+                        let found = re
+                            .find_from(s, 0)
+                            .map_err(|e| fail(format!("REGEXP: {e}")))?;
+                        out.append_value(found.is_some());
+                    }
+                }
+            }
+            result(args, Arc::new(out.finish()))
+        }),
+    })
+}
+
 /// `SqlFunctionUtils.regexpExtract`: group `group` of the first match; NULL when there is no
 /// match, no such group (Java's exception is caught) or the group did not participate.
-fn regexp_extract<'a>(re: &Regex, s: &'a str, group: i32) -> Option<&'a str> {
-    let group = usize::try_from(group).ok()?;
-    re.captures(s)?.get(group).map(|m| m.as_str())
+fn regexp_extract<'a>(re: &JavaRegex, s: &'a str, group: i32) -> DfResult<Option<&'a str>> {
+    let Ok(group) = usize::try_from(group) else {
+        return Ok(None);
+    };
+    let captures = re
+        .captures(s)
+        .map_err(|e| fail(format!("REGEXP_EXTRACT: {e}")))?;
+    Ok(captures.and_then(|c| c.get(group)).map(|m| m.as_str()))
 }
 
 fn bind_regexp_replace(args: &Args<'_>) -> Result<Bound, String> {
@@ -1160,10 +1130,19 @@ fn bind_regexp_replace(args: &Args<'_>) -> Result<Bound, String> {
 /// Java's `replaceAll(regex, Matcher.quoteReplacement(with))`: matches found as
 /// `Matcher.find` does — after an empty match the search resumes one character later, after
 /// a non-empty one at its end (where an empty match may follow).
-fn regexp_replace(re: &Regex, s: &str, with: &str, buf: &mut String, out: &Out) -> DfResult<()> {
+fn regexp_replace(
+    re: &JavaRegex,
+    s: &str,
+    with: &str,
+    buf: &mut String,
+    out: &Out,
+) -> DfResult<()> {
     let (mut from, mut copied) = (0, 0);
     while from <= s.len() {
-        let Some(m) = re.find_at(s, from) else {
+        let found = re
+            .find_from(s, from)
+            .map_err(|e| fail(format!("REGEXP_REPLACE: {e}")))?;
+        let Some(m) = found else {
             break;
         };
         out.reserve(
@@ -1174,8 +1153,18 @@ fn regexp_replace(re: &Regex, s: &str, with: &str, buf: &mut String, out: &Out) 
         buf.push_str(&s[copied..m.start()]);
         buf.push_str(with);
         copied = m.end();
-        from = if m.is_empty() {
+        from = if m.start() == m.end() {
             match s[m.end()..].chars().next() {
+                Some(c) if c.len_utf16() == 2 && matches_inside_pair(re, s, m.end())? => {
+                    // Java resumed between the two halves and matched there: each half is
+                    // now a lone surrogate, which Flink's UTF-8 encoding writes as `?`.
+                    out.reserve(buf.len().saturating_add(with.len()).saturating_add(2))?;
+                    buf.push('?');
+                    buf.push_str(with);
+                    buf.push('?');
+                    copied = m.end() + c.len_utf8();
+                    copied
+                }
                 Some(c) => m.end() + c.len_utf8(),
                 None => break,
             }
@@ -1185,6 +1174,35 @@ fn regexp_replace(re: &Regex, s: &str, with: &str, buf: &mut String, out: &Out) 
     }
     buf.push_str(&s[copied..]);
     Ok(())
+}
+
+/// After an empty match at byte `at`, before a supplementary character, Java's `find()`
+/// resumes one UTF-16 unit later, inside the surrogate pair: whether the pattern matches
+/// (empty) there. The halves are stood in for by two private-use characters (like
+/// surrogates, neither letters, digits, spaces nor line terminators); a match that would
+/// consume a lone half is not carried over.
+fn matches_inside_pair(re: &JavaRegex, s: &str, at: usize) -> DfResult<bool> {
+    const HIGH: char = '\u{F8FF}';
+    const LOW: char = '\u{F8FE}';
+    let next = s[at..].chars().next().map_or(0, char::len_utf8);
+    let mut probe = String::with_capacity(s.len() + 2);
+    probe.push_str(&s[..at]);
+    probe.push(HIGH);
+    probe.push(LOW);
+    probe.push_str(&s[at + next..]);
+    let mid = at + HIGH.len_utf8();
+    let found = re
+        .find_from(&probe, mid)
+        .map_err(|e| fail(format!("REGEXP_REPLACE: {e}")))?;
+    match found {
+        Some(m) if m.start() == mid && m.end() == mid => Ok(true),
+        Some(m) if m.start() == mid => Err(fail(format!(
+            "REGEXP_REPLACE: Java matches {:?} from inside a surrogate pair, consuming half \
+             of it; not carried over",
+            re.as_str()
+        ))),
+        _ => Ok(false),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -452,42 +452,63 @@ fn regexp_patterns_from_a_column_compile_per_row() {
     )
     .unwrap();
     let err = calc
-        .evaluate(&batch(&[(Some("a"), None, Some("(?=a)"), None)]))
+        .evaluate(&batch(&[(Some("a"), None, Some("(?x)a"), None)]))
         .unwrap_err();
     assert!(err.to_string().contains("REGEXP_REPLACE"), "{err}");
 }
 
 #[test]
-fn unsupported_literal_patterns_are_bind_errors() {
-    for pattern in [
-        "(a)\\1",
-        "(?=a)",
-        "a*+",
-        "(?i)a",
-        "\\p{Lower}",
-        "\\h",
-        "(?>a)",
-        "[a",
-    ] {
-        let err = bind_error(REGEXP_REPLACE, vec![Expr::input(0), s(pattern), s("")]);
-        assert!(err.contains("REGEXP_REPLACE"), "{pattern}: {err}");
+fn java_regex_constructs_and_invalid_patterns() {
+    let extract =
+        |v: &str, re: &str| eval_str(REGEXP_EXTRACT, vec![s(re), int(0)], &[Some(v)])[0].clone();
+    // Worked from java.util.regex (JDK 17): `$` also matches before a final terminator.
+    assert_eq!(extract("ab\n", "b$").as_deref(), Some("b"));
+    assert_eq!(extract("ab\r\n", "b$").as_deref(), Some("b"));
+    assert_eq!(extract("ab\n\n", "b$"), None);
+    // Back-references, look-around, possessive and atomic forms, ASCII-only (?i).
+    assert_eq!(extract("xaay", "(a)\\1").as_deref(), Some("aa"));
+    assert_eq!(extract("ab ac", "a(?=c)").as_deref(), Some("a"));
+    assert_eq!(extract("aaa", "a*+a"), None);
+    assert_eq!(extract("aaa", "(?>a*)a"), None);
+    assert_eq!(extract("ABC", "(?i)b").as_deref(), Some("B"));
+    assert_eq!(extract("Ä", "(?i)ä"), None);
+    assert_eq!(extract("é_1", "\\p{Alpha}"), None);
+    // JDK 17's \b: letters, digits and `_` are word characters, connector punctuation
+    // (U+203F) is not.
+    assert_eq!(extract("\u{203F}a", "\\ba").as_deref(), Some("a"));
+    assert_eq!(extract("éa", "\\ba"), None);
+    // A pattern Java rejects gives NULL per row, literal or from a column.
+    for bad in ["[a", "(", "a{", "*a", "a**", "[z-a]", "\\y"] {
+        assert_eq!(extract("a", bad), None, "{bad}");
     }
-    let err = bind_error(REGEXP_EXTRACT, vec![Expr::input(0), s("("), int(1)]);
-    assert!(err.contains("cannot compile"), "{err}");
+    let (_, out) = eval(
+        REGEXP_REPLACE,
+        vec![Expr::input(0), Expr::input(2), s("-")],
+        &[
+            (Some("abc"), None, Some("b"), None),
+            (Some("abc"), None, Some("(b"), None),
+            (Some("abc"), None, Some("c"), None),
+        ],
+    );
+    assert_eq!(out, vec![Some("a-c".into()), None, Some("ab-".into())]);
 }
 
 #[test]
-fn java_regex_translation() {
-    assert_eq!(java_regex("a\\d[\\w-]").unwrap(), "a[0-9][0-9A-Za-z_-]");
-    assert_eq!(java_regex("[^\\s]").unwrap(), "[^\\t\\n\\x0B\\x0C\\r ]");
-    assert_eq!(java_regex("\\Q(.)\\E").unwrap(), "\\(\\.\\)");
-    assert_eq!(java_regex("[.]").unwrap(), "[.]");
-    assert_eq!(java_regex("(?:a)(?<n>b)").unwrap(), "(?:a)(?<n>b)");
-    assert!(java_regex("a\\").is_err());
-    // Java reads `[[:a:]]` as the characters `:` and `a`, not a POSIX class.
-    assert_eq!(java_regex("[[:a:]]").unwrap(), "[[\\:a:]]");
-    assert!(java_regex("a++").is_err());
-    assert_eq!(java_regex("a+?b*?").unwrap(), "a+?b*?");
+fn unsupported_java_constructs_are_bind_errors() {
+    for pattern in [
+        "(?x)a b",
+        "(?iu)a",
+        "\\X",
+        "\\G",
+        "(?i)(a)\\1",
+        "\\p{InGreek}",
+    ] {
+        let err = bind_error(REGEXP_REPLACE, vec![Expr::input(0), s(pattern), s("")]);
+        assert!(
+            err.contains("unsupported Java regular expression"),
+            "{pattern}: {err}"
+        );
+    }
 }
 
 #[test]

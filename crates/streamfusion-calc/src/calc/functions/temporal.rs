@@ -1124,7 +1124,9 @@ fn bind_to_date(args: &Args<'_>) -> Result<Bound, String> {
             return Ok(None);
         };
         if !with_format {
-            return Ok(parse_date(text).map(Out::Date));
+            return Ok(parse_date(text)
+                .map_err(|e| fail(format!("TO_DATE: {e}")))?
+                .map(Out::Date));
         }
         let Some(p) = row_pattern(&pattern, str_of(row[1]), Dialect::SimpleDateFormat)? else {
             return Ok(None);

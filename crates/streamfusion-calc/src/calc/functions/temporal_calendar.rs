@@ -415,38 +415,49 @@ pub(super) fn subtract_months_millis(t0: i64, t1: i64) -> i32 {
 
 /// `DateTimeUtils.parseDate(String)` (TO_DATE and the string-to-DATE rules): `[y[-m[-d]]]`
 /// before the first space, each part trimmed digits; NULL when malformed or out of range.
-pub(super) fn parse_date(s: &str) -> Option<i32> {
+pub(super) fn parse_date(s: &str) -> Result<Option<i32>, String> {
     let s = match s.find(' ') {
         Some(ws) if ws > 0 => &s[..ws],
         _ => s,
     };
-    let int = |t: &str| -> Option<i32> {
+    // `isInteger` (ASCII digits) then `Integer.parseInt`, which throws past i32: Flink does
+    // not catch it, so the row fails.
+    let int = |t: &str| -> Result<Option<i32>, String> {
         let t = t.trim_matches(|c: char| c <= ' ');
         if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
+            return Ok(None);
         }
-        // Integer.parseInt: more than 10 digits (or past i32) throws; Flink does not catch it.
-        t.parse().ok()
+        t.parse()
+            .map(Some)
+            .map_err(|_| format!("NumberFormatException: For input string: \"{t}\""))
     };
+    macro_rules! int {
+        ($t:expr) => {
+            match int($t)? {
+                Some(v) => v,
+                None => return Ok(None),
+            }
+        };
+    }
     let (y, m, d) = match s.find('-') {
-        None => (int(s)?, 1, 1),
+        None => (int!(s), 1, 1),
         Some(h1) => {
-            let y = int(&s[..h1])?;
+            let y = int!(&s[..h1]);
             match s[h1 + 1..].find('-').map(|i| i + h1 + 1) {
-                None => (y, int(&s[h1 + 1..])?, 1),
-                Some(h2) => (y, int(&s[h1 + 1..h2])?, int(&s[h2 + 1..])?),
+                None => (y, int!(&s[h1 + 1..]), 1),
+                Some(h2) => (y, int!(&s[h1 + 1..h2]), int!(&s[h2 + 1..])),
             }
         }
     };
     if !(0..=9999).contains(&y) || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
+        return Ok(None);
     }
     let leap = y % 400 == 0 || (y % 4 == 0 && y % 100 != 0);
     if m == 2 && d > 28 && !(leap && d == 29) {
-        return None;
+        return Ok(None);
     }
     if d == 31 && ![1, 3, 5, 7, 8, 10, 12].contains(&m) {
-        return None;
+        return Ok(None);
     }
-    Some(ymd_to_unix_date(y, m, d))
+    Ok(Some(ymd_to_unix_date(y, m, d)))
 }

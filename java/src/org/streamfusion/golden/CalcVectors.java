@@ -399,6 +399,25 @@ public final class CalcVectors {
                 rows(r("1.00", "1.0", "1.0"), r("2.50", "2.147483647E9", "0.1"),
                         r("0.10", "0.1", "0.1"), r(null, "1.0", "1.0")),
                 eq(col(0), col(1)), lt(col(0), col(1)), eq(col(0), col(2)));
+        // `<` and friends keep their operands (Calcite's Consistency.COMPARE): FLOAT widens to
+        // DOUBLE as a Java primitive; DECIMAL against DOUBLE/FLOAT is Double.compare.
+        add("ordering_mixed_approximate_decimal", t("FLOAT", "DOUBLE", "DECIMAL(10, 2)"),
+                rows(r("1.0E21", "1.0E21", "0.10"), r("0.0", "4.9E-324", "0.00"),
+                        r("NaN", "NaN", "0.10"), r("-0.0", "-0.0", "0.00"),
+                        r("0.1", "0.1", "0.10"), r("-1.5", "Infinity", "-1.50"),
+                        r(null, "1.0", null)),
+                gt(col(0), col(1)), lt(col(0), col(1)), ge(col(1), col(0)), le(col(1), col(0)),
+                gt(col(1), col(2)), lt(col(1), col(2)), ge(col(1), col(2)), le(col(2), col(1)),
+                gt(col(0), col(2)), lt(col(2), col(0)));
+        // An IN list of FLOAT/DOUBLE points is a hash set test (SearchOperatorGen): bit
+        // equality, so -0.0 is not 0.0 and NaN is NaN; NOT IN is its complement.
+        X inSet0 = call("= (IN set)", "{0}", col(0), lit("DOUBLE", "0.0", "0.0E0"));
+        X inSet1 = call("= (IN set)", "{0}", col(0), lit("DOUBLE", "2.5", "2.5E0"));
+        add("double_in_list_bit_equality", t("DOUBLE"),
+                rows(r("0.0"), r("-0.0"), r("2.5"), r("NaN"), r("1.0"), r((String) null)),
+                new X("(" + col(0).sql + " IN (0.0E0, 2.5E0))", or(inSet0, inSet1).ir),
+                new X("(" + col(0).sql + " NOT IN (0.0E0, 2.5E0))",
+                        not(or(inSet0, inSet1)).ir));
         add("string_compare", t("STRING", "STRING"),
                 rows(r("a", "b"), r("é", "z"), r("Z", "a"), r("ab", "a"), r("€", "😀"),
                         r("", "a"), r("abc", "abc"), r("ﬀ", "😀"), r("a", null)),
@@ -692,6 +711,10 @@ public final class CalcVectors {
                 f("REGEXP_REPLACE", a, s("\\d+"), s("#")),
                 f("REGEXP_REPLACE", a, s("(\\d)"), s("<$1>")),
                 f("REGEXP_REPLACE", a, s(""), s("-")));
+        add("regexp_match", t("STRING", "STRING"),
+                rows(r("ab\n", "b$"), r("abc", ""), r("abc", "("), r("ABC", "(?i)b"),
+                        r("abc", null), r(null, "a"), r("xaay", "(a)\\1")),
+                f("REGEXP", a, b), f("REGEXP", a, s("c$")), f("REGEXP", a, s("[")));
         add("regexp_extract_bad_group", t("STRING"), col1("foo123"),
                 f("REGEXP_EXTRACT", a, s("([a-z]+)"), i(3)));
         add("split_index", t("STRING"),
