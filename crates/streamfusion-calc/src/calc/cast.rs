@@ -23,7 +23,7 @@ use arrow::datatypes::{
     Int64Type, Time32MillisecondType, TimestampMicrosecondType, TimestampMillisecondType,
     TimestampNanosecondType,
 };
-use chrono::{Datelike, NaiveDate, NaiveTime, Timelike};
+use chrono::{NaiveDate, NaiveTime, Timelike};
 use datafusion::common::config::ConfigOptions;
 use datafusion::error::{DataFusionError, Result as DfResult};
 use datafusion::logical_expr::ColumnarValue;
@@ -34,6 +34,8 @@ use crate::types::LogicalType;
 
 use super::coercion::{integer_as_decimal, is_integer, is_string};
 use super::functions::java_format;
+use super::functions::temporal::parse_default_timestamp;
+use super::functions::temporal_calendar::{parse_date, parse_time};
 use super::range;
 use super::registry::Kernel;
 
@@ -647,57 +649,6 @@ fn parse_boolean(s: &str) -> Result<bool, String> {
 
 const MILLIS_PER_DAY: i64 = 86_400_000;
 
-fn digits_field(s: &str, min: usize, max: usize) -> Option<u32> {
-    (s.len() >= min && s.len() <= max && s.bytes().all(|c| c.is_ascii_digit()))
-        .then(|| s.parse().ok())
-        .flatten()
-}
-
-fn epoch_days(date: NaiveDate) -> i32 {
-    date.num_days_from_ce() - 719_163
-}
-
-/// `yyyy-[M]M-[d]d`.
-fn parse_date_part(s: &str) -> Option<i32> {
-    let mut parts = s.split('-');
-    let y = digits_field(parts.next()?, 4, 4)?;
-    let m = digits_field(parts.next()?, 1, 2)?;
-    let d = digits_field(parts.next()?, 1, 2)?;
-    if parts.next().is_some() {
-        return None;
-    }
-    NaiveDate::from_ymd_opt(y as i32, m, d).map(epoch_days)
-}
-
-/// `[H]H:[m]m[:[s]s[.fraction]]` as (milliseconds of the day, nanoseconds of the millisecond).
-fn parse_time_part(s: &str, two_digits: bool) -> Option<(i64, i32)> {
-    let (hms, fraction) = match s.split_once('.') {
-        Some((a, f)) => (a, Some(f)),
-        None => (s, None),
-    };
-    let min = if two_digits { 2 } else { 1 };
-    let mut parts = hms.split(':');
-    let h = digits_field(parts.next()?, min, 2)?;
-    let m = digits_field(parts.next()?, min, 2)?;
-    let sec = match parts.next() {
-        Some(p) => digits_field(p, min, 2)?,
-        None if !two_digits && fraction.is_none() => 0,
-        None => return None,
-    };
-    if parts.next().is_some() || h > 23 || m > 59 || sec > 59 {
-        return None;
-    }
-    let nanos = match fraction {
-        Some(f) => {
-            let n = digits_field(f, 1, 9)?;
-            n * 10u32.pow(9 - f.len() as u32)
-        }
-        None => 0,
-    };
-    let millis = i64::from(h * 3600 + m * 60 + sec) * 1000 + i64::from(nanos / 1_000_000);
-    Some((millis, (nanos % 1_000_000) as i32))
-}
-
 /// Java's `l / 10^n * 10^n` (`DateTimeUtils.zeroLastDigits`: toward zero).
 fn zero_last_digits(v: i64, n: u8) -> i64 {
     let p = 10i64.pow(u32::from(n));
@@ -754,9 +705,6 @@ fn time_string(millis: i32, precision: u8) -> String {
     }
     s
 }
-
-/// 0001-01-01 in days since 1970-01-01.
-const FIRST_DAY_OF_YEAR_ONE: i32 = -719_162;
 
 /// One non-NULL value cast: `Ok(None)` is a NULL result (DECIMAL overflow), `Err` is Flink's
 /// failure message.
@@ -854,43 +802,31 @@ fn convert(v: Val, from: &LogicalType, to: &LogicalType) -> Result<Option<Val>, 
         (Val::Str(s), T::Float) => Val::F32(java_format::parse_float(trim_spaces(&s))?),
         (Val::Str(s), T::Binary(_) | T::VarBinary(_)) => Val::Bin(fit_binary(s.into_bytes(), to)),
         (Val::Str(s), T::Date) => {
-            // `DateTimeUtils.parseDate`: trimmed; a time after a space is ignored.
-            let t = s.trim();
-            let date = t.split_once(' ').map_or(t, |(d, _)| d);
+            // `BinaryStringDataUtil.toDate`: `DateTimeUtils.parseDate`, lenient (short years,
+            // single digits, spaces around parts; a time after a space is ignored).
             Val::Date(
-                parse_date_part(date).ok_or_else(|| {
+                parse_date(&s)?.ok_or_else(|| {
                     format!("java.time.DateTimeException: For input string: '{s}'.")
                 })?,
             )
         }
         (Val::Str(s), T::Time(p)) => {
-            let (millis, _) = parse_time_part(s.trim(), false)
+            // `BinaryStringDataUtil.toTime`: `DateTimeUtils.parseTime`, lenient (single
+            // digits, an hour alone, spaces around parts, an offset).
+            let millis = parse_time(&s)?
                 .ok_or_else(|| format!("java.time.DateTimeException: For input string: '{s}'."))?;
-            Val::Time(zero_last_digits(millis, 3 - (*p).min(3)) as i32)
+            Val::Time(zero_last_digits(i64::from(millis), 3 - (*p).min(3)) as i32)
         }
         (Val::Str(s), T::Timestamp(p)) => {
+            // `BinaryStringDataUtil.toTimestamp`: `DateTimeUtils.parseTimestampData`, its
+            // formatter resolved SMART (a day past the month's end clamped, 24:00:00 the next
+            // midnight).
             let bad = || {
                 format!("java.time.format.DateTimeParseException: Text '{s}' could not be parsed")
             };
-            let (date, time) = match s.split_once(' ') {
-                Some((d, t)) => (d, Some(t)),
-                None => (s.as_str(), None),
-            };
-            let days = parse_date_part(date).ok_or_else(bad)?;
-            // Flink's rule resolves the parsed fields to a year of the era: year 0 fails.
-            if days < FIRST_DAY_OF_YEAR_ONE {
-                return Err(
-                    "java.time.DateTimeException: Invalid value for YearOfEra (valid \
-                            values 1 - 999999999/1000000000): 0"
-                        .into(),
-                );
-            }
-            let (millis, nanos) = match time {
-                Some(t) => parse_time_part(t, true).ok_or_else(bad)?,
-                None => (0, 0),
-            };
-            let (m, n) = truncate_ts(i64::from(days) * MILLIS_PER_DAY + millis, nanos, *p);
-            Val::Ts(m, n)
+            let (millis, nanos) =
+                parse_default_timestamp(&s, u32::from((*p).min(9))).ok_or_else(bad)?;
+            Val::Ts(millis, nanos)
         }
         // Binary.
         (Val::Bin(b), T::Binary(_) | T::VarBinary(_)) => Val::Bin(fit_binary(b, to)),
@@ -1310,7 +1246,8 @@ mod tests {
                 None,
                 None,
                 None,
-                Some(0)
+                // `fromTemporalAccessor` floors the nano-of-second: .999 at precision 2 is .99.
+                Some(-10)
             ]
         );
         // Precision changes truncate toward zero: 1969-12-31 23:59:59.999 -> 1970-01-01 00:00:00.
@@ -1380,10 +1317,10 @@ mod tests {
 
     #[test]
     fn year_zero_strings_fail_as_timestamps_but_not_as_dates() {
-        // Flink's string-to-timestamp rule resolves a year of the era, 1 or more.
+        // Flink's string-to-timestamp formatter resolves a year of the era, 1 or more.
         let a = str_array(&["0000-01-01 00:00:00", "0001-01-01 00:00:00"]);
         let err = run(a.clone(), &T::VarChar(30), &T::Timestamp(3), OnError::Fail).unwrap_err();
-        assert!(err.to_string().contains("YearOfEra"), "{err}");
+        assert!(err.to_string().contains("0000-01-01"), "{err}");
         for on in [OnError::Null, OnError::Legacy] {
             let out = run(a.clone(), &T::VarChar(30), &T::Timestamp(3), on).unwrap();
             let ts = out.as_primitive::<TimestampMillisecondType>();

@@ -14,7 +14,7 @@ pub mod math;
 mod math_fdlibm;
 pub mod string;
 pub mod temporal;
-mod temporal_calendar;
+pub(crate) mod temporal_calendar;
 mod temporal_format;
 mod temporal_values;
 mod util;

@@ -25,9 +25,9 @@ use crate::calc::registry::{Args, Arity, Bound, FunctionDef, Kernel};
 use crate::types::LogicalType;
 
 use super::temporal_calendar::{
-    EPOCH_JULIAN, MILLIS_PER_DAY, Unit, add_months_date, add_months_millis, extract_from_date,
-    floor_div, floor_mod, julian_date_floor, parse_date, subtract_months_date,
-    subtract_months_millis, ymd_to_unix_date,
+    EPOCH_JULIAN, GREGORIAN_CUTOVER_DAY, MILLIS_PER_DAY, Unit, add_months_date, add_months_millis,
+    extract_from_date, floor_div, floor_mod, julian_calendar_day, julian_calendar_fields,
+    julian_date_floor, parse_date, subtract_months_date, subtract_months_millis, ymd_to_unix_date,
 };
 use super::temporal_format::{Dialect, Pattern, PatternError};
 use super::temporal_values::{In, Out, Zone, rowwise};
@@ -689,7 +689,7 @@ fn bind_date_format(args: &Args<'_>) -> Result<Bound, String> {
                 else {
                     return Ok(None);
                 };
-                let local = if ltz { zone.to_local(ms) } else { ms };
+                let local = if ltz { zone.to_local_java_time(ms) } else { ms };
                 Ok(Some(Out::Str(p.format(local, ns))))
             })
         }
@@ -820,7 +820,7 @@ fn bind_unix_timestamp(args: &Args<'_>) -> Result<Bound, String> {
 
 /// `DateTimeUtils.parseTimestampData(String)`: `yyyy-[M]M-[d]d[ [H]H:[m]m:[s]s[.fraction]]`,
 /// the fraction truncated to `precision` digits.
-fn parse_default_timestamp(s: &str, precision: u32) -> Option<(i64, i32)> {
+pub(crate) fn parse_default_timestamp(s: &str, precision: u32) -> Option<(i64, i32)> {
     let p = Pattern::compile("yyyy-M-d", Dialect::DateTimeFormatter).ok()?;
     let (date, time) = match s.split_once(' ') {
         Some((d, t)) => (d, Some(t)),
@@ -842,10 +842,14 @@ fn parse_default_timestamp(s: &str, precision: u32) -> Option<(i64, i32)> {
             None => (t, None),
         };
         let mut parts = hms.split(':');
-        let h = check(parts.next()?, 23)?;
+        // The SMART resolver takes 24:00:00 (nothing finer) as the next midnight.
+        let h = check(parts.next()?, 24)?;
         let m = check(parts.next()?, 59)?;
         let sec = check(parts.next()?, 59)?;
         if parts.next().is_some() {
+            return None;
+        }
+        if h == 24 && (m != 0 || sec != 0 || frac.is_some_and(|f| f.bytes().any(|b| b != b'0'))) {
             return None;
         }
         if let Some(f) = frac {
@@ -872,11 +876,44 @@ fn java_int(s: &str) -> Option<i64> {
     i32::try_from(v).ok().map(i64::from)
 }
 
-/// Local epoch milliseconds of a lenient (`java.util.Date`-normalised) date and time:
-/// `month` 1..=12, any day, hour, minute and second (they roll over).
+/// Local epoch milliseconds of a lenient date and time as the deprecated `java.util.Date`
+/// constructors normalise it and `toLocalDate`/`toLocalDateTime` read it back: `month`
+/// 1..=12, any day, hour, minute and second (they roll over), in `GregorianCalendar`'s
+/// hybrid calendar. Fields before the Gregorian reform are Julian, and a day in the ten the
+/// reform removed (1582-10-05..14) is read as Julian, ten days later. The fields read back are
+/// then taken as ISO ones (`LocalDateTime.of`). `None` where Java's fields are no ISO date
+/// (a Julian February 29 of 1500 and the like), where Java fails the row instead.
 fn lenient_millis(year: i64, month: i64, day: i64, hms: [i64; 3]) -> Option<i64> {
-    let first = i64::from(ymd_to_unix_date(i32::try_from(year).ok()?, month as i32, 1));
-    Some((first + day - 1) * MILLIS_PER_DAY + hms[0] * 3_600_000 + hms[1] * 60_000 + hms[2] * 1000)
+    const CUTOVER: i64 = GREGORIAN_CUTOVER_DAY;
+    let year = i32::try_from(year).ok()?;
+    let gregorian = i64::from(ymd_to_unix_date(year, month as i32, 1)) + day - 1;
+    let julian = julian_calendar_day(i64::from(year), month, 1) + day - 1;
+    // GregorianCalendar.computeTime: Gregorian fields when they fall on or after the reform;
+    // else Julian ones (in the removed days too, leniently).
+    let fixed = if gregorian >= CUTOVER {
+        gregorian
+    } else {
+        julian
+    };
+    let time = hms[0] * 3_600_000 + hms[1] * 60_000 + hms[2] * 1000;
+    let millis = fixed * MILLIS_PER_DAY + time;
+    let epoch_day = floor_div(millis, MILLIS_PER_DAY);
+    if epoch_day >= CUTOVER {
+        return Some(millis);
+    }
+    // Read back in the Julian calendar, then taken as ISO fields.
+    let (y, m, d) = julian_calendar_fields(epoch_day);
+    let days_in_month = match m {
+        2 if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if d > days_in_month {
+        return None;
+    }
+    let iso = i64::from(ymd_to_unix_date(i32::try_from(y).ok()?, m as i32, d as i32));
+    Some(iso * MILLIS_PER_DAY + floor_mod(millis, MILLIS_PER_DAY))
 }
 
 /// `java.sql.Date.valueOf`: `yyyy-[m]m-[d]d`, month 1..12 and day 1..31, normalised

@@ -413,9 +413,159 @@ pub(super) fn subtract_months_millis(t0: i64, t1: i64) -> i32 {
     x
 }
 
+/// Days since 1970-01-01 of a date in the Julian calendar (any day of the month).
+pub(super) fn julian_calendar_day(year: i64, month: i64, day: i64) -> i64 {
+    let a = (14 - month) / 12;
+    let y = year + 4800 - a;
+    let m = month + 12 * a - 3;
+    day + (153 * m + 2) / 5 + 365 * y + floor_div(y, 4) - 32083 - 2_440_588
+}
+
+/// The Julian-calendar (year, month, day) of a day since 1970-01-01.
+pub(super) fn julian_calendar_fields(epoch_day: i64) -> (i64, i64, i64) {
+    let c = epoch_day + 2_440_588 + 32082;
+    let d = floor_div(4 * c + 3, 1461);
+    let e = c - floor_div(1461 * d, 4);
+    let m = (5 * e + 2) / 153;
+    (
+        d - 4800 + m / 10,
+        m + 3 - 12 * (m / 10),
+        e - (153 * m + 2) / 5 + 1,
+    )
+}
+
+/// 1582-10-15, the first day of the Gregorian calendar, in days since 1970-01-01: before it
+/// `java.util.GregorianCalendar` (behind `java.util.Date` and `SimpleDateFormat`) reads
+/// Julian fields.
+pub(super) const GREGORIAN_CUTOVER_DAY: i64 = -141_427;
+
+/// The proleptic Gregorian (year, month, day) of a day since 1970-01-01, in 64 bits (years
+/// far past 9999 included).
+pub(super) fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = floor_div(z, 146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date, in 64 bits.
+pub(super) fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = floor_div(y, 400);
+    let yoe = y - era * 400;
+    let mp = if month > 2 { month - 3 } else { month + 9 };
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// `Integer.parseInt` of a trimmed, all-ASCII-digit part (`isInteger`), as Flink's
+/// `DateTimeUtils` parsers read each part: `Ok(None)` when it is not digits; an overflow
+/// throws there, uncaught, so the row fails.
+fn java_part(t: &str) -> Result<Option<i32>, String> {
+    let t = t.trim_matches(|c: char| c <= ' ');
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(None);
+    }
+    t.parse()
+        .map(Some)
+        .map_err(|_| format!("NumberFormatException: For input string: \"{t}\""))
+}
+
+/// `DateTimeUtils.parseFraction`: milliseconds from the first three characters (a non-digit
+/// counts 0), rounded up when the fourth is `'5'` or above (any character, as Java compares).
+fn parse_fraction(v: &str) -> i32 {
+    let chars: Vec<char> = v.chars().collect();
+    let (mut multiplier, mut r) = (100, 0);
+    for (i, &c) in chars.iter().enumerate() {
+        let digit = if c.is_ascii_digit() {
+            c as i32 - '0' as i32
+        } else {
+            0
+        };
+        r += multiplier * digit;
+        if multiplier < 10 {
+            if chars.get(i + 1).is_some_and(|&n| n >= '5') {
+                r += 1;
+            }
+            break;
+        }
+        multiplier /= 10;
+    }
+    r
+}
+
+/// `DateTimeUtils.parseTime` (CAST to TIME): `h[:m[:s[.fraction]]]`, then an optional offset
+/// `(+|-)h[:m]` added to the fields; each part trimmed ASCII digits, else NULL; hour 0..23
+/// and minute and second 0..59 before the offset, else NULL. Milliseconds of the day in Java
+/// `int` arithmetic (an offset can take it outside the day).
+pub(crate) fn parse_time(v: &str) -> Result<Option<i32>, String> {
+    macro_rules! part {
+        ($t:expr) => {
+            match java_part($t)? {
+                Some(x) => x,
+                None => return Ok(None),
+            }
+        };
+    }
+    let colon1 = v.find(':');
+    let (mut operator, mut timezone) = (-1i32, v.find('-'));
+    if timezone.is_none() {
+        timezone = v.find('+');
+        operator = 1;
+    }
+    let mut end = v.len();
+    let (tz_hour, tz_minute) = match timezone {
+        None => (0, 0),
+        Some(tz) => {
+            end = tz;
+            match v[tz..].find(':').map(|c| c + tz) {
+                None => (part!(&v[tz + 1..]), 0),
+                Some(c3) => (part!(&v[tz + 1..c3]), part!(&v[c3 + 1..])),
+            }
+        }
+    };
+    let (hour, minute, second, milli) = match colon1 {
+        None => (part!(&v[..end]), 0, 0, 0),
+        Some(c1) => {
+            let hour = part!(&v[..c1]);
+            match v[c1 + 1..].find(':').map(|c| c + c1 + 1) {
+                None => (hour, part!(&v[c1 + 1..end]), 0, 0),
+                Some(c2) => {
+                    let minute = part!(&v[c1 + 1..c2]);
+                    match v[c2..].find('.').map(|d| d + c2) {
+                        None => (hour, minute, part!(&v[c2 + 1..end]), 0),
+                        Some(dot) => {
+                            let second = part!(&v[c2 + 1..dot]);
+                            let fraction = v[dot + 1..end].trim_matches(|c: char| c <= ' ');
+                            (hour, minute, second, parse_fraction(fraction))
+                        }
+                    }
+                }
+            }
+        }
+    };
+    if !(0..=23).contains(&hour) || !(0..=59).contains(&minute) || !(0..=59).contains(&second) {
+        return Ok(None);
+    }
+    let hour = hour.wrapping_add(operator.wrapping_mul(tz_hour));
+    let minute = minute.wrapping_add(operator.wrapping_mul(tz_minute));
+    Ok(Some(
+        hour.wrapping_mul(3_600_000)
+            .wrapping_add(minute.wrapping_mul(60_000))
+            .wrapping_add(second * 1000)
+            .wrapping_add(milli),
+    ))
+}
+
 /// `DateTimeUtils.parseDate(String)` (TO_DATE and the string-to-DATE rules): `[y[-m[-d]]]`
 /// before the first space, each part trimmed digits; NULL when malformed or out of range.
-pub(super) fn parse_date(s: &str) -> Result<Option<i32>, String> {
+pub(crate) fn parse_date(s: &str) -> Result<Option<i32>, String> {
     let s = match s.find(' ') {
         Some(ws) if ws > 0 => &s[..ws],
         _ => s,

@@ -7,7 +7,10 @@
 //! with any other letter is rejected (`Err`) so that the call is not run natively, except
 //! where Flink itself rejects it.
 
-use super::temporal_calendar::{date_to_ymd, floor_div, floor_mod, ymd_to_unix_date};
+use super::temporal_calendar::{
+    GREGORIAN_CUTOVER_DAY, civil_from_days, days_from_civil, floor_div, floor_mod,
+    julian_calendar_day, julian_calendar_fields, ymd_to_unix_date,
+};
 
 /// Which Java formatter's pattern rules apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,13 +148,32 @@ impl Pattern {
     pub fn format(&self, millis: i64, nanos: i32) -> String {
         let days = floor_div(millis, 86_400_000);
         let ms_of_day = floor_mod(millis, 86_400_000);
-        let (year, month, day) = date_to_ymd(days as i32);
+        // SimpleDateFormat's GregorianCalendar reads Julian fields before the reform; both
+        // dialects reach years far past 9999 (64-bit day arithmetic).
+        let (year, month, day, doy) =
+            if self.dialect == Dialect::SimpleDateFormat && days < GREGORIAN_CUTOVER_DAY {
+                let (y, m, d) = julian_calendar_fields(days);
+                (
+                    y,
+                    m as i32,
+                    d as i32,
+                    days - julian_calendar_day(y, 1, 1) + 1,
+                )
+            } else {
+                let (y, m, d) = civil_from_days(days);
+                // The reform's year began on the Julian January 1.
+                let start = if self.dialect == Dialect::SimpleDateFormat && y == 1582 {
+                    julian_calendar_day(y, 1, 1)
+                } else {
+                    days_from_civil(y, 1, 1)
+                };
+                (y, m as i32, d as i32, days - start + 1)
+            };
         let hour = (ms_of_day / 3_600_000) as i32;
         let minute = (ms_of_day / 60_000 % 60) as i32;
         let second = (ms_of_day / 1000 % 60) as i32;
         let nano = (ms_of_day % 1000) as i32 * 1_000_000 + nanos;
         let dow = floor_mod(days + 3, 7) as usize; // 0 = Monday
-        let doy = days as i32 - ymd_to_unix_date(year, 1, 1) + 1;
         let mut out = String::new();
         let dtf = self.dialect == Dialect::DateTimeFormatter;
         for t in &self.tokens {
@@ -168,12 +190,12 @@ impl Pattern {
                 'y' | 'u' if c == 'y' || dtf => {
                     let v = if c == 'y' { year_of_era } else { year };
                     if n == 2 {
-                        pad(&mut out, i64::from(v.rem_euclid(100)), 2);
+                        pad(&mut out, v.rem_euclid(100), 2);
                     } else if dtf && n == 4 && v > 9999 {
                         out.push('+');
-                        pad(&mut out, i64::from(v), n);
+                        pad(&mut out, v, n);
                     } else {
-                        pad(&mut out, i64::from(v), n);
+                        pad(&mut out, v, n);
                     }
                 }
                 'u' => pad(&mut out, dow as i64 + 1, n),
@@ -184,7 +206,7 @@ impl Pattern {
                     _ => out.push_str(month_name(month)),
                 },
                 'd' => pad(&mut out, i64::from(day), n),
-                'D' => pad(&mut out, i64::from(doy), n),
+                'D' => pad(&mut out, doy, n),
                 'E' => match n {
                     1..=3 => out.push_str(&DAYS[dow][..3]),
                     5 if dtf => out.push_str(&DAYS[dow][..1]),
@@ -349,6 +371,12 @@ impl Pattern {
         if era_bc {
             year = 1 - year;
         }
+        // The SMART resolver reads 24:00:00 (nothing finer) as midnight of the next day.
+        let mut excess_days = 0;
+        if dtf && hour == 24 && minute == 0 && second == 0 && nano == 0 {
+            hour = 0;
+            excess_days = 1;
+        }
         if dtf {
             if !(1..=12).contains(&month)
                 || !(1..=31).contains(&day)
@@ -371,7 +399,7 @@ impl Pattern {
         let y = year + floor_div(month - 1, 12);
         let m = floor_mod(month - 1, 12) + 1;
         let y = i32::try_from(y).ok()?;
-        let days = i64::from(ymd_to_unix_date(y, m as i32, 1)) + day - 1;
+        let days = i64::from(ymd_to_unix_date(y, m as i32, 1)) + day - 1 + excess_days;
         let millis = days
             .checked_mul(86_400_000)?
             .checked_add(hour.checked_mul(3_600_000)?)?

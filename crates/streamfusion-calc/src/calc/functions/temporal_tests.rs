@@ -16,7 +16,7 @@ use crate::types::LogicalType;
 
 use super::super::temporal_calendar::{
     EPOCH_JULIAN, Unit, add_months_date, date_to_ymd, extract_from_date, julian_date_floor,
-    parse_date, subtract_months_date, ymd_to_unix_date,
+    parse_date, parse_time, subtract_months_date, ymd_to_unix_date,
 };
 use super::super::temporal_format::{Dialect, Pattern};
 use super::*;
@@ -193,6 +193,35 @@ fn month_arithmetic_clamps_to_the_month_end() {
 }
 
 #[test]
+fn parse_time_reads_as_flinks_date_time_utils() {
+    // Printed by the released DateTimeUtils.parseTime (JDK 17).
+    for (text, millis) in [
+        (" 12 ", Some(43_200_000)),
+        ("0", Some(0)),
+        ("1", Some(3_600_000)),
+        ("12:3", Some(43_380_000)),
+        ("1:2:3", Some(3_723_000)),
+        ("01:02:03.4567", Some(3_723_457)),
+        ("01:02:03.45649", Some(3_723_456)),
+        ("01:02:03.1a", Some(3_723_100)),
+        ("24:00", None),
+        ("12:60", None),
+        ("12:00-01", Some(39_600_000)),
+        ("12:00+01:30", None),
+        ("00:00-01", Some(-3_600_000)),
+        ("1 : 2 : 3", Some(3_723_000)),
+        ("12:00:00.", Some(43_200_000)),
+        ("x", None),
+        ("", None),
+        ("12:00:00.999999", Some(43_201_000)),
+        ("23:59:59.9995", Some(86_400_000)),
+    ] {
+        assert_eq!(parse_time(text), Ok(millis), "{text:?}");
+    }
+    assert!(parse_time("99999999999").is_err());
+}
+
+#[test]
 fn parse_date_accepts_flinks_forms() {
     assert_eq!(parse_date("2024-02-29"), Ok(Some(days(2024, 2, 29))));
     assert_eq!(parse_date("2024-2-9 10:00:00"), Ok(Some(days(2024, 2, 9))));
@@ -358,6 +387,46 @@ fn string_parsing_falls_back_like_java_sql() {
         Some((at(2024, 1, 5), 0))
     );
     assert_eq!(parse_with_format(&p, "2024-01-05 10:00"), None);
+    // java.util.Date's hybrid calendar (JDK 17's Timestamp/Date.valueOf, then
+    // toLocalDateTime/toLocalDate): the days the reform removed are Julian, ten days on.
+    assert_eq!(
+        parse_with_format(&p, "1582-10-10"),
+        Some((at(1582, 10, 20), 0))
+    );
+    assert_eq!(
+        parse_with_format(&p, "1582-10-05"),
+        Some((at(1582, 10, 15), 0))
+    );
+    // Text the formatter takes never reaches them: it reads ISO fields, and its SMART
+    // resolver reads 24:00:00 as the next midnight.
+    assert_eq!(
+        parse_with_format(&p, "1582-10-14 23:59:59"),
+        Some((at(1582, 10, 14) + 86_399_000, 0))
+    );
+    assert_eq!(
+        parse_with_format(&p, "1582-10-04 24:00:00"),
+        Some((at(1582, 10, 5), 0))
+    );
+    // Past 24:00:00 the formatter fails and Timestamp.valueOf rolls over.
+    assert_eq!(
+        parse_with_format(&p, "2024-01-05 24:00:01"),
+        Some((at(2024, 1, 6) + 1000, 0))
+    );
+    let no_seconds = Pattern::compile("yyyy-MM-dd HH:mm", Dialect::DateTimeFormatter).unwrap();
+    assert_eq!(
+        parse_with_format(&no_seconds, "1582-10-04 24:00:00"),
+        Some((at(1582, 10, 15), 0))
+    );
+    assert_eq!(
+        parse_with_format(&p, "1000-03-01"),
+        Some((at(1000, 3, 1), 0))
+    );
+    assert_eq!(
+        parse_with_format(&p, "1200-02-29 10:00:00"),
+        Some((at(1200, 2, 29) + 36_000_000, 0))
+    );
+    // A Julian February 29 that ISO lacks: Java throws (DateTimeException).
+    assert_eq!(parse_with_format(&no_seconds, "1500-02-28 24:00:00"), None);
     assert_eq!(parse_with_format(&p, "2024-13-01"), None);
     assert_eq!(parse_with_format(&p, "99999-01-01"), None);
     assert_eq!(
@@ -375,6 +444,18 @@ fn string_parsing_falls_back_like_java_sql() {
         Some((at(2024, 2, 29), 0))
     );
     assert_eq!(parse_default_timestamp("2024-01-05 10:00", 3), None);
+    // SMART resolution: 24:00:00 is the next midnight, anything past it fails.
+    let next = i64::from(days(2024, 1, 6)) * 86_400_000;
+    assert_eq!(
+        parse_default_timestamp("2024-01-05 24:00:00", 3),
+        Some((next, 0))
+    );
+    assert_eq!(
+        parse_default_timestamp("2024-01-05 24:00:00.000", 3),
+        Some((next, 0))
+    );
+    assert_eq!(parse_default_timestamp("2024-01-05 24:00:01", 3), None);
+    assert_eq!(parse_default_timestamp("2024-01-05 24:00:00.5", 3), None);
     assert_eq!(parse_default_timestamp("99999-01-01", 3), None);
     assert_eq!(
         parse_default_timestamp("1969-12-31 23:59:59.123456789", 3),
@@ -507,4 +588,51 @@ fn a_programs_time_zone_reaches_binding_and_old_programs_default_to_utc() {
         !old.to_json().contains("time_zone"),
         "UTC is left out of the encoding"
     );
+}
+
+#[test]
+fn zone_offsets_before_1900_are_java_util_time_zone_raw_offsets() {
+    // Printed by JDK 17's TimeZone.getOffset (ZoneInfo keeps tzdb transitions from
+    // 1900-01-01T00:00Z on; before, the raw offset, never local mean time).
+    let at = |text: &str| {
+        chrono::DateTime::parse_from_rfc3339(text)
+            .unwrap()
+            .timestamp_millis()
+    };
+    for (zone, instant, seconds) in [
+        ("America/New_York", "0001-01-01T00:00:00Z", -18_000),
+        ("America/New_York", "1800-06-01T00:00:00Z", -18_000),
+        ("Asia/Kolkata", "1899-12-31T23:00:00Z", 19_800),
+        ("Asia/Kolkata", "1900-01-01T00:00:00Z", 19_270),
+        ("Asia/Kolkata", "1910-06-01T00:00:00Z", 19_800),
+        ("Europe/Amsterdam", "1883-11-18T17:00:00Z", 3_600),
+        ("Asia/Shanghai", "1800-06-01T00:00:00Z", 28_800),
+        ("Asia/Shanghai", "1900-06-01T00:00:00Z", 29_143),
+        ("America/Los_Angeles", "1899-12-31T23:00:00Z", -28_800),
+    ] {
+        let z = Zone::parse(zone).unwrap();
+        assert_eq!(z.offset_at(at(instant)), seconds * 1000, "{zone} {instant}");
+    }
+    // Local times before then convert back with the same raw offset.
+    let ny = Zone::parse("America/New_York").unwrap();
+    let local = at("0001-01-01T00:00:00Z");
+    assert_eq!(ny.to_instant(local), local + 18_000_000);
+}
+
+#[test]
+fn simple_date_format_prints_julian_fields_and_far_years() {
+    // Printed by JDK 17's SimpleDateFormat("yyyy-MM-dd HH:mm:ss D") in UTC (the last two
+    // are AD and BC: `yyyy` is the year of the era).
+    let p = Pattern::compile("yyyy-MM-dd HH:mm:ss D", Dialect::SimpleDateFormat).unwrap();
+    for (millis, text) in [
+        (-12_219_379_200_000, "1582-10-04 00:00:00 277"),
+        (-12_219_292_800_000, "1582-10-15 00:00:00 278"),
+        (-62_135_596_800_000, "0001-01-03 00:00:00 3"),
+        (-62_135_683_200_000, "0001-01-02 00:00:00 2"),
+        (9_007_199_254_740_993_000, "285428751-11-12 07:36:33 316"),
+        (-9_007_199_254_740_993_000, "285418952-01-08 16:23:27 8"),
+        (-30_000_000_000_000, "1019-04-28 18:40:00 118"),
+    ] {
+        assert_eq!(p.format(millis, 0), text, "{millis}");
+    }
 }

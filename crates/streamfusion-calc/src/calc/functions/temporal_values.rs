@@ -252,7 +252,12 @@ pub(super) fn rowwise(
     })
 }
 
-/// A session time zone with `java.util.TimeZone` / `java.time` offset rules.
+/// 1900-01-01T00:00:00Z: the JDK's `ZoneInfo` (behind `java.util.TimeZone`) keeps tzdb's
+/// transitions from here on only.
+const ZONE_INFO_START_MILLIS: i64 = -2_208_988_800_000;
+
+/// A session time zone with `java.util.TimeZone` offset rules (what Flink's generated code
+/// and its `SimpleDateFormat`s use).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Zone(Tz);
 
@@ -289,8 +294,26 @@ impl Zone {
             .map_err(|e| format!("unknown time zone {id:?}: {e}"))
     }
 
-    /// `TimeZone.getOffset(epochMillis)`: the offset in milliseconds at that instant.
+    /// `TimeZone.getOffset(epochMillis)`: the offset in milliseconds at that instant. Before
+    /// 1900-01-01T00:00Z the JDK's `ZoneInfo` keeps no transitions and answers the zone's raw
+    /// offset (New York -05:00, not tzdb's local mean time -04:56:02).
     pub fn offset_at(&self, epoch_millis: i64) -> i64 {
+        if epoch_millis < ZONE_INFO_START_MILLIS {
+            return self.raw_offset();
+        }
+        self.tzdb_offset(epoch_millis)
+    }
+
+    /// `TimeZone.getRawOffset()`: the standard offset of the zone's current rules (the
+    /// smaller of its January and July offsets, as daylight saving only adds).
+    fn raw_offset(&self) -> i64 {
+        const JANUARY_2100: i64 = 4_103_481_600_000;
+        const JULY_2100: i64 = 4_118_112_000_000;
+        self.tzdb_offset(JANUARY_2100)
+            .min(self.tzdb_offset(JULY_2100))
+    }
+
+    fn tzdb_offset(&self, epoch_millis: i64) -> i64 {
         match DateTime::from_timestamp_millis(epoch_millis) {
             Some(t) => {
                 i64::from(
@@ -304,7 +327,15 @@ impl Zone {
         }
     }
 
-    /// The local wall-clock milliseconds of an instant (`LocalDateTime.ofInstant`).
+    /// The local wall-clock milliseconds of an instant by `java.time`'s rules
+    /// (`LocalDateTime.ofInstant`, as DATE_FORMAT of a TIMESTAMP_LTZ): tzdb's offsets
+    /// throughout, local mean time before a zone's first transition.
+    pub fn to_local_java_time(self, epoch_millis: i64) -> i64 {
+        epoch_millis.wrapping_add(self.tzdb_offset(epoch_millis))
+    }
+
+    /// The local wall-clock milliseconds of an instant: `millis + TimeZone.getOffset(millis)`,
+    /// as Flink's `timestampWithLocalZoneToTimestamp`.
     pub fn to_local(self, epoch_millis: i64) -> i64 {
         epoch_millis.wrapping_add(self.offset_at(epoch_millis))
     }
@@ -312,6 +343,11 @@ impl Zone {
     /// The instant of a local wall-clock time (`LocalDateTime.atZone(zone).toInstant()`): in
     /// an overlap the earlier offset, in a gap shifted later by the gap's length.
     pub fn to_instant(self, local_millis: i64) -> i64 {
+        let raw = self.raw_offset();
+        if local_millis.wrapping_sub(raw) < ZONE_INFO_START_MILLIS {
+            // Before ZoneInfo's first instant: the raw offset (see `offset_at`).
+            return local_millis.wrapping_sub(raw);
+        }
         let Some(t) = DateTime::from_timestamp_millis(local_millis) else {
             return local_millis;
         };
