@@ -939,20 +939,40 @@ enum Pattern {
 fn bind_pattern(args: &Args<'_>) -> Result<Pattern, String> {
     Ok(match literal_str(args, 1) {
         Some(None) => Pattern::Literal(None),
-        Some(Some(p)) => match JavaRegex::new(p) {
-            Ok(re) => Pattern::Literal(Some(Arc::new(re))),
-            Err(PatternError::Invalid { .. }) => Pattern::Literal(None),
-            Err(e @ PatternError::Unsupported { .. }) => return Err(e.to_string()),
-        },
+        Some(Some(p)) => {
+            Pattern::Literal(java_pattern(p).map_err(|e| e.to_string())?.map(Arc::new))
+        }
         None => Pattern::Column,
     })
 }
 
-/// The last pattern text a column gave, and its compiled form (`None`: Java rejects it).
+/// A pattern compiled, `None` when Java rejects it (Flink's functions catch the exception).
+fn java_pattern(p: &str) -> Result<Option<JavaRegex>, PatternError> {
+    match JavaRegex::new(p) {
+        Ok(re) => Ok(Some(re)),
+        Err(PatternError::Invalid { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The last pattern text a column gave, and its compiled form (`None`: matches nothing).
 type PatternCache = Option<(String, Option<JavaRegex>)>;
 
-/// The regex of row `i` (`None`: NULL or invalid for Java), reusing the previous row's when
-/// the pattern text repeats.
+/// Row pattern `p` compiled by `compile`, reusing the previous row's when the text repeats.
+fn cached_pattern<'c>(
+    cache: &'c mut PatternCache,
+    p: &str,
+    name: &str,
+    compile: fn(&str) -> Result<Option<JavaRegex>, PatternError>,
+) -> DfResult<Option<&'c JavaRegex>> {
+    if cache.as_ref().is_none_or(|(text, _)| text != p) {
+        let re = compile(p).map_err(|e| fail(format!("{name}: {e}")))?;
+        *cache = Some((p.to_owned(), re));
+    }
+    Ok(cache.as_ref().and_then(|(_, re)| re.as_ref()))
+}
+
+/// The regex of row `i` (`None`: NULL or invalid for Java).
 fn row_regex<'p>(
     pattern: &'p Pattern,
     column: &Strs<'_>,
@@ -962,22 +982,10 @@ fn row_regex<'p>(
 ) -> DfResult<Option<&'p JavaRegex>> {
     match pattern {
         Pattern::Literal(re) => Ok(re.as_deref()),
-        Pattern::Column => {
-            let Some(p) = column.get(i) else {
-                return Ok(None);
-            };
-            if cache.as_ref().is_none_or(|(text, _)| text != p) {
-                let re = match JavaRegex::new(p) {
-                    Ok(re) => Some(re),
-                    Err(PatternError::Invalid { .. }) => None,
-                    Err(e @ PatternError::Unsupported { .. }) => {
-                        return Err(fail(format!("{name}: {e}")));
-                    }
-                };
-                *cache = Some((p.to_owned(), re));
-            }
-            Ok(cache.as_ref().and_then(|(_, re)| re.as_ref()))
-        }
+        Pattern::Column => match column.get(i) {
+            None => Ok(None),
+            Some(p) => cached_pattern(cache, p, name, java_pattern),
+        },
     }
 }
 
@@ -1021,11 +1029,7 @@ fn regexp_pattern(p: &str) -> Result<Option<JavaRegex>, PatternError> {
     if p.is_empty() {
         return Ok(None);
     }
-    match JavaRegex::new(p) {
-        Ok(re) => Ok(Some(re)),
-        Err(PatternError::Invalid { .. }) => Ok(None),
-        Err(e) => Err(e),
-    }
+    java_pattern(p)
 }
 
 fn bind_regexp(args: &Args<'_>) -> Result<Bound, String> {
@@ -1045,7 +1049,7 @@ fn bind_regexp(args: &Args<'_>) -> Result<Bound, String> {
             let n = row_count(args, rows);
             let s = Strs::new(&args[0])?;
             let column = Strs::new(&args[1])?;
-            let mut cache: Option<(String, Option<JavaRegex>)> = None;
+            let mut cache: PatternCache = None;
             let mut out = BooleanArray::builder(n);
             for i in 0..n {
                 let Some(s) = s.get(i) else {
@@ -1057,14 +1061,7 @@ fn bind_regexp(args: &Args<'_>) -> Result<Bound, String> {
                     Some(Some(re)) => Some(re.as_deref()),
                     None => match column.get(i) {
                         None => None,
-                        Some(p) => {
-                            if cache.as_ref().is_none_or(|(text, _)| text != p) {
-                                let re =
-                                    regexp_pattern(p).map_err(|e| fail(format!("REGEXP: {e}")))?;
-                                cache = Some((p.to_owned(), re));
-                            }
-                            cache.as_ref().map(|(_, re)| re.as_ref())
-                        }
+                        Some(p) => Some(cached_pattern(&mut cache, p, "REGEXP", regexp_pattern)?),
                     },
                 };
                 match re {

@@ -27,7 +27,8 @@ use crate::types::LogicalType;
 use super::temporal_calendar::{
     EPOCH_JULIAN, GREGORIAN_CUTOVER_DAY, MILLIS_PER_DAY, Unit, add_months_date, add_months_millis,
     extract_from_date, floor_div, floor_mod, julian_calendar_day, julian_calendar_fields,
-    julian_date_floor, parse_date, subtract_months_date, subtract_months_millis, ymd_to_unix_date,
+    julian_date_floor, last_day, parse_date, subtract_months_date, subtract_months_millis,
+    ymd_to_unix_date,
 };
 use super::temporal_format::{Dialect, Pattern, PatternError};
 use super::temporal_values::{In, Out, Zone, rowwise};
@@ -887,13 +888,12 @@ fn lenient_millis(year: i64, month: i64, day: i64, hms: [i64; 3]) -> Option<i64>
     const CUTOVER: i64 = GREGORIAN_CUTOVER_DAY;
     let year = i32::try_from(year).ok()?;
     let gregorian = i64::from(ymd_to_unix_date(year, month as i32, 1)) + day - 1;
-    let julian = julian_calendar_day(i64::from(year), month, 1) + day - 1;
     // GregorianCalendar.computeTime: Gregorian fields when they fall on or after the reform;
     // else Julian ones (in the removed days too, leniently).
     let fixed = if gregorian >= CUTOVER {
         gregorian
     } else {
-        julian
+        julian_calendar_day(i64::from(year), month, 1) + day - 1
     };
     let time = hms[0] * 3_600_000 + hms[1] * 60_000 + hms[2] * 1000;
     let millis = fixed * MILLIS_PER_DAY + time;
@@ -903,16 +903,11 @@ fn lenient_millis(year: i64, month: i64, day: i64, hms: [i64; 3]) -> Option<i64>
     }
     // Read back in the Julian calendar, then taken as ISO fields.
     let (y, m, d) = julian_calendar_fields(epoch_day);
-    let days_in_month = match m {
-        2 if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    };
-    if d > days_in_month {
+    let y = i32::try_from(y).ok()?;
+    if d > i64::from(last_day(y, m as i32)) {
         return None;
     }
-    let iso = i64::from(ymd_to_unix_date(i32::try_from(y).ok()?, m as i32, d as i32));
+    let iso = i64::from(ymd_to_unix_date(y, m as i32, d as i32));
     Some(iso * MILLIS_PER_DAY + floor_mod(millis, MILLIS_PER_DAY))
 }
 

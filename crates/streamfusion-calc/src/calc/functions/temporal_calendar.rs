@@ -359,7 +359,8 @@ pub(super) fn add_months_date(date: i32, m: i32) -> i32 {
     ymd_to_unix_date(y0, m0, d0)
 }
 
-fn last_day(y: i32, m: i32) -> i32 {
+/// The days in month `m` of proleptic Gregorian year `y`.
+pub(super) fn last_day(y: i32, m: i32) -> i32 {
     match m {
         2 => {
             if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) {
@@ -477,6 +478,17 @@ fn java_part(t: &str) -> Result<Option<i32>, String> {
         .map_err(|_| format!("NumberFormatException: For input string: \"{t}\""))
 }
 
+/// The value of a [`java_part`], or `Ok(None)` from the enclosing parser when the part is
+/// not digits.
+macro_rules! java_part {
+    ($t:expr) => {
+        match java_part($t)? {
+            Some(v) => v,
+            None => return Ok(None),
+        }
+    };
+}
+
 /// `DateTimeUtils.parseFraction`: milliseconds from the first three characters (a non-digit
 /// counts 0), rounded up when the fourth is `'5'` or above (any character, as Java compares).
 fn parse_fraction(v: &str) -> i32 {
@@ -505,14 +517,6 @@ fn parse_fraction(v: &str) -> i32 {
 /// and minute and second 0..59 before the offset, else NULL. Milliseconds of the day in Java
 /// `int` arithmetic (an offset can take it outside the day).
 pub(crate) fn parse_time(v: &str) -> Result<Option<i32>, String> {
-    macro_rules! part {
-        ($t:expr) => {
-            match java_part($t)? {
-                Some(x) => x,
-                None => return Ok(None),
-            }
-        };
-    }
     let colon1 = v.find(':');
     let (mut operator, mut timezone) = (-1i32, v.find('-'));
     if timezone.is_none() {
@@ -525,23 +529,23 @@ pub(crate) fn parse_time(v: &str) -> Result<Option<i32>, String> {
         Some(tz) => {
             end = tz;
             match v[tz..].find(':').map(|c| c + tz) {
-                None => (part!(&v[tz + 1..]), 0),
-                Some(c3) => (part!(&v[tz + 1..c3]), part!(&v[c3 + 1..])),
+                None => (java_part!(&v[tz + 1..]), 0),
+                Some(c3) => (java_part!(&v[tz + 1..c3]), java_part!(&v[c3 + 1..])),
             }
         }
     };
     let (hour, minute, second, milli) = match colon1 {
-        None => (part!(&v[..end]), 0, 0, 0),
+        None => (java_part!(&v[..end]), 0, 0, 0),
         Some(c1) => {
-            let hour = part!(&v[..c1]);
+            let hour = java_part!(&v[..c1]);
             match v[c1 + 1..].find(':').map(|c| c + c1 + 1) {
-                None => (hour, part!(&v[c1 + 1..end]), 0, 0),
+                None => (hour, java_part!(&v[c1 + 1..end]), 0, 0),
                 Some(c2) => {
-                    let minute = part!(&v[c1 + 1..c2]);
+                    let minute = java_part!(&v[c1 + 1..c2]);
                     match v[c2..].find('.').map(|d| d + c2) {
-                        None => (hour, minute, part!(&v[c2 + 1..end]), 0),
+                        None => (hour, minute, java_part!(&v[c2 + 1..end]), 0),
                         Some(dot) => {
-                            let second = part!(&v[c2 + 1..dot]);
+                            let second = java_part!(&v[c2 + 1..dot]);
                             let fraction = v[dot + 1..end].trim_matches(|c: char| c <= ' ');
                             (hour, minute, second, parse_fraction(fraction))
                         }
@@ -570,32 +574,13 @@ pub(crate) fn parse_date(s: &str) -> Result<Option<i32>, String> {
         Some(ws) if ws > 0 => &s[..ws],
         _ => s,
     };
-    // `isInteger` (ASCII digits) then `Integer.parseInt`, which throws past i32: Flink does
-    // not catch it, so the row fails.
-    let int = |t: &str| -> Result<Option<i32>, String> {
-        let t = t.trim_matches(|c: char| c <= ' ');
-        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
-            return Ok(None);
-        }
-        t.parse()
-            .map(Some)
-            .map_err(|_| format!("NumberFormatException: For input string: \"{t}\""))
-    };
-    macro_rules! int {
-        ($t:expr) => {
-            match int($t)? {
-                Some(v) => v,
-                None => return Ok(None),
-            }
-        };
-    }
     let (y, m, d) = match s.find('-') {
-        None => (int!(s), 1, 1),
+        None => (java_part!(s), 1, 1),
         Some(h1) => {
-            let y = int!(&s[..h1]);
+            let y = java_part!(&s[..h1]);
             match s[h1 + 1..].find('-').map(|i| i + h1 + 1) {
-                None => (y, int!(&s[h1 + 1..]), 1),
-                Some(h2) => (y, int!(&s[h1 + 1..h2]), int!(&s[h2 + 1..])),
+                None => (y, java_part!(&s[h1 + 1..]), 1),
+                Some(h2) => (y, java_part!(&s[h1 + 1..h2]), java_part!(&s[h2 + 1..])),
             }
         }
     };

@@ -9,7 +9,7 @@
 
 use super::temporal_calendar::{
     GREGORIAN_CUTOVER_DAY, civil_from_days, days_from_civil, floor_div, floor_mod,
-    julian_calendar_day, julian_calendar_fields, ymd_to_unix_date,
+    julian_calendar_day, julian_calendar_fields, last_day, ymd_to_unix_date,
 };
 
 /// Which Java formatter's pattern rules apply.
@@ -386,14 +386,7 @@ impl Pattern {
             {
                 return None;
             }
-            let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-            let last = match month {
-                2 if leap => 29,
-                2 => 28,
-                4 | 6 | 9 | 11 => 30,
-                _ => 31,
-            };
-            day = day.min(last);
+            day = day.min(i64::from(last_day(i32::try_from(year).ok()?, month as i32)));
         }
         // Lenient rollover: months beyond 12 add years, days add to the month's first day.
         let y = year + floor_div(month - 1, 12);

@@ -343,10 +343,13 @@ impl Zone {
     /// The instant of a local wall-clock time (`LocalDateTime.atZone(zone).toInstant()`): in
     /// an overlap the earlier offset, in a gap shifted later by the gap's length.
     pub fn to_instant(self, local_millis: i64) -> i64 {
-        let raw = self.raw_offset();
-        if local_millis.wrapping_sub(raw) < ZONE_INFO_START_MILLIS {
-            // Before ZoneInfo's first instant: the raw offset (see `offset_at`).
-            return local_millis.wrapping_sub(raw);
+        // Before ZoneInfo's first instant: the raw offset (see `offset_at`). Offsets stay
+        // within a day, so later local times never look the raw offset up.
+        if local_millis < ZONE_INFO_START_MILLIS.saturating_add(MILLIS_PER_DAY) {
+            let raw = self.raw_offset();
+            if local_millis.wrapping_sub(raw) < ZONE_INFO_START_MILLIS {
+                return local_millis.wrapping_sub(raw);
+            }
         }
         let Some(t) = DateTime::from_timestamp_millis(local_millis) else {
             return local_millis;
