@@ -9,8 +9,8 @@
 //! | `TIMESTAMP_LTZ(p)`          | as above with time zone `UTC`                | an instant |
 //! | `TIME(p)`                   | `Time32(ms)`                                 | Flink keeps milliseconds of the day in an int |
 //! | `DATE`                      | `Date32`                                     | days since epoch |
-//! | `INTERVAL YEAR TO MONTH`    | `Interval(YearMonth)`                        | months in an int |
-//! | `INTERVAL DAY TO SECOND(3)` | `Duration(ms)`                               | milliseconds in a long |
+//! | `INTERVAL YEAR TO MONTH`    | `Interval(YearMonth)`                        | months in an int (any `YEAR`/`MONTH` qualifier) |
+//! | `INTERVAL DAY TO SECOND(3)` | `Duration(ms)`                               | milliseconds in a long (any `DAY`..`SECOND` qualifier) |
 //! | `CHAR`/`VARCHAR`            | `Utf8`                                       | |
 //! | `BINARY`/`VARBINARY`        | `Binary`                                     | |
 //! | `ROW<name type, ...>`       | `Struct` of the field types (nullable)       | positional, as `BinaryRowData` |
@@ -418,6 +418,9 @@ impl FromStr for LogicalType {
             .strip_suffix(" WITHOUT TIME ZONE")
             .unwrap_or(&upper)
             .to_string();
+        if let Some(qualifier) = upper.strip_prefix("INTERVAL ") {
+            return parse_interval(qualifier).map_err(|why| bad(&why));
+        }
         let (name, args) = match upper.split_once('(') {
             Some((name, rest)) => {
                 let args = rest.strip_suffix(')').ok_or_else(|| bad("missing `)`"))?;
@@ -496,11 +499,59 @@ impl FromStr for LogicalType {
             "TIME" => LogicalType::Time(precision(0, 9)?),
             "TIMESTAMP" => LogicalType::Timestamp(precision(6, 9)?),
             "TIMESTAMP_LTZ" => LogicalType::TimestampLtz(precision(6, 9)?),
-            "INTERVAL YEAR TO MONTH" => none(LogicalType::IntervalYearMonth)?,
-            "INTERVAL DAY TO SECOND" if args == [3] => LogicalType::IntervalDayTime,
             _ => return Err(bad("not a supported type")),
         })
     }
+}
+
+/// An interval type from its qualifier (`DAY(2) TO SECOND(6)`, `MONTH`, `YEAR(3)`), as
+/// Flink's `YearMonthIntervalType`/`DayTimeIntervalType` spell it. Every resolution is one
+/// of the two carriers (months in an int, milliseconds in a long), so only the family is
+/// kept: the qualifier's precisions bound what a literal may write, not the stored value.
+fn parse_interval(qualifier: &str) -> Result<LogicalType, String> {
+    /// A field and its precision, if given.
+    fn field(text: &str) -> Result<(&str, Option<u32>), String> {
+        let text = text.trim();
+        match text.split_once('(') {
+            None => Ok((text, None)),
+            Some((name, rest)) => {
+                let p = rest
+                    .strip_suffix(')')
+                    .and_then(|p| p.trim().parse::<u32>().ok())
+                    .ok_or_else(|| format!("bad precision in `{text}`"))?;
+                Ok((name.trim(), Some(p)))
+            }
+        }
+    }
+    let (from, to) = match qualifier.split_once(" TO ") {
+        Some((from, to)) => (field(from)?, Some(field(to)?)),
+        None => (field(qualifier)?, None),
+    };
+    let leading_ok = |p: Option<u32>| p.is_none_or(|p| (1..=6).contains(&p));
+    let fraction_ok = |p: Option<u32>| p.is_none_or(|p| p <= 9);
+    let ty = match (from, to) {
+        (("YEAR", p), None | Some(("MONTH", None))) | (("MONTH", p), None) if leading_ok(p) => {
+            LogicalType::IntervalYearMonth
+        }
+        (("SECOND", p), None) if leading_ok(p) => LogicalType::IntervalDayTime,
+        (("DAY" | "HOUR" | "MINUTE", p), None) if leading_ok(p) => LogicalType::IntervalDayTime,
+        (("DAY", p), Some(("HOUR" | "MINUTE", None))) | (("HOUR", p), Some(("MINUTE", None)))
+            if leading_ok(p) =>
+        {
+            LogicalType::IntervalDayTime
+        }
+        (("DAY" | "HOUR" | "MINUTE", p), Some(("SECOND", f)))
+            if leading_ok(p) && fraction_ok(f) =>
+        {
+            LogicalType::IntervalDayTime
+        }
+        _ => {
+            return Err(format!(
+                "`INTERVAL {qualifier}` is not an interval Flink declares"
+            ));
+        }
+    };
+    Ok(ty)
 }
 
 /// Serialized in Flink's SQL spelling (`"DECIMAL(10, 2)"`, `"ARRAY<INT>"`), as plans carry it.
@@ -721,6 +772,49 @@ mod tests {
         ] {
             let err = s.parse::<LogicalType>().unwrap_err().to_string();
             assert!(err.contains(why), "{s}: {err}");
+        }
+    }
+
+    #[test]
+    fn every_interval_qualifier_flink_declares_is_one_of_the_two_carriers() {
+        for s in [
+            "INTERVAL YEAR",
+            "INTERVAL YEAR(3)",
+            "INTERVAL YEAR(2) TO MONTH",
+            "INTERVAL MONTH NOT NULL",
+        ] {
+            assert_eq!(
+                s.parse::<LogicalType>().unwrap(),
+                LogicalType::IntervalYearMonth,
+                "{s}"
+            );
+        }
+        for s in [
+            "INTERVAL DAY(2)",
+            "INTERVAL DAY(2) TO HOUR",
+            "INTERVAL DAY(6) TO MINUTE",
+            "INTERVAL DAY(2) TO SECOND(6)",
+            "INTERVAL HOUR",
+            "INTERVAL HOUR TO SECOND(3)",
+            "INTERVAL MINUTE TO SECOND(0)",
+            "INTERVAL SECOND(6) NOT NULL",
+            "interval minute",
+        ] {
+            assert_eq!(
+                s.parse::<LogicalType>().unwrap(),
+                LogicalType::IntervalDayTime,
+                "{s}"
+            );
+        }
+        for s in [
+            "INTERVAL MONTH TO YEAR",
+            "INTERVAL YEAR TO SECOND",
+            "INTERVAL DAY(7)",
+            "INTERVAL DAY(2) TO SECOND(10)",
+            "INTERVAL WEEK",
+            "INTERVAL HOUR TO DAY",
+        ] {
+            assert!(s.parse::<LogicalType>().is_err(), "{s}");
         }
     }
 

@@ -49,9 +49,10 @@ fn native_calc_expressions_give_stock_values_on_edge_inputs() {
         0,
         "known wrong values that now match: take them off KNOWN: {summary}"
     );
-    assert!(
-        run.value("known_mismatch") <= 2,
-        "the known wrong values only shrink: {summary}"
+    assert_eq!(
+        run.value("known_mismatch"),
+        0,
+        "no known wrong values remain: {summary}"
     );
     assert_eq!(
         run.value("stock_only_error"),

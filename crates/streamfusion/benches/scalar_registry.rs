@@ -210,6 +210,7 @@ fn fixture_case(cases: &[Case], def: &FunctionDef) -> Option<Case> {
         exprs: keep.iter().map(|&i| case.exprs[i].clone()).collect(),
         filter: case.filter.clone(),
         legacy: case.legacy,
+        zone: case.zone.clone(),
         flink: Outcome::Rows {
             types: keep.iter().map(|&i| types[i].clone()).collect(),
             rows: rows

@@ -36,6 +36,7 @@ use super::coercion::{integer_as_decimal, is_integer, is_string};
 use super::functions::java_format;
 use super::functions::temporal::parse_default_timestamp;
 use super::functions::temporal_calendar::{parse_date, parse_time};
+use super::functions::temporal_values::Zone;
 use super::range;
 use super::registry::Kernel;
 
@@ -58,6 +59,7 @@ pub fn cast(
     from: &LogicalType,
     to: &LogicalType,
     on_error: OnError,
+    time_zone: &str,
 ) -> Result<Arc<dyn PhysicalExpr>, String> {
     if from == to || (is_string(from) && matches!(to, LogicalType::VarChar(_)) && fits(from, to)) {
         return Ok(input);
@@ -71,13 +73,19 @@ pub fn cast(
     if !supported(from, to) {
         return Err(format!("CAST from {from} to {to} is not supported"));
     }
+    let ltz = |t: &LogicalType| matches!(t, LogicalType::TimestampLtz(_));
+    let zone = if ltz(from) || ltz(to) {
+        Zone::parse(time_zone)?
+    } else {
+        Zone::utc()
+    };
     let (f, t) = (from.clone(), to.clone());
     let kernel = Kernel::function(format!("CAST_{to}"), to, move |args, rows| {
         let array = args
             .first()
             .ok_or_else(|| DataFusionError::Execution("CAST takes one argument".into()))?
             .to_array(rows)?;
-        let out = cast_array(&array, &f, &t, on_error)?;
+        let out = cast_array(&array, &f, &t, on_error, zone)?;
         Ok(match &args[0] {
             ColumnarValue::Scalar(_) if out.len() == 1 => {
                 ColumnarValue::Scalar(datafusion::common::ScalarValue::try_from_array(&out, 0)?)
@@ -152,6 +160,7 @@ enum Family {
     Date,
     Time,
     Timestamp,
+    TimestampLtz,
     Other,
 }
 
@@ -167,12 +176,14 @@ fn family(t: &LogicalType) -> Family {
         Date => Family::Date,
         Time(_) => Family::Time,
         Timestamp(_) => Family::Timestamp,
+        TimestampLtz(_) => Family::TimestampLtz,
         _ => Family::Other,
     }
 }
 
-/// The casts implemented here (a subset of Flink's `CastRuleProvider`). TIMESTAMP_LTZ,
-/// intervals and ROW are not (yet) supported.
+/// The casts implemented here (a subset of Flink's `CastRuleProvider`). Intervals and ROW are
+/// not (yet) supported. TIMESTAMP_LTZ converts in the session time zone by `java.time`'s rules
+/// (`DateTimeUtils.timestampToTimestampWithLocalZone` and its siblings).
 fn supported(from: &LogicalType, to: &LogicalType) -> bool {
     use Family::*;
     let numeric = |f| matches!(f, Integer | Approximate | Decimal);
@@ -185,7 +196,9 @@ fn supported(from: &LogicalType, to: &LogicalType) -> bool {
             Boolean | Integer | Approximate | Decimal | Date | Time | Timestamp | String | Binary,
         ) => true,
         (Binary, Binary | String) => true,
-        (Date, Timestamp) | (Timestamp, Date | Time | Timestamp) | (Time, Time) => true,
+        (Date | Time, Timestamp) | (Timestamp, Date | Time | Timestamp) | (Time, Time) => true,
+        (TimestampLtz, String | Date | Time | Timestamp | TimestampLtz)
+        | (String | Date | Time | Timestamp, TimestampLtz) => true,
         _ => false,
     }
 }
@@ -214,6 +227,7 @@ fn cast_array(
     from: &LogicalType,
     to: &LogicalType,
     on_error: OnError,
+    zone: Zone,
 ) -> DfResult<ArrayRef> {
     if family(from) == Family::Binary && family(to) == Family::Binary {
         return cast_binary_array(array, to);
@@ -225,7 +239,7 @@ fn cast_array(
             continue;
         }
         let v = read(array, from, i)?;
-        match convert(v, from, to) {
+        match convert(v, from, to, zone) {
             Ok(v) => out.push(v),
             Err(message) => match on_error {
                 OnError::Null => out.push(None),
@@ -311,7 +325,7 @@ fn read(a: &ArrayRef, ty: &LogicalType, i: usize) -> DfResult<Val> {
                 .ok_or_else(|| internal("array"))?
                 .value(i),
         ),
-        T::Timestamp(p) => match p {
+        T::Timestamp(p) | T::TimestampLtz(p) => match p {
             0..=3 => Val::Ts(
                 a.as_primitive_opt::<TimestampMillisecondType>()
                     .ok_or_else(|| internal("array"))?
@@ -392,6 +406,11 @@ fn write(values: Vec<Option<Val>>, ty: &LogicalType) -> DfResult<ArrayRef> {
                 build!(TimestampNanosecondBuilder::with_capacity(n), Val::Ts(ms, ns) => range::nanos(ms, ns)?)
             }
         },
+        T::TimestampLtz(p) => {
+            // The instants as TIMESTAMP(p), then marked UTC as the type's Arrow carrier is.
+            let local = write(values, &T::Timestamp(*p))?;
+            arrow::compute::cast(&local, &ty.to_arrow())?
+        }
         other => return Err(internal(&format!("target type {other}"))),
     })
 }
@@ -708,13 +727,48 @@ fn time_string(millis: i32, precision: u8) -> String {
 
 /// One non-NULL value cast: `Ok(None)` is a NULL result (DECIMAL overflow), `Err` is Flink's
 /// failure message.
-fn convert(v: Val, from: &LogicalType, to: &LogicalType) -> Result<Option<Val>, String> {
+fn convert(
+    v: Val,
+    from: &LogicalType,
+    to: &LogicalType,
+    zone: Zone,
+) -> Result<Option<Val>, String> {
     use LogicalType as T;
+    // TIMESTAMP_LTZ: to it, the value as a local TIMESTAMP(p) in the session zone, then that
+    // wall-clock time's instant (`LocalDateTime.atZone`); from it, the instant's wall-clock
+    // time (`LocalDateTime.ofInstant`), whose DATE and TIME are floored, not truncated.
+    match (from, to) {
+        (T::TimestampLtz(p), T::TimestampLtz(_)) => {
+            return convert(
+                v,
+                &T::Timestamp(*p),
+                &T::Timestamp(time_precision_of(to)),
+                zone,
+            );
+        }
+        (_, T::TimestampLtz(p)) => {
+            return Ok(match convert(v, from, &T::Timestamp(*p), zone)? {
+                Some(Val::Ts(m, n)) => Some(Val::Ts(zone.to_instant_java_time(m), n)),
+                other => other,
+            });
+        }
+        (T::TimestampLtz(p), _) => {
+            let Val::Ts(m, n) = v else {
+                return Err(format!("internal: {v:?} is not a TIMESTAMP_LTZ"));
+            };
+            let local = zone.to_local_java_time(m);
+            return match to {
+                T::Date => Ok(Some(Val::Date(local.div_euclid(MILLIS_PER_DAY) as i32))),
+                T::Time(q) => Ok(Some(Val::Time(zero_last_digits(
+                    local.rem_euclid(MILLIS_PER_DAY),
+                    3 - (*q).min(3),
+                ) as i32))),
+                _ => convert(Val::Ts(local, n), &T::Timestamp(*p), to, zone),
+            };
+        }
+        _ => {}
+    }
     let to_string = |s: String| Ok(Some(Val::Str(fit_string(s, to))));
-    let time_precision = |t: &LogicalType| match t {
-        T::Time(p) | T::Timestamp(p) => *p,
-        _ => 0,
-    };
     let out = match (v, to) {
         // Numbers and BOOLEAN.
         (Val::Bool(b), T::TinyInt | T::SmallInt | T::Int | T::BigInt) => Val::Int(i64::from(b)),
@@ -835,12 +889,14 @@ fn convert(v: Val, from: &LogicalType, to: &LogicalType) -> Result<Option<Val>, 
         }
         // Date and time.
         (Val::Date(d), T::Timestamp(_)) => Val::Ts(i64::from(d) * MILLIS_PER_DAY, 0),
+        // `TimestampData.fromEpochMillis(time)`: that time of 1970-01-01.
+        (Val::Time(t), T::Timestamp(_)) => Val::Ts(i64::from(t), 0),
         (Val::Date(d), T::Char(_) | T::VarChar(_)) => return to_string(date_string(d)),
         (Val::Time(t), T::Time(p)) => {
             Val::Time(zero_last_digits(i64::from(t), 3 - (*p).min(3)) as i32)
         }
         (Val::Time(t), T::Char(_) | T::VarChar(_)) => {
-            return to_string(time_string(t, time_precision(from)));
+            return to_string(time_string(t, time_precision_of(from)));
         }
         // Java's truncating `/` and `%`, as Flink's generated code: before 1970 a timestamp's
         // DATE and TIME are those of its distance from the epoch. Such a TIME is negative
@@ -854,11 +910,18 @@ fn convert(v: Val, from: &LogicalType, to: &LogicalType) -> Result<Option<Val>, 
             Val::Ts(m, n)
         }
         (Val::Ts(m, n), T::Char(_) | T::VarChar(_)) => {
-            return to_string(timestamp_string(m, n, time_precision(from)));
+            return to_string(timestamp_string(m, n, time_precision_of(from)));
         }
         (v, _) => return Err(format!("internal: cannot cast {v:?} from {from} to {to}")),
     };
     Ok(Some(out))
+}
+
+fn time_precision_of(t: &LogicalType) -> u8 {
+    match t {
+        LogicalType::Time(p) | LogicalType::Timestamp(p) | LogicalType::TimestampLtz(p) => *p,
+        _ => 0,
+    }
 }
 
 fn float_to_decimal(d: f64, to: &LogicalType) -> Result<Option<Val>, String> {
@@ -883,7 +946,7 @@ mod tests {
 
     fn run(a: ArrayRef, from: &LogicalType, to: &LogicalType, on: OnError) -> DfResult<ArrayRef> {
         assert!(supported(from, to), "{from} -> {to}");
-        cast_array(&a, from, to, on)
+        cast_array(&a, from, to, on, Zone::utc())
     }
 
     fn strings(a: &ArrayRef) -> Vec<Option<String>> {
@@ -1362,10 +1425,10 @@ mod tests {
         for (from, to) in [
             (T::Date, T::Int),
             (T::Binary(3), T::Int),
-            (T::TimestampLtz(3), T::VarChar(10)),
+            (T::IntervalDayTime, T::VarChar(10)),
             (T::Time(0), T::Date),
         ] {
-            let err = cast(Arc::clone(&col), &from, &to, OnError::Fail).unwrap_err();
+            let err = cast(Arc::clone(&col), &from, &to, OnError::Fail, "UTC").unwrap_err();
             assert!(err.contains("not supported"), "{err}");
         }
         assert!(is_implicit(&T::Int, &T::BigInt));
@@ -1449,6 +1512,76 @@ mod tests {
                     .iter()
                     .collect::<Vec<_>>(),
                 vec![Some(1), None]
+            );
+        }
+
+        #[test]
+        fn ltz_casts_take_java_time_offsets_in_the_session_zone() {
+            // New York (tzdb): 2024-03-10 02:00 EST jumps to 03:00 EDT, 2024-11-03 02:00 EDT
+            // falls back to 01:00 EST, and before 1883-11-18 local mean time is -04:56:02.
+            let ny = Zone::parse("America/New_York").unwrap();
+            let at = |text: &str| {
+                chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S")
+                    .unwrap()
+                    .and_utc()
+                    .timestamp_millis()
+            };
+            let ltz = T::TimestampLtz(3);
+            let to_ltz = |local: &str| {
+                convert(Val::Ts(at(local), 0), &T::Timestamp(3), &ltz, ny)
+                    .unwrap()
+                    .unwrap()
+            };
+            // A gap moves later by its length; an overlap takes the earlier offset (EDT).
+            assert_eq!(
+                to_ltz("2024-03-10 02:30:00"),
+                Val::Ts(at("2024-03-10 07:30:00"), 0)
+            );
+            assert_eq!(
+                to_ltz("2024-11-03 01:30:00"),
+                Val::Ts(at("2024-11-03 05:30:00"), 0)
+            );
+            assert_eq!(
+                to_ltz("1850-06-01 12:00:00"),
+                Val::Ts(at("1850-06-01 16:56:02"), 0)
+            );
+            // From an instant: the wall clock there, its DATE and TIME floored.
+            let from_ltz = |instant: &str, to: &LogicalType| {
+                convert(Val::Ts(at(instant), 7), &ltz, to, ny)
+                    .unwrap()
+                    .unwrap()
+            };
+            assert_eq!(
+                from_ltz("1970-01-01 02:00:00", &T::Timestamp(9)),
+                Val::Ts(at("1969-12-31 21:00:00"), 7)
+            );
+            assert_eq!(from_ltz("1970-01-01 02:00:00", &T::Date), Val::Date(-1));
+            assert_eq!(
+                from_ltz("1970-01-01 02:00:00", &T::Time(0)),
+                Val::Time(21 * 3_600_000)
+            );
+            assert_eq!(
+                from_ltz("2024-11-03 06:30:00", &T::VarChar(30)),
+                Val::Str("2024-11-03 01:30:00.000".into())
+            );
+            // A DATE is its midnight, a TIME its time on 1970-01-01, a string as TIMESTAMP's.
+            assert_eq!(
+                convert(Val::Date(0), &T::Date, &ltz, ny).unwrap(),
+                Some(Val::Ts(at("1970-01-01 05:00:00"), 0))
+            );
+            assert_eq!(
+                convert(Val::Time(3_600_000), &T::Time(0), &ltz, ny).unwrap(),
+                Some(Val::Ts(at("1970-01-01 06:00:00"), 0))
+            );
+            assert_eq!(
+                convert(
+                    Val::Str("2024-1-2 3:04:05".into()),
+                    &T::VarChar(20),
+                    &ltz,
+                    ny
+                )
+                .unwrap(),
+                Some(Val::Ts(at("2024-01-02 08:04:05"), 0))
             );
         }
 

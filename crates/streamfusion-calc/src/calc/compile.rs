@@ -17,10 +17,14 @@ use crate::types::LogicalType;
 
 use super::CalcError;
 use super::cast::{self, OnError};
-use super::coercion::common_type;
+use super::coercion::{common_type, is_approximate, is_string};
 use super::literal;
 use super::logic::LazyLogic;
-use super::program::{CalcProgram, Expr};
+use super::program::{CalcProgram, Expr, FloatText};
+
+/// Why Calc refuses what prints a FLOAT or DOUBLE for a JVM older than 19.
+pub(crate) const FLOATING_DECIMAL: &str = "the job's JVM (JDK 18 or older) prints FLOAT/DOUBLE with FloatingDecimal, whose digits \
+     are not always the shortest; only JDK 19+'s text is native (decision 0037)";
 use super::registry::{Args, Kernel, registry};
 
 /// A compiled Calc program: evaluates any number of batches of its input type.
@@ -53,6 +57,7 @@ pub fn compile(program: &CalcProgram, input: &[LogicalType]) -> Result<CompiledC
         },
         config: Arc::new(ConfigOptions::default()),
         time_zone: &program.time_zone,
+        float_text: program.float_text,
     };
     let filter = program
         .filter
@@ -202,6 +207,7 @@ struct Compiler<'a> {
     on_cast_error: OnError,
     config: Arc<ConfigOptions>,
     time_zone: &'a str,
+    float_text: FloatText,
 }
 
 impl Compiler<'_> {
@@ -241,14 +247,23 @@ impl Compiler<'_> {
                     self.on_cast_error
                 };
                 let inner = self.expr(&c.expr, &format!("{path}.expr"))?;
-                let expr =
-                    cast::cast(inner.expr, &inner.ty, &c.ty, on_error).map_err(|reason| {
-                        CalcError::Cast {
-                            path: path.into(),
-                            from: inner.ty.to_string(),
-                            to: c.ty.to_string(),
-                            reason,
-                        }
+                if self.float_text == FloatText::FloatingDecimal
+                    && is_approximate(&inner.ty)
+                    && (is_string(&c.ty) || matches!(c.ty, LogicalType::Decimal { .. }))
+                {
+                    return Err(CalcError::Cast {
+                        path: path.into(),
+                        from: inner.ty.to_string(),
+                        to: c.ty.to_string(),
+                        reason: FLOATING_DECIMAL.into(),
+                    });
+                }
+                let expr = cast::cast(inner.expr, &inner.ty, &c.ty, on_error, self.time_zone)
+                    .map_err(|reason| CalcError::Cast {
+                        path: path.into(),
+                        from: inner.ty.to_string(),
+                        to: c.ty.to_string(),
+                        reason,
                     })?;
                 Ok(Typed {
                     expr,
@@ -367,6 +382,7 @@ impl Compiler<'_> {
             types: &types,
             literals: &literals,
             time_zone: self.time_zone,
+            float_text: self.float_text,
         })
         .map_err(|reason| CalcError::ArgumentTypes {
             path: path.clone(),
@@ -429,7 +445,7 @@ impl Compiler<'_> {
         if !cast::is_implicit(&typed.ty, to) {
             return Err(format!("{} is not implicitly cast to {to}", typed.ty));
         }
-        cast::cast(typed.expr, &typed.ty, to, OnError::Fail)
+        cast::cast(typed.expr, &typed.ty, to, OnError::Fail, self.time_zone)
     }
 
     /// `CASE WHEN conditions[i] THEN results[i] ... [ELSE results[last]] END`, every result

@@ -94,11 +94,16 @@ pub fn parse(ty: &LogicalType, text: Option<&str>) -> Result<ScalarValue, String
                 ),
             }
         }
-        LogicalType::IntervalYearMonth
-        | LogicalType::IntervalDayTime
-        | LogicalType::Row(_)
-        | LogicalType::Array(_)
-        | LogicalType::Map(..) => {
+        // Flink writes an interval literal as its carrier value: months, or milliseconds.
+        LogicalType::IntervalYearMonth => ScalarValue::IntervalYearMonth(Some(
+            text.parse::<i32>()
+                .map_err(|_| format!("`{text}` is not a number of months"))?,
+        )),
+        LogicalType::IntervalDayTime => ScalarValue::DurationMillisecond(Some(
+            text.parse::<i64>()
+                .map_err(|_| format!("`{text}` is not a number of milliseconds"))?,
+        )),
+        LogicalType::Row(_) | LogicalType::Array(_) | LogicalType::Map(..) => {
             return Err(format!("{ty} literals are not supported"));
         }
     })
@@ -222,6 +227,16 @@ mod tests {
                 LogicalType::Timestamp(9),
                 "1970-01-01 00:00:00.000000001",
                 ScalarValue::TimestampNanosecond(Some(1), None),
+            ),
+            (
+                LogicalType::IntervalYearMonth,
+                "-14",
+                ScalarValue::IntervalYearMonth(Some(-14)),
+            ),
+            (
+                LogicalType::IntervalDayTime,
+                "86400000",
+                ScalarValue::DurationMillisecond(Some(86_400_000)),
             ),
         ];
         for (ty, text, expected) in cases {

@@ -27,7 +27,7 @@ pub mod range;
 pub mod registry;
 
 pub use compile::{CompiledCalc, compile};
-pub use program::{CalcProgram, Expr};
+pub use program::{CalcProgram, Expr, FloatText};
 
 pub use streamfusion_core::error::CalcError;
 

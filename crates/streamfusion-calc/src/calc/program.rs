@@ -67,6 +67,42 @@ pub struct CalcProgram {
     /// Flink's `table.local-time-zone` (see the module documentation).
     #[serde(default = "utc", skip_serializing_if = "is_utc")]
     pub time_zone: String,
+    /// How the job's JVM prints a FLOAT or DOUBLE (see [`FloatText`]).
+    #[serde(default, skip_serializing_if = "FloatText::is_shortest")]
+    pub float_text: FloatText,
+}
+
+/// Which `Double.toString`/`Float.toString` the job's JVM has. CAST of a FLOAT or DOUBLE to a
+/// string, and to DECIMAL and ROUND/TRUNCATE of one (through `BigDecimal.valueOf(double)`),
+/// print with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FloatText {
+    /// JDK 19 and later: the shortest decimal that reads back as the value (the closest of
+    /// those), which native code prints too.
+    #[default]
+    Shortest,
+    /// JDK 18 and older: `jdk.internal.math.FloatingDecimal`, whose digits are sometimes
+    /// longer or farther than the shortest (`1.0E23` prints as `9.999999999999999E22`).
+    /// Calc refuses what prints through it (decision 0037), so such a plan falls back.
+    FloatingDecimal,
+}
+
+impl FloatText {
+    /// The text of the JVM whose `java.specification.version` is `version` (`17`, `1.8`).
+    pub fn of_java_version(version: &str) -> Option<Self> {
+        let feature = version.strip_prefix("1.").unwrap_or(version);
+        let feature: u32 = feature.split('.').next()?.parse().ok()?;
+        Some(if feature >= 19 {
+            FloatText::Shortest
+        } else {
+            FloatText::FloatingDecimal
+        })
+    }
+
+    fn is_shortest(&self) -> bool {
+        *self == FloatText::Shortest
+    }
 }
 
 fn utc() -> String {
@@ -86,6 +122,7 @@ impl CalcProgram {
             names: Vec::new(),
             legacy_cast_behaviour: false,
             time_zone: utc(),
+            float_text: FloatText::Shortest,
         }
     }
 
@@ -299,6 +336,7 @@ mod tests {
             names: vec!["a_plus_one".into(), "b_or_none".into()],
             legacy_cast_behaviour: false,
             time_zone: "UTC".into(),
+            float_text: FloatText::Shortest,
         };
         assert_eq!(program, expected);
         assert_eq!(CalcProgram::from_json(&program.to_json()).unwrap(), program);

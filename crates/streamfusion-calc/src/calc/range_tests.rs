@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use arrow::array::{
     Array, ArrayRef, AsArray, BinaryArray, BooleanArray, Date32Array, Date32Builder,
-    Decimal128Array, Float32Array, Float64Array, Int8Array, Int16Array, Int32Array, Int32Builder,
-    Int64Array, ListBuilder, RecordBatch, StringArray, StringBuilder, Time32MillisecondArray,
-    TimestampMicrosecondArray, TimestampMillisecondArray, TimestampNanosecondArray,
-    TimestampNanosecondBuilder,
+    Decimal128Array, DurationMillisecondArray, Float32Array, Float64Array, Int8Array, Int16Array,
+    Int32Array, Int32Builder, Int64Array, IntervalYearMonthArray, ListBuilder, RecordBatch,
+    StringArray, StringBuilder, Time32MillisecondArray, TimestampMicrosecondArray,
+    TimestampMillisecondArray, TimestampNanosecondArray, TimestampNanosecondBuilder,
 };
 use arrow::datatypes::{
     DataType, Date32Type, Field, Schema, Time32MillisecondType, TimeUnit, TimestampMicrosecondType,
@@ -531,6 +531,8 @@ fn types() -> Vec<T> {
         T::Timestamp(9),
         T::TimestampLtz(3),
         T::TimestampLtz(9),
+        T::IntervalYearMonth,
+        T::IntervalDayTime,
         T::Array(Box::new(T::Int)),
         T::Array(Box::new(string())),
         T::Array(Box::new(T::Date)),
@@ -756,6 +758,16 @@ fn column(rng: &mut Rng, ty: &T, n: usize) -> ArrayRef {
             Arc::new(v)
         }
         T::Date => values!(Date32Array, |r: &mut Rng| ints(r, date_lo, date_hi) as i32),
+        T::IntervalYearMonth => values!(IntervalYearMonthArray, |r: &mut Rng| ints(
+            r,
+            i32::MIN.into(),
+            i32::MAX.into()
+        ) as i32),
+        T::IntervalDayTime => values!(DurationMillisecondArray, |r: &mut Rng| if r.chance(3) {
+            *r.pick(&[MILLIS_PER_DAY, -MILLIS_PER_DAY, 604_800_000, 1])
+        } else {
+            ints(r, i64::MIN, i64::MAX)
+        }),
         T::Time(p) => {
             let step = 10i64.pow(3 - u32::from((*p).min(3)));
             values!(Time32MillisecondArray, |r: &mut Rng| truncate(

@@ -10,7 +10,8 @@
 //! | 300–399 | strings | [`super::functions::string`] |
 //! | 400–499 | math | [`super::functions::math`] |
 //! | 500–549 | hashes | [`super::functions::hash`] |
-//! | 600–699 | temporal | [`super::functions::temporal`] |
+//! | 600–639 | temporal | [`super::functions::temporal`] |
+//! | 640–699 | intervals | [`super::functions::interval`] |
 //! | 700–799 | collections | [`super::functions::collection`] |
 //! | 800–849 | JSON predicates | [`super::functions::json`] |
 //! | 850–899 | values and encodings | [`super::functions::value`] |
@@ -36,6 +37,7 @@ use datafusion::physical_expr::PhysicalExpr;
 use crate::types::LogicalType;
 
 use super::functions;
+use super::program::FloatText;
 
 /// How many arguments a function takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,6 +81,8 @@ pub struct Args<'a> {
     /// The program's session time zone (`CalcProgram::time_zone`, Flink's
     /// `table.local-time-zone`).
     pub time_zone: &'a str,
+    /// How the job's JVM prints a FLOAT or DOUBLE (`CalcProgram::float_text`).
+    pub float_text: FloatText,
 }
 
 impl<'a> Args<'a> {
@@ -93,6 +97,7 @@ impl<'a> Args<'a> {
             types,
             literals,
             time_zone: "UTC",
+            float_text: FloatText::Shortest,
         }
     }
 }
@@ -243,6 +248,7 @@ const FAMILIES: &[&[FunctionDef]] = &[
     functions::math::FUNCTIONS,
     functions::hash::FUNCTIONS,
     functions::temporal::FUNCTIONS,
+    functions::interval::FUNCTIONS,
     functions::collection::FUNCTIONS,
     functions::json::FUNCTIONS,
     functions::value::FUNCTIONS,
@@ -294,7 +300,8 @@ mod tests {
             (300, 399),
             (400, 499),
             (500, 549),
-            (600, 699),
+            (600, 639),
+            (640, 699),
             (700, 799),
             (800, 849),
             (850, 899),

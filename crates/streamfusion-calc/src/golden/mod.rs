@@ -80,6 +80,8 @@ pub struct Case {
     pub filter: Option<Json>,
     /// `table.exec.legacy-cast-behaviour`.
     pub legacy: bool,
+    /// The session time zone (`table.local-time-zone`).
+    pub zone: String,
     /// What Flink did.
     pub flink: Outcome,
 }
@@ -128,6 +130,7 @@ fn parse_case(line: &str) -> Result<Case, String> {
             .clone(),
         filter: (!v["filter"].is_null()).then(|| v["filter"].clone()),
         legacy: v["legacy_cast"].as_bool().ok_or("legacy_cast")?,
+        zone: v["zone"].as_str().unwrap_or("UTC").to_string(),
         flink,
         name,
     })
@@ -286,6 +289,7 @@ impl Case {
             program = program.with_filter(expr(filter)?);
         }
         program.legacy_cast_behaviour = self.legacy;
+        program.time_zone = self.zone.clone();
         Ok(program)
     }
 

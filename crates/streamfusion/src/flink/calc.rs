@@ -57,6 +57,7 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
         names: output.iter().map(|f| f.name.clone()).collect(),
         legacy_cast_behaviour: config.legacy_cast_behaviour,
         time_zone: config.local_time_zone.clone(),
+        float_text: config.float_text,
     };
     let compiled = compile(&program, &input).map_err(|e| Unsupported::Compile(e.to_string()))?;
     check_calls(&reader, &program, &input)?;
@@ -89,6 +90,7 @@ pub(super) fn check_calls(
     let mut check = CalcProgram::project(probes.iter().map(|p| p.expr.clone()).collect());
     check.legacy_cast_behaviour = program.legacy_cast_behaviour;
     check.time_zone = program.time_zone.clone();
+    check.float_text = program.float_text;
     let compiled = compile(&check, input).map_err(|e| Unsupported::Compile(e.to_string()))?;
     for (probe, native) in probes.iter().zip(compiled.output_types()) {
         if native != &probe.flink {

@@ -88,6 +88,7 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
             let mut program = CalcProgram::project(vec![reader.expr(rex)?]);
             program.legacy_cast_behaviour = config.legacy_cast_behaviour;
             program.time_zone = config.local_time_zone.clone();
+            program.float_text = config.float_text;
             compile(&program, &types).map_err(|e| Unsupported::Compile(e.to_string()))?;
             check_calls(&reader, &program, &types)?;
             Some(program)

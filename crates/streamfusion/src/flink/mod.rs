@@ -20,7 +20,9 @@
 //!
 //! `config_json`: the effective values of the options by Flink key, or empty/`null` for
 //! Flink's defaults. Read here: `table.exec.legacy-cast-behaviour` (`ENABLED`/`DISABLED`) and
-//! `table.local-time-zone` (a zone id, already resolved from `default`); the aggregate nodes
+//! `table.local-time-zone` (a zone id, already resolved from `default`), and the planner's JVM's
+//! `java.specification.version` (JDK 18 and older print FLOAT/DOUBLE differently, see
+//! [`FloatText`]; absent means JDK 19 or later); the aggregate nodes
 //! also read `table.exec.mini-batch.enabled`/`.size`, `pipeline.max-parallelism` and
 //! `parallelism.default` (see [`aggregate`]), the deduplicate node two options of its own
 //! (see [`deduplicate`]), the OVER node `table.exec.state.ttl` (see [`over`]); other keys
@@ -63,6 +65,7 @@ pub mod window;
 
 use serde_json::Value;
 
+use crate::calc::FloatText;
 use crate::ops::OperatorPlan;
 
 /// Why a Flink node cannot run natively. The message names what Flink calls the obstacle
@@ -128,6 +131,8 @@ pub struct FlinkConfig {
     pub legacy_cast_behaviour: bool,
     /// `table.local-time-zone`, resolved to a zone id.
     pub local_time_zone: String,
+    /// How the job's JVM prints FLOAT/DOUBLE, by its `java.specification.version`.
+    pub float_text: FloatText,
     /// Every option as given, by Flink key, for the nodes that read further ones.
     pub options: serde_json::Map<String, Value>,
 }
@@ -137,6 +142,7 @@ impl Default for FlinkConfig {
         Self {
             legacy_cast_behaviour: false,
             local_time_zone: "UTC".into(),
+            float_text: FloatText::Shortest,
             options: serde_json::Map::new(),
         }
     }
@@ -171,6 +177,11 @@ impl FlinkConfig {
         }
         if let Some(zone) = option_text(options, "table.local-time-zone")? {
             config.local_time_zone = zone;
+        }
+        if let Some(version) = option_text(options, "java.specification.version")? {
+            config.float_text = FloatText::of_java_version(&version).ok_or_else(|| {
+                Unsupported::Malformed(format!("java.specification.version = {version}"))
+            })?;
         }
         config.options = options.clone();
         Ok(config)

@@ -16,6 +16,9 @@
 //! - `$-$1` with `PREFIX` syntax is unary minus, `$+$1` with `PREFIX` syntax the operand;
 //! - `$TRIM$1` (`flag, characters, string`) is `TRIM_BOTH`/`_LEADING`/`_TRAILING(string,
 //!   characters)`;
+//! - `$+$1`/`$-$1` typed as a datetime or an interval, `$*$1` typed as an interval and
+//!   `$REINTERPRET$1` of an interval are the [`interval`] functions (what `x ± INTERVAL`,
+//!   TIMESTAMPADD and TIMESTAMPDIFF become); `$/INT$1` is `/` (Java's integer division);
 //! - `$FLOOR$1`/`$CEIL$1` with a time-unit symbol are `FLOOR_TO`/`CEIL_TO(x, unit)`;
 //!   symbols (time units) of `$EXTRACT$1`, `$TIMESTAMPADD$1`, `$TIMESTAMPDIFF$1` become
 //!   string literals, as the registry takes them;
@@ -27,8 +30,8 @@
 //! Literal values arrive as Flink writes them: integers as JSON numbers, approximate and
 //! exact numbers as `BigDecimal.toString()` (possibly `1E+2`, made plain for DECIMAL),
 //! strings raw (a CHAR literal already has its type's length, so nothing is padded), dates
-//! and times as Calcite's `DateString`/`TimeString`/`TimestampString`. Interval, binary
-//! (base64) and collection literals are refused.
+//! and times as Calcite's `DateString`/`TimeString`/`TimestampString`, intervals as their
+//! months or milliseconds. Binary (base64) and collection literals are refused.
 //!
 //! Nondeterministic functions (RAND, UUID, the clock) are refused: their values cannot be
 //! checked against stock Flink's, so they are not taken native yet. So are the transcendental
@@ -43,7 +46,9 @@ use serde_json::Value;
 use super::types::logical_type;
 use super::{Result, Unsupported};
 use crate::calc::Expr;
-use crate::calc::functions::{arithmetic, comparison, hash, math, string, temporal, value};
+use crate::calc::functions::{
+    arithmetic, comparison, hash, interval, math, string, temporal, value,
+};
 use crate::types::LogicalType;
 
 /// Flink's names of the registry functions taken one to one (operands in Flink's order).
@@ -52,8 +57,12 @@ pub const FUNCTIONS: &[(&str, u16)] = &[
     ("-", arithmetic::MINUS),
     ("*", arithmetic::TIMES),
     ("/", arithmetic::DIVIDE),
+    // Calcite's integer division (TIMESTAMPDIFF's expansion): Java's on the result type.
+    ("/INT", arithmetic::DIVIDE),
     ("MOD", arithmetic::MOD),
     ("%", arithmetic::MOD),
+    ("GREATEST", comparison::GREATEST),
+    ("LEAST", comparison::LEAST),
     ("=", comparison::EQUALS),
     ("<>", comparison::NOT_EQUALS),
     ("<", comparison::LESS_THAN),
@@ -112,6 +121,7 @@ pub const FUNCTIONS: &[(&str, u16)] = &[
     ("TO_TIMESTAMP", temporal::TO_TIMESTAMP),
     ("TO_TIMESTAMP_LTZ", temporal::TO_TIMESTAMP_LTZ),
     ("TO_DATE", temporal::TO_DATE),
+    ("UNIX_TIMESTAMP", temporal::UNIX_TIMESTAMP),
     ("TYPEOF", value::TYPEOF),
     ("ELT", value::ELT),
     ("DECODE", value::DECODE),
@@ -222,7 +232,9 @@ impl RexReader {
             function: function.clone(),
             why: why.to_string(),
         };
-        if NONDETERMINISTIC.contains(&name) {
+        // `UNIX_TIMESTAMP()` reads the clock; `UNIX_TIMESTAMP(s[, format])` parses.
+        let clock = name != "UNIX_TIMESTAMP" || operands.is_empty();
+        if clock && NONDETERMINISTIC.contains(&name) {
             return Err(call_error(
                 "natively yet: its values are nondeterministic, so parity cannot be checked",
             ));
@@ -234,6 +246,16 @@ impl RexReader {
             ));
         }
         let expr = match (name, operands.as_slice()) {
+            ("+" | "-", [a, b]) if temporal_arithmetic(&flink) => {
+                self.temporal_arithmetic(name == "-", a, b, &flink)?
+            }
+            ("*", [a, b]) if is_interval(&flink) => {
+                Expr::call(interval::INTERVAL_TIMES, vec![self.expr(a)?, self.expr(b)?])
+            }
+            // An interval's months or milliseconds as a number (TIMESTAMPDIFF's expansion).
+            ("REINTERPRET", [x]) if operand_type(x).as_ref().is_some_and(is_interval) => {
+                Expr::call(interval::INTERVAL_VALUE, vec![self.expr(x)?])
+            }
             ("+", [x]) if prefix => self.expr(x)?,
             ("-", [x]) if prefix => Expr::call(arithmetic::UNARY_MINUS, vec![self.expr(x)?]),
             ("AND", _) => Expr::And(self.exprs(operands)?),
@@ -252,7 +274,8 @@ impl RexReader {
                 }
                 Expr::case(pairs, otherwise)
             }
-            ("COALESCE", _) => Expr::Coalesce(self.exprs(operands)?),
+            // `IfNullFunction`: the first argument unless it is NULL.
+            ("COALESCE" | "IFNULL", _) => Expr::Coalesce(self.exprs(operands)?),
             ("IF", [c, a, b]) => Expr::if_(self.expr(c)?, self.expr(a)?, self.expr(b)?),
             // Only a reinterpretation to the operand's own type (a time attribute's kind,
             // which native types do not carry) passes the probe check below: the identity.
@@ -305,6 +328,35 @@ impl RexReader {
             function,
         });
         Ok(expr)
+    }
+
+    /// `a ± b` whose result is a datetime or an interval (Calcite's `DATETIME_PLUS`/`MINUS`
+    /// and interval arithmetic; see [`interval`]). The result type picks the function: a
+    /// difference of two datetimes is months or milliseconds only by it, and a DATE plus a
+    /// sub-day interval is a TIMESTAMP when Calcite types it so (the DATE is cast first, as
+    /// Flink's generated `fromEpochMillis(date * MILLIS_PER_DAY + interval)` reads it).
+    fn temporal_arithmetic(
+        &mut self,
+        minus: bool,
+        a: &Value,
+        b: &Value,
+        flink: &LogicalType,
+    ) -> Result<Expr> {
+        let op = match (flink, minus) {
+            (LogicalType::IntervalYearMonth, true) => interval::MINUS_MONTHS,
+            (LogicalType::IntervalDayTime, true) => interval::MINUS_MILLIS,
+            (LogicalType::IntervalYearMonth | LogicalType::IntervalDayTime, false) => {
+                interval::INTERVAL_PLUS
+            }
+            (_, true) => interval::DATETIME_MINUS,
+            (_, false) => interval::DATETIME_PLUS,
+        };
+        let mut x = self.expr(a)?;
+        if matches!(flink, LogicalType::Timestamp(_)) && operand_type(a) == Some(LogicalType::Date)
+        {
+            x = x.cast(flink.clone());
+        }
+        Ok(Expr::call(op, vec![x, self.expr(b)?]))
     }
 
     fn exprs(&mut self, operands: &[Value]) -> Result<Vec<Expr>> {
@@ -412,6 +464,29 @@ impl RexReader {
         };
         apply_null_as(sarg, x, ranges)
     }
+}
+
+/// Whether a `+`/`-` of this result type is datetime or interval arithmetic.
+fn temporal_arithmetic(flink: &LogicalType) -> bool {
+    matches!(
+        flink,
+        LogicalType::Date
+            | LogicalType::Time(_)
+            | LogicalType::Timestamp(_)
+            | LogicalType::TimestampLtz(_)
+    ) || is_interval(flink)
+}
+
+fn is_interval(ty: &LogicalType) -> bool {
+    matches!(
+        ty,
+        LogicalType::IntervalYearMonth | LogicalType::IntervalDayTime
+    )
+}
+
+/// The type Flink declared for an operand, when it declares one that parses.
+fn operand_type(rex: &Value) -> Option<LogicalType> {
+    rex.get("type").and_then(|t| logical_type(t).ok())
 }
 
 /// A Sarg's `nullAs` around its ranges' test.
@@ -571,6 +646,14 @@ fn literal_value(ty: &LogicalType, value: &Value) -> Result<Expr> {
         ) if n.is_i64() => n.to_string(),
         (LogicalType::Float | LogicalType::Double, Value::String(s)) => s.clone(),
         (LogicalType::Float | LogicalType::Double, Value::Number(n)) => n.to_string(),
+        (LogicalType::IntervalYearMonth | LogicalType::IntervalDayTime, Value::String(s)) => {
+            s.clone()
+        }
+        (LogicalType::IntervalYearMonth | LogicalType::IntervalDayTime, Value::Number(n))
+            if n.is_i64() =>
+        {
+            n.to_string()
+        }
         (LogicalType::Decimal { .. }, Value::String(s)) => plain_decimal(s)
             .ok_or_else(|| Unsupported::Malformed(format!("DECIMAL literal {s}")))?,
         (
@@ -679,6 +762,87 @@ mod tests {
         assert_eq!(reader.probes().len(), 1);
         assert_eq!(reader.probes()[0].flink, LogicalType::Int);
         assert_eq!(reader.probes()[0].function, "$+$1");
+    }
+
+    #[test]
+    fn datetime_and_interval_arithmetic_map_by_flinks_result_type() {
+        let call = |name: &str, operands: Value, ty: &str| {
+            json!({"kind": "CALL", "syntax": "SPECIAL", "internalName": name,
+                "operands": operands, "type": ty})
+        };
+        let day = json!({"kind": "LITERAL", "value": "86400000",
+            "type": "INTERVAL DAY(2) NOT NULL"});
+        let day_ir = Expr::lit(LogicalType::IntervalDayTime, "86400000");
+        // TIMESTAMPADD(DAY, i, ts) as Flink 2.3.0 plans it.
+        let times = call("$*$1", json!([day, input(0, "INT")]), "INTERVAL DAY(2)");
+        let add = call(
+            "$+$1",
+            json!([input(2, "TIMESTAMP(3)"), times]),
+            "TIMESTAMP(3)",
+        );
+        assert_eq!(
+            read(add).unwrap(),
+            Expr::call(
+                interval::DATETIME_PLUS,
+                vec![
+                    Expr::input(2),
+                    Expr::call(
+                        interval::INTERVAL_TIMES,
+                        vec![day_ir.clone(), Expr::input(0)]
+                    )
+                ]
+            )
+        );
+        // A DATE plus hours typed TIMESTAMP(6): the DATE is cast first.
+        let hours =
+            json!({"kind": "LITERAL", "value": "90000000", "type": "INTERVAL HOUR NOT NULL"});
+        let add = call("$+$1", json!([input(4, "DATE"), hours]), "TIMESTAMP(6)");
+        assert_eq!(
+            read(add).unwrap(),
+            Expr::call(
+                interval::DATETIME_PLUS,
+                vec![
+                    Expr::input(4).cast(LogicalType::Timestamp(6)),
+                    Expr::lit(LogicalType::IntervalDayTime, "90000000")
+                ]
+            )
+        );
+        // TIMESTAMPDIFF(SECOND, ts, ts9) and (MONTH, ...): the difference's family by its type.
+        for (ty, op) in [
+            ("INTERVAL SECOND(6)", interval::MINUS_MILLIS),
+            ("INTERVAL MONTH", interval::MINUS_MONTHS),
+        ] {
+            let minus = call(
+                "$-$1",
+                json!([input(3, "TIMESTAMP(9)"), input(2, "TIMESTAMP(3)")]),
+                ty,
+            );
+            let value = call("$REINTERPRET$1", json!([minus]), "BIGINT");
+            let divided = call(
+                "$/INT$1",
+                json!([value, {"kind": "LITERAL", "value": 1000, "type": "INT NOT NULL"}]),
+                "BIGINT",
+            );
+            assert_eq!(
+                read(divided).unwrap(),
+                Expr::call(
+                    arithmetic::DIVIDE,
+                    vec![
+                        Expr::call(
+                            interval::INTERVAL_VALUE,
+                            vec![Expr::call(op, vec![Expr::input(3), Expr::input(2)])]
+                        ),
+                        Expr::lit(LogicalType::Int, "1000")
+                    ]
+                )
+            );
+        }
+        // A numeric minus stays arithmetic.
+        let minus = call("$-$1", json!([input(0, "INT"), input(0, "INT")]), "INT");
+        assert_eq!(
+            read(minus).unwrap(),
+            Expr::call(arithmetic::MINUS, vec![Expr::input(0), Expr::input(0)])
+        );
     }
 
     #[test]
@@ -858,12 +1022,16 @@ mod tests {
             read(json!({"kind": "LITERAL", "value": null, "type": "INT"})).unwrap(),
             Expr::null(LogicalType::Int)
         );
-        let interval = read(json!({"kind": "LITERAL", "value": "86400000",
-            "type": "INTERVAL DAY(2) TO SECOND(3) NOT NULL"}))
-        .unwrap_err();
-        assert!(
-            interval.to_string().contains("INTERVAL DAY(2)"),
-            "{interval}"
+        assert_eq!(
+            read(json!({"kind": "LITERAL", "value": "86400000",
+                "type": "INTERVAL DAY(2) TO SECOND(3) NOT NULL"}))
+            .unwrap(),
+            Expr::lit(LogicalType::IntervalDayTime, "86400000")
+        );
+        assert_eq!(
+            read(json!({"kind": "LITERAL", "value": "14", "type": "INTERVAL YEAR(2) TO MONTH"}))
+                .unwrap(),
+            Expr::lit(LogicalType::IntervalYearMonth, "14")
         );
         let binary =
             read(json!({"kind": "LITERAL", "value": "AAE=", "type": "BINARY(2) NOT NULL"}))

@@ -7,14 +7,22 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, AsArray, BooleanArray};
+use arrow::array::{Array, ArrayRef, AsArray, BooleanArray};
+use arrow::compute::interleave;
 use arrow::datatypes::{ArrowPrimitiveType, DataType, Float32Type, Float64Type};
+use arrow::row::{RowConverter, Rows, SortField};
 use datafusion::logical_expr::{ColumnarValue, Operator};
 use datafusion::physical_expr::expressions::{IsNotNullExpr, IsNullExpr};
 
-use streamfusion_core::float_order::{f32_order_key, f64_order_key};
+use datafusion::error::Result as DfResult;
 
-use crate::calc::coercion::{common_numeric, is_approximate, is_binary, is_string, operand_type};
+use streamfusion_core::float_order::{
+    f32_order_key, f32_order_keys, f64_order_key, f64_order_keys,
+};
+
+use crate::calc::coercion::{
+    common_numeric, common_type, is_approximate, is_binary, is_string, operand_type,
+};
 use crate::calc::registry::{Args, Arity, Bound, FunctionDef, Kernel};
 use crate::types::LogicalType;
 
@@ -48,6 +56,12 @@ pub const IS_NOT_FALSE: u16 = 211;
 /// compare by `floatToIntBits`/`doubleToLongBits` (`NaN` equals `NaN`, `-0.0` is not `0.0`),
 /// other types as `=`.
 pub const IN_SET_EQUALS: u16 = 212;
+/// `GREATEST(a, b, ...)`: NULL if any argument is NULL, else the greatest by the common
+/// type's `compareTo` (FLOAT/DOUBLE by `Double.compare`: NaN greatest, `-0.0 < 0.0`), the
+/// first of equals (`ScalarOperatorGens.generateGreatestLeast`). The common type.
+pub const GREATEST: u16 = 213;
+/// `LEAST(a, b, ...)`, as [`GREATEST`] for the least.
+pub const LEAST: u16 = 214;
 
 /// The family's functions.
 pub const FUNCTIONS: &[FunctionDef] = &[
@@ -120,6 +134,18 @@ pub const FUNCTIONS: &[FunctionDef] = &[
         },
     },
     FunctionDef {
+        opcode: GREATEST,
+        name: "GREATEST",
+        arity: Arity::AtLeast(1),
+        bind: |a| bind_extreme(a, true),
+    },
+    FunctionDef {
+        opcode: LEAST,
+        name: "LEAST",
+        arity: Arity::AtLeast(1),
+        bind: |a| bind_extreme(a, false),
+    },
+    FunctionDef {
         opcode: IS_TRUE,
         name: "IS TRUE",
         arity: Arity::Exact(1),
@@ -144,6 +170,82 @@ pub const FUNCTIONS: &[FunctionDef] = &[
         bind: |a| bind_truth(a, Some(false), true),
     },
 ];
+
+fn bind_extreme(args: &Args<'_>, greatest: bool) -> Result<Bound, String> {
+    let mut common = args.types[0].clone();
+    for t in &args.types[1..] {
+        common = common_type(&common, t)
+            .ok_or_else(|| format!("{common} and {t} have no common type"))?;
+    }
+    if matches!(
+        common,
+        LogicalType::Row(_)
+            | LogicalType::Array(_)
+            | LogicalType::Map(..)
+            | LogicalType::IntervalYearMonth
+            | LogicalType::IntervalDayTime
+    ) {
+        return Err(format!("{common} values are not compared natively"));
+    }
+    // Flink casts each argument to the common type before testing it for NULL: a NULL
+    // DECIMAL that needs a cast is dereferenced (`NullPointerException`), the job fails.
+    let dereferenced: Vec<bool> = args
+        .types
+        .iter()
+        .map(|t| matches!(t, LogicalType::Decimal { .. }) && *t != common)
+        .collect();
+    let name = if greatest { "GREATEST" } else { "LEAST" };
+    let kernel = Kernel::function(name, &common, move |args, rows| {
+        let arrays = arrays(args, rows)?;
+        let field = SortField::new(order_key(&arrays[0])?.data_type().clone());
+        let converter = RowConverter::new(vec![field])?;
+        let rows_of = arrays
+            .iter()
+            .map(|a| Ok(converter.convert_columns(&[order_key(a)?])?))
+            .collect::<DfResult<Vec<Rows>>>()?;
+        let n = arrays[0].len();
+        let mut picks = Vec::with_capacity(n);
+        for i in 0..n {
+            // A NULL argument makes the result NULL: pick that NULL.
+            if let Some(k) = arrays.iter().position(|a| a.is_null(i)) {
+                if dereferenced[k] {
+                    return Err(fail(format!(
+                        "java.lang.NullPointerException: {name} casts its NULL DECIMAL \
+                         argument {} (Flink's generated code dereferences it)",
+                        k + 1
+                    )));
+                }
+                picks.push((k, i));
+                continue;
+            }
+            let mut best = 0;
+            for k in 1..arrays.len() {
+                let order = rows_of[best].row(i).cmp(&rows_of[k].row(i));
+                if (greatest && order.is_lt()) || (!greatest && order.is_gt()) {
+                    best = k;
+                }
+            }
+            picks.push((best, i));
+        }
+        let sources: Vec<&dyn Array> = arrays.iter().map(|a| a.as_ref()).collect();
+        result(args, interleave(&sources, &picks)?)
+    });
+    Ok(Bound {
+        args: vec![common.clone(); args.types.len()],
+        result: common,
+        kernel,
+    })
+}
+
+/// A column whose Arrow order is Java's `compareTo` order: FLOAT/DOUBLE as their
+/// `Float.compare`/`Double.compare` keys, anything else as is.
+fn order_key(a: &ArrayRef) -> DfResult<ArrayRef> {
+    Ok(match a.data_type() {
+        DataType::Float64 => Arc::new(f64_order_keys(a.as_primitive::<Float64Type>())),
+        DataType::Float32 => Arc::new(f32_order_keys(a.as_primitive::<Float32Type>())),
+        _ => a.clone(),
+    })
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Cmp {

@@ -24,8 +24,9 @@ use datafusion::common::ScalarValue;
 use datafusion::error::Result as DfResult;
 use datafusion::logical_expr::ColumnarValue;
 
+use crate::calc::FloatText;
 use crate::calc::cast::decimal_to_f64;
-use crate::calc::coercion::{is_integer, is_numeric};
+use crate::calc::coercion::{is_approximate, is_integer, is_numeric};
 use crate::calc::registry::{Args, Arity, Bound, FunctionDef, Kernel};
 use crate::types::LogicalType;
 
@@ -483,6 +484,10 @@ fn bind_round(args: &Args<'_>, mode: Mode) -> Result<Bound, String> {
     let ty = args.types[0].clone();
     if !is_numeric(&ty) {
         return Err("the first argument must be numeric".into());
+    }
+    // A FLOAT/DOUBLE is rounded as `BigDecimal.valueOf(x)`: the JVM's `Double.toString`.
+    if is_approximate(&ty) && args.float_text == FloatText::FloatingDecimal {
+        return Err(crate::calc::compile::FLOATING_DECIMAL.into());
     }
     if let Some(t) = args.types.get(1)
         && !is_integer(t)

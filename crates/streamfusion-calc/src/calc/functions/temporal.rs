@@ -1,4 +1,4 @@
-//! Temporal functions (opcodes 600–699), with Flink 2.3.0's runtime semantics: the calendar
+//! Temporal functions (opcodes 600–639), with Flink 2.3.0's runtime semantics: the calendar
 //! arithmetic of `DateTimeUtils` ([`super::temporal_calendar`]), the code generator's rules
 //! (`ExtractCallGen`, `FloorCeilCallGen`, `TimestampDiffCallGen`, `StringCallGen`'s date/time
 //! conversions) and Java's date-time patterns ([`super::temporal_format`]).
@@ -26,9 +26,9 @@ use crate::types::LogicalType;
 
 use super::temporal_calendar::{
     EPOCH_JULIAN, GREGORIAN_CUTOVER_DAY, MILLIS_PER_DAY, Unit, add_months_date, add_months_millis,
-    extract_from_date, floor_div, floor_mod, julian_calendar_day, julian_calendar_fields,
-    julian_date_floor, last_day, parse_date, subtract_months_date, subtract_months_millis,
-    ymd_to_unix_date,
+    civil_from_days, extract_from_date, floor_div, floor_mod, julian_calendar_day,
+    julian_calendar_fields, julian_date_floor, last_day, parse_date, subtract_months_date,
+    subtract_months_millis, ymd_to_unix_date,
 };
 use super::temporal_format::{Dialect, Pattern, PatternError};
 use super::temporal_values::{In, Out, Zone, rowwise};
@@ -808,7 +808,7 @@ fn bind_unix_timestamp(args: &Args<'_>) -> Result<Bound, String> {
         };
         // DateTimeUtils.unixTimestamp: Long.MIN_VALUE when the text does not parse.
         Ok(Some(Out::Int(match p.parse(text) {
-            Some((local, _)) => zone.to_instant(local) / 1000,
+            Some((local, _)) => zone.to_instant(hybrid_local(local)) / 1000,
             None => i64::MIN,
         })))
     });
@@ -909,6 +909,18 @@ fn lenient_millis(year: i64, month: i64, day: i64, hms: [i64; 3]) -> Option<i64>
     }
     let iso = i64::from(ymd_to_unix_date(y, m as i32, d as i32));
     Some(iso * MILLIS_PER_DAY + floor_mod(millis, MILLIS_PER_DAY))
+}
+
+/// Local wall-clock milliseconds parsed as proleptic Gregorian fields, read as
+/// `GregorianCalendar` reads the same fields: before the reform (1582-10-15) they are Julian
+/// ones (the ten removed days too, leniently).
+fn hybrid_local(local: i64) -> i64 {
+    let day = floor_div(local, MILLIS_PER_DAY);
+    if day >= GREGORIAN_CUTOVER_DAY {
+        return local;
+    }
+    let (y, m, d) = civil_from_days(day);
+    julian_calendar_day(y, m, d) * MILLIS_PER_DAY + floor_mod(local, MILLIS_PER_DAY)
 }
 
 /// `java.sql.Date.valueOf`: `yyyy-[m]m-[d]d`, month 1..12 and day 1..31, normalised

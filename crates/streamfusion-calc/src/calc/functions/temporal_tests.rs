@@ -39,6 +39,7 @@ fn call(
         types,
         literals,
         time_zone: zone,
+        float_text: crate::calc::FloatText::Shortest,
     })?;
     let Kernel::Function(udf) = bound.kernel else {
         panic!("a function kernel")
@@ -337,6 +338,7 @@ fn session_zone_moves_local_values() {
             types: &[t, LogicalType::TimestampLtz(3)],
             literals: &[l, None],
             time_zone: "Mars/Base",
+            float_text: crate::calc::FloatText::Shortest,
         })
         .is_err()
     );
@@ -617,6 +619,38 @@ fn zone_offsets_before_1900_are_java_util_time_zone_raw_offsets() {
     let ny = Zone::parse("America/New_York").unwrap();
     let local = at("0001-01-01T00:00:00Z");
     assert_eq!(ny.to_instant(local), local + 18_000_000);
+}
+
+#[test]
+fn zones_repeat_their_last_rule_past_the_tables() {
+    // JDK 17's ZoneRules and java.util.TimeZone (both agree) at these UTC instants.
+    let at = |text: &str| {
+        chrono::DateTime::parse_from_rfc3339(text)
+            .unwrap()
+            .timestamp_millis()
+    };
+    for (zone, instant, seconds) in [
+        ("America/New_York", "2262-01-15T12:00:00Z", -18_000),
+        ("America/New_York", "2262-07-15T12:00:00Z", -14_400),
+        ("America/New_York", "2100-03-14T12:00:00Z", -14_400),
+        ("America/New_York", "3000-10-10T00:00:00Z", -14_400),
+        ("Australia/Sydney", "2262-01-15T12:00:00Z", 39_600),
+        ("Australia/Sydney", "2262-07-15T12:00:00Z", 36_000),
+        ("Australia/Sydney", "2100-03-14T12:00:00Z", 39_600),
+        ("Australia/Sydney", "3000-10-10T00:00:00Z", 39_600),
+    ] {
+        let z = Zone::parse(zone).unwrap();
+        assert_eq!(z.offset_at(at(instant)), seconds * 1000, "{zone} {instant}");
+        let local = at(instant) + seconds * 1000;
+        assert_eq!(
+            z.to_instant_java_time(local),
+            at(instant),
+            "{zone} {instant}"
+        );
+    }
+    // SimpleDateFormat in New York read 2262-04-11 23:47:16 as 9223386436 s (EDT).
+    let ny = Zone::parse("America/New_York").unwrap();
+    assert_eq!(ny.to_instant(at("2262-04-11T23:47:16Z")), 9_223_386_436_000);
 }
 
 #[test]

@@ -6,13 +6,14 @@ use std::sync::Arc;
 
 use arrow::array::timezone::Tz;
 use arrow::array::{
-    Array, ArrayRef, AsArray, Date32Builder, Int32Builder, Int64Builder, StringBuilder,
-    Time32MillisecondBuilder, TimestampMicrosecondBuilder, TimestampMillisecondBuilder,
-    TimestampNanosecondBuilder,
+    Array, ArrayRef, AsArray, Date32Builder, DurationMillisecondBuilder, Int32Builder,
+    Int64Builder, IntervalYearMonthBuilder, StringBuilder, Time32MillisecondBuilder,
+    TimestampMicrosecondBuilder, TimestampMillisecondBuilder, TimestampNanosecondBuilder,
 };
 use arrow::datatypes::{
-    DataType, Date32Type, Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
-    Int64Type, Time32MillisecondType, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
+    DataType, Date32Type, Decimal128Type, DurationMillisecondType, Float32Type, Float64Type,
+    Int8Type, Int16Type, Int32Type, Int64Type, IntervalUnit, IntervalYearMonthType,
+    Time32MillisecondType, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
     TimestampNanosecondType,
 };
 use chrono::{DateTime, LocalResult, NaiveDateTime, Offset, TimeZone};
@@ -23,13 +24,16 @@ use crate::calc::range;
 use crate::calc::registry::Kernel;
 use crate::types::LogicalType;
 
-use super::temporal_calendar::{MILLIS_PER_DAY, floor_div, floor_mod};
+use super::temporal_calendar::{
+    MILLIS_PER_DAY, civil_from_days, days_from_civil, floor_div, floor_mod,
+};
 use super::util::{arrays, fail, result};
 
 /// One argument value.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum In<'a> {
-    /// Any integer type.
+    /// Any integer type, or an interval: INTERVAL YEAR TO MONTH's months, INTERVAL DAY TO
+    /// SECOND's milliseconds.
     Int(i64),
     /// FLOAT or DOUBLE.
     Double(f64),
@@ -49,7 +53,7 @@ pub(super) enum In<'a> {
 /// One result value (its kind matches the bound result type).
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Out {
-    /// BIGINT or INT.
+    /// BIGINT or INT, or an interval's months or milliseconds.
     Int(i64),
     /// STRING.
     Str(String),
@@ -76,6 +80,8 @@ enum Column<'a> {
     Millis(&'a arrow::array::PrimitiveArray<TimestampMillisecondType>),
     Micros(&'a arrow::array::PrimitiveArray<TimestampMicrosecondType>),
     Nanos(&'a arrow::array::PrimitiveArray<TimestampNanosecondType>),
+    Months(&'a arrow::array::PrimitiveArray<IntervalYearMonthType>),
+    Duration(&'a arrow::array::PrimitiveArray<DurationMillisecondType>),
 }
 
 impl<'a> Column<'a> {
@@ -94,6 +100,8 @@ impl<'a> Column<'a> {
             DataType::Timestamp(TimeUnit::Millisecond, _) => Column::Millis(a.as_primitive()),
             DataType::Timestamp(TimeUnit::Microsecond, _) => Column::Micros(a.as_primitive()),
             DataType::Timestamp(TimeUnit::Nanosecond, _) => Column::Nanos(a.as_primitive()),
+            DataType::Interval(IntervalUnit::YearMonth) => Column::Months(a.as_primitive()),
+            DataType::Duration(TimeUnit::Millisecond) => Column::Duration(a.as_primitive()),
             other => {
                 return Err(fail(format!(
                     "temporal function: unexpected argument {other}"
@@ -132,6 +140,8 @@ impl<'a> Column<'a> {
                 floor_div(x, 1_000_000),
                 floor_mod(x, 1_000_000) as i32
             )),
+            Column::Months(a) => v!(a, |x: i32| In::Int(x.into())),
+            Column::Duration(a) => v!(a, In::Int),
         }
     }
 }
@@ -146,6 +156,8 @@ enum Sink {
     Millis(TimestampMillisecondBuilder, Option<Arc<str>>),
     Micros(TimestampMicrosecondBuilder, Option<Arc<str>>),
     Nanos(TimestampNanosecondBuilder, Option<Arc<str>>),
+    Months(IntervalYearMonthBuilder),
+    Duration(DurationMillisecondBuilder),
 }
 
 impl Sink {
@@ -164,6 +176,12 @@ impl Sink {
             }
             DataType::Timestamp(TimeUnit::Nanosecond, tz) => {
                 Sink::Nanos(TimestampNanosecondBuilder::with_capacity(n), tz)
+            }
+            DataType::Interval(IntervalUnit::YearMonth) => {
+                Sink::Months(IntervalYearMonthBuilder::with_capacity(n))
+            }
+            DataType::Duration(TimeUnit::Millisecond) => {
+                Sink::Duration(DurationMillisecondBuilder::with_capacity(n))
             }
             other => {
                 return Err(fail(format!(
@@ -184,8 +202,12 @@ impl Sink {
             (Sink::Millis(b, _), None) => b.append_null(),
             (Sink::Micros(b, _), None) => b.append_null(),
             (Sink::Nanos(b, _), None) => b.append_null(),
+            (Sink::Months(b), None) => b.append_null(),
+            (Sink::Duration(b), None) => b.append_null(),
             (Sink::Int64(b), Some(Out::Int(x))) => b.append_value(x),
             (Sink::Int32(b), Some(Out::Int(x))) => b.append_value(x as i32),
+            (Sink::Months(b), Some(Out::Int(x))) => b.append_value(x as i32),
+            (Sink::Duration(b), Some(Out::Int(x))) => b.append_value(x),
             (Sink::Str(b), Some(Out::Str(s))) => b.append_value(s),
             // Flink's value is written only inside the type's range and carrier.
             (Sink::Date(b), Some(Out::Date(d))) => b.append_value(range::date(d.into())?),
@@ -208,6 +230,8 @@ impl Sink {
             Sink::Millis(mut b, tz) => Arc::new(b.finish().with_timezone_opt(tz)),
             Sink::Micros(mut b, tz) => Arc::new(b.finish().with_timezone_opt(tz)),
             Sink::Nanos(mut b, tz) => Arc::new(b.finish().with_timezone_opt(tz)),
+            Sink::Months(mut b) => Arc::new(b.finish()),
+            Sink::Duration(mut b) => Arc::new(b.finish()),
         }
     }
 }
@@ -252,6 +276,32 @@ pub(super) fn rowwise(
     })
 }
 
+/// 2100-01-01T00:00:00Z: chrono-tz's transition tables end in 2099, after which it keeps the
+/// last offset, while Java's zones (`ZoneInfo`'s `lastRule`, `ZoneRules`' last rules) repeat
+/// their last daylight-saving rule forever.
+const TABLE_END_MILLIS: i64 = 4_102_444_800_000;
+
+/// The shift (whole days, in milliseconds) that moves a time at or after 2100 into a year of
+/// 2072..=2099 with the same calendar (leap or not, January 1 on the same weekday), where the
+/// tables still hold the zone's last rule: its transitions fall on the same dates and times
+/// there. Zero before 2100.
+fn last_rule_shift(millis: i64) -> i64 {
+    if millis < TABLE_END_MILLIS {
+        return 0;
+    }
+    let leap = |y: i64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    // 1970-01-01 was a Thursday.
+    let weekday = |day: i64| (day + 4).rem_euclid(7);
+    let (year, _, _) = civil_from_days(floor_div(millis, MILLIS_PER_DAY));
+    let january = days_from_civil(year, 1, 1);
+    // Every 28 consecutive years of one century hold all fourteen calendars.
+    (2072..=2099)
+        .map(|y| days_from_civil(y, 1, 1))
+        .zip(2072..=2099)
+        .find(|&(day, y)| leap(y) == leap(year) && weekday(day) == weekday(january))
+        .map_or(0, |(day, _)| (day - january) * MILLIS_PER_DAY)
+}
+
 /// 1900-01-01T00:00:00Z: the JDK's `ZoneInfo` (behind `java.util.TimeZone`) keeps tzdb's
 /// transitions from here on only.
 const ZONE_INFO_START_MILLIS: i64 = -2_208_988_800_000;
@@ -259,7 +309,7 @@ const ZONE_INFO_START_MILLIS: i64 = -2_208_988_800_000;
 /// A session time zone with `java.util.TimeZone` offset rules (what Flink's generated code
 /// and its `SimpleDateFormat`s use).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Zone(Tz);
+pub(crate) struct Zone(Tz);
 
 impl Zone {
     /// UTC.
@@ -314,6 +364,7 @@ impl Zone {
     }
 
     fn tzdb_offset(&self, epoch_millis: i64) -> i64 {
+        let epoch_millis = epoch_millis.wrapping_add(last_rule_shift(epoch_millis));
         match DateTime::from_timestamp_millis(epoch_millis) {
             Some(t) => {
                 i64::from(
@@ -334,14 +385,35 @@ impl Zone {
         epoch_millis.wrapping_add(self.tzdb_offset(epoch_millis))
     }
 
+    /// The instant of a local wall-clock time by `java.time`'s rules
+    /// (`LocalDateTime.atZone(zone).toInstant()`, as Flink's casts to TIMESTAMP_LTZ): tzdb's
+    /// offsets throughout, in an overlap the earlier offset, in a gap shifted later by the
+    /// gap's length.
+    pub fn to_instant_java_time(self, local_millis: i64) -> i64 {
+        let shift = last_rule_shift(local_millis);
+        let local_millis = local_millis.wrapping_add(shift);
+        let Some(t) = DateTime::from_timestamp_millis(local_millis) else {
+            return local_millis.wrapping_sub(shift);
+        };
+        let offset = match self.0.offset_from_local_datetime(&t.naive_utc()) {
+            LocalResult::Single(o) => i64::from(o.fix().local_minus_utc()) * 1000,
+            LocalResult::Ambiguous(earlier, _) => i64::from(earlier.fix().local_minus_utc()) * 1000,
+            // The offset before the transition: the local time read with it lands past the gap.
+            LocalResult::None => self.tzdb_offset(local_millis - MILLIS_PER_DAY),
+        };
+        local_millis.wrapping_sub(offset).wrapping_sub(shift)
+    }
+
     /// The local wall-clock milliseconds of an instant: `millis + TimeZone.getOffset(millis)`,
     /// as Flink's `timestampWithLocalZoneToTimestamp`.
     pub fn to_local(self, epoch_millis: i64) -> i64 {
         epoch_millis.wrapping_add(self.offset_at(epoch_millis))
     }
 
-    /// The instant of a local wall-clock time (`LocalDateTime.atZone(zone).toInstant()`): in
-    /// an overlap the earlier offset, in a gap shifted later by the gap's length.
+    /// The instant of a local wall-clock time as `GregorianCalendar` computes it
+    /// (`ZoneInfo.getOffsetsByWall`): a wall time at or past a transition's new wall time takes
+    /// the new offset, so in an overlap the later offset (standard time after daylight
+    /// saving) and in a gap the earlier one (shifted later by the gap's length).
     pub fn to_instant(self, local_millis: i64) -> i64 {
         // Before ZoneInfo's first instant: the raw offset (see `offset_at`). Offsets stay
         // within a day, so later local times never look the raw offset up.
@@ -351,15 +423,17 @@ impl Zone {
                 return local_millis.wrapping_sub(raw);
             }
         }
+        let shift = last_rule_shift(local_millis);
+        let local_millis = local_millis.wrapping_add(shift);
         let Some(t) = DateTime::from_timestamp_millis(local_millis) else {
-            return local_millis;
+            return local_millis.wrapping_sub(shift);
         };
         let naive: NaiveDateTime = t.naive_utc();
         let offset = match self.0.offset_from_local_datetime(&naive) {
             LocalResult::Single(o) => i64::from(o.fix().local_minus_utc()) * 1000,
-            LocalResult::Ambiguous(earlier, _) => i64::from(earlier.fix().local_minus_utc()) * 1000,
+            LocalResult::Ambiguous(_, later) => i64::from(later.fix().local_minus_utc()) * 1000,
             LocalResult::None => self.offset_at(local_millis - MILLIS_PER_DAY),
         };
-        local_millis.wrapping_sub(offset)
+        local_millis.wrapping_sub(offset).wrapping_sub(shift)
     }
 }

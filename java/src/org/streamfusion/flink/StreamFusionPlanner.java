@@ -421,6 +421,9 @@ public class StreamFusionPlanner extends StreamPlanner {
                     ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR.key(),
                     table.get(ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR).name());
             options.put("table.local-time-zone", table.getLocalTimeZone().getId());
+            // The JVM's Float/Double.toString (FloatingDecimal before JDK 19) shapes casts.
+            options.put("java.specification.version",
+                    System.getProperty("java.specification.version"));
             options.put(
                     ExecutionConfigOptions.TABLE_EXEC_MINIBATCH_ENABLED.key(),
                     String.valueOf(table.get(ExecutionConfigOptions.TABLE_EXEC_MINIBATCH_ENABLED)));

@@ -50,7 +50,8 @@ import org.apache.flink.util.CloseableIterator;
  *
  * <p>Output: a header line, then one line per case: {@code case}, {@code input} (types),
  * {@code rows}, {@code sql}, {@code exprs} / {@code filter} (IR), {@code legacy_cast}
- * ({@code table.exec.legacy-cast-behaviour}) and either {@code types} (the resolved result
+ * ({@code table.exec.legacy-cast-behaviour}), {@code zone} (the session time zone, when not
+ * UTC) and either {@code types} (the resolved result
  * types, nullability dropped) and {@code output} rows, or {@code error} (the class and message
  * of the root cause). Values: {@code null}; BOOLEAN a JSON boolean; integers decimal text;
  * FLOAT/DOUBLE {@code {"bits": raw IEEE hex, "text": Float/Double.toString}}; DECIMAL plain
@@ -228,6 +229,8 @@ public final class CalcVectors {
         boolean expectError;
         /** Its legacy variant is expected to fail too. */
         boolean legacyFails;
+        /** The session time zone ({@code table.local-time-zone}); UTC when null. */
+        String zone;
 
         Case(String name, String[] types, String[][] rows, X[] exprs) {
             this.name = name;
@@ -372,6 +375,33 @@ public final class CalcVectors {
 
     void comparisons() {
         X a = col(0), b = col(1);
+        // GREATEST/LEAST: compareTo of the common type (Double.compare for DOUBLE: NaN
+        // greatest, -0.0 below 0.0), NULL if any argument is NULL.
+        add("greatest_least_numbers", t("INT", "DOUBLE", "BIGINT", "DECIMAL(10, 2)", "FLOAT"),
+                rows(r("1", "NaN", "3", "2.50", "0.5"), r("-7", "-0.0", "-7", "-7.00", "0.0"),
+                        r("2147483647", "2.5", "-9223372036854775808", "99999999.99", "NaN"),
+                        r("0", "0.0", "0", "0.00", "-0.0"), r(null, "1.0", "1", "1.00", "1.0"),
+                        r("5", null, "5", "5.00", "5.0")),
+                f("GREATEST", a, b), f("LEAST", a, b), f("GREATEST", a, col(2)),
+                f("LEAST", a, col(2), col(3)), f("GREATEST", b, col(4)), f("LEAST", b, col(4)),
+                f("GREATEST", col(3), a), f("LEAST", col(4), col(4)));
+        // A NULL DECIMAL argument that Flink casts to the common type is dereferenced.
+        add("greatest_null_decimal_cast", t("DECIMAL(10, 2)", "DOUBLE"),
+                rows(r("1.50", "2.0"), r(null, "1.0")),
+                f("GREATEST", a, b)).expectError = true;
+        add("greatest_least_others", t("STRING", "CHAR(3)", "DATE", "DATE", "TIMESTAMP(3)",
+                        "TIMESTAMP(3)", "BOOLEAN", "BOOLEAN"),
+                rows(r("abc", "abd", "2024-01-01", "1969-12-31", "2024-01-01 00:00:00.001",
+                                "2024-01-01 00:00:00", "true", "false"),
+                        r("é", "z", "0001-01-01", "9999-12-31", "1969-12-31 23:59:59.999",
+                                "1970-01-01 00:00:00", "false", "false"),
+                        r("😀", "\uFFFF", "2000-02-29", "2000-02-29", "2000-02-29 12:00:00",
+                                "2000-02-29 12:00:00", "true", "true"),
+                        r("", "a", null, "2024-01-01", null, "2024-01-01 00:00:00", null, "true")),
+                f("GREATEST", a, b), f("LEAST", a, b), f("GREATEST", col(2), col(3)),
+                f("LEAST", col(2), col(3)), f("GREATEST", col(4), col(5)),
+                f("LEAST", col(4), col(5)), f("GREATEST", col(6), col(7)),
+                f("LEAST", col(6), col(7)), f("GREATEST", b, b, a));
         add("double_compare", t("DOUBLE", "DOUBLE"),
                 rows(r("NaN", "NaN"), r("NaN", "1.0"), r("1.0", "NaN"), r("-0.0", "0.0"),
                         r("0.0", "-0.0"), r("1.0", "2.0"), r("Infinity", "Infinity"),
@@ -778,6 +808,8 @@ public final class CalcVectors {
         g.strings();
         g.passThrough();
         TemporalCases.register(g);
+        IntervalCases.register(g);
+        ZoneCases.register(g);
         CollectionCases.register(g);
         ValueCases.register(g);
         RangeCases.register(g);
@@ -792,7 +824,8 @@ public final class CalcVectors {
         out.append("{\"flink\":\"2.3.0\",\"generator\":").append(q(GENERATOR))
                 .append(",\"format\":");
         Json.string(out, "per case one line: case, input (types), rows, sql, exprs and filter"
-                + " (Calc IR with function names), legacy_cast, then types and output, or error"
+                + " (Calc IR with function names), legacy_cast, zone (session time zone, if not"
+                + " UTC), then types and output, or error"
                 + " {class, message} of the root cause; values: null, booleans, integers as"
                 + " decimal text, FLOAT/DOUBLE {bits: raw IEEE hex, text: Java toString},"
                 + " DECIMAL plain text with the type's scale, strings raw, binaries hex,"
@@ -916,6 +949,8 @@ public final class CalcVectors {
             tEnv.getConfig().set(ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR,
                     legacy ? ExecutionConfigOptions.LegacyCastBehaviour.ENABLED
                             : ExecutionConfigOptions.LegacyCastBehaviour.DISABLED);
+            tEnv.getConfig().setLocalTimeZone(
+                    java.time.ZoneId.of(c.zone == null ? "UTC" : c.zone));
             types = new LogicalType[c.types.length];
             DataTypes.Field[] fields = new DataTypes.Field[c.types.length];
             for (int k = 0; k < types.length; k++) {
@@ -1022,6 +1057,10 @@ public final class CalcVectors {
             }
             out.append("],\"filter\":").append(c.filter == null ? "null" : c.filter.ir)
                     .append(",\"legacy_cast\":").append(legacy);
+            if (c.zone != null) {
+                out.append(",\"zone\":");
+                Json.string(out, c.zone);
+            }
             if (error != null) {
                 out.append(",\"error\":").append(error);
             } else {
