@@ -105,7 +105,7 @@ public final class JobBench {
             new Job("calc", "Calc: arithmetic, CASE, string functions, casts and a filter",
                     "SELECT id, v * 3 + id % 7, CASE WHEN v > 500 THEN 'high' WHEN v > 100"
                             + " THEN 'mid' ELSE 'low' END, UPPER(t), LOWER(t), CHAR_LENGTH(t),"
-                            + " CAST(d AS DECIMAL(12, 3)), CAST(v AS STRING) FROM src"
+                            + " CAST(d AS BIGINT), CAST(v AS STRING) FROM src"
                             + " WHERE v % 10 <> 3",
                     new String[] {"Calc"}),
             new Job("window_tumble",
