@@ -43,7 +43,10 @@ use serde_json::Value;
 use super::types::logical_type;
 use super::{Result, Unsupported};
 use crate::calc::Expr;
-use crate::calc::functions::{arithmetic, comparison, hash, math, string, temporal, value};
+use crate::calc::functions::{
+    arithmetic, comparison, hash, math, string, string_codec, string_edit, string_regexp,
+    string_search, temporal, value,
+};
 use crate::types::LogicalType;
 
 /// Flink's names of the registry functions taken one to one (operands in Flink's order).
@@ -104,6 +107,32 @@ pub const FUNCTIONS: &[(&str, u16)] = &[
     ("REGEXP", string::REGEXP),
     ("SPLIT_INDEX", string::SPLIT_INDEX),
     ("LIKE", string::LIKE),
+    ("SUBSTR", string::SUBSTRING),
+    ("LEFT", string_edit::LEFT),
+    ("RIGHT", string_edit::RIGHT),
+    ("REPEAT", string_edit::REPEAT),
+    ("REVERSE", string_edit::REVERSE),
+    ("OVERLAY", string_edit::OVERLAY),
+    ("TRANSLATE3", string_edit::TRANSLATE),
+    ("BTRIM", string_edit::BTRIM),
+    ("LOCATE", string_search::LOCATE),
+    ("INSTR", string_search::INSTR),
+    ("ASCII", string_search::ASCII),
+    ("STARTSWITH", string_search::STARTSWITH),
+    ("ENDSWITH", string_search::ENDSWITH),
+    ("CHR", string_codec::CHR),
+    ("TO_BASE64", string_codec::TO_BASE64),
+    ("FROM_BASE64", string_codec::FROM_BASE64),
+    ("HEX", string_codec::HEX),
+    ("UNHEX", string_codec::UNHEX),
+    ("BIN", string_codec::BIN),
+    ("URL_ENCODE", string_codec::URL_ENCODE),
+    ("URL_DECODE", string_codec::URL_DECODE),
+    ("REGEXP_COUNT", string_regexp::REGEXP_COUNT),
+    ("REGEXP_SUBSTR", string_regexp::REGEXP_SUBSTR),
+    ("REGEXP_INSTR", string_regexp::REGEXP_INSTR),
+    ("REGEXP_EXTRACT_ALL", string_regexp::REGEXP_EXTRACT_ALL),
+    ("SPLIT", string_regexp::SPLIT),
     ("EXTRACT", temporal::EXTRACT),
     ("TIMESTAMPADD", temporal::TIMESTAMPADD),
     ("TIMESTAMPDIFF", temporal::TIMESTAMPDIFF),
@@ -798,8 +827,8 @@ mod tests {
                    "type": "STRING"})
         };
         assert_eq!(
-            read(call("$REPEAT$1")).unwrap_err().to_string(),
-            "function $REPEAT$1 is not supported"
+            read(call("$PARSE_URL$1")).unwrap_err().to_string(),
+            "function $PARSE_URL$1 is not supported"
         );
         assert_eq!(
             read(call("$UPPER$2")).unwrap_err().to_string(),

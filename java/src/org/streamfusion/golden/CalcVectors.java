@@ -780,6 +780,7 @@ public final class CalcVectors {
         TemporalCases.register(g);
         CollectionCases.register(g);
         ValueCases.register(g);
+        StringCases.register(g);
         RangeCases.register(g);
         Set<String> names = new LinkedHashSet<>();
         for (Case c : g.cases) {
