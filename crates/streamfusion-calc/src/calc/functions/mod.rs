@@ -7,6 +7,7 @@ mod collection_sort;
 pub mod comparison;
 mod decimal;
 pub mod hash;
+mod java_chars;
 pub(crate) mod java_format;
 pub mod java_regex;
 pub mod json;

@@ -6,10 +6,9 @@
 //! Every function returns NULL when its argument is NULL. Integer arguments are Java `long`s
 //! (a TINYINT, SMALLINT or INT is sign-extended, so `HEX(-1)` is sixteen `F`s).
 //!
-//! Two values Flink computes are not carried over, and fail instead: a `FROM_BASE64` result
+//! One value Flink computes is not carried over, and fails instead: a `FROM_BASE64` result
 //! that is not UTF-8 (Flink keeps the raw bytes as a `STRING`, which native strings cannot
-//! hold), and a `URL_DECODE` escape holding a non-ASCII character Java's `Character.digit`
-//! may read as a digit (`%١٢` decodes in Java).
+//! hold).
 
 use std::sync::Arc;
 
@@ -22,6 +21,7 @@ use crate::calc::coercion::{is_binary, is_integer, is_string};
 use crate::calc::registry::{Args, Arity, Bound, FunctionDef, Kernel};
 use crate::types::LogicalType;
 
+use super::java_chars;
 use super::string::{Out, STRING, Strs, coerce, map_one, row_count};
 use super::string_search::Bins;
 use super::util::{fail, result};
@@ -434,7 +434,7 @@ fn bind_url_decode(args: &Args<'_>) -> Result<Bound, String> {
                 buf.clear();
                 units.clear();
                 units.extend(s.encode_utf16());
-                let decoded = url_decode(&units, &mut bytes, &mut buf)?;
+                let decoded = url_decode(&units, &mut bytes, &mut buf);
                 out.push(decoded.then_some(buf.as_str()))?;
             }
             out.finish(args)
@@ -446,7 +446,7 @@ fn bind_url_decode(args: &Args<'_>) -> Result<Bound, String> {
 /// `false` where Java throws (Flink's NULL). Each run of `%xy` escapes is decoded as UTF-8
 /// with Java's replacement of malformed input; `xy` is read by `Integer.parseInt(s, i + 1,
 /// i + 3, 16)`, which also takes a sign (`%+1` is byte 1, `%-0` byte 0, `%-1` fails).
-fn url_decode(units: &[u16], bytes: &mut Vec<u8>, out: &mut String) -> DfResult<bool> {
+fn url_decode(units: &[u16], bytes: &mut Vec<u8>, out: &mut String) -> bool {
     let n = units.len();
     let mut i = 0;
     let mut literal = Vec::new();
@@ -460,14 +460,14 @@ fn url_decode(units: &[u16], bytes: &mut Vec<u8>, out: &mut String) -> DfResult<
                 out.extend(char::decode_utf16(literal.drain(..)).map(|c| c.unwrap_or('?')));
                 bytes.clear();
                 while i + 2 < n && units[i] == 0x25 {
-                    let Some(v) = java_hex_pair(units[i + 1], units[i + 2])? else {
-                        return Ok(false);
+                    let Some(v) = java_hex_pair(units[i + 1], units[i + 2]) else {
+                        return false;
                     };
                     bytes.push(v);
                     i += 3;
                 }
                 if i < n && units[i] == 0x25 {
-                    return Ok(false);
+                    return false;
                 }
                 decode_utf8(bytes, out);
             }
@@ -478,59 +478,29 @@ fn url_decode(units: &[u16], bytes: &mut Vec<u8>, out: &mut String) -> DfResult<
         }
     }
     out.extend(char::decode_utf16(literal.drain(..)).map(|c| c.unwrap_or('?')));
-    Ok(true)
+    true
 }
 
 /// `Integer.parseInt` of two UTF-16 units in radix 16 as a byte: `None` where Java throws
-/// (`NumberFormatException`, or a negative value); a failure where a non-ASCII unit decides.
-fn java_hex_pair(a: u16, b: u16) -> DfResult<Option<u8>> {
-    let low = java_digit(b);
-    let value = match a {
-        0x2B => low.map(|d| d as u8),
-        0x2D => low
-            .map(|d| (d == 0).then_some(0))
-            .and_then(|v| v.ok_or(Undecided::No)),
-        a => match (java_digit(a), low) {
-            (Err(Undecided::No), _) | (_, Err(Undecided::No)) => Err(Undecided::No),
-            (Ok(high), Ok(low)) => Ok((high * 16 + low) as u8),
-            _ => Err(Undecided::Maybe),
-        },
-    };
-    match value {
-        Ok(v) => Ok(Some(v)),
-        Err(Undecided::No) => Ok(None),
-        Err(Undecided::Maybe) => Err(fail(format!(
-            "URL_DECODE: the escape {:?} holds a character Java's Character.digit may read \
-             as a digit; not carried over",
-            String::from_utf16_lossy(&[a, b])
-        ))),
+/// (`NumberFormatException`, or a negative value).
+fn java_hex_pair(a: u16, b: u16) -> Option<u8> {
+    let low = java_hex_digit(b)?;
+    match a {
+        0x2B => Some(low as u8),
+        0x2D => (low == 0).then_some(0),
+        a => Some((java_hex_digit(a)? * 16 + low) as u8),
     }
 }
 
-/// Why a unit is not a known hex digit.
-enum Undecided {
-    /// Java's `Character.digit` rejects it.
-    No,
-    /// A non-ASCII unit Java might read as a digit (a Unicode decimal digit or a fullwidth
-    /// letter A–F).
-    Maybe,
-}
-
-/// `Character.digit(unit, 16)`, decided for ASCII units and for what cannot be a digit.
-fn java_digit(unit: u16) -> Result<u32, Undecided> {
-    if unit < 0x80 {
-        return char::from(unit as u8).to_digit(16).ok_or(Undecided::No);
+/// JDK 17's `Character.digit(unit, 16)`: an ASCII hex digit, a Unicode decimal digit (`%١٢`
+/// is byte 0x12) or a fullwidth letter A–F.
+fn java_hex_digit(unit: u16) -> Option<u32> {
+    match unit {
+        0xFF21..=0xFF26 => Some(u32::from(unit - 0xFF21) + 10),
+        0xFF41..=0xFF46 => Some(u32::from(unit - 0xFF41) + 10),
+        0..=0x7F => char::from(unit as u8).to_digit(16),
+        _ => java_chars::digit(unit),
     }
-    let maybe = char::from_u32(u32::from(unit)).is_some_and(|c| {
-        c.is_numeric()
-            || ('\u{FF21}'..='\u{FF26}').contains(&c)
-            || ('\u{FF41}'..='\u{FF46}').contains(&c)
-    });
-    Err(if maybe {
-        Undecided::Maybe
-    } else {
-        Undecided::No
-    })
 }
 
 #[cfg(test)]

@@ -1,8 +1,10 @@
-//! String searches (opcodes 350–364): `LOCATE`, `INSTR`, `ASCII`, `STARTSWITH` and
-//! `ENDSWITH`, with Flink 2.3.0's semantics (`StringCallGen`, `SqlFunctionUtils.position` /
-//! `instr`, `BinaryStringData.indexOf`, `StartsWithFunction`, `EndsWithFunction`).
+//! String searches and tests (opcodes 350–364): `LOCATE`, `INSTR`, `ASCII`, `STARTSWITH`,
+//! `ENDSWITH`, `IS_ALPHA`, `IS_DIGIT` and `IS_DECIMAL`, with Flink 2.3.0's semantics
+//! (`StringCallGen`, `SqlFunctionUtils.position` / `instr` / `isAlpha` / `isDigit` /
+//! `isDecimal`, `BinaryStringData.indexOf`, `StartsWithFunction`, `EndsWithFunction`) and
+//! JDK 17's character classes ([`super::java_chars`]).
 //!
-//! Every function returns NULL when an argument is NULL. Positions count code points
+//! Every function returns NULL when an argument is NULL, except the `IS_*` tests (FALSE). Positions count code points
 //! (`BinaryStringData` walks UTF-8 characters), 1-based, 0 when not found.
 
 use std::sync::Arc;
@@ -16,6 +18,7 @@ use crate::calc::coercion::{is_binary, is_string};
 use crate::calc::registry::{Args, Arity, Bound, FunctionDef, Kernel};
 use crate::types::LogicalType;
 
+use super::java_chars;
 use super::string::{Ints, Strs, coerce, row_count};
 use super::util::{fail, result};
 
@@ -35,6 +38,15 @@ pub const ASCII: u16 = 352;
 pub const STARTSWITH: u16 = 353;
 /// `ENDSWITH(s, suffix)` of two strings or two binaries: TRUE for an empty suffix. `BOOLEAN`.
 pub const ENDSWITH: u16 = 354;
+/// `IS_ALPHA(s)`: every UTF-16 unit a letter for JDK 17 (`StringUtils.isAlpha`); FALSE for an
+/// empty or NULL string. `BOOLEAN NOT NULL`.
+pub const IS_ALPHA: u16 = 355;
+/// `IS_DIGIT(s)`: every UTF-16 unit a decimal digit for JDK 17 (`StringUtils.isNumeric`);
+/// FALSE for an empty or NULL string. `BOOLEAN NOT NULL`.
+pub const IS_DIGIT: u16 = 356;
+/// `IS_DECIMAL(s)`: `Long.parseLong(s)` or `Double.parseDouble(s)` succeeds; FALSE for an
+/// empty or NULL string. `BOOLEAN NOT NULL`.
+pub const IS_DECIMAL: u16 = 357;
 
 /// The family's functions.
 pub const FUNCTIONS: &[FunctionDef] = &[
@@ -67,6 +79,24 @@ pub const FUNCTIONS: &[FunctionDef] = &[
         name: "ENDSWITH",
         arity: Arity::Exact(2),
         bind: |a| bind_affix(a, "ENDSWITH", false),
+    },
+    FunctionDef {
+        opcode: IS_ALPHA,
+        name: "IS_ALPHA",
+        arity: Arity::Exact(1),
+        bind: |a| bind_class(a, "IS_ALPHA", is_alpha),
+    },
+    FunctionDef {
+        opcode: IS_DIGIT,
+        name: "IS_DIGIT",
+        arity: Arity::Exact(1),
+        bind: |a| bind_class(a, "IS_DIGIT", is_digit),
+    },
+    FunctionDef {
+        opcode: IS_DECIMAL,
+        name: "IS_DECIMAL",
+        arity: Arity::Exact(1),
+        bind: |a| bind_class(a, "IS_DECIMAL", is_decimal),
     },
 ];
 
@@ -248,6 +278,90 @@ fn bind_affix(args: &Args<'_>, name: &'static str, start: bool) -> Result<Bound,
             result(args, Arc::new(out))
         }),
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// IS_ALPHA, IS_DIGIT, IS_DECIMAL
+
+/// A string predicate that is FALSE for NULL (`SqlFunctionUtils.isAlpha`/`isDigit`/`isDecimal`
+/// take the NULL object). Only string arguments are taken.
+fn bind_class(
+    args: &Args<'_>,
+    name: &'static str,
+    test: fn(&str) -> bool,
+) -> Result<Bound, String> {
+    let types = coerce(args, &[])?;
+    Ok(Bound {
+        args: types,
+        result: LogicalType::Boolean,
+        kernel: Kernel::function(name, &LogicalType::Boolean, move |args, rows| {
+            let n = row_count(args, rows);
+            let s = Strs::new(&args[0])?;
+            let out: BooleanArray = (0..n)
+                .map(|i| Some(s.get(i).is_some_and(|s| !s.is_empty() && test(s))))
+                .collect();
+            result(args, Arc::new(out))
+        }),
+    })
+}
+
+/// `StringUtils.isAlpha` of a non-empty string: `Character.isLetter` of every UTF-16 unit (a
+/// surrogate is not a letter).
+fn is_alpha(s: &str) -> bool {
+    s.encode_utf16().all(java_chars::is_letter)
+}
+
+/// `StringUtils.isNumeric` of a non-empty string: `Character.isDigit` of every UTF-16 unit.
+fn is_digit(s: &str) -> bool {
+    s.encode_utf16().all(|u| java_chars::digit(u).is_some())
+}
+
+/// `isInteger(s) || isLong(s) || isDouble(s)` of a non-empty string (`Integer.parseInt`
+/// accepts a subset of what `Long.parseLong` does).
+fn is_decimal(s: &str) -> bool {
+    parses_as_long(s) || parses_as_double(s)
+}
+
+/// Whether `Long.parseLong(s)` succeeds: an optional sign, then decimal digits (any Unicode
+/// decimal digit, as `Character.digit(c, 10)` reads it) within the range of a `long`.
+fn parses_as_long(s: &str) -> bool {
+    let units: Vec<u16> = s.encode_utf16().collect();
+    let (negative, digits) = match units.first() {
+        Some(0x2D) => (true, &units[1..]),
+        Some(0x2B) => (false, &units[1..]),
+        _ => (false, &units[..]),
+    };
+    if digits.is_empty() {
+        return false;
+    }
+    let limit: i128 = if negative { 1 << 63 } else { (1 << 63) - 1 };
+    let mut value: i128 = 0;
+    for &u in digits {
+        let Some(d) = java_chars::digit(u) else {
+            return false;
+        };
+        value = value * 10 + i128::from(d);
+        if value > limit {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether `Double.parseDouble(s)` succeeds (`FloatingDecimal.readJavaFormatString`): after
+/// `String.trim()`, an optional sign and `NaN`, `Infinity`, a decimal literal or a hexadecimal
+/// one with a binary exponent, ASCII digits only, with an optional `f`/`F`/`d`/`D` suffix.
+fn parses_as_double(s: &str) -> bool {
+    static GRAMMAR: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let grammar = GRAMMAR.get_or_init(|| {
+        regex::Regex::new(
+            r"^[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?|0[xX](?:[0-9a-fA-F]+\.?|[0-9a-fA-F]*\.[0-9a-fA-F]+)[pP][+-]?[0-9]+[fFdD]?)$",
+        )
+        .expect("a valid grammar")
+    });
+    // `String.trim()`: every char up to U+0020 at both ends.
+    let trimmed = s.trim_matches(|c: char| c <= ' ');
+    grammar.is_match(trimmed)
 }
 
 /// A binary argument: a scalar stays scalar.

@@ -50,3 +50,76 @@ fn instr_searches_overlapping_occurrences_both_ways() {
     assert!(instr("banana", "an", 1, 0).is_err());
     assert!(instr("banana", "an", i32::MIN, 1).is_err());
 }
+
+#[test]
+fn character_class_tests_read_utf16_units_with_jdk17_tables() {
+    // Character.isLetter / isDigit on JDK 17 (Unicode 13).
+    assert!(is_alpha("abcÄß"));
+    assert!(is_alpha("日本語"));
+    assert!(!is_alpha("ab1"));
+    assert!(!is_alpha("a b"));
+    // U+1D49C MATHEMATICAL SCRIPT CAPITAL A is a letter, but Java tests its surrogates.
+    assert!(!is_alpha("\u{1D49C}"));
+    // U+16A ROMAN NUMERAL ONE (Nl) is alphabetic for Rust, not a letter for Java.
+    assert!(!is_alpha("\u{2160}"));
+    assert!(is_digit("0123"));
+    assert!(is_digit("\u{661}\u{662}"));
+    assert!(!is_digit("²"));
+    assert!(!is_digit("-1"));
+    assert!(!is_digit("1.5"));
+}
+
+#[test]
+fn is_decimal_is_long_or_double_parsing() {
+    for yes in [
+        "1",
+        "-1",
+        "+7",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "9223372036854775808",
+        "1.5",
+        ".5",
+        "5.",
+        "1e5",
+        "1E-5",
+        "1.e5",
+        " 1.5 ",
+        "\t2\n",
+        "NaN",
+        "-Infinity",
+        "1d",
+        "1.5F",
+        "0x1p3",
+        "0X1.8P-1d",
+        "0x.8p1",
+        "\u{661}\u{662}",
+        "1e999",
+    ] {
+        assert!(is_decimal(yes), "{yes}");
+    }
+    for no in [
+        "",
+        " ",
+        "abc",
+        "1e",
+        "e5",
+        ".",
+        "+",
+        "-",
+        "1.2.3",
+        "0x1",
+        "0x1.8",
+        "nan",
+        "infinity",
+        "Infinityx",
+        "1 2",
+        "1ff",
+        "\u{661}.5",
+        "99999999999999999999e",
+        "1_000",
+        "١.5",
+    ] {
+        assert!(!is_decimal(no), "{no:?}");
+    }
+}

@@ -13,6 +13,7 @@ final class StringCases {
     static void register(CalcVectors g) {
         edits(g);
         searches(g);
+        characterClasses(g);
         encodings(g);
         regexps(g);
     }
@@ -112,6 +113,16 @@ final class StringCases {
                 f("ENDSWITH", c, d), f("STARTSWITH", a, s("a")));
     }
 
+    static void characterClasses(CalcVectors g) {
+        X a = col(0);
+        g.add("is_alpha_digit_decimal", t("STRING"),
+                col1("abc", "abcÄß", "日本語", "ab1", "a b", "\uD835\uDC9C", "\u2160", "0123",
+                        "\u0661\u0662", "²", "-1", "+7", "1.5", ".5", "5.", "1e5", "1.e5",
+                        " 1.5 ", "NaN", "-Infinity", "1d", "0x1p3", "0x1", "1e", "9223372036854775808",
+                        "99999999999999999999", "\u0661.5", "", " ", null),
+                f("IS_ALPHA", a), f("IS_DIGIT", a), f("IS_DECIMAL", a));
+    }
+
     static void encodings(CalcVectors g) {
         X a = col(0), b = col(1), c = col(2), d = col(3);
         g.add("base64_hex_strings", t("STRING", "BYTES"),
@@ -143,7 +154,8 @@ final class StringCases {
         g.add("url_encode_decode", t("STRING"),
                 col1("a b+c", "héllo wörld", "100%", "%41%42", "%e6%97%a5", "%C3", "%zz", "%4",
                         "%", "a%2", "%+1", "%-0", "%-1", "~!*'()-_.", "😀/?=&", "%ED%A0%80",
-                        "%F0%9F%98%80x%", "a%%41", "", "%%", null),
+                        "%F0%9F%98%80x%", "a%%41", "", "%%", "%\u0661\u0662", "%\uFF21\uFF21",
+                        "%\u00e91", null),
                 f("URL_ENCODE", a), f("URL_DECODE", a), f("URL_DECODE", f("URL_ENCODE", a)));
     }
 
