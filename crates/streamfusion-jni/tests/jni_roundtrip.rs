@@ -1111,9 +1111,11 @@ fn flink_nodes_plan_natively_or_throw_the_reason_as_a_native_plan_exception() {
             // The answer is what `create` takes.
             let handle = create(env, &plan).expect("create from the planned JSON");
             close(env, handle).expect("close");
-            plan_from_flink(env, &flink_node("fallback_repeat"), None)
+            // Flink's REPEAT node with its function renamed to one the registry lacks.
+            let unsupported = flink_node("fallback_repeat").replace("$REPEAT$1", "$PARSE_URL$1");
+            plan_from_flink(env, &unsupported, None)
                 .unwrap_err()
-                .assert_native(PLAN_EXCEPTION, "function $REPEAT$1 is not supported");
+                .assert_native(PLAN_EXCEPTION, "function $PARSE_URL$1 is not supported");
             plan_from_flink(env, "{]", None)
                 .unwrap_err()
                 .assert_native(PLAN_EXCEPTION, "malformed Flink plan JSON");

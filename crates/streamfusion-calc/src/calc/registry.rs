@@ -7,7 +7,11 @@
 //! |---|---|---|
 //! | 100–199 | arithmetic | [`super::functions::arithmetic`] |
 //! | 200–299 | comparisons and predicates | [`super::functions::comparison`] |
-//! | 300–399 | strings | [`super::functions::string`] |
+//! | 300–329 | strings | [`super::functions::string`] |
+//! | 330–349 | string edits | [`super::functions::string_edit`] |
+//! | 350–364 | string searches | [`super::functions::string_search`] |
+//! | 365–384 | string encodings | [`super::functions::string_codec`] |
+//! | 385–399 | regular expressions and splitting | [`super::functions::string_regexp`] |
 //! | 400–499 | math | [`super::functions::math`] |
 //! | 500–549 | hashes | [`super::functions::hash`] |
 //! | 600–639 | temporal | [`super::functions::temporal`] |
@@ -245,6 +249,10 @@ const FAMILIES: &[&[FunctionDef]] = &[
     functions::arithmetic::FUNCTIONS,
     functions::comparison::FUNCTIONS,
     functions::string::FUNCTIONS,
+    functions::string_edit::FUNCTIONS,
+    functions::string_search::FUNCTIONS,
+    functions::string_codec::FUNCTIONS,
+    functions::string_regexp::FUNCTIONS,
     functions::math::FUNCTIONS,
     functions::hash::FUNCTIONS,
     functions::temporal::FUNCTIONS,
@@ -297,7 +305,11 @@ mod tests {
         let ranges = [
             (100, 199),
             (200, 299),
-            (300, 399),
+            (300, 329),
+            (330, 349),
+            (350, 364),
+            (365, 384),
+            (385, 399),
             (400, 499),
             (500, 549),
             (600, 639),

@@ -264,9 +264,18 @@ mod tests {
 
     #[test]
     fn an_unsupported_function_is_refused_with_its_flink_name() {
-        let err = plan_node(&fixture("fallback_repeat"), None).unwrap_err();
-        assert_eq!(err, Unsupported::Function("$REPEAT$1".into()));
-        assert_eq!(err.to_string(), "function $REPEAT$1 is not supported");
+        // Flink's REPEAT node (once a fallback) with its function renamed to one the
+        // registry lacks.
+        let json = fixture("fallback_repeat").replace("$REPEAT$1", "$PARSE_URL$1");
+        let err = plan_node(&json, None).unwrap_err();
+        assert_eq!(err, Unsupported::Function("$PARSE_URL$1".into()));
+        assert_eq!(err.to_string(), "function $PARSE_URL$1 is not supported");
+    }
+
+    #[test]
+    fn flinks_repeat_node_now_plans_natively() {
+        let plan = plan_node(&fixture("fallback_repeat"), None).unwrap();
+        assert!(matches!(plan, OperatorPlan::Calc { .. }));
     }
 
     #[test]

@@ -69,7 +69,7 @@ use crate::calc::FloatText;
 use crate::ops::OperatorPlan;
 
 /// Why a Flink node cannot run natively. The message names what Flink calls the obstacle
-/// (`$REPEAT$1`, `INTERVAL DAY(2) TO SECOND(3)`), so the planner's log line is actionable.
+/// (`$PARSE_URL$1`, `INTERVAL DAY(2) TO SECOND(3)`), so the planner's log line is actionable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Unsupported {
     /// A node type (with version) no native operator implements.

@@ -29,9 +29,9 @@
 //!
 //! Literal values arrive as Flink writes them: integers as JSON numbers, approximate and
 //! exact numbers as `BigDecimal.toString()` (possibly `1E+2`, made plain for DECIMAL),
-//! strings raw (a CHAR literal already has its type's length, so nothing is padded), dates
-//! and times as Calcite's `DateString`/`TimeString`/`TimestampString`, intervals as their
-//! months or milliseconds. Binary (base64) and collection literals are refused.
+//! strings raw (a CHAR literal already has its type's length, so nothing is padded), binaries
+//! as Base64, dates and times as Calcite's `DateString`/`TimeString`/`TimestampString`,
+//! intervals as their months or milliseconds. Collection literals are refused.
 //!
 //! Nondeterministic functions (RAND, UUID, the clock) are refused: their values cannot be
 //! checked against stock Flink's, so they are not taken native yet. So are the transcendental
@@ -47,7 +47,8 @@ use super::types::logical_type;
 use super::{Result, Unsupported};
 use crate::calc::Expr;
 use crate::calc::functions::{
-    arithmetic, comparison, hash, interval, math, string, temporal, value,
+    arithmetic, comparison, hash, interval, math, string, string_codec, string_edit,
+    string_regexp, string_search, temporal, value,
 };
 use crate::types::LogicalType;
 
@@ -113,6 +114,35 @@ pub const FUNCTIONS: &[(&str, u16)] = &[
     ("REGEXP", string::REGEXP),
     ("SPLIT_INDEX", string::SPLIT_INDEX),
     ("LIKE", string::LIKE),
+    ("SUBSTR", string::SUBSTRING),
+    ("LEFT", string_edit::LEFT),
+    ("RIGHT", string_edit::RIGHT),
+    ("REPEAT", string_edit::REPEAT),
+    ("REVERSE", string_edit::REVERSE),
+    ("OVERLAY", string_edit::OVERLAY),
+    ("TRANSLATE3", string_edit::TRANSLATE),
+    ("BTRIM", string_edit::BTRIM),
+    ("LOCATE", string_search::LOCATE),
+    ("INSTR", string_search::INSTR),
+    ("ASCII", string_search::ASCII),
+    ("STARTSWITH", string_search::STARTSWITH),
+    ("ENDSWITH", string_search::ENDSWITH),
+    ("IS_ALPHA", string_search::IS_ALPHA),
+    ("IS_DIGIT", string_search::IS_DIGIT),
+    ("IS_DECIMAL", string_search::IS_DECIMAL),
+    ("CHR", string_codec::CHR),
+    ("TO_BASE64", string_codec::TO_BASE64),
+    ("FROM_BASE64", string_codec::FROM_BASE64),
+    ("HEX", string_codec::HEX),
+    ("UNHEX", string_codec::UNHEX),
+    ("BIN", string_codec::BIN),
+    ("URL_ENCODE", string_codec::URL_ENCODE),
+    ("URL_DECODE", string_codec::URL_DECODE),
+    ("REGEXP_COUNT", string_regexp::REGEXP_COUNT),
+    ("REGEXP_SUBSTR", string_regexp::REGEXP_SUBSTR),
+    ("REGEXP_INSTR", string_regexp::REGEXP_INSTR),
+    ("REGEXP_EXTRACT_ALL", string_regexp::REGEXP_EXTRACT_ALL),
+    ("SPLIT", string_regexp::SPLIT),
     ("EXTRACT", temporal::EXTRACT),
     ("TIMESTAMPADD", temporal::TIMESTAMPADD),
     ("TIMESTAMPDIFF", temporal::TIMESTAMPDIFF),
@@ -656,6 +686,10 @@ fn literal_value(ty: &LogicalType, value: &Value) -> Result<Expr> {
         }
         (LogicalType::Decimal { .. }, Value::String(s)) => plain_decimal(s)
             .ok_or_else(|| Unsupported::Malformed(format!("DECIMAL literal {s}")))?,
+        (LogicalType::Binary(_) | LogicalType::VarBinary(_), Value::String(s)) => base64_to_hex(s)
+            .ok_or_else(|| {
+                Unsupported::Malformed(format!("a {ty} literal that is not Base64: {s:?}"))
+            })?,
         (
             LogicalType::Char(_)
             | LogicalType::VarChar(_)
@@ -689,6 +723,34 @@ fn literal_value(ty: &LogicalType, value: &Value) -> Result<Expr> {
         _ => return Err(unsupported()),
     };
     Ok(Expr::lit(ty.clone(), text))
+}
+
+/// A binary literal's bytes as Flink writes them (Jackson's Base64 of Calcite's `ByteString`:
+/// the standard alphabet, padded) in the hexadecimal text of IR literals; `None` when the text
+/// is not canonical Base64.
+fn base64_to_hex(text: &str) -> Option<String> {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if !text.len().is_multiple_of(4) {
+        return None;
+    }
+    let mut hex = String::with_capacity(text.len() / 4 * 6);
+    let units = text.as_bytes().chunks(4);
+    let last = units.len().saturating_sub(1);
+    for (k, unit) in units.enumerate() {
+        let padding = unit.iter().rev().take_while(|&&b| b == b'=').count();
+        if padding > 2 || (padding > 0 && k != last) {
+            return None;
+        }
+        let mut bits = 0u32;
+        for &b in &unit[..4 - padding] {
+            bits = (bits << 6) | ALPHABET.iter().position(|&a| a == b)? as u32;
+        }
+        bits <<= 6 * padding;
+        for byte in bits.to_be_bytes()[1..].iter().take(3 - padding) {
+            hex.push_str(&format!("{byte:02x}"));
+        }
+    }
+    Some(hex)
 }
 
 /// `BigDecimal.toString()` text (`-1.50`, `1E+2`, `1.2E-7`) in plain notation.
@@ -962,8 +1024,8 @@ mod tests {
                    "type": "STRING"})
         };
         assert_eq!(
-            read(call("$REPEAT$1")).unwrap_err().to_string(),
-            "function $REPEAT$1 is not supported"
+            read(call("$PARSE_URL$1")).unwrap_err().to_string(),
+            "function $PARSE_URL$1 is not supported"
         );
         assert_eq!(
             read(call("$UPPER$2")).unwrap_err().to_string(),
@@ -1033,12 +1095,26 @@ mod tests {
                 .unwrap(),
             Expr::lit(LogicalType::IntervalYearMonth, "14")
         );
-        let binary =
+        // Binary literals arrive as Base64 (what `X'0001'`, `X'616263'` and `X''` become).
+        assert_eq!(
             read(json!({"kind": "LITERAL", "value": "AAE=", "type": "BINARY(2) NOT NULL"}))
-                .unwrap_err();
-        assert!(
-            binary.to_string().contains("literal of type BINARY(2)"),
-            "{binary}"
+                .unwrap(),
+            Expr::lit(LogicalType::Binary(2), "0001")
         );
+        assert_eq!(
+            read(json!({"kind": "LITERAL", "value": "YWJj",
+                "type": "VARBINARY(2147483647) NOT NULL"}))
+            .unwrap(),
+            Expr::lit(LogicalType::VarBinary(i32::MAX as u32), "616263")
+        );
+        assert_eq!(
+            read(json!({"kind": "LITERAL", "value": "", "type": "VARBINARY(2147483647) NOT NULL"}))
+                .unwrap(),
+            Expr::lit(LogicalType::VarBinary(i32::MAX as u32), "")
+        );
+        assert_eq!(base64_to_hex("/w=="), Some("ff".into()));
+        assert_eq!(base64_to_hex("YQ"), None);
+        assert_eq!(base64_to_hex("YQ==YQ=="), None);
+        assert_eq!(base64_to_hex("Y!=="), None);
     }
 }

@@ -81,6 +81,22 @@ impl JavaRegex {
         self.re.find_from_pos(s, pos).map_err(|e| self.failed(e))
     }
 
+    /// The groups of the first match starting at or after byte `pos` (as [`Self::find_from`]).
+    pub fn captures_from<'t>(
+        &self,
+        s: &'t str,
+        pos: usize,
+    ) -> Result<Option<Captures<'t, str>>, MatchFailed> {
+        self.re
+            .captures_from_pos(s, pos)
+            .map_err(|e| self.failed(e))
+    }
+
+    /// Java's `Matcher.groupCount()`: the capturing groups, not counting the whole match.
+    pub fn group_count(&self) -> usize {
+        self.re.captures_len() - 1
+    }
+
     /// The translated pattern.
     pub fn as_str(&self) -> &str {
         self.re.as_str()

@@ -9,7 +9,11 @@
 //!
 //! TRIM is three opcodes, one per side, each `(s[, characters])`: `characters` defaults to a
 //! single space, and any of its code points is trimmed (Flink's `TRIM(BOTH 'xy' FROM s)` is
-//! `TRIM_BOTH(s, 'xy')`). `POSITION(a IN b)` is `POSITION(a, b)`.
+//! `TRIM_BOTH(s, 'xy')`). `POSITION(a IN b)` is `POSITION(a, b)`. `LTRIM`/`RTRIM` take the
+//! same optional `characters`. Flink reads a character set as spaces only when it is `" "`
+//! (a literal) or, for a set read from row bytes, whenever its first byte is a space
+//! (`BinaryStringDataUtil.isSpaceString`): a non-literal set that is empty or starts with a
+//! space other than `" "` fails instead of guessing which ([`trim_set`]).
 //!
 //! Integer arguments (positions, lengths, group indexes) accept TINYINT, SMALLINT and INT,
 //! cast to INT as Flink's generated code takes Java `int`s.
@@ -53,9 +57,9 @@ pub const TRIM_BOTH: u16 = 307;
 pub const TRIM_LEADING: u16 = 308;
 /// `TRIM(TRAILING [chars] FROM s)` as `(s[, chars])`. `VARCHAR(n)`.
 pub const TRIM_TRAILING: u16 = 309;
-/// `LTRIM(s)`: leading spaces removed. `VARCHAR(n)`.
+/// `LTRIM(s[, characters])`: leading spaces (or `characters`) removed. `VARCHAR(n)`.
 pub const LTRIM: u16 = 310;
-/// `RTRIM(s)`: trailing spaces removed. `VARCHAR(n)`.
+/// `RTRIM(s[, characters])`: trailing spaces (or `characters`) removed. `VARCHAR(n)`.
 pub const RTRIM: u16 = 311;
 /// `LPAD(s, len, pad)`: NULL for negative `len` or empty `pad`. `STRING`.
 pub const LPAD: u16 = 312;
@@ -149,13 +153,13 @@ pub const FUNCTIONS: &[FunctionDef] = &[
     FunctionDef {
         opcode: LTRIM,
         name: "LTRIM",
-        arity: Arity::Exact(1),
+        arity: Arity::Range(1, 2),
         bind: |a| bind_trim(a, "LTRIM", true, false),
     },
     FunctionDef {
         opcode: RTRIM,
         name: "RTRIM",
-        arity: Arity::Exact(1),
+        arity: Arity::Range(1, 2),
         bind: |a| bind_trim(a, "RTRIM", false, true),
     },
     FunctionDef {
@@ -221,7 +225,7 @@ pub const FUNCTIONS: &[FunctionDef] = &[
 ];
 
 /// `STRING`: Flink's `VARCHAR` with no precision (`FlinkTypeSystem`'s default).
-const STRING: LogicalType = LogicalType::VarChar(i32::MAX as u32);
+pub(super) const STRING: LogicalType = LogicalType::VarChar(i32::MAX as u32);
 
 /// The largest total of string bytes one Arrow Utf8 array holds (i32 offsets).
 const MAX_ARRAY_BYTES: usize = i32::MAX as usize;
@@ -234,7 +238,7 @@ const PREALLOCATE_BYTES: usize = 64 << 20;
 
 /// The argument types, each string kept and each integer (up to INT) cast to INT; `ints`
 /// lists the integer positions.
-fn coerce(args: &Args<'_>, ints: &[usize]) -> Result<Vec<LogicalType>, String> {
+pub(super) fn coerce(args: &Args<'_>, ints: &[usize]) -> Result<Vec<LogicalType>, String> {
     args.types
         .iter()
         .enumerate()
@@ -259,7 +263,7 @@ fn coerce(args: &Args<'_>, ints: &[usize]) -> Result<Vec<LogicalType>, String> {
 }
 
 /// The length of a CHAR/VARCHAR type.
-fn string_length(ty: &LogicalType) -> u32 {
+pub(super) fn string_length(ty: &LogicalType) -> u32 {
     match ty {
         LogicalType::Char(n) | LogicalType::VarChar(n) => *n,
         _ => i32::MAX as u32,
@@ -267,7 +271,7 @@ fn string_length(ty: &LogicalType) -> u32 {
 }
 
 /// A string argument's literal value: `Some(None)` for a NULL literal, `None` if not literal.
-fn literal_str<'a>(args: &'a Args<'_>, i: usize) -> Option<Option<&'a str>> {
+pub(super) fn literal_str<'a>(args: &'a Args<'_>, i: usize) -> Option<Option<&'a str>> {
     match args.literal(i)? {
         ScalarValue::Utf8(s) | ScalarValue::LargeUtf8(s) | ScalarValue::Utf8View(s) => {
             Some(s.as_deref())
@@ -280,13 +284,13 @@ fn literal_str<'a>(args: &'a Args<'_>, i: usize) -> Option<Option<&'a str>> {
 // Kernel helpers
 
 /// A string argument: a scalar stays scalar.
-enum Strs<'a> {
+pub(super) enum Strs<'a> {
     Scalar(Option<&'a str>),
     Array(&'a StringArray),
 }
 
 impl<'a> Strs<'a> {
-    fn new(v: &'a ColumnarValue) -> DfResult<Self> {
+    pub(super) fn new(v: &'a ColumnarValue) -> DfResult<Self> {
         match v {
             ColumnarValue::Scalar(
                 ScalarValue::Utf8(s) | ScalarValue::LargeUtf8(s) | ScalarValue::Utf8View(s),
@@ -302,7 +306,7 @@ impl<'a> Strs<'a> {
         }
     }
 
-    fn get(&self, i: usize) -> Option<&'a str> {
+    pub(super) fn get(&self, i: usize) -> Option<&'a str> {
         match self {
             Strs::Scalar(s) => *s,
             Strs::Array(a) => (!a.is_null(i)).then(|| a.value(i)),
@@ -310,7 +314,7 @@ impl<'a> Strs<'a> {
     }
 
     /// The bytes of the values (a scalar counts once per row), for sizing builders.
-    fn bytes(&self, rows: usize) -> usize {
+    pub(super) fn bytes(&self, rows: usize) -> usize {
         match self {
             Strs::Scalar(s) => s.map_or(0, str::len).saturating_mul(rows),
             Strs::Array(a) => a.value_data().len(),
@@ -319,13 +323,13 @@ impl<'a> Strs<'a> {
 }
 
 /// An INT argument: a scalar stays scalar.
-enum Ints<'a> {
+pub(super) enum Ints<'a> {
     Scalar(Option<i32>),
     Array(&'a Int32Array),
 }
 
 impl<'a> Ints<'a> {
-    fn new(v: &'a ColumnarValue) -> DfResult<Self> {
+    pub(super) fn new(v: &'a ColumnarValue) -> DfResult<Self> {
         match v {
             ColumnarValue::Scalar(ScalarValue::Int32(x)) => Ok(Ints::Scalar(*x)),
             ColumnarValue::Array(a) => a
@@ -339,7 +343,7 @@ impl<'a> Ints<'a> {
         }
     }
 
-    fn get(&self, i: usize) -> Option<i32> {
+    pub(super) fn get(&self, i: usize) -> Option<i32> {
         match self {
             Ints::Scalar(x) => *x,
             Ints::Array(a) => (!a.is_null(i)).then(|| a.value(i)),
@@ -348,7 +352,7 @@ impl<'a> Ints<'a> {
 }
 
 /// How many rows to compute: one when every argument is scalar (the result stays scalar).
-fn row_count(args: &[ColumnarValue], rows: usize) -> usize {
+pub(super) fn row_count(args: &[ColumnarValue], rows: usize) -> usize {
     if args.iter().all(|a| matches!(a, ColumnarValue::Scalar(_))) {
         1
     } else {
@@ -358,14 +362,14 @@ fn row_count(args: &[ColumnarValue], rows: usize) -> usize {
 
 /// A Utf8 result built row by row, failing (instead of overflowing the i32 offsets) when
 /// the values exceed what one array holds.
-struct Out {
+pub(super) struct Out {
     builder: StringBuilder,
     bytes: usize,
     name: &'static str,
 }
 
 impl Out {
-    fn new(name: &'static str, rows: usize, bytes: usize) -> Self {
+    pub(super) fn new(name: &'static str, rows: usize, bytes: usize) -> Self {
         Self {
             // An estimate only: the builder grows past it when it must.
             builder: StringBuilder::with_capacity(rows, bytes.min(PREALLOCATE_BYTES)),
@@ -375,7 +379,7 @@ impl Out {
     }
 
     /// Fails unless `more` bytes still fit.
-    fn reserve(&self, more: usize) -> DfResult<()> {
+    pub(super) fn reserve(&self, more: usize) -> DfResult<()> {
         if self.bytes.saturating_add(more) > MAX_ARRAY_BYTES {
             return Err(fail(format!(
                 "{}: the results of one batch exceed {MAX_ARRAY_BYTES} bytes",
@@ -385,7 +389,7 @@ impl Out {
         Ok(())
     }
 
-    fn push(&mut self, value: Option<&str>) -> DfResult<()> {
+    pub(super) fn push(&mut self, value: Option<&str>) -> DfResult<()> {
         match value {
             Some(v) => {
                 self.reserve(v.len())?;
@@ -397,14 +401,14 @@ impl Out {
         Ok(())
     }
 
-    fn finish(mut self, args: &[ColumnarValue]) -> DfResult<ColumnarValue> {
+    pub(super) fn finish(mut self, args: &[ColumnarValue]) -> DfResult<ColumnarValue> {
         result(args, Arc::new(self.builder.finish()))
     }
 }
 
 /// A one-string-argument kernel: `f` writes each non-NULL value's result into a reused
 /// buffer.
-fn map_one(
+pub(super) fn map_one(
     args: &[ColumnarValue],
     rows: usize,
     name: &'static str,
@@ -547,7 +551,7 @@ fn bind_substring(args: &Args<'_>) -> Result<Bound, String> {
 
 /// `BinaryStringDataUtil.substringSQL`: code point positions, 1-based; a negative `pos`
 /// counts from the end, 0 acts as 1; a negative `len` is NULL; out of range is empty.
-fn substring(s: &str, pos: i32, len: i32) -> Option<&str> {
+pub(super) fn substring(s: &str, pos: i32, len: i32) -> Option<&str> {
     if len < 0 {
         return None;
     }
@@ -681,9 +685,24 @@ fn bind_trim(
     leading: bool,
     trailing: bool,
 ) -> Result<Bound, String> {
-    let types = coerce(args, &[])?;
     // TRIM: Calcite's ARG2 nullable varying; LTRIM/RTRIM: ARG0 nullable varying.
-    let result_type = LogicalType::VarChar(string_length(&types[0]));
+    let result_type = |types: &[LogicalType]| LogicalType::VarChar(string_length(&types[0]));
+    bind_trim_to(args, name, leading, trailing, result_type)
+}
+
+/// A trim of `(s[, characters])` from the chosen sides, its result type computed from the
+/// coerced argument types.
+pub(super) fn bind_trim_to(
+    args: &Args<'_>,
+    name: &'static str,
+    leading: bool,
+    trailing: bool,
+    result_type: fn(&[LogicalType]) -> LogicalType,
+) -> Result<Bound, String> {
+    let types = coerce(args, &[])?;
+    let result_type = result_type(&types);
+    // A literal character set is a Java String in Flink's generated code (see `trim_set`).
+    let literal_set = literal_str(args, 1).is_some();
     Ok(Bound {
         args: types,
         result: result_type.clone(),
@@ -698,7 +717,12 @@ fn bind_trim(
                     Some(c) => c.get(i),
                 };
                 let value = match (s.get(i), set) {
-                    (Some(s), Some(set)) => Some(trim(s, set, leading, trailing)),
+                    (Some(s), Some(set)) => Some(trim(
+                        s,
+                        trim_set(set, literal_set, name)?,
+                        leading,
+                        trailing,
+                    )),
                     _ => None,
                 };
                 out.push(value)?;
@@ -708,8 +732,25 @@ fn bind_trim(
     })
 }
 
+/// The characters `BinaryStringDataUtil.trimLeft`/`trimRight(str, trimStr)` strip:
+/// `isSpaceString(trimStr)` takes a set made from a Java String (a literal) as spaces only
+/// when it is exactly `" "`, but a set read from row bytes as spaces only whenever its first
+/// byte is a space (and reads a byte past an empty one). Which one a computed set is cannot
+/// be told here, so a non-literal set that starts with a space (other than `" "`) or is
+/// empty fails instead of guessing.
+pub(super) fn trim_set<'a>(set: &'a str, literal: bool, name: &str) -> DfResult<&'a str> {
+    if literal || set == " " || !(set.is_empty() || set.starts_with(' ')) {
+        Ok(set)
+    } else {
+        Err(fail(format!(
+            "{name}: a computed character set {set:?} that is empty or starts with a space \
+             reads differently in Flink depending on how it was made; not carried over"
+        )))
+    }
+}
+
 /// `BinaryStringDataUtil.trim*`: strips the code points in `set` from the chosen sides.
-fn trim<'a>(s: &'a str, set: &str, leading: bool, trailing: bool) -> &'a str {
+pub(super) fn trim<'a>(s: &'a str, set: &str, leading: bool, trailing: bool) -> &'a str {
     let strip = |c: char| set.contains(c);
     let s = if leading {
         s.trim_start_matches(strip)
@@ -777,7 +818,7 @@ fn pad(base: &[u16], len: usize, pad: &[u16], left: bool, out: &mut String) {
 
 /// UTF-16 units as UTF-8, a lone surrogate as `?` (Flink's `StringUtf8Utils.encodeUTF8`
 /// falls back to Java's encoder, which writes `?`).
-fn push_utf16(units: impl Iterator<Item = u16>, out: &mut String) {
+pub(super) fn push_utf16(units: impl Iterator<Item = u16>, out: &mut String) {
     out.extend(char::decode_utf16(units).map(|c| c.unwrap_or('?')));
 }
 
@@ -929,14 +970,14 @@ fn is_java_whitespace(c: char) -> bool {
 // REGEXP_EXTRACT, REGEXP_REPLACE
 
 /// A regex argument: compiled once when it is a literal, else per distinct row value.
-enum Pattern {
+pub(super) enum Pattern {
     /// A literal pattern; `None` when it is NULL or Java rejects it (every row is NULL, as
     /// Flink's functions catch the `PatternSyntaxException`).
     Literal(Option<Arc<JavaRegex>>),
     Column,
 }
 
-fn bind_pattern(args: &Args<'_>) -> Result<Pattern, String> {
+pub(super) fn bind_pattern(args: &Args<'_>) -> Result<Pattern, String> {
     Ok(match literal_str(args, 1) {
         Some(None) => Pattern::Literal(None),
         Some(Some(p)) => {
@@ -947,7 +988,7 @@ fn bind_pattern(args: &Args<'_>) -> Result<Pattern, String> {
 }
 
 /// A pattern compiled, `None` when Java rejects it (Flink's functions catch the exception).
-fn java_pattern(p: &str) -> Result<Option<JavaRegex>, PatternError> {
+pub(super) fn java_pattern(p: &str) -> Result<Option<JavaRegex>, PatternError> {
     match JavaRegex::new(p) {
         Ok(re) => Ok(Some(re)),
         Err(PatternError::Invalid { .. }) => Ok(None),
@@ -956,10 +997,10 @@ fn java_pattern(p: &str) -> Result<Option<JavaRegex>, PatternError> {
 }
 
 /// The last pattern text a column gave, and its compiled form (`None`: matches nothing).
-type PatternCache = Option<(String, Option<JavaRegex>)>;
+pub(super) type PatternCache = Option<(String, Option<JavaRegex>)>;
 
 /// Row pattern `p` compiled by `compile`, reusing the previous row's when the text repeats.
-fn cached_pattern<'c>(
+pub(super) fn cached_pattern<'c>(
     cache: &'c mut PatternCache,
     p: &str,
     name: &str,
@@ -973,7 +1014,7 @@ fn cached_pattern<'c>(
 }
 
 /// The regex of row `i` (`None`: NULL or invalid for Java).
-fn row_regex<'p>(
+pub(super) fn row_regex<'p>(
     pattern: &'p Pattern,
     column: &Strs<'_>,
     i: usize,
@@ -1178,7 +1219,7 @@ fn regexp_replace(
 /// (empty) there. The halves are stood in for by two private-use characters (like
 /// surrogates, neither letters, digits, spaces nor line terminators); a match that would
 /// consume a lone half is not carried over.
-fn matches_inside_pair(re: &JavaRegex, s: &str, at: usize) -> DfResult<bool> {
+pub(super) fn matches_inside_pair(re: &JavaRegex, s: &str, at: usize) -> DfResult<bool> {
     const HIGH: char = '\u{F8FF}';
     const LOW: char = '\u{F8FE}';
     let next = s[at..].chars().next().map_or(0, char::len_utf8);

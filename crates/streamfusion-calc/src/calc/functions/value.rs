@@ -522,7 +522,7 @@ const REPLACEMENT: char = '\u{FFFD}';
 /// JDK 17's `String.decodeUTF8_UTF16` with replacement: unlike the Unicode "maximal subpart"
 /// practice (and Rust's `from_utf8_lossy`), a well-formed three-byte encoding of a surrogate
 /// is one U+FFFD, and truncated sequences at the end are one U+FFFD.
-fn decode_utf8(src: &[u8], out: &mut String) {
+pub(super) fn decode_utf8(src: &[u8], out: &mut String) {
     let cont = |b: u8| b & 0xC0 == 0x80;
     let n = src.len();
     let mut sp = 0;

@@ -812,6 +812,7 @@ public final class CalcVectors {
         ZoneCases.register(g);
         CollectionCases.register(g);
         ValueCases.register(g);
+        StringCases.register(g);
         RangeCases.register(g);
         Set<String> names = new LinkedHashSet<>();
         for (Case c : g.cases) {

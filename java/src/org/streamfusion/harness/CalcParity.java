@@ -150,7 +150,11 @@ public final class CalcParity {
                 "SELECT id, ROUND(d, 1), CAST(d / 0 AS STRING), CAST(d AS STRING),"
                         + " CAST(d AS DECIMAL(10, 3)), TRUNCATE(d, 1) FROM t",
                 Runtime.version().feature() < 19 ? "FloatingDecimal" : null));
-        QUERIES.add(new Query("fallback_repeat", "SELECT id, REPEAT(s, 2) FROM t", "$REPEAT$1"));
+        q("string_functions_more",
+                "SELECT id, REPEAT(s, 2), LEFT(s, 3), RIGHT(s2, 2), LOCATE('a', s),"
+                        + " TO_BASE64(s2), SPLIT(s, ' '), REGEXP_COUNT(s, '[a-z]') FROM t");
+        QUERIES.add(new Query("fallback_parse_url", "SELECT id, PARSE_URL(s, 'HOST') FROM t",
+                "$PARSE_URL$1"));
         // Java's Math intrinsics and the native libm differ in the last bit (SIN(2.5)).
         QUERIES.add(new Query("fallback_transcendental", "SELECT id, SIN(d), POWER(d, 2) FROM t",
                 "$SIN$1"));
