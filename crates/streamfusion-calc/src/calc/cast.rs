@@ -141,11 +141,23 @@ fn is_exact_widening(from: &LogicalType, to: &LogicalType) -> bool {
 pub fn is_implicit(from: &LogicalType, to: &LogicalType) -> bool {
     use LogicalType::{Decimal, Double, Float};
     from == to
+        || timestamp_widening(from, to).is_some_and(|q| q <= 6)
         || is_exact_widening(from, to)
         || (is_string(from) && fits(from, to))
         // Arithmetic and comparisons of a DECIMAL with an approximate number compute in it,
         // and FLOAT with DOUBLE in the first operand's type (Calcite's leastRestrictive).
         || matches!((from, to), (Decimal { .. }, Float | Double) | (Double, Float))
+}
+
+/// The precision a TIMESTAMP (or TIMESTAMP_LTZ) of `from` widens to in `to`, if `to` is the
+/// same kind with at least its precision. Up to 6 the carrier (milliseconds or microseconds)
+/// holds every value; a widening to 7..=9 (nanoseconds) is exact but not always in range.
+pub fn timestamp_widening(from: &LogicalType, to: &LogicalType) -> Option<u8> {
+    use LogicalType::{Timestamp, TimestampLtz};
+    match (from, to) {
+        (Timestamp(p), Timestamp(q)) | (TimestampLtz(p), TimestampLtz(q)) if p <= q => Some(*q),
+        _ => None,
+    }
 }
 
 /// The families a cast kernel distinguishes.
@@ -1432,6 +1444,11 @@ mod tests {
             assert!(err.contains("not supported"), "{err}");
         }
         assert!(is_implicit(&T::Int, &T::BigInt));
+        assert!(is_implicit(&T::Timestamp(0), &T::Timestamp(3)));
+        assert!(is_implicit(&T::TimestampLtz(3), &T::TimestampLtz(6)));
+        assert!(!is_implicit(&T::Timestamp(3), &T::Timestamp(9)));
+        assert!(!is_implicit(&T::Timestamp(6), &T::Timestamp(3)));
+        assert!(!is_implicit(&T::Timestamp(3), &T::TimestampLtz(3)));
         assert!(!is_implicit(&T::BigInt, &T::Int));
         assert!(!is_implicit(&T::Double, &dec(38, 10)));
     }

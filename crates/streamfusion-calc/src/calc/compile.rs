@@ -442,7 +442,11 @@ impl Compiler<'_> {
         if &typed.ty == to {
             return Ok(typed.expr);
         }
-        if !cast::is_implicit(&typed.ty, to) {
+        // A TIMESTAMP literal widens to nanoseconds too: its one value is in range or fails
+        // every batch alike, where a column's pre-1677 value would fail only natively.
+        let literal_widening =
+            typed.literal.is_some() && cast::timestamp_widening(&typed.ty, to).is_some();
+        if !cast::is_implicit(&typed.ty, to) && !literal_widening {
             return Err(format!("{} is not implicitly cast to {to}", typed.ty));
         }
         cast::cast(typed.expr, &typed.ty, to, OnError::Fail, self.time_zone)

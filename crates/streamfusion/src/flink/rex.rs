@@ -47,8 +47,8 @@ use super::types::logical_type;
 use super::{Result, Unsupported};
 use crate::calc::Expr;
 use crate::calc::functions::{
-    arithmetic, comparison, hash, interval, math, string, string_codec, string_edit,
-    string_regexp, string_search, temporal, value,
+    arithmetic, comparison, hash, interval, math, string, string_codec, string_edit, string_regexp,
+    string_search, temporal, value,
 };
 use crate::types::LogicalType;
 
@@ -152,6 +152,7 @@ pub const FUNCTIONS: &[(&str, u16)] = &[
     ("TO_TIMESTAMP_LTZ", temporal::TO_TIMESTAMP_LTZ),
     ("TO_DATE", temporal::TO_DATE),
     ("UNIX_TIMESTAMP", temporal::UNIX_TIMESTAMP),
+    ("CONVERT_TZ", temporal::CONVERT_TZ),
     ("TYPEOF", value::TYPEOF),
     ("ELT", value::ELT),
     ("DECODE", value::DECODE),

@@ -91,6 +91,10 @@ pub const LOCALTIME: u16 = 625;
 pub const NOW: u16 = 626;
 /// `CURRENT_ROW_TIMESTAMP()` → TIMESTAMP_LTZ(3).
 pub const CURRENT_ROW_TIMESTAMP: u16 = 627;
+/// `CONVERT_TZ(s, from, to)`: `s` (`yyyy-MM-dd HH:mm:ss`, read leniently) as a wall-clock
+/// time in zone `from`, printed as one in zone `to` (`DateTimeUtils.convertTz`:
+/// `SimpleDateFormat` and `java.util.TimeZone`). STRING; NULL for a text that does not parse.
+pub const CONVERT_TZ: u16 = 628;
 
 /// The family's functions.
 pub const FUNCTIONS: &[FunctionDef] = &[
@@ -261,6 +265,12 @@ pub const FUNCTIONS: &[FunctionDef] = &[
         name: "CURRENT_ROW_TIMESTAMP",
         arity: Arity::Exact(0),
         bind: |a| bind_clock(a, "CURRENT_ROW_TIMESTAMP", Clock::Instant),
+    },
+    FunctionDef {
+        opcode: CONVERT_TZ,
+        name: "CONVERT_TZ",
+        arity: Arity::Exact(3),
+        bind: bind_convert_tz,
     },
 ];
 
@@ -815,6 +825,60 @@ fn bind_unix_timestamp(args: &Args<'_>) -> Result<Bound, String> {
     Ok(Bound {
         args: args.types.to_vec(),
         result: LogicalType::BigInt,
+        kernel,
+    })
+}
+
+/// A zone as `java.util.TimeZone.getTimeZone(id)` reads it, where native zones read the id
+/// alike: a region (`Asia/Shanghai`), `UTC`, `GMT` or `GMT±h[h][:mm]`. Java reads any other
+/// id (`+08:00`, `UTC+8`, an unknown region) as GMT, which is refused here, not guessed.
+fn java_util_zone(id: &str) -> Result<Zone, String> {
+    let custom = id
+        .strip_prefix("GMT")
+        .is_some_and(|rest| rest.starts_with(['+', '-']));
+    if id == "UTC" || id == "GMT" || custom || id.contains('/') {
+        return Zone::parse(id);
+    }
+    Err(format!(
+        "time zone id {id:?} is read by java.util.TimeZone, which takes it as GMT"
+    ))
+}
+
+fn bind_convert_tz(args: &Args<'_>) -> Result<Bound, String> {
+    for t in args.types {
+        if !is_string(t) {
+            return Err(format!("CONVERT_TZ needs strings, not {t}"));
+        }
+    }
+    let literal_zone = |i: usize| {
+        literal_text(args, i)
+            .map(|id| java_util_zone(&id))
+            .transpose()
+    };
+    let (from, to) = (literal_zone(1)?, literal_zone(2)?);
+    let pattern = Pattern::compile(DEFAULT_FORMAT, Dialect::SimpleDateFormat)
+        .map_err(|e| format!("{e:?}"))?;
+    let result = LogicalType::VarChar(i32::MAX as u32);
+    let kernel = rowwise("CONVERT_TZ", &result, true, move |row| {
+        let (Some(text), Some(from_id), Some(to_id)) =
+            (str_of(row[0]), str_of(row[1]), str_of(row[2]))
+        else {
+            return Ok(None);
+        };
+        let zone = |bound: Option<Zone>, id: &str| match bound {
+            Some(z) => Ok(z),
+            None => java_util_zone(id).map_err(fail),
+        };
+        let (from, to) = (zone(from, from_id)?, zone(to, to_id)?);
+        let Some((local, _)) = pattern.parse(text) else {
+            return Ok(None);
+        };
+        let instant = from.to_instant(hybrid_local(local));
+        Ok(Some(Out::Str(pattern.format(to.to_local(instant), 0))))
+    });
+    Ok(Bound {
+        args: args.types.to_vec(),
+        result,
         kernel,
     })
 }

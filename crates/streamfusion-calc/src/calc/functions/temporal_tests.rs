@@ -670,3 +670,22 @@ fn simple_date_format_prints_julian_fields_and_far_years() {
         assert_eq!(p.format(millis, 0), text, "{millis}");
     }
 }
+
+#[test]
+fn convert_tz_takes_only_zone_ids_java_util_reads_as_written() {
+    // java.util.TimeZone.getTimeZone reads these as written ...
+    for id in [
+        "UTC",
+        "GMT",
+        "GMT+8",
+        "GMT-05:30",
+        "Asia/Shanghai",
+        "America/New_York",
+    ] {
+        assert!(java_util_zone(id).is_ok(), "{id}");
+    }
+    // ... and these as GMT (JDK 17), which native refuses rather than guesses.
+    for id in ["+08:00", "UTC+8", "EST5", "Mars/Base", "utc"] {
+        assert!(java_util_zone(id).is_err(), "{id}");
+    }
+}

@@ -385,6 +385,19 @@ public final class CalcVectors {
                 f("GREATEST", a, b), f("LEAST", a, b), f("GREATEST", a, col(2)),
                 f("LEAST", a, col(2), col(3)), f("GREATEST", b, col(4)), f("LEAST", b, col(4)),
                 f("GREATEST", col(3), a), f("LEAST", col(4), col(4)));
+        // TIMESTAMPs of different precisions compare exactly (the coarser widened).
+        X epoch = lit("TIMESTAMP(0)", "1970-01-01 00:00:00", "TIMESTAMP '1970-01-01 00:00:00'");
+        add("timestamp_precisions_compare", t("TIMESTAMP(3)", "TIMESTAMP(6)", "TIMESTAMP(9)"),
+                rows(r("1970-01-01 00:00:00", "1970-01-01 00:00:00.000001",
+                                "1969-12-31 23:59:59.999999999"),
+                        r("1969-12-31 23:59:59.999", "1969-12-31 23:59:59.999",
+                                "1970-01-01 00:00:00"),
+                        r("0001-01-01 00:00:00", "9999-12-31 23:59:59.999999",
+                                "2262-04-11 23:47:16.854775807"),
+                        r(null, "1970-01-01 00:00:00", null)),
+                ge(a, epoch), lt(col(2), epoch), eq(a, b), lt(a, b), ge(b, epoch),
+                and(ge(a, epoch), le(a, lit("TIMESTAMP(0)", "2024-01-01 00:00:00",
+                        "TIMESTAMP '2024-01-01 00:00:00'"))));
         // A NULL DECIMAL argument that Flink casts to the common type is dereferenced.
         add("greatest_null_decimal_cast", t("DECIMAL(10, 2)", "DOUBLE"),
                 rows(r("1.50", "2.0"), r(null, "1.0")),
