@@ -26,9 +26,9 @@ use crate::types::LogicalType;
 
 use super::temporal_calendar::{
     EPOCH_JULIAN, GREGORIAN_CUTOVER_DAY, MILLIS_PER_DAY, Unit, add_months_date, add_months_millis,
-    civil_from_days, extract_from_date, floor_div, floor_mod, julian_calendar_day,
-    julian_calendar_fields, julian_date_floor, last_day, parse_date, subtract_months_date,
-    subtract_months_millis, ymd_to_unix_date,
+    extract_from_date, floor_div, floor_mod, hybrid_calendar_day, julian_calendar_fields,
+    julian_date_floor, last_day, parse_date, subtract_months_date, subtract_months_millis,
+    ymd_to_unix_date,
 };
 use super::temporal_format::{Dialect, Pattern, PatternError};
 use super::temporal_values::{In, Out, Zone, rowwise};
@@ -818,7 +818,7 @@ fn bind_unix_timestamp(args: &Args<'_>) -> Result<Bound, String> {
         };
         // DateTimeUtils.unixTimestamp: Long.MIN_VALUE when the text does not parse.
         Ok(Some(Out::Int(match p.parse(text) {
-            Some((local, _)) => zone.to_instant(hybrid_local(local)) / 1000,
+            Some((local, _)) => zone.to_instant(local) / 1000,
             None => i64::MIN,
         })))
     });
@@ -873,7 +873,7 @@ fn bind_convert_tz(args: &Args<'_>) -> Result<Bound, String> {
         let Some((local, _)) = pattern.parse(text) else {
             return Ok(None);
         };
-        let instant = from.to_instant(hybrid_local(local));
+        let instant = from.to_instant(local);
         Ok(Some(Out::Str(pattern.format(to.to_local(instant), 0))))
     });
     Ok(Bound {
@@ -950,15 +950,7 @@ fn java_int(s: &str) -> Option<i64> {
 /// (a Julian February 29 of 1500 and the like), where Java fails the row instead.
 fn lenient_millis(year: i64, month: i64, day: i64, hms: [i64; 3]) -> Option<i64> {
     const CUTOVER: i64 = GREGORIAN_CUTOVER_DAY;
-    let year = i32::try_from(year).ok()?;
-    let gregorian = i64::from(ymd_to_unix_date(year, month as i32, 1)) + day - 1;
-    // GregorianCalendar.computeTime: Gregorian fields when they fall on or after the reform;
-    // else Julian ones (in the removed days too, leniently).
-    let fixed = if gregorian >= CUTOVER {
-        gregorian
-    } else {
-        julian_calendar_day(i64::from(year), month, 1) + day - 1
-    };
+    let fixed = hybrid_calendar_day(i32::try_from(year).ok()?, month as i32, day);
     let time = hms[0] * 3_600_000 + hms[1] * 60_000 + hms[2] * 1000;
     let millis = fixed * MILLIS_PER_DAY + time;
     let epoch_day = floor_div(millis, MILLIS_PER_DAY);
@@ -973,18 +965,6 @@ fn lenient_millis(year: i64, month: i64, day: i64, hms: [i64; 3]) -> Option<i64>
     }
     let iso = i64::from(ymd_to_unix_date(y, m as i32, d as i32));
     Some(iso * MILLIS_PER_DAY + floor_mod(millis, MILLIS_PER_DAY))
-}
-
-/// Local wall-clock milliseconds parsed as proleptic Gregorian fields, read as
-/// `GregorianCalendar` reads the same fields: before the reform (1582-10-15) they are Julian
-/// ones (the ten removed days too, leniently).
-fn hybrid_local(local: i64) -> i64 {
-    let day = floor_div(local, MILLIS_PER_DAY);
-    if day >= GREGORIAN_CUTOVER_DAY {
-        return local;
-    }
-    let (y, m, d) = civil_from_days(day);
-    julian_calendar_day(y, m, d) * MILLIS_PER_DAY + floor_mod(local, MILLIS_PER_DAY)
 }
 
 /// `java.sql.Date.valueOf`: `yyyy-[m]m-[d]d`, month 1..12 and day 1..31, normalised

@@ -422,6 +422,18 @@ pub(super) fn julian_calendar_day(year: i64, month: i64, day: i64) -> i64 {
     day + (153 * m + 2) / 5 + 365 * y + floor_div(y, 4) - 32083 - 2_440_588
 }
 
+/// The day since 1970-01-01 that lenient `GregorianCalendar.computeTime` gives year, month
+/// 1..=12 and a day of the month that may roll over: the Gregorian reading when it falls on
+/// or after the reform (1582-10-15), else the Julian one (the ten removed days too).
+pub(super) fn hybrid_calendar_day(year: i32, month: i32, day: i64) -> i64 {
+    let gregorian = i64::from(ymd_to_unix_date(year, month, 1)) + day - 1;
+    if gregorian >= GREGORIAN_CUTOVER_DAY {
+        gregorian
+    } else {
+        julian_calendar_day(i64::from(year), i64::from(month), 1) + day - 1
+    }
+}
+
 /// The Julian-calendar (year, month, day) of a day since 1970-01-01.
 pub(super) fn julian_calendar_fields(epoch_day: i64) -> (i64, i64, i64) {
     let c = epoch_day + 2_440_588 + 32082;

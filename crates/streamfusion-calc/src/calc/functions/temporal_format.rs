@@ -9,7 +9,7 @@
 
 use super::temporal_calendar::{
     GREGORIAN_CUTOVER_DAY, civil_from_days, days_from_civil, floor_div, floor_mod,
-    julian_calendar_day, julian_calendar_fields, last_day, ymd_to_unix_date,
+    hybrid_calendar_day, julian_calendar_day, julian_calendar_fields, last_day, ymd_to_unix_date,
 };
 
 /// Which Java formatter's pattern rules apply.
@@ -389,10 +389,15 @@ impl Pattern {
             day = day.min(i64::from(last_day(i32::try_from(year).ok()?, month as i32)));
         }
         // Lenient rollover: months beyond 12 add years, days add to the month's first day.
+        // SimpleDateFormat's GregorianCalendar reads fields before the reform as Julian ones.
         let y = year + floor_div(month - 1, 12);
-        let m = floor_mod(month - 1, 12) + 1;
+        let m = floor_mod(month - 1, 12) as i32 + 1;
         let y = i32::try_from(y).ok()?;
-        let days = i64::from(ymd_to_unix_date(y, m as i32, 1)) + day - 1 + excess_days;
+        let days = if dtf {
+            i64::from(ymd_to_unix_date(y, m, 1)) + day - 1 + excess_days
+        } else {
+            hybrid_calendar_day(y, m, day)
+        };
         let millis = days
             .checked_mul(86_400_000)?
             .checked_add(hour.checked_mul(3_600_000)?)?

@@ -689,3 +689,19 @@ fn convert_tz_takes_only_zone_ids_java_util_reads_as_written() {
         assert!(java_util_zone(id).is_err(), "{id}");
     }
 }
+
+#[test]
+fn simple_date_format_reads_fields_before_the_reform_as_julian() {
+    // JDK 17's SimpleDateFormat("yyyy-MM-dd") in UTC: getTime() of these texts.
+    let p = Pattern::compile("yyyy-MM-dd", Dialect::SimpleDateFormat).unwrap();
+    for (text, millis) in [
+        ("0001-01-01", -62_135_769_600_000),
+        ("1582-10-10", -12_218_860_800_000),
+        ("1582-10-15", -12_219_292_800_000),
+        ("2024-02-30", 1_709_251_200_000),
+    ] {
+        assert_eq!(p.parse(text), Some((millis, 0)), "{text}");
+    }
+    // Read and printed in the one calendar, a date passes through (DATE_FORMAT of a string).
+    assert_eq!(p.format(p.parse("1000-03-01").unwrap().0, 0), "1000-03-01");
+}

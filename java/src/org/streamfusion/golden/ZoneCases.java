@@ -65,24 +65,20 @@ final class ZoneCases {
                 "America/New_York";
         g.add("unix_timestamp_utc", t("STRING"), texts, unix, unixDate);
         // CONVERT_TZ: SimpleDateFormat in java.util.TimeZone, both ways; NULL where the text
-        // does not parse.
+        // does not parse. Past 2099 the zones keep their last daylight-saving rule.
         X s0 = col(0);
-        g.add("convert_tz", t("STRING"), texts,
-                f("CONVERT_TZ", s0, lit("CHAR(3)", "UTC", "'UTC'"),
-                        lit("CHAR(16)", "America/New_York", "'America/New_York'")),
-                f("CONVERT_TZ", s0, lit("CHAR(16)", "America/New_York", "'America/New_York'"),
-                        lit("CHAR(12)", "Asia/Kolkata", "'Asia/Kolkata'")),
-                f("CONVERT_TZ", s0, lit("CHAR(9)", "GMT+05:30", "'GMT+05:30'"),
-                        lit("CHAR(19)", "America/Los_Angeles", "'America/Los_Angeles'")));
-        // Past 2099 the zones keep their last daylight-saving rule.
+        X[] converts = {
+            f("CONVERT_TZ", s0, lit("CHAR(3)", "UTC", "'UTC'"),
+                    lit("CHAR(16)", "America/New_York", "'America/New_York'")),
+            f("CONVERT_TZ", s0, lit("CHAR(16)", "America/New_York", "'America/New_York'"),
+                    lit("CHAR(12)", "Asia/Kolkata", "'Asia/Kolkata'")),
+            f("CONVERT_TZ", s0, lit("CHAR(9)", "GMT+05:30", "'GMT+05:30'"),
+                    lit("CHAR(19)", "America/Los_Angeles", "'America/Los_Angeles'"))
+        };
+        g.add("convert_tz", t("STRING"), texts, converts);
         g.add("convert_tz_far_future", t("STRING"),
                 col1("2262-07-01 12:00:00", "2262-11-02 05:30:00", "3000-03-14 12:00:00"),
-                f("CONVERT_TZ", s0, lit("CHAR(3)", "UTC", "'UTC'"),
-                        lit("CHAR(16)", "America/New_York", "'America/New_York'")),
-                f("CONVERT_TZ", s0, lit("CHAR(16)", "America/New_York", "'America/New_York'"),
-                        lit("CHAR(12)", "Asia/Kolkata", "'Asia/Kolkata'")),
-                f("CONVERT_TZ", s0, lit("CHAR(9)", "GMT+05:30", "'GMT+05:30'"),
-                        lit("CHAR(19)", "America/Los_Angeles", "'America/Los_Angeles'")));
+                converts);
         // A string that does not parse fails the cast.
         g.add("ltz_cast_bad_string", t("STRING"), col1("2024-01-01 00:00:00", "not a time"),
                 cast(col(0), "TIMESTAMP_LTZ(3)")).expectError = true;
