@@ -16,6 +16,7 @@
 mod bench;
 pub mod binary_row;
 pub mod changelog;
+pub mod decimal;
 pub mod error;
 pub mod float_order;
 pub mod keys;

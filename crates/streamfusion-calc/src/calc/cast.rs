@@ -493,15 +493,7 @@ pub(crate) fn decimal_string(v: i128, scale: u8) -> String {
     out
 }
 
-/// `DecimalDataUtils.doubleValue`: a compact DECIMAL (precision <= 18) divides as doubles,
-/// `(double) unscaled / POW10[scale]`; a wider one is BigDecimal's correctly rounded value.
-pub(crate) fn decimal_to_f64(v: i128, precision: u8, scale: u8) -> f64 {
-    if precision <= 18 {
-        (v as i64) as f64 / (POW10[usize::from(scale)] as i64) as f64
-    } else {
-        decimal_string(v, scale).parse().unwrap_or(f64::NAN)
-    }
-}
+pub(crate) use streamfusion_core::decimal::decimal_to_f64;
 
 /// Java's narrowing `(int)`, `(short)`, `(byte)` of a long.
 fn narrow(v: i64, to: &LogicalType) -> i64 {
@@ -1103,24 +1095,6 @@ mod tests {
         let out = run(a, &T::Int, &dec(5, 2), OnError::Fail).unwrap();
         assert!(out.is_null(0));
         assert_eq!(out.as_primitive::<Decimal128Type>().value(1), 700);
-    }
-
-    #[test]
-    fn decimal_to_double_as_decimal_data_utils() {
-        assert_eq!(
-            decimal_to_f64(30_000_000_000_000_004, 17, 17),
-            0.30000000000000004
-        );
-        assert_eq!(decimal_to_f64(11, 5, 1), 1.1);
-        assert_eq!(
-            decimal_to_f64(9_007_199_254_740_993, 18, 0),
-            9_007_199_254_740_992.0
-        );
-        assert_eq!(
-            decimal_to_f64(1_234_567_890_123_456_789, 19, 2),
-            1.2345678901234568e16
-        );
-        assert_eq!(decimal_to_f64(3, 18, 18), 3.0e-18);
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //! | `LISTAGG(x [, sep])` | `ListAggFunction` | `ListAgg[Ws]WithRetractAggFunction`: the list |
 //! | `JSON_ARRAYAGG(x {ABSENT,NULL} ON NULL)` | `JsonArrayAggFunction`: the list | same |
 //! | `JSON_OBJECTAGG(KEY k VALUE v {NULL,ABSENT} ON NULL)` | `JsonObjectAggFunction`: a key -> JSON map | same |
-//! | `f(DISTINCT x)`, f = COUNT, SUM, $SUM0, AVG | a distinct map value -> count in front of `f` | same |
+//! | `$WELFORD_M2(x)` (STDDEV/VAR) | `WelfordM2AggFunction`: `(n, mean, m2)` | same |
+//! | `f(DISTINCT x)` | a distinct map value -> count in front of `f` | same (not MIN/MAX) |
+//! | `f(x) FILTER (WHERE b)` | `f` fed only the rows whose `b` is TRUE | same |
 //!
 //! FIRST_VALUE/LAST_VALUE with retraction order values by `System.currentTimeMillis()` at
 //! accumulation and keep `value -> [order]` and `order -> [value]` maps; with a clock that
@@ -105,6 +107,12 @@ pub enum AggFunction {
     /// `JSON_OBJECTAGG(KEY k VALUE v ABSENT ON NULL)`: rows with a NULL value are left out.
     #[serde(rename = "JSON_OBJECTAGG_ABSENT_ON_NULL")]
     JsonObjectAggAbsentOnNull,
+    /// `$WELFORD_M2(x)`: the sum of squared deviations from the mean of the non-NULL values
+    /// (Welford's online algorithm, `WelfordM2AggFunction`), DOUBLE. The planner rewrites
+    /// `STDDEV_POP/SAMP` and `VAR_POP/SAMP` into it and a `COUNT(x)`, with the division (and
+    /// square root) in a Calc after the aggregate.
+    #[serde(rename = "WELFORD_M2")]
+    WelfordM2,
 }
 
 impl AggFunction {
@@ -126,6 +134,7 @@ impl AggFunction {
             AggFunction::JsonArrayAggNullOnNull => "JSON_ARRAYAGG NULL ON NULL",
             AggFunction::JsonObjectAggNullOnNull => "JSON_OBJECTAGG NULL ON NULL",
             AggFunction::JsonObjectAggAbsentOnNull => "JSON_OBJECTAGG ABSENT ON NULL",
+            AggFunction::WelfordM2 => "$WELFORD_M2",
         }
     }
 
@@ -149,9 +158,13 @@ pub struct AggCall {
     pub arg: Option<usize>,
     /// The output column's name.
     pub name: String,
-    /// `f(DISTINCT x)`: each distinct value counted once (COUNT, SUM, $SUM0 and AVG).
+    /// `f(DISTINCT x)`: each distinct non-NULL value fed to `f` once.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub distinct: bool,
+    /// `f(x) FILTER (WHERE ..)`: the BOOLEAN input column that admits a row (accumulated or
+    /// retracted) when TRUE; `None` admits every row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<usize>,
     /// LISTAGG's separator literal; `None` is the default `,`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub separator: Option<String>,
@@ -169,6 +182,7 @@ impl AggCall {
             arg,
             name: name.into(),
             distinct: false,
+            filter: None,
             separator: None,
             value_arg: None,
         }
@@ -197,6 +211,13 @@ impl AggCall {
         self
     }
 
+    /// The same call over the rows whose BOOLEAN column `column` is TRUE
+    /// (`f(x) FILTER (WHERE ..)`).
+    pub fn filtered(mut self, column: usize) -> Self {
+        self.filter = Some(column);
+        self
+    }
+
     /// The same call with a separator literal (`LISTAGG(x, 'sep')`).
     pub fn with_separator(mut self, separator: impl Into<String>) -> Self {
         self.separator = Some(separator.into());
@@ -217,6 +238,8 @@ pub(crate) struct BoundCall {
     pub(crate) retracting: bool,
     /// Whether a distinct map sits in front of the function.
     pub(crate) distinct: bool,
+    /// The BOOLEAN column whose TRUE admits a row (`FILTER (WHERE ..)`).
+    pub(crate) filter: Option<usize>,
     /// LISTAGG's separator.
     separator: Vec<u8>,
     /// The second argument column (JSON_OBJECTAGG's value).
@@ -293,6 +316,7 @@ impl BoundCall {
                     scale: scale.max(6),
                 }
             }
+            (AggFunction::WelfordM2, Some(_), Some(c)) if c.is_numeric() => LogicalType::Double,
             // Flink's AggFunctionFactory has no MIN/MAX for binary strings either ("Min
             // aggregate function does not support type").
             (AggFunction::Min | AggFunction::Max, Some(ty), Some(Class::Binary)) => {
@@ -355,15 +379,41 @@ impl BoundCall {
             }
             (_, None, _) => unreachable!("checked above: only COUNT(*) has no argument"),
         };
-        if call.distinct
-            && !matches!(
-                call.function,
-                AggFunction::Count | AggFunction::Sum | AggFunction::Sum0 | AggFunction::Avg
-            )
-        {
-            return Err(invalid(
-                "DISTINCT is supported for COUNT, SUM, $SUM0 and AVG only".into(),
-            ));
+        // A distinct map feeds the function each value's first arrival, NULL never (every
+        // function here but SINGLE_VALUE and the JSON ones ignores a NULL argument anyway).
+        // Retracting MIN/MAX keep a map of their own; the planner drops DISTINCT from MIN/MAX.
+        let distinct_ok = match call.function {
+            AggFunction::Min | AggFunction::Max => !retracting,
+            AggFunction::CountStar
+            | AggFunction::SingleValue
+            | AggFunction::JsonArrayAggAbsentOnNull
+            | AggFunction::JsonArrayAggNullOnNull
+            | AggFunction::JsonObjectAggNullOnNull
+            | AggFunction::JsonObjectAggAbsentOnNull => false,
+            _ => true,
+        };
+        if call.distinct && !distinct_ok {
+            return Err(invalid(format!(
+                "DISTINCT is not supported for {}{}",
+                if retracting { "retracting " } else { "" },
+                call.function.sql_name()
+            )));
+        }
+        if let Some(f) = call.filter {
+            match input.get(f) {
+                Some(LogicalType::Boolean) => {}
+                Some(other) => {
+                    return Err(invalid(format!(
+                        "the FILTER column {f} is {other}, not BOOLEAN"
+                    )));
+                }
+                None => {
+                    return Err(invalid(format!(
+                        "the FILTER column {f} is out of range for {} input columns",
+                        input.len()
+                    )));
+                }
+            }
         }
         let separator = match (&call.separator, call.function) {
             (None, _) => b",".to_vec(),
@@ -378,6 +428,7 @@ impl BoundCall {
             result,
             retracting,
             distinct: call.distinct,
+            filter: call.filter,
             separator,
             value_arg,
             merging: false,
@@ -451,6 +502,11 @@ impl BoundCall {
             AggFunction::FirstValue | AggFunction::LastValue if self.retracting => {
                 Acc::List(Vec::new())
             }
+            AggFunction::WelfordM2 => Acc::Welford {
+                n: 0,
+                mean: 0.0,
+                m2: 0.0,
+            },
             _ => Acc::Value(Value::Null),
         }
     }
@@ -469,6 +525,19 @@ impl BoundCall {
     }
 
     /// `sum + x` at the sum type (the argument's, or `DECIMAL(38, s)`).
+    /// A numeric argument as `Number.doubleValue` (DECIMAL: `DecimalDataUtils.doubleValue`).
+    fn double_value(&self, x: &Value) -> f64 {
+        match (x, self.class()) {
+            (Value::Int(i), _) => *i as f64,
+            (Value::Float(f), _) => *f,
+            (Value::Decimal(d), Class::Decimal { precision, scale }) => {
+                streamfusion_core::decimal::decimal_to_f64(*d, precision, scale)
+            }
+            // Binding admits numeric arguments only.
+            _ => f64::NAN,
+        }
+    }
+
     fn plus(&self, sum: &Value, x: &Value) -> Value {
         arithmetic(self.class(), sum, x, false)
     }
@@ -625,6 +694,36 @@ impl BoundCall {
                         // updateMax/updateMin, deferred to the next use (see MapCtx).
                         *map.dirty = true;
                     }
+                }
+            }
+            Acc::Welford { n, mean, m2 } => {
+                if x.is_null() {
+                    return Ok(());
+                }
+                // `WelfordM2AggFunction.accumulate/retract`: `n` keeps counting below 1 (to
+                // agree with the COUNT beside it) while the moments stay put.
+                let val = self.double_value(x);
+                if negate {
+                    *n -= 1;
+                    if *n <= 0 {
+                        if *n == 0 {
+                            (*mean, *m2) = (0.0, 0.0);
+                        }
+                        return Ok(());
+                    }
+                    let delta2 = val - *mean;
+                    *mean -= delta2 / *n as f64;
+                    let delta = val - *mean;
+                    *m2 -= delta * delta2;
+                } else {
+                    *n += 1;
+                    if *n <= 0 {
+                        return Ok(());
+                    }
+                    let delta = val - *mean;
+                    *mean += delta / *n as f64;
+                    let delta2 = val - *mean;
+                    *m2 += delta * delta2;
                 }
             }
             Acc::Single { value, count } => {
@@ -951,6 +1050,33 @@ impl BoundCall {
                 *count = i64::from(total);
             }
             (Acc::Object(object), Acc::Object(other)) => object.merge(other)?,
+            // `WelfordM2AggFunction.merge` of one partial: a partial with `n <= 0` only counts.
+            (
+                Acc::Welford { n, mean, m2 },
+                Acc::Welford {
+                    n: other_n,
+                    mean: other_mean,
+                    m2: other_m2,
+                },
+            ) => {
+                let mut negative = 0i64;
+                if *other_n <= 0 {
+                    negative = *other_n;
+                } else if *n == 0 {
+                    (*n, *mean, *m2) = (*other_n, *other_mean, *other_m2);
+                } else {
+                    let count = n.wrapping_add(*other_n);
+                    let delta = other_mean - *mean;
+                    let new_mean = *mean + *other_n as f64 / count as f64 * delta;
+                    let new_m2 =
+                        *m2 + other_m2 + *n as f64 * *other_n as f64 / count as f64 * delta * delta;
+                    (*n, *mean, *m2) = (count, new_mean, new_m2);
+                }
+                *n = n.wrapping_add(negative);
+                if *n <= 0 {
+                    (*mean, *m2) = (0.0, 0.0);
+                }
+            }
             (
                 Acc::ListWithRetract { list, retract_list },
                 Acc::ListWithRetract {
@@ -1031,6 +1157,13 @@ impl BoundCall {
             },
             Acc::ListWithRetract { list, .. } => self.joined(list),
             Acc::Object(object) => Value::Bytes(object.to_json()),
+            Acc::Welford { n, m2, .. } => {
+                if *n <= 0 || *m2 < 0.0 {
+                    Value::Null
+                } else {
+                    Value::Float(*m2)
+                }
+            }
             Acc::Count(c) => Value::Int(*c),
             Acc::Sum { sum, count } => {
                 if self.retracting && *count == 0 {
@@ -1297,6 +1430,13 @@ pub(crate) enum Acc {
     },
     /// JSON_OBJECTAGG: the key -> JSON value map.
     Object(JsonObject),
+    /// `$WELFORD_M2`: the count (negative after retractions of values never held) and the
+    /// running mean and M2 of the values.
+    Welford {
+        n: i64,
+        mean: f64,
+        m2: f64,
+    },
 }
 
 /// A value -> count map held in an accumulator: order bytes and count, sorted, no zero
@@ -1381,6 +1521,11 @@ impl Acc {
                 encode(value, out);
                 encode(&Value::Int(*count), out);
             }
+            Acc::Welford { n, mean, m2 } => {
+                encode(&Value::Int(*n), out);
+                encode(&Value::Float(*mean), out);
+                encode(&Value::Float(*m2), out);
+            }
             Acc::List(list) => encode_list(list, out),
             Acc::ListWithRetract { list, retract_list } => {
                 encode_list(list, out);
@@ -1458,6 +1603,20 @@ impl Acc {
                 value: decode(input)?,
                 count: decode_count(input)?,
             },
+            Acc::Welford { .. } => {
+                let n = decode_count(input)?;
+                let mut moment = || match decode(input)? {
+                    Value::Float(f) => Ok(f),
+                    other => Err(Error::State(format!(
+                        "corrupt accumulator: a WELFORD_M2 moment {other:?}"
+                    ))),
+                };
+                Acc::Welford {
+                    n,
+                    mean: moment()?,
+                    m2: moment()?,
+                }
+            }
             Acc::List(_) => Acc::List(decode_list(input)?),
             Acc::ListWithRetract { .. } => Acc::ListWithRetract {
                 list: decode_list(input)?,

@@ -370,10 +370,7 @@ impl GroupAggregate {
             return out.finish(&self.schema, &key_columns, &self.result_types);
         }
 
-        let types = &self.spec.input_types;
-        let readers = call_readers(&self.calls, batch, types, |c| c.arg)?;
-        // Two-argument calls' second column (JSON_OBJECTAGG's value).
-        let value_readers = call_readers(&self.calls, batch, types, |c| c.value_arg)?;
+        let inputs = CallInputs::new(&self.calls, batch, &self.spec.input_types)?;
 
         // Sorted maps: one batched read of every entry the bundle will touch.
         let map_calls = map_calls(&self.calls);
@@ -390,13 +387,11 @@ impl GroupAggregate {
                 &map_calls,
                 (entries, entries * per_value),
                 |slot, c, values| {
-                    let reader = readers[c]
-                        .as_ref()
-                        .expect("MIN/MAX/DISTINCT has an argument");
+                    let reader = inputs.arg(c).expect("MIN/MAX/DISTINCT has an argument");
                     let rows = &grouped[starts[slot] as usize..starts[slot + 1] as usize];
                     for &row in rows {
                         let row = row as usize;
-                        if !reader.is_null(row) {
+                        if !reader.is_null(row) && inputs.admits(c, row) {
                             values.push_with(|out| order_bytes(&reader.value(row), out));
                         }
                     }
@@ -406,8 +401,7 @@ impl GroupAggregate {
 
         let rows = Rows {
             input,
-            readers: &readers,
-            value_readers: &value_readers,
+            inputs: &inputs,
         };
         let mut bundle = Bundle::new(
             &self.calls,
@@ -475,9 +469,7 @@ impl GroupAggregate {
 /// A bundle's input rows, as [`Bundle::apply`] reads them.
 struct Rows<'a> {
     input: &'a ChangelogBatch,
-    readers: &'a [Option<ColumnReader<'a>>],
-    /// Two-argument calls' second column (JSON_OBJECTAGG's value).
-    value_readers: &'a [Option<ColumnReader<'a>>],
+    inputs: &'a CallInputs<'a>,
 }
 
 /// The state of one bundle being applied: its groups' sorted maps and the changelog being
@@ -574,12 +566,9 @@ impl<'a> Bundle<'a> {
             let row = row as usize;
             let negate = !input.input.kind(row).is_accumulate();
             for (c, (call, value)) in self.calls.iter().zip(values.iter_mut()).enumerate() {
-                let read = |readers: &[Option<ColumnReader<'_>>]| match &readers[c] {
-                    Some(reader) => reader.value(row),
-                    None => Value::Null,
-                };
-                let (x, y) = (read(input.readers), read(input.value_readers));
-                self.with_map(slot, c, |ctx| call.update(value, &x, &y, negate, ctx))?;
+                if let Some((x, y)) = input.inputs.read(c, row) {
+                    self.with_map(slot, c, |ctx| call.update(value, &x, &y, negate, ctx))?;
+                }
             }
         }
         self.emit(slot, first, prev, accs)
@@ -899,7 +888,8 @@ pub(super) fn bind(spec: &GroupAggSpec) -> Result<Bound> {
         Some(
             match calls
                 .iter()
-                .position(|c| c.function == AggFunction::CountStar)
+                // `insertCountStarAggCall`: a COUNT(*) with a FILTER does not count rows.
+                .position(|c| c.function == AggFunction::CountStar && c.filter.is_none())
             {
                 Some(i) => i,
                 None => {
@@ -993,23 +983,70 @@ pub(crate) fn check_columns(
     Ok(())
 }
 
-/// Each call's reader of its argument column in `batch` (columns of `types`): `arg` picks
-/// the column (`BoundCall::arg`, or `value_arg` for a two-argument call's second); `None`
-/// for a call without one.
-pub(super) fn call_readers<'a>(
-    calls: &[BoundCall],
-    batch: &'a RecordBatch,
-    types: &[LogicalType],
-    arg: fn(&BoundCall) -> Option<usize>,
-) -> Result<Vec<Option<ColumnReader<'a>>>> {
-    calls
-        .iter()
-        .map(|c| {
-            arg(c)
-                .map(|a| ColumnReader::new(batch.column(a), &types[a], a))
-                .transpose()
+/// Each call's input columns in a batch: its argument, a two-argument call's second
+/// (JSON_OBJECTAGG's value) and its `FILTER` column.
+pub(super) struct CallInputs<'a> {
+    args: Vec<Option<ColumnReader<'a>>>,
+    values: Vec<Option<ColumnReader<'a>>>,
+    filters: Vec<Option<&'a BooleanArray>>,
+}
+
+impl<'a> CallInputs<'a> {
+    /// The columns of `calls` in `batch` (columns of `types`, checked by the caller).
+    pub(super) fn new(
+        calls: &[BoundCall],
+        batch: &'a RecordBatch,
+        types: &[LogicalType],
+    ) -> Result<Self> {
+        let readers = |pick: fn(&BoundCall) -> Option<usize>| {
+            calls
+                .iter()
+                .map(|c| {
+                    pick(c)
+                        .map(|a| ColumnReader::new(batch.column(a), &types[a], a))
+                        .transpose()
+                })
+                .collect::<Result<Vec<_>>>()
+        };
+        let filters = calls
+            .iter()
+            .map(|c| {
+                c.filter
+                    .map(|f| {
+                        batch.column(f).as_boolean_opt().ok_or_else(|| {
+                            Error::InvalidShape(format!("FILTER column {f} is not BOOLEAN"))
+                        })
+                    })
+                    .transpose()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            args: readers(|c| c.arg)?,
+            values: readers(|c| c.value_arg)?,
+            filters,
         })
-        .collect()
+    }
+
+    /// Whether call `c`'s `FILTER` admits `row`: its column is TRUE there (not FALSE or
+    /// NULL), or it has none.
+    pub(super) fn admits(&self, c: usize, row: usize) -> bool {
+        self.filters[c].is_none_or(|f| f.is_valid(row) && f.value(row))
+    }
+
+    /// Call `c`'s argument reader, if it has an argument.
+    pub(super) fn arg(&self, c: usize) -> Option<&ColumnReader<'a>> {
+        self.args[c].as_ref()
+    }
+
+    /// Call `c`'s argument and second argument at `row` (NULL where it has none), or `None`
+    /// when its `FILTER` does not admit the row.
+    pub(super) fn read(&self, c: usize, row: usize) -> Option<(Value, Value)> {
+        if !self.admits(c, row) {
+            return None;
+        }
+        let read = |r: &Option<ColumnReader<'_>>| r.as_ref().map_or(Value::Null, |r| r.value(row));
+        Some((read(&self.args[c]), read(&self.values[c])))
+    }
 }
 
 /// Rows grouped by slot with a counting sort: `rows[starts[s]..starts[s + 1]]` are slot

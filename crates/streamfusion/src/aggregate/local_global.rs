@@ -28,6 +28,7 @@
 //! | `MIN(x)`, `MAX(x)`, insert-only input | `value` (x's type) |
 //! | `MIN(x)`, `MAX(x)`, retracting input | `min`/`max` (x's type), `mapSize` BIGINT, `map`: MAP<x, BIGINT> (`Min/MaxWithRetractAccumulator`) |
 //! | `SINGLE_VALUE(x)` | `value` (x's type), `count` INT |
+//! | `$WELFORD_M2(x)` | `n` BIGINT, `mean` DOUBLE, `m2` DOUBLE (Flink: one STRUCTURED field, so the planner extension refuses the split) |
 //! | `LISTAGG(x [, sep])`, retracting input | `list`, `retractList`: ARRAY of STRING (`ListAgg[Ws]WithRetractAggFunction`) |
 //! | `JSON_OBJECTAGG(KEY k VALUE v ..)` | `map`: MAP<STRING, STRING>, key -> JSON text (NULL for NULL ON NULL's `null`) |
 //! | `f(DISTINCT x)` | `f`'s fields, then `distinct`: MAP<x, BIGINT>, value -> count |
@@ -97,9 +98,8 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::function::{Acc, AggFunction, BoundCall, InlineMap, JsonObject};
 use super::group::{
-    AccTable, Bundle, EmitRules, GroupAggSpec, Groups, access_order, bind, call_readers,
-    check_input, check_max_parallelism, concat, map_calls, open_tables, preload_maps, state_ttl,
-    write_bundle,
+    AccTable, Bundle, CallInputs, EmitRules, GroupAggSpec, Groups, access_order, bind, check_input,
+    check_max_parallelism, concat, map_calls, open_tables, preload_maps, state_ttl, write_bundle,
 };
 use super::sorted_map::SortedMaps;
 use super::value::{Class, ColumnReader, Value, build_array, from_order_bytes, order_bytes};
@@ -324,6 +324,12 @@ fn partial_fields(
             let list = LogicalType::Array(Box::new(call.result.clone()));
             vec![("list", list.clone()), ("retractList", list)]
         }
+        // `WelfordM2Accumulator` (a STRUCTURED column in Flink's partial).
+        AggFunction::WelfordM2 => vec![
+            ("n", LogicalType::BigInt),
+            ("mean", LogicalType::Double),
+            ("m2", LogicalType::Double),
+        ],
         AggFunction::FirstValue
         | AggFunction::LastValue
         | AggFunction::ListAgg
@@ -542,6 +548,11 @@ fn to_partial(call: &BoundCall, acc: &Acc, out: &mut [PartialColumn]) -> Result<
             }
         }
         Acc::Sum0(v) | Acc::Value(v) => push(0, v.clone())?,
+        Acc::Welford { n, mean, m2 } => {
+            push(0, Value::Int(*n))?;
+            push(1, Value::Float(*mean))?;
+            push(2, Value::Float(*m2))?;
+        }
         Acc::Extremum {
             value,
             map_size,
@@ -645,6 +656,19 @@ fn from_partial(template: &Acc, readers: &[FieldReader<'_>], row: usize) -> Resu
         },
         Acc::Sum0(_) => Acc::Sum0(value(0)),
         Acc::Value(_) => Acc::Value(value(0)),
+        Acc::Welford { .. } => {
+            let moment = |i: usize| match value(i) {
+                Value::Float(f) => Ok(f),
+                _ => Err(Error::InvalidShape(format!(
+                    "partial row {row} has a NULL WELFORD_M2 moment"
+                ))),
+            };
+            Acc::Welford {
+                n: count(0)?,
+                mean: moment(1)?,
+                m2: moment(2)?,
+            }
+        }
         Acc::Extremum { .. } => Acc::Extremum {
             value: value(0),
             map_size: count(1)?,
@@ -798,9 +822,7 @@ impl LocalGroupAggregate {
         )?;
         let (groups, row_slot) = Groups::of(keys, hashes);
         let calls = &self.split.calls;
-        let readers = call_readers(calls, batch, &self.spec.input_types, |c| c.arg)?;
-        // Two-argument calls' second column.
-        let value_readers = call_readers(calls, batch, &self.spec.input_types, |c| c.value_arg)?;
+        let inputs = CallInputs::new(calls, batch, &self.spec.input_types)?;
         // Maps stay in the accumulators: Flink's local phase keeps heap data views.
         let templates: Vec<Acc> = calls.iter().map(BoundCall::create_local).collect();
         // Every key's accumulators in one vector, `calls.len()` a key.
@@ -815,11 +837,9 @@ impl LocalGroupAggregate {
             let slot = slot as usize;
             let key_accs = &mut accs[slot * per_key..(slot + 1) * per_key];
             for (c, (call, acc)) in calls.iter().zip(key_accs).enumerate() {
-                let x = readers[c].as_ref().map_or(Value::Null, |r| r.value(row));
-                let y = value_readers[c]
-                    .as_ref()
-                    .map_or(Value::Null, |r| r.value(row));
-                call.update(acc, &x, &y, negate, None)?;
+                if let Some((x, y)) = inputs.read(c, row) {
+                    call.update(acc, &x, &y, negate, None)?;
+                }
             }
         }
 

@@ -518,6 +518,12 @@ impl OverAggregate {
                 keyed.max_parallelism()
             )));
         }
+        if let Some(call) = spec.calls.iter().find(|c| c.filter.is_some()) {
+            return Err(Error::Plan(format!(
+                "OVER aggregate {} has a FILTER (an OVER window has none in Flink's plans)",
+                call.name
+            )));
+        }
         // Bounded frames retract rows leaving the frame: Flink's retracting functions.
         let retracting = spec.frame.is_bounded();
         let calls = spec

@@ -64,7 +64,11 @@ impl TypedCalls {
         let kernels = calls
             .iter()
             .map(|call| {
-                if call.distinct || call.value_arg.is_some() || call.merging {
+                if call.distinct
+                    || call.filter.is_some()
+                    || call.value_arg.is_some()
+                    || call.merging
+                {
                     return None;
                 }
                 let int = |class: Option<Class>| match class {

@@ -57,7 +57,7 @@ use hashbrown::HashMap;
 use super::acc_codec::AccCodec;
 use super::function::{Acc, AggCall, AggFunction, BoundCall};
 use super::group::{
-    AccTable, Bound, GroupAggSpec, Groups, access_order, bind, call_readers, check_columns,
+    AccTable, Bound, CallInputs, GroupAggSpec, Groups, access_order, bind, check_columns,
     check_input, check_max_parallelism, concat, rows_by_slot,
 };
 use super::local_global::PartialLayout;
@@ -284,10 +284,9 @@ impl WindowCalls {
         }
         let count_star = if spec.window.is_shared() {
             Some(
-                match calls
-                    .iter()
-                    .position(|c| c.function == AggFunction::CountStar && !c.distinct)
-                {
+                match calls.iter().position(|c| {
+                    c.function == AggFunction::CountStar && !c.distinct && c.filter.is_none()
+                }) {
                     Some(i) => i,
                     None => {
                         let hidden = AggCall::new(AggFunction::CountStar, None, "$count1");
@@ -624,15 +623,14 @@ impl WindowAggregate {
             // `AggCombiner`: rows accumulated into the stored (or a fresh) accumulator.
             None => {
                 let types = &aggregate.input_types;
-                let args = call_readers(&self.calls, batch, types, |c| c.arg)?;
-                let values = call_readers(&self.calls, batch, types, |c| c.value_arg)?;
+                let inputs = CallInputs::new(&self.calls, batch, types)?;
                 for group in 0..groups.len() {
                     let (row_accs, _) = accs.get_or_create(group);
                     for row in rows_of(group) {
                         for (c, call) in self.calls.iter().enumerate() {
-                            let x = args[c].as_ref().map_or(Value::Null, |r| r.value(row));
-                            let y = values[c].as_ref().map_or(Value::Null, |r| r.value(row));
-                            call.update(&mut row_accs[c], &x, &y, false, None)?;
+                            if let Some((x, y)) = inputs.read(c, row) {
+                                call.update(&mut row_accs[c], &x, &y, false, None)?;
+                            }
                         }
                     }
                 }

@@ -19,9 +19,8 @@ use arrow::array::{ArrayRef, Int64Array, RecordBatch, UInt32Array};
 use arrow::datatypes::{Field, Schema, SchemaRef};
 
 use super::function::{Acc, BoundCall};
-use super::group::{Groups, call_readers, check_input, concat, rows_by_slot};
+use super::group::{CallInputs, Groups, check_input, concat, rows_by_slot};
 use super::local_global::PartialLayout;
-use super::value::Value;
 use super::window::{WindowAggSpec, WindowCalls, row_slices};
 use crate::binary_row::BinaryRows;
 use crate::changelog::ChangelogBatch;
@@ -219,8 +218,7 @@ impl LocalWindowAggregate {
         let (starts, grouped) = rows_by_slot(&row_group, groups.len());
 
         let types = &aggregate.input_types;
-        let args = call_readers(&self.calls, batch, types, |c| c.arg)?;
-        let values = call_readers(&self.calls, batch, types, |c| c.value_arg)?;
+        let inputs = CallInputs::new(&self.calls, batch, types)?;
         let templates: Vec<Acc> = self.calls.iter().map(BoundCall::create_local).collect();
         let mut accs: Vec<Acc> = Vec::with_capacity(groups.len() * templates.len());
         for group in 0..groups.len() {
@@ -230,9 +228,9 @@ impl LocalWindowAggregate {
             for &row in &grouped[starts[group] as usize..starts[group + 1] as usize] {
                 let row = row as usize;
                 for (c, call) in self.calls.iter().enumerate() {
-                    let x = args[c].as_ref().map_or(Value::Null, |r| r.value(row));
-                    let y = values[c].as_ref().map_or(Value::Null, |r| r.value(row));
-                    call.update(&mut group_accs[c], &x, &y, false, None)?;
+                    if let Some((x, y)) = inputs.read(c, row) {
+                        call.update(&mut group_accs[c], &x, &y, false, None)?;
+                    }
                 }
             }
         }

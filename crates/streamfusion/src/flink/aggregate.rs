@@ -18,9 +18,11 @@
 //!   | `$SUM$1`, `$$SUM0$1`, `$AVG$1`, `$MIN$1`, `$MAX$1` | `SUM`, `$SUM0`, `AVG`, `MIN`, `MAX` |
 //!   | `$FIRST_VALUE$1`, `$LAST_VALUE$1`, `$SINGLE_VALUE$1` | same |
 //!   | `$LISTAGG$1` with one argument | `LISTAGG` with the default separator |
+//!   | `$$WELFORD_M2$1$1` (STDDEV/VAR, with the division in a Calc after the node) | `$WELFORD_M2` |
 //!
-//!   `distinct` is kept (natively for COUNT, SUM, $SUM0, AVG; refused for the others);
-//!   `name` is the output column (`EXPR$<i>` when Flink has none).
+//!   `distinct` is kept (retracting MIN/MAX DISTINCT, which the planner does not produce, is
+//!   refused when the operator builds); `filterArg` (-1 for none) is the call's `FILTER`
+//!   column; `name` is the output column (`EXPR$<i>` when Flink has none).
 //! - `needRetraction` is [`GroupAggSpec::input_retracts`]; every entry of
 //!   `aggCallNeedRetractions` must equal it (the native operator picks retracting
 //!   accumulators for all calls or none).
@@ -47,9 +49,8 @@
 //!
 //! # Refused (the node stays stock)
 //!
-//! A call with a `FILTER` clause (`filterArg` other than -1; [`AggCall`] has no filter), an
-//! approximate call, `IGNORE NULLS`, a function not in the table above (its `internalName`,
-//! e.g. `$COLLECT$1`, `$$WELFORD_M2$1$1` of `STDDEV_POP`), `LISTAGG` with a separator (a
+//! An approximate call, `IGNORE NULLS`, a function not in the table above (its
+//! `internalName`, e.g. `$COLLECT$1`), `LISTAGG` with a separator (a
 //! column whose value the node does not carry), JSON_ARRAYAGG/JSON_OBJECTAGG (Flink puts a
 //! `JSON_STRING` projection in front which the native calls include), a per-call retraction
 //! flag differing from the node's, several or unknown state entries, and any plan whose
@@ -236,10 +237,11 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
         .iter()
         .map(|a| index(a, columns, "argument column"))
         .collect::<Result<Vec<_>>>()?;
-    let filter = call.get("filterArg").and_then(Value::as_i64).unwrap_or(-1);
-    if filter != -1 {
-        return Err(refuse(format!("with a FILTER clause (filterArg {filter})")));
-    }
+    // -1: no FILTER.
+    let filter = match call.get("filterArg").and_then(Value::as_i64).unwrap_or(-1) {
+        f if f >= 0 => Some(index(&Value::from(f), columns, "FILTER column")?),
+        _ => None,
+    };
     let flag = |name: &str| call.get(name).and_then(Value::as_bool).unwrap_or(false);
     if flag("approximate") {
         return Err(refuse("approximate".into()));
@@ -267,17 +269,14 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
             ));
         }
         "$LISTAGG$1" => (AggFunction::ListAgg, 1),
+        "$$WELFORD_M2$1$1" => (AggFunction::WelfordM2, 1),
         other => return Err(Unsupported::Function(other.to_string())),
     };
     if args.len() != arity {
         return Err(refuse(format!("with {} arguments", args.len())));
     }
-    if distinct
-        && !matches!(
-            function,
-            AggFunction::Count | AggFunction::Sum | AggFunction::Sum0 | AggFunction::Avg
-        )
-    {
+    // The planner drops DISTINCT from MIN/MAX; SINGLE_VALUE is never written DISTINCT.
+    if distinct && matches!(function, AggFunction::SingleValue) {
         return Err(refuse("with DISTINCT".into()));
     }
     let name = match call.get("name") {
@@ -291,6 +290,7 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
     }
     let mut native = AggCall::new(function, args.first().copied(), name);
     native.distinct = distinct;
+    native.filter = filter;
     Ok(native)
 }
 

@@ -63,7 +63,7 @@ impl Expect {
     }
 }
 
-use LogicalType::{BigInt, Double, Int};
+use LogicalType::{BigInt, Boolean, Double, Int};
 const STRING: LogicalType = LogicalType::VarChar(i32::MAX as u32);
 
 fn call(function: AggFunction, arg: Option<usize>, name: &str) -> AggCall {
@@ -271,24 +271,38 @@ fn mini_batch_one_phase_and_two_phase_parse_to_the_same_spec_per_phase() {
 }
 
 #[test]
-fn filters_separators_and_other_functions_are_refused_by_flinks_name() {
-    assert_eq!(
-        parse("filter").unwrap_err(),
-        Unsupported::Call {
-            function: "$COUNT$1".into(),
-            why: "with a FILTER clause (filterArg 1)".into(),
-        }
+fn a_filter_is_the_calls_boolean_column() {
+    use AggFunction::*;
+    // `COUNT(*) FILTER (WHERE v > 0)`: the Calc before the node computes `$f1`.
+    check(
+        "filter",
+        Phase::OnePhase,
+        &Expect::new(
+            &[("k", Int), ("$f1", Boolean)],
+            vec![call(CountStar, None, "pos").filtered(1)],
+        ),
     );
+    // A FILTER column must be BOOLEAN (the key column is an INT).
+    let err = edited("filter", |n| n["aggCalls"][0]["filterArg"] = 0.into()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("FILTER column 0 is INT, not BOOLEAN"),
+        "{err}"
+    );
+}
+
+#[test]
+fn separators_and_other_functions_are_refused_by_flinks_name() {
     let err = parse("listagg_separator").unwrap_err();
     assert!(
         matches!(&err, Unsupported::Call { function, why }
             if function == "$LISTAGG$1" && why.starts_with("with a separator")),
         "{err:?}"
     );
-    // STDDEV_POP is planned as Welford's M2 (then a Calc); COLLECT has no native call.
+    // STDDEV_POP is planned as Welford's M2 (native) and a Calc; COLLECT has no native call.
     assert_eq!(
         parse("unsupported_function").unwrap_err(),
-        Unsupported::Function("$$WELFORD_M2$1$1".into())
+        Unsupported::Function("$COLLECT$1".into())
     );
 }
 
@@ -318,10 +332,25 @@ fn call_flags_the_native_calls_lack_are_refused() {
         err.to_string(),
         "function $LAST_VALUE$1 is not supported with IGNORE NULLS"
     );
-    let err = edited("state_ttl", |n| n["aggCalls"][0]["distinct"] = true.into()).unwrap_err();
+    let err = edited("single_value", |n| {
+        n["aggCalls"][0]["distinct"] = true.into()
+    })
+    .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "function $MIN$1 is not supported with DISTINCT"
+        "function $SINGLE_VALUE$1 is not supported with DISTINCT"
+    );
+    // The planner drops DISTINCT from MIN/MAX: over an insert-only input it is harmless,
+    // over a retracting one (two maps per call) the operator refuses it.
+    edited("state_ttl", |n| n["aggCalls"][0]["distinct"] = true.into()).unwrap();
+    let err = edited("min_max_retract-1", |n| {
+        n["aggCalls"][1]["distinct"] = true.into()
+    })
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("DISTINCT is not supported for retracting MAX"),
+        "{err}"
     );
     // A call Flink plans without retraction on a retracting input (monotonic MAX) is not
     // the native retracting accumulator.

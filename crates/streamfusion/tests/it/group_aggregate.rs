@@ -679,7 +679,7 @@ fn plans_with_bad_calls_get_typed_errors() {
     for (call, why) in [
         (
             AggCall::new(AggFunction::Max, Some(1), "m").distinct(),
-            "DISTINCT is supported for COUNT, SUM, $SUM0 and AVG only",
+            "DISTINCT is not supported for retracting MAX",
         ),
         (
             AggCall::new(AggFunction::ListAgg, Some(1), "l"),

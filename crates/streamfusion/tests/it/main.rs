@@ -2,6 +2,7 @@
 //! of one per file). Each module is one area; `common` holds the golden-vector helpers
 //! and the drivers several modules share.
 
+mod aggregate_calls;
 mod binary_rows;
 mod calc;
 #[cfg(feature = "bench")]

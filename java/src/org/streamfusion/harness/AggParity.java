@@ -49,9 +49,9 @@ import java.util.TreeMap;
  * materialized result (the changelog applied to a multiset of rows); each case line says which
  * comparison decided. For each native run the planner's decisions must show every aggregate
  * node substituted (local and global ones in TWO_PHASE), except where a query expects a stock
- * aggregate: the fallback query ({@code STDDEV_POP}, refused natively), which must also fail
- * planning when {@code streamfusion.fallback = false}, and retracting MIN/MAX in TWO_PHASE,
- * whose partial Flink lays out otherwise than the native phases.
+ * aggregate: the fallback query ({@code LISTAGG} with a separator, refused natively), which
+ * must also fail planning when {@code streamfusion.fallback = false}, and retracting MIN/MAX
+ * and STDDEV/VAR in TWO_PHASE, whose partials Flink lays out otherwise than the native phases.
  *
  * <p>Prints one line per case and a last line {@code summary: ...}; exits 1 on any failure.
  */
@@ -209,10 +209,48 @@ public final class AggParity {
         q("retract_calc_multi_key",
                 "SELECT name, v > 0, COUNT(*), SUM(d), MAX(id) FROM c WHERE k IS NOT NULL"
                         + " GROUP BY name, v > 0");
-        // STDDEV_POP is planned as $WELFORD_M2 (no native equivalent) and a Calc after it.
-        QUERIES.add(new Query("fallback_stddev",
-                "SELECT k2, STDDEV_POP(d), COUNT(*) FROM t GROUP BY k2", Reach.NO_TWO_PHASE,
-                "WELFORD", false));
+        // FILTER (WHERE ..): the Calc before the aggregate computes each filter column; a
+        // COUNT(*) with a filter is not the record counter of a retracting input.
+        all("filter",
+                "SELECT k, COUNT(*) FILTER (WHERE i > 0), SUM(l) FILTER (WHERE s IS NOT NULL),"
+                        + " MAX(s) FILTER (WHERE b), MIN(amount) FILTER (WHERE d > 0), COUNT(*)"
+                        + " FROM t GROUP BY k");
+        noTwoPhase("filter_distinct",
+                "SELECT g, COUNT(DISTINCT k2) FILTER (WHERE b), COUNT(DISTINCT k2),"
+                        + " SUM(DISTINCT i) FILTER (WHERE i < 5) FROM t GROUP BY g");
+        // Without grouping a filter column is the node's column 0 (filterArg 0).
+        all("filter_no_grouping",
+                "SELECT COUNT(*) FILTER (WHERE i > 0), SUM(l) FILTER (WHERE i < 0) FROM t");
+        QUERIES.add(new Query("retract_filter",
+                "SELECT k, COUNT(*) FILTER (WHERE v > 0), SUM(v) FILTER (WHERE d > 0),"
+                        + " MAX(name) FILTER (WHERE v < 0) FROM c GROUP BY k",
+                Reach.EVERYWHERE, null, true));
+        noTwoPhase("retract_filter_distinct",
+                "SELECT k, COUNT(DISTINCT name) FILTER (WHERE v > 0), AVG(DISTINCT v)"
+                        + " FILTER (WHERE d IS NOT NULL) FROM c GROUP BY k");
+        // STDDEV and VAR are planned as $WELFORD_M2 and COUNT with a Calc after them (its
+        // POWER(x, 0.5) stays stock); Flink's partial of $WELFORD_M2 is a STRUCTURED
+        // accumulator the native phases do not lay out, so TWO_PHASE stays stock.
+        QUERIES.add(new Query("stddev_var",
+                "SELECT k2, STDDEV_POP(d), STDDEV_SAMP(i), VAR_POP(l), VAR_SAMP(amount),"
+                        + " VAR_POP(z), COUNT(*) FROM t GROUP BY k2",
+                Reach.EVERYWHERE, null, true));
+        // Over retractions Flink's own TWO_PHASE result depends on where bundles end (a
+        // partial with n <= 0 only counts in WelfordM2AggFunction.merge): never TWO_PHASE.
+        noTwoPhase("retract_stddev_var",
+                "SELECT k, VAR_SAMP(v), STDDEV_POP(d), VAR_POP(amount) FROM c GROUP BY k");
+        // DISTINCT on the functions beyond COUNT/SUM/AVG (the planner drops it from MIN/MAX).
+        q("distinct_functions",
+                "SELECT g, LISTAGG(DISTINCT s), FIRST_VALUE(DISTINCT i), LAST_VALUE(DISTINCT s),"
+                        + " MIN(DISTINCT i), MAX(DISTINCT s), VAR_POP(DISTINCT i) FROM t GROUP BY g");
+        noTwoPhase("retract_distinct_functions",
+                "SELECT k, LISTAGG(DISTINCT name), MAX(DISTINCT v), LAST_VALUE(DISTINCT d)"
+                        + " FROM c GROUP BY k");
+        // LISTAGG with a separator is refused natively (the separator is a column of the
+        // input whose value the node does not carry).
+        QUERIES.add(new Query("fallback_listagg_separator",
+                "SELECT k2, LISTAGG(s, '|'), COUNT(*) FROM t GROUP BY k2", Reach.NO_TWO_PHASE,
+                "separator", false));
     }
 
     /** What the native run planned for one query. */

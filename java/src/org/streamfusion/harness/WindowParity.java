@@ -188,6 +188,15 @@ public final class WindowParity {
                 "SELECT g, window_start, window_end, COUNT(DISTINCT k2), COUNT(DISTINCT s),"
                         + " SUM(DISTINCT i), COUNT(*)" + tumble("t", "ts", "'2' SECOND") + BY
                         + ", g");
+        // FILTER (WHERE ..) columns come from the Calc before the window aggregate.
+        q("tumble_filter", Reach.EVERYWHERE,
+                "SELECT k, window_start, window_end, COUNT(*) FILTER (WHERE i > 0),"
+                        + " SUM(l) FILTER (WHERE s IS NOT NULL), MAX(s) FILTER (WHERE d > 0),"
+                        + " COUNT(DISTINCT k2) FILTER (WHERE i < 0), COUNT(*)" + t1 + BY + ", k");
+        // STDDEV/VAR: $WELFORD_M2 and COUNT, order-sensitive for non-dyadic doubles.
+        q("tumble_stddev", Reach.FIRST_ONLY,
+                "SELECT k2, window_start, window_end, STDDEV_POP(d), VAR_SAMP(i), VAR_POP(amount)"
+                        + t1 + BY + ", k2");
         q("tumble_global", Reach.EVERYWHERE,
                 "SELECT window_start, window_end, COUNT(*), SUM(l), MAX(s), MIN(d), AVG(amount)"
                         + t1 + BY);
