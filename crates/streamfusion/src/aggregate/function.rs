@@ -15,6 +15,7 @@
 //! | `JSON_ARRAYAGG(x {ABSENT,NULL} ON NULL)` | `JsonArrayAggFunction`: the list | same |
 //! | `JSON_OBJECTAGG(KEY k VALUE v {NULL,ABSENT} ON NULL)` | `JsonObjectAggFunction`: a key -> JSON map | same |
 //! | `$WELFORD_M2(x)` (STDDEV/VAR) | `WelfordM2AggFunction`: `(n, mean, m2)` | same |
+//! | `ARRAY_AGG(x [IGNORE NULLS])` | `ArrayAggFunction`: the list | same |
 //! | `f(DISTINCT x)` | a distinct map value -> count in front of `f` | same (not MIN/MAX) |
 //! | `f(x) FILTER (WHERE b)` | `f` fed only the rows whose `b` is TRUE | same |
 //!
@@ -113,6 +114,10 @@ pub enum AggFunction {
     /// square root) in a Calc after the aggregate.
     #[serde(rename = "WELFORD_M2")]
     WelfordM2,
+    /// `ARRAY_AGG(x [RESPECT NULLS | IGNORE NULLS])`: the values in arrival order, NULLs
+    /// too unless [`AggCall::ignore_nulls`]; NULL when there are none (`ArrayAggFunction`).
+    #[serde(rename = "ARRAY_AGG")]
+    ArrayAgg,
 }
 
 impl AggFunction {
@@ -135,6 +140,7 @@ impl AggFunction {
             AggFunction::JsonObjectAggNullOnNull => "JSON_OBJECTAGG NULL ON NULL",
             AggFunction::JsonObjectAggAbsentOnNull => "JSON_OBJECTAGG ABSENT ON NULL",
             AggFunction::WelfordM2 => "$WELFORD_M2",
+            AggFunction::ArrayAgg => "ARRAY_AGG",
         }
     }
 
@@ -165,6 +171,9 @@ pub struct AggCall {
     /// retracted) when TRUE; `None` admits every row.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<usize>,
+    /// `ARRAY_AGG(x IGNORE NULLS)`: NULL values are left out (ARRAY_AGG only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ignore_nulls: bool,
     /// LISTAGG's separator literal; `None` is the default `,`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub separator: Option<String>,
@@ -183,6 +192,7 @@ impl AggCall {
             name: name.into(),
             distinct: false,
             filter: None,
+            ignore_nulls: false,
             separator: None,
             value_arg: None,
         }
@@ -218,6 +228,12 @@ impl AggCall {
         self
     }
 
+    /// The same call leaving NULL values out (`ARRAY_AGG(x IGNORE NULLS)`).
+    pub fn ignoring_nulls(mut self) -> Self {
+        self.ignore_nulls = true;
+        self
+    }
+
     /// The same call with a separator literal (`LISTAGG(x, 'sep')`).
     pub fn with_separator(mut self, separator: impl Into<String>) -> Self {
         self.separator = Some(separator.into());
@@ -240,6 +256,8 @@ pub(crate) struct BoundCall {
     pub(crate) distinct: bool,
     /// The BOOLEAN column whose TRUE admits a row (`FILTER (WHERE ..)`).
     pub(crate) filter: Option<usize>,
+    /// ARRAY_AGG's IGNORE NULLS.
+    pub(crate) ignore_nulls: bool,
     /// LISTAGG's separator.
     separator: Vec<u8>,
     /// The second argument column (JSON_OBJECTAGG's value).
@@ -317,6 +335,8 @@ impl BoundCall {
                 }
             }
             (AggFunction::WelfordM2, Some(_), Some(c)) if c.is_numeric() => LogicalType::Double,
+            // `ArrayAggFunction.getOutputDataType`: ARRAY of the argument's type.
+            (AggFunction::ArrayAgg, Some(ty), _) => LogicalType::Array(Box::new(ty.clone())),
             // Flink's AggFunctionFactory has no MIN/MAX for binary strings either ("Min
             // aggregate function does not support type").
             (AggFunction::Min | AggFunction::Max, Some(ty), Some(Class::Binary)) => {
@@ -379,9 +399,15 @@ impl BoundCall {
             }
             (_, None, _) => unreachable!("checked above: only COUNT(*) has no argument"),
         };
-        // A distinct map feeds the function each value's first arrival, NULL never (every
-        // function here but SINGLE_VALUE and the JSON ones ignores a NULL argument anyway).
+        // A distinct map feeds the function each value's first arrival; NULL only to
+        // ARRAY_AGG RESPECT NULLS (every other function here but SINGLE_VALUE and the JSON
+        // ones ignores a NULL argument anyway).
         // Retracting MIN/MAX keep a map of their own; the planner drops DISTINCT from MIN/MAX.
+        if call.ignore_nulls && call.function != AggFunction::ArrayAgg {
+            return Err(invalid(
+                "IGNORE NULLS is supported for ARRAY_AGG only".into(),
+            ));
+        }
         let distinct_ok = match call.function {
             AggFunction::Min | AggFunction::Max => !retracting,
             AggFunction::CountStar
@@ -429,6 +455,7 @@ impl BoundCall {
             retracting,
             distinct: call.distinct,
             filter: call.filter,
+            ignore_nulls: call.ignore_nulls,
             separator,
             value_arg,
             merging: false,
@@ -494,6 +521,7 @@ impl BoundCall {
                 retract_list: Vec::new(),
             },
             AggFunction::ListAgg
+            | AggFunction::ArrayAgg
             | AggFunction::JsonArrayAggAbsentOnNull
             | AggFunction::JsonArrayAggNullOnNull => Acc::List(Vec::new()),
             AggFunction::JsonObjectAggNullOnNull | AggFunction::JsonObjectAggAbsentOnNull => {
@@ -535,6 +563,32 @@ impl BoundCall {
             }
             // Binding admits numeric arguments only.
             _ => f64::NAN,
+        }
+    }
+
+    /// Whether this call's distinct map keeps NULL (ARRAY_AGG RESPECT NULLS feeds it on).
+    pub(crate) fn distinct_null(&self) -> bool {
+        self.function == AggFunction::ArrayAgg && !self.ignore_nulls
+    }
+
+    /// The distinct-map key of `x`: its order bytes; where the map keeps NULL, empty for
+    /// NULL and a 1 before the order bytes otherwise (so NULL and `''` differ).
+    pub(crate) fn distinct_key(&self, x: &Value, out: &mut Vec<u8>) {
+        if self.distinct_null() {
+            if x.is_null() {
+                return;
+            }
+            out.push(1);
+        }
+        super::value::order_bytes(x, out);
+    }
+
+    /// Inverts [`BoundCall::distinct_key`].
+    fn from_distinct_key(&self, bytes: &[u8]) -> Result<Value> {
+        match (self.distinct_null(), bytes.split_first()) {
+            (true, None) => Ok(Value::Null),
+            (true, Some((_, rest))) => super::value::from_order_bytes(self.class(), rest),
+            (false, _) => super::value::from_order_bytes(self.class(), bytes),
         }
     }
 
@@ -584,17 +638,25 @@ impl BoundCall {
     ) -> Result<()> {
         let delta = if negate { -1 } else { 1 };
         let (inner, count) = match acc {
-            // NULL never reaches the inner COUNT/SUM/AVG, so its map entry is not kept.
-            Acc::Distinct { .. } | Acc::LocalDistinct { .. } if x.is_null() => return Ok(()),
+            // NULL reaches no inner function but ARRAY_AGG RESPECT NULLS, so its map entry
+            // is kept only there.
+            Acc::Distinct { .. } | Acc::LocalDistinct { .. }
+                if x.is_null() && !self.distinct_null() =>
+            {
+                return Ok(());
+            }
             Acc::Distinct { inner, entries } => {
                 let map = map.ok_or_else(|| no_map_context(self))?;
-                map.fill_key(x);
+                let mut key = Vec::new();
+                self.distinct_key(x, &mut key);
+                map.fill_key_from(&key);
                 (inner, map.add_key(delta, entries).1)
             }
-            Acc::LocalDistinct { inner, map } => (
-                inner,
-                super::value::with_order_bytes(x, |key| inline_add(map, key, delta).1),
-            ),
+            Acc::LocalDistinct { inner, map } => {
+                let mut key = Vec::new();
+                self.distinct_key(x, &mut key);
+                (inner, inline_add(map, &key, delta).1)
+            }
             _ => return self.update_plain(acc, x, negate, map),
         };
         // `cnt += 1; if (cnt == 1)` and `cnt -= 1; if (cnt == 0)`.
@@ -764,6 +826,10 @@ impl BoundCall {
                     {
                         json_text = Value::Bytes(b"null".to_vec());
                         &json_text
+                    }
+                    // ArrayAggFunction: `value != null || !ignoreNulls`.
+                    Value::Null if self.function == AggFunction::ArrayAgg && !self.ignore_nulls => {
+                        x
                     }
                     Value::Null => return Ok(()),
                     x if json => {
@@ -950,7 +1016,7 @@ impl BoundCall {
                 (true, false) => true,
                 _ => continue,
             };
-            let x = super::value::from_order_bytes(self.class(), bytes)?;
+            let x = self.from_distinct_key(bytes)?;
             self.update_plain(inner, &x, negate, None)?;
         }
         Ok(())
@@ -1151,6 +1217,7 @@ impl BoundCall {
                     Value::Bytes(array)
                 }
                 _ if list.is_empty() => Value::Null,
+                AggFunction::ArrayAgg => Value::List(list.clone()),
                 AggFunction::FirstValue => list[0].clone(),
                 AggFunction::LastValue => list[list.len() - 1].clone(),
                 _ => self.joined(list),

@@ -387,12 +387,21 @@ impl GroupAggregate {
                 &map_calls,
                 (entries, entries * per_value),
                 |slot, c, values| {
+                    let call = &self.calls[c];
                     let reader = inputs.arg(c).expect("MIN/MAX/DISTINCT has an argument");
                     let rows = &grouped[starts[slot] as usize..starts[slot + 1] as usize];
                     for &row in rows {
                         let row = row as usize;
-                        if !reader.is_null(row) && inputs.admits(c, row) {
-                            values.push_with(|out| order_bytes(&reader.value(row), out));
+                        if !inputs.admits(c, row) {
+                            continue;
+                        }
+                        let x = reader.value(row);
+                        if call.distinct {
+                            if !x.is_null() || call.distinct_null() {
+                                values.push_with(|out| call.distinct_key(&x, out));
+                            }
+                        } else if !x.is_null() {
+                            values.push_with(|out| order_bytes(&x, out));
                         }
                     }
                 },

@@ -38,6 +38,9 @@ pub enum Value {
     Decimal(i128),
     /// CHAR/VARCHAR (UTF-8) and BINARY/VARBINARY bytes.
     Bytes(Vec<u8>),
+    /// An ARRAY result (ARRAY_AGG): its elements, NULLs included. Never an argument or a
+    /// map key.
+    List(Vec<Value>),
 }
 
 impl Value {
@@ -319,6 +322,31 @@ pub(crate) fn build_array<'v>(
                 })
                 .collect::<arrow::array::BinaryArray>(),
         ),
+        DataType::List(field) => {
+            let mut lengths = Vec::with_capacity(values.len());
+            let mut valid = Vec::with_capacity(values.len());
+            let mut elements: Vec<&Value> = Vec::new();
+            for v in values {
+                match v {
+                    Value::List(list) => {
+                        lengths.push(list.len());
+                        valid.push(true);
+                        elements.extend(list);
+                    }
+                    _ => {
+                        lengths.push(0);
+                        valid.push(false);
+                    }
+                }
+            }
+            let child = build_array(field.data_type(), elements.into_iter())?;
+            Arc::new(arrow::array::ListArray::try_new(
+                field.clone(),
+                arrow::buffer::OffsetBuffer::from_lengths(lengths),
+                child,
+                Some(arrow::buffer::NullBuffer::from(valid)),
+            )?)
+        }
         other => {
             return Err(Error::InvalidType(format!(
                 "Arrow {other} is not an aggregate result type"
@@ -362,6 +390,9 @@ pub(crate) fn sql_greater(a: &Value, b: &Value) -> bool {
 pub(crate) fn java_equals(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Float(a), Value::Float(b)) => f64_order_key(*a) == f64_order_key(*b),
+        (Value::List(a), Value::List(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| java_equals(a, b))
+        }
         _ => a == b,
     }
 }
@@ -373,6 +404,8 @@ pub(crate) fn results_equal(a: &[Value], b: &[Value]) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|(a, b)| match (a, b) {
             (Value::Float(a), Value::Float(b)) => a == b,
+            // `GenericArrayData.equals`: the boxed elements' `equals`.
+            (Value::List(_), Value::List(_)) => java_equals(a, b),
             _ => a == b,
         })
 }
@@ -407,6 +440,8 @@ pub(crate) fn with_order_bytes<R>(value: &Value, f: impl FnOnce(&[u8]) -> R) -> 
             &word
         }
         Value::Bytes(b) => b,
+        // Lists are results only, never map keys.
+        Value::List(_) => &[],
     };
     f(bytes)
 }
@@ -444,6 +479,7 @@ const TAG_INT: u8 = 3;
 const TAG_FLOAT: u8 = 4;
 const TAG_DECIMAL: u8 = 5;
 const TAG_BYTES: u8 = 6;
+const TAG_LIST: u8 = 7;
 
 /// Appends the state encoding of `value`: a tag byte, then little-endian payload.
 pub(crate) fn encode(value: &Value, out: &mut Vec<u8>) {
@@ -464,6 +500,13 @@ pub(crate) fn encode(value: &Value, out: &mut Vec<u8>) {
             out.extend_from_slice(&d.to_le_bytes());
         }
         Value::Bytes(b) => encode_bytes(b, out),
+        Value::List(list) => {
+            out.push(TAG_LIST);
+            out.extend_from_slice(&(list.len() as u32).to_le_bytes());
+            for v in list {
+                encode(v, out);
+            }
+        }
     }
 }
 
@@ -514,6 +557,21 @@ pub(crate) fn decode(input: &mut &[u8]) -> Result<Value> {
         TAG_BYTES => {
             let len = u32::from_le_bytes(take(input, 4)?.try_into().expect("4 bytes")) as usize;
             Value::Bytes(take(input, len)?.to_vec())
+        }
+        TAG_LIST => {
+            let len = u32::from_le_bytes(take(input, 4)?.try_into().expect("4 bytes")) as usize;
+            // Every element takes at least one byte, which bounds a corrupt length.
+            if len > input.len() {
+                return Err(Error::State(format!(
+                    "corrupt accumulator: a list of {len} elements in {} bytes",
+                    input.len()
+                )));
+            }
+            let mut list = Vec::with_capacity(len);
+            for _ in 0..len {
+                list.push(decode(input)?);
+            }
+            Value::List(list)
         }
         other => {
             return Err(Error::State(format!(

@@ -272,6 +272,7 @@ impl WindowCalls {
                     AggFunction::FirstValue
                         | AggFunction::LastValue
                         | AggFunction::ListAgg
+                        | AggFunction::ArrayAgg
                         | AggFunction::JsonArrayAggAbsentOnNull
                         | AggFunction::JsonArrayAggNullOnNull
                 )

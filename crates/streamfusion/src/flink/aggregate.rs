@@ -19,6 +19,7 @@
 //!   | `$FIRST_VALUE$1`, `$LAST_VALUE$1`, `$SINGLE_VALUE$1` | same |
 //!   | `$LISTAGG$1` with one argument | `LISTAGG` with the default separator |
 //!   | `$$WELFORD_M2$1$1` (STDDEV/VAR, with the division in a Calc after the node) | `$WELFORD_M2` |
+//!   | `$ARRAY_AGG$1` (`ignoreNulls` for IGNORE NULLS) | `ARRAY_AGG` |
 //!
 //!   `distinct` is kept (retracting MIN/MAX DISTINCT, which the planner does not produce, is
 //!   refused when the operator builds); `filterArg` (-1 for none) is the call's `FILTER`
@@ -49,7 +50,7 @@
 //!
 //! # Refused (the node stays stock)
 //!
-//! An approximate call, `IGNORE NULLS`, a function not in the table above (its
+//! An approximate call, `IGNORE NULLS` on a function other than ARRAY_AGG, a function not in the table above (its
 //! `internalName`, e.g. `$COLLECT$1`), `LISTAGG` with a separator (a
 //! column whose value the node does not carry), JSON_ARRAYAGG/JSON_OBJECTAGG (Flink puts a
 //! `JSON_STRING` projection in front which the native calls include), a per-call retraction
@@ -246,7 +247,8 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
     if flag("approximate") {
         return Err(refuse("approximate".into()));
     }
-    if flag("ignoreNulls") {
+    let ignore_nulls = flag("ignoreNulls");
+    if ignore_nulls && function_name != "$ARRAY_AGG$1" {
         return Err(refuse("with IGNORE NULLS".into()));
     }
     let distinct = flag("distinct");
@@ -270,6 +272,7 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
         }
         "$LISTAGG$1" => (AggFunction::ListAgg, 1),
         "$$WELFORD_M2$1$1" => (AggFunction::WelfordM2, 1),
+        "$ARRAY_AGG$1" => (AggFunction::ArrayAgg, 1),
         other => return Err(Unsupported::Function(other.to_string())),
     };
     if args.len() != arity {
@@ -291,6 +294,7 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
     let mut native = AggCall::new(function, args.first().copied(), name);
     native.distinct = distinct;
     native.filter = filter;
+    native.ignore_nulls = ignore_nulls;
     Ok(native)
 }
 

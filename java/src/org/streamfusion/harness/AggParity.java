@@ -246,6 +246,15 @@ public final class AggParity {
         noTwoPhase("retract_distinct_functions",
                 "SELECT k, LISTAGG(DISTINCT name), MAX(DISTINCT v), LAST_VALUE(DISTINCT d)"
                         + " FROM c GROUP BY k");
+        // ARRAY_AGG: arrival order, NULLs unless IGNORE NULLS; Flink's partial is a
+        // STRUCTURED accumulator of RAW lists, so TWO_PHASE is never native (and order-
+        // sensitive anyway).
+        noTwoPhase("array_agg",
+                "SELECT k2, ARRAY_AGG(s), ARRAY_AGG(i IGNORE NULLS), ARRAY_AGG(DISTINCT g),"
+                        + " ARRAY_AGG(d), ARRAY_AGG(DISTINCT n IGNORE NULLS) FROM t GROUP BY k2");
+        noTwoPhase("retract_array_agg",
+                "SELECT k, ARRAY_AGG(name), ARRAY_AGG(DISTINCT v IGNORE NULLS), ARRAY_AGG(amount)"
+                        + " FROM c GROUP BY k");
         // LISTAGG with a separator is refused natively (the separator is a column of the
         // input whose value the node does not carry).
         QUERIES.add(new Query("fallback_listagg_separator",
