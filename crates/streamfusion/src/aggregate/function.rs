@@ -584,7 +584,7 @@ impl BoundCall {
     }
 
     /// Inverts [`BoundCall::distinct_key`].
-    fn from_distinct_key(&self, bytes: &[u8]) -> Result<Value> {
+    fn value_of_distinct_key(&self, bytes: &[u8]) -> Result<Value> {
         match (self.distinct_null(), bytes.split_first()) {
             (true, None) => Ok(Value::Null),
             (true, Some((_, rest))) => super::value::from_order_bytes(self.class(), rest),
@@ -1016,7 +1016,7 @@ impl BoundCall {
                 (true, false) => true,
                 _ => continue,
             };
-            let x = self.from_distinct_key(bytes)?;
+            let x = self.value_of_distinct_key(bytes)?;
             self.update_plain(inner, &x, negate, None)?;
         }
         Ok(())
