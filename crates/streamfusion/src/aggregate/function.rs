@@ -11,7 +11,7 @@
 //! | `MIN/MAX(x)` | `Min/MaxAggFunction`: SQL `<`/`>` | `Min/MaxWithRetractAggFunction`: a sorted map |
 //! | `FIRST_VALUE/LAST_VALUE(x)` | first/last non-NULL value | `First/LastValueWithRetractAggFunction`: the values in arrival order |
 //! | `SINGLE_VALUE(x)` | `SingleValueAggFunction`: `(value, count)`, a second row fails | same |
-//! | `LISTAGG(x [, sep])` | `ListAggFunction` | `ListAgg[Ws]WithRetractAggFunction`: the list |
+//! | `LISTAGG(x [, sep])` | `ListAggFunction` (a separator column: the running concatenation) | `ListAgg[Ws]WithRetractAggFunction`: the list (and last delimiter) |
 //! | `JSON_ARRAYAGG(x {ABSENT,NULL} ON NULL)` | `JsonArrayAggFunction`: the list | same |
 //! | `JSON_OBJECTAGG(KEY k VALUE v {NULL,ABSENT} ON NULL)` | `JsonObjectAggFunction`: a key -> JSON map | same |
 //! | `$WELFORD_M2(x)` (STDDEV/VAR) | `WelfordM2AggFunction`: `(n, mean, m2)` | same |
@@ -177,8 +177,8 @@ pub struct AggCall {
     /// LISTAGG's separator literal; `None` is the default `,`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub separator: Option<String>,
-    /// The second argument column of a two-argument call (JSON_OBJECTAGG's value; `arg` is
-    /// its key); `None` for every other function.
+    /// The second argument column of a two-argument call (JSON_OBJECTAGG's value, `arg`
+    /// being its key; LISTAGG's separator column); `None` for every other call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value_arg: Option<usize>,
 }
@@ -231,6 +231,12 @@ impl AggCall {
     /// The same call leaving NULL values out (`ARRAY_AGG(x IGNORE NULLS)`).
     pub fn ignoring_nulls(mut self) -> Self {
         self.ignore_nulls = true;
+        self
+    }
+
+    /// LISTAGG with its separator read from column `column`, as Flink's plan passes it.
+    pub fn with_separator_column(mut self, column: usize) -> Self {
+        self.value_arg = Some(column);
         self
     }
 
@@ -291,17 +297,27 @@ impl BoundCall {
             })?),
         };
         let class = arg_type.map(Class::of).transpose()?;
+        // LISTAGG's separator may be a column (the planner's projection of the literal).
+        let separator_column = call.function == AggFunction::ListAgg;
         let value_arg = match (call.function.takes_value_arg(), call.value_arg) {
-            (true, Some(i)) => {
+            (takes, Some(i)) if takes || separator_column => {
                 let ty = input.get(i).ok_or_else(|| {
                     invalid(format!(
                         "value column {i} is out of range for {} input columns",
                         input.len()
                     ))
                 })?;
+                let class = Class::of(ty)?;
+                if separator_column {
+                    if class != Class::String || call.separator.is_some() {
+                        return Err(invalid(format!(
+                            "the separator column {i} must be a character string ({ty}) and \
+                             the only separator"
+                        )));
+                    }
                 // The planner feeds `JSON_STRING(v)`; only the JSON texts of strings and
                 // integers are made here, as for JSON_ARRAYAGG.
-                if !matches!(Class::of(ty)?, Class::String | Class::Int(_)) {
+                } else if !matches!(class, Class::String | Class::Int(_)) {
                     return Err(invalid(format!(
                         "a value of type {ty} is not supported yet (only character strings \
                          and integers)"
@@ -310,7 +326,7 @@ impl BoundCall {
                 Some(i)
             }
             (true, None) => return Err(invalid("needs a value column".into())),
-            (false, Some(_)) => return Err(invalid("takes no value column".into())),
+            (_, Some(_)) => return Err(invalid("takes no value column".into())),
             (false, None) => None,
         };
         let result = match (call.function, arg_type, class) {
@@ -496,6 +512,13 @@ impl BoundCall {
 
     fn create_plain(&self) -> Acc {
         match self.function {
+            // LISTAGG over a separator column: `ListAggFunction`'s running concatenation,
+            // or `ListAggWsWithRetractAggFunction`'s list and last delimiter.
+            AggFunction::ListAgg if self.value_arg.is_some() && self.retracting => Acc::ListWs {
+                list: Vec::new(),
+                delimiter: Value::Bytes(b",".to_vec()),
+            },
+            AggFunction::ListAgg if self.value_arg.is_some() => Acc::Concat(Value::Null),
             AggFunction::CountStar | AggFunction::Count => Acc::Count(0),
             AggFunction::Sum => Acc::Sum {
                 sum: Value::Null,
@@ -625,7 +648,7 @@ impl BoundCall {
     ) -> Result<()> {
         match acc {
             Acc::Object(object) => object.update(self.function, x, y, negate),
-            _ => self.update_one(acc, x, negate, map),
+            _ => self.update_one(acc, x, y, negate, map),
         }
     }
 
@@ -633,6 +656,7 @@ impl BoundCall {
         &self,
         acc: &mut Acc,
         x: &Value,
+        y: &Value,
         negate: bool,
         map: Option<&mut MapCtx<'_>>,
     ) -> Result<()> {
@@ -657,23 +681,57 @@ impl BoundCall {
                 self.distinct_key(x, &mut key);
                 (inner, inline_add(map, &key, delta).1)
             }
-            _ => return self.update_plain(acc, x, negate, map),
+            _ => return self.update_plain(acc, x, y, negate, map),
         };
         // `cnt += 1; if (cnt == 1)` and `cnt -= 1; if (cnt == 0)`.
         if (!negate && count == 1) || (negate && count == 0) {
-            self.update_plain(inner, x, negate, None)?;
+            self.update_plain(inner, x, y, negate, None)?;
         }
         Ok(())
     }
 
+    /// [`BoundCall::update`] of one function's own accumulator; `y` is the second
+    /// argument (LISTAGG's separator column).
     fn update_plain(
         &self,
         acc: &mut Acc,
         x: &Value,
+        y: &Value,
         negate: bool,
         map: Option<&mut MapCtx<'_>>,
     ) -> Result<()> {
         match acc {
+            // `ListAggFunction`: `acc = x IS NULL ? acc : acc IS NULL ? x : acc || sep || x`,
+            // a NULL separator making the concatenation NULL.
+            Acc::Concat(text) => {
+                if negate {
+                    return Err(Error::State(
+                        "LISTAGG without retraction received a retraction".into(),
+                    ));
+                }
+                if let Value::Bytes(x) = x {
+                    *text = match (&*text, y) {
+                        (Value::Bytes(acc), Value::Bytes(sep)) => {
+                            Value::Bytes([acc.as_slice(), sep, x].concat())
+                        }
+                        (Value::Bytes(_), _) => Value::Null,
+                        _ => Value::Bytes(x.clone()),
+                    };
+                }
+            }
+            // `ListAggWsWithRetractAggFunction`: a non-NULL value sets the delimiter and is
+            // added, or removes its first equal (one absent waits in a retractList that only
+            // `merge` reads, which a GROUP BY never calls).
+            Acc::ListWs { list, delimiter } => {
+                if !x.is_null() {
+                    *delimiter = y.clone();
+                    if !negate {
+                        list.push(x.clone());
+                    } else if let Some(i) = list.iter().position(|v| java_equals(v, x)) {
+                        list.remove(i);
+                    }
+                }
+            }
             Acc::Count(count) => {
                 if self.function == AggFunction::CountStar || !x.is_null() {
                     *count = if negate { *count - 1 } else { *count + 1 };
@@ -1017,7 +1075,8 @@ impl BoundCall {
                 _ => continue,
             };
             let x = self.value_of_distinct_key(bytes)?;
-            self.update_plain(inner, &x, negate, None)?;
+            // Two-phase calls have no second argument.
+            self.update_plain(inner, &x, &Value::Null, negate, None)?;
         }
         Ok(())
     }
@@ -1223,6 +1282,23 @@ impl BoundCall {
                 _ => self.joined(list),
             },
             Acc::ListWithRetract { list, .. } => self.joined(list),
+            Acc::Concat(text) => text.clone(),
+            // `BinaryStringDataUtil.concatWs`: NULL for no values or a NULL delimiter.
+            Acc::ListWs { list, delimiter } => match delimiter {
+                Value::Bytes(sep) if !list.is_empty() => {
+                    let mut joined = Vec::new();
+                    for (i, v) in list.iter().enumerate() {
+                        if i > 0 {
+                            joined.extend_from_slice(sep);
+                        }
+                        if let Value::Bytes(b) = v {
+                            joined.extend_from_slice(b);
+                        }
+                    }
+                    Value::Bytes(joined)
+                }
+                _ => Value::Null,
+            },
             Acc::Object(object) => Value::Bytes(object.to_json()),
             Acc::Welford { n, m2, .. } => {
                 if *n <= 0 || *m2 < 0.0 {
@@ -1504,6 +1580,13 @@ pub(crate) enum Acc {
         mean: f64,
         m2: f64,
     },
+    /// LISTAGG over a separator column without retraction: the running concatenation.
+    Concat(Value),
+    /// LISTAGG over a separator column with retraction: the values and the last delimiter.
+    ListWs {
+        list: Vec<Value>,
+        delimiter: Value,
+    },
 }
 
 /// A value -> count map held in an accumulator: order bytes and count, sorted, no zero
@@ -1562,7 +1645,11 @@ impl Acc {
                 encode(sum, out);
                 encode(&Value::Int(*count), out);
             }
-            Acc::Sum0(v) | Acc::Value(v) => encode(v, out),
+            Acc::Sum0(v) | Acc::Value(v) | Acc::Concat(v) => encode(v, out),
+            Acc::ListWs { list, delimiter } => {
+                encode_list(list, out);
+                encode(delimiter, out);
+            }
             Acc::Extremum {
                 value,
                 map_size,
@@ -1657,6 +1744,11 @@ impl Acc {
             },
             Acc::Sum0(_) => Acc::Sum0(decode(input)?),
             Acc::Value(_) => Acc::Value(decode(input)?),
+            Acc::Concat(_) => Acc::Concat(decode(input)?),
+            Acc::ListWs { .. } => Acc::ListWs {
+                list: decode_list(input)?,
+                delimiter: decode(input)?,
+            },
             Acc::Extremum { .. } => Acc::Extremum {
                 value: decode(input)?,
                 map_size: decode_count(input)?,

@@ -320,6 +320,9 @@ fn partial_fields(
                 LogicalType::Map(Box::new(string.clone()), Box::new(string)),
             )]
         }
+        AggFunction::ListAgg if call.value_arg.is_some() => {
+            return Err(refuse("a separator column has no native partial layout"));
+        }
         AggFunction::ListAgg if call.retracting => {
             let list = LogicalType::Array(Box::new(call.result.clone()));
             vec![("list", list.clone()), ("retractList", list)]

@@ -17,7 +17,7 @@
 //!   | `$COUNT$1` (`argList` `[]` / `[x]`) | `COUNT(*)` / `COUNT` |
 //!   | `$SUM$1`, `$$SUM0$1`, `$AVG$1`, `$MIN$1`, `$MAX$1` | `SUM`, `$SUM0`, `AVG`, `MIN`, `MAX` |
 //!   | `$FIRST_VALUE$1`, `$LAST_VALUE$1`, `$SINGLE_VALUE$1` | same |
-//!   | `$LISTAGG$1` with one argument | `LISTAGG` with the default separator |
+//!   | `$LISTAGG$1` with one argument / two | `LISTAGG` with the default separator / the second argument's column as separator |
 //!   | `$$WELFORD_M2$1$1` (STDDEV/VAR, with the division in a Calc after the node) | `$WELFORD_M2` |
 //!   | `$ARRAY_AGG$1` (`ignoreNulls` for IGNORE NULLS) | `ARRAY_AGG` |
 //!
@@ -50,9 +50,8 @@
 //!
 //! # Refused (the node stays stock)
 //!
-//! An approximate call, `IGNORE NULLS` on a function other than ARRAY_AGG, a function not in the table above (its
-//! `internalName`, e.g. `$COLLECT$1`), `LISTAGG` with a separator (a
-//! column whose value the node does not carry), JSON_ARRAYAGG/JSON_OBJECTAGG (Flink puts a
+//! An approximate call, `IGNORE NULLS` on a function other than ARRAY_AGG, a function not
+//! in the table above (its `internalName`, e.g. `$COLLECT$1`), JSON_ARRAYAGG/JSON_OBJECTAGG (Flink puts a
 //! `JSON_STRING` projection in front which the native calls include), a per-call retraction
 //! flag differing from the node's, several or unknown state entries, and any plan whose
 //! native operator does not build or whose input or output types differ from the node's (for
@@ -264,12 +263,8 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
         "$FIRST_VALUE$1" => (AggFunction::FirstValue, 1),
         "$LAST_VALUE$1" => (AggFunction::LastValue, 1),
         "$SINGLE_VALUE$1" => (AggFunction::SingleValue, 1),
-        "$LISTAGG$1" if args.len() == 2 => {
-            return Err(refuse(
-                "with a separator (a column of the input whose value the node does not carry)"
-                    .into(),
-            ));
-        }
+        // The separator is a column of the node's input (the Calc before projects it).
+        "$LISTAGG$1" if args.len() == 2 => (AggFunction::ListAgg, 2),
         "$LISTAGG$1" => (AggFunction::ListAgg, 1),
         "$$WELFORD_M2$1$1" => (AggFunction::WelfordM2, 1),
         "$ARRAY_AGG$1" => (AggFunction::ArrayAgg, 1),
@@ -295,6 +290,7 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
     native.distinct = distinct;
     native.filter = filter;
     native.ignore_nulls = ignore_nulls;
+    native.value_arg = args.get(1).copied();
     Ok(native)
 }
 

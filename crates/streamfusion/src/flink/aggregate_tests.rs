@@ -292,13 +292,21 @@ fn a_filter_is_the_calls_boolean_column() {
 }
 
 #[test]
-fn separators_and_other_functions_are_refused_by_flinks_name() {
-    let err = parse("listagg_separator").unwrap_err();
-    assert!(
-        matches!(&err, Unsupported::Call { function, why }
-            if function == "$LISTAGG$1" && why.starts_with("with a separator")),
-        "{err:?}"
+fn a_listagg_separator_is_the_calls_second_column() {
+    use AggFunction::*;
+    // `LISTAGG(s, '|')`: the Calc before the node projects the literal as `$f2`.
+    check(
+        "listagg_separator",
+        Phase::OnePhase,
+        &Expect::new(
+            &[("k", Int), ("s", STRING), ("$f2", LogicalType::Char(1))],
+            vec![call(ListAgg, Some(1), "l").with_separator_column(2)],
+        ),
     );
+}
+
+#[test]
+fn other_functions_are_refused_by_flinks_name() {
     // STDDEV_POP is planned as Welford's M2 (native) and a Calc; COLLECT has no native call.
     assert_eq!(
         parse("unsupported_function").unwrap_err(),

@@ -485,13 +485,38 @@ fn filter_and_distinct_misuse_get_typed_errors() {
     assert!(err.contains("not a numeric type"), "{err}");
 }
 
+/// Each key's live record count, as the operator's record counter keeps it.
+#[derive(Default)]
+struct Records(BTreeMap<i32, i64>);
+
+impl Records {
+    /// Counts `row`; true when it retracts its key's last record, which drops the group's
+    /// state (the row's own effect then does not matter).
+    fn count(&mut self, row: &Row) -> bool {
+        let count = self.0.entry(row.key).or_default();
+        *count += if row.kind == 0 || row.kind == 2 {
+            1
+        } else {
+            -1
+        };
+        *count == 0
+    }
+}
+
 /// ARRAY_AGG of `s` as `ArrayAggFunction` keeps it: values in arrival order, a retraction
 /// removing the first equal one; with `distinct`, a value enters at its first live copy and
 /// leaves with its last.
 fn array_agg_model(input: &[Row], ignore_nulls: bool, distinct: bool) -> BTreeMap<i32, Out> {
     let mut lists: BTreeMap<i32, Vec<Option<String>>> = BTreeMap::new();
     let mut counts: BTreeMap<(i32, Option<String>), i64> = BTreeMap::new();
+    let mut records = Records::default();
     for row in input {
+        if records.count(row) {
+            lists.remove(&row.key);
+            counts.retain(|(key, _), _| *key != row.key);
+            continue;
+        }
+        lists.entry(row.key).or_default();
         if ignore_nulls && row.s.is_none() {
             continue;
         }
@@ -574,6 +599,99 @@ fn array_agg_keeps_arrival_order_nulls_unless_ignored_and_distinct_values_once()
     assert!(
         err.to_string()
             .contains("IGNORE NULLS is supported for ARRAY_AGG only"),
+        "{err}"
+    );
+}
+
+/// LISTAGG(s, s): the separator is a column, here the value itself, so each row brings its
+/// own (NULL included). Without retraction Flink concatenates as rows come
+/// (`ListAggFunction`: a NULL separator makes the text NULL, the next value restarts it);
+/// with retraction it joins the live values with the last non-NULL value's separator
+/// (`ListAggWsWithRetractAggFunction`, NULL for a NULL one).
+fn listagg_ws_model(input: &[Row], retracts: bool) -> BTreeMap<i32, Out> {
+    let mut texts: BTreeMap<i32, Option<String>> = BTreeMap::new();
+    let mut lists: BTreeMap<i32, (Vec<String>, Option<String>)> = BTreeMap::new();
+    let mut records = Records::default();
+    for row in input {
+        if records.count(row) {
+            texts.remove(&row.key);
+            lists.remove(&row.key);
+            continue;
+        }
+        let Some(x) = &row.s else {
+            texts.entry(row.key).or_default();
+            lists
+                .entry(row.key)
+                .or_insert((Vec::new(), Some(",".into())));
+            continue;
+        };
+        let text = texts.entry(row.key).or_default();
+        *text = match (text.take(), &row.s) {
+            (Some(acc), Some(sep)) => Some(format!("{acc}{sep}{x}")),
+            (Some(_), None) => None,
+            (None, _) => Some(x.clone()),
+        };
+        let (list, delimiter) = lists
+            .entry(row.key)
+            .or_insert((Vec::new(), Some(",".into())));
+        *delimiter = row.s.clone();
+        if row.kind == 0 || row.kind == 2 {
+            list.push(x.clone());
+        } else if let Some(i) = list.iter().position(|v| v == x) {
+            list.remove(i);
+        }
+    }
+    let text = |t: Option<String>| t.map_or(Out::Null, Out::Text);
+    if retracts {
+        lists
+            .into_iter()
+            .map(|(key, (list, delimiter))| {
+                let joined = match delimiter {
+                    Some(sep) if !list.is_empty() => Some(list.join(&sep)),
+                    _ => None,
+                };
+                (key, text(joined))
+            })
+            .collect()
+    } else {
+        texts.into_iter().map(|(key, t)| (key, text(t))).collect()
+    }
+}
+
+#[test]
+fn listagg_over_a_separator_column_follows_each_rows_separator_as_flink_does() {
+    let calls = vec![AggCall::new(AggFunction::ListAgg, Some(3), "l").with_separator_column(3)];
+    for retracts in [false, true] {
+        let input = changelog(0x5EED_0005, 700, retracts);
+        let model = listagg_ws_model(&input, retracts);
+        let expected: BTreeMap<i32, Vec<Out>> = live_rows(&input)
+            .into_keys()
+            .map(|key| (key, vec![model[&key].clone()]))
+            .collect();
+        for backend in BACKENDS {
+            for mini_batch in [None, Some(64)] {
+                let spec = spec(calls.clone(), retracts, mini_batch);
+                assert_eq!(
+                    run(&spec, backend, &input, false),
+                    expected,
+                    "retracts {retracts}, {backend:?}, mini-batch {mini_batch:?}"
+                );
+            }
+        }
+    }
+    // The separator column must be a string, and the only separator.
+    let err = GroupAggregate::new(
+        spec(
+            vec![AggCall::new(AggFunction::ListAgg, Some(3), "l").with_separator_column(1)],
+            false,
+            None,
+        ),
+        open(Backend::Memory, std::path::Path::new("/unused")),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("the separator column 1 must be a character string"),
         "{err}"
     );
 }

@@ -49,7 +49,7 @@ import java.util.TreeMap;
  * materialized result (the changelog applied to a multiset of rows); each case line says which
  * comparison decided. For each native run the planner's decisions must show every aggregate
  * node substituted (local and global ones in TWO_PHASE), except where a query expects a stock
- * aggregate: the fallback query ({@code LISTAGG} with a separator, refused natively), which
+ * aggregate: the fallback query ({@code COLLECT}, refused natively), which
  * must also fail planning when {@code streamfusion.fallback = false}, and retracting MIN/MAX
  * and STDDEV/VAR in TWO_PHASE, whose partials Flink lays out otherwise than the native phases.
  *
@@ -255,11 +255,15 @@ public final class AggParity {
         noTwoPhase("retract_array_agg",
                 "SELECT k, ARRAY_AGG(name), ARRAY_AGG(DISTINCT v IGNORE NULLS), ARRAY_AGG(amount)"
                         + " FROM c GROUP BY k");
-        // LISTAGG with a separator is refused natively (the separator is a column of the
-        // input whose value the node does not carry).
-        QUERIES.add(new Query("fallback_listagg_separator",
-                "SELECT k2, LISTAGG(s, '|'), COUNT(*) FROM t GROUP BY k2", Reach.NO_TWO_PHASE,
-                "separator", false));
+        // LISTAGG with a separator: the Calc before the aggregate projects the literal.
+        noTwoPhase("listagg_separator",
+                "SELECT k2, LISTAGG(s, '|'), LISTAGG(DISTINCT g, ''), COUNT(*) FROM t GROUP BY k2");
+        noTwoPhase("retract_listagg_separator",
+                "SELECT k, LISTAGG(name, ' ; '), COUNT(*) FROM c GROUP BY k");
+        // COLLECT (a MULTISET) is refused natively.
+        QUERIES.add(new Query("fallback_collect",
+                "SELECT k2, COLLECT(g), COUNT(*) FROM t GROUP BY k2", Reach.NO_TWO_PHASE,
+                "COLLECT", false));
     }
 
     /** What the native run planned for one query. */
