@@ -174,6 +174,11 @@ pub struct AggCall {
     /// `ARRAY_AGG(x IGNORE NULLS)`: NULL values are left out (ARRAY_AGG only).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ignore_nulls: bool,
+    /// JSON_ARRAYAGG/JSON_OBJECTAGG over a value column that is JSON text already (Flink's
+    /// plans compute `JSON_STRING(v)` in the Calc before the aggregate); otherwise the call
+    /// makes the JSON text of a string or integer value itself.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub json_text: bool,
     /// LISTAGG's separator literal; `None` is the default `,`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub separator: Option<String>,
@@ -193,6 +198,7 @@ impl AggCall {
             distinct: false,
             filter: None,
             ignore_nulls: false,
+            json_text: false,
             separator: None,
             value_arg: None,
         }
@@ -225,6 +231,12 @@ impl AggCall {
     /// (`f(x) FILTER (WHERE ..)`).
     pub fn filtered(mut self, column: usize) -> Self {
         self.filter = Some(column);
+        self
+    }
+
+    /// The same JSON aggregate over a column of JSON text (the planner's `JSON_STRING(v)`).
+    pub fn over_json_text(mut self) -> Self {
+        self.json_text = true;
         self
     }
 
@@ -264,6 +276,8 @@ pub(crate) struct BoundCall {
     pub(crate) filter: Option<usize>,
     /// ARRAY_AGG's IGNORE NULLS.
     pub(crate) ignore_nulls: bool,
+    /// The JSON aggregates' values are JSON text already.
+    pub(crate) json_text: bool,
     /// LISTAGG's separator.
     separator: Vec<u8>,
     /// The second argument column (JSON_OBJECTAGG's value).
@@ -419,6 +433,28 @@ impl BoundCall {
         // ARRAY_AGG RESPECT NULLS (every other function here but SINGLE_VALUE and the JSON
         // ones ignores a NULL argument anyway).
         // Retracting MIN/MAX keep a map of their own; the planner drops DISTINCT from MIN/MAX.
+        let json = matches!(
+            call.function,
+            AggFunction::JsonArrayAggAbsentOnNull
+                | AggFunction::JsonArrayAggNullOnNull
+                | AggFunction::JsonObjectAggNullOnNull
+                | AggFunction::JsonObjectAggAbsentOnNull
+        );
+        if call.json_text {
+            let value_column = if call.function.takes_value_arg() {
+                call.value_arg
+            } else {
+                call.arg
+            };
+            let value_type = value_column.and_then(|c| input.get(c));
+            if !json || value_type.is_some_and(|ty| Class::of(ty).ok() != Some(Class::String)) {
+                return Err(invalid(format!(
+                    "JSON text input needs a JSON aggregate over a character string column, \
+                     not {}",
+                    value_type.map_or("no column".into(), ToString::to_string)
+                )));
+            }
+        }
         if call.ignore_nulls && call.function != AggFunction::ArrayAgg {
             return Err(invalid(
                 "IGNORE NULLS is supported for ARRAY_AGG only".into(),
@@ -472,6 +508,7 @@ impl BoundCall {
             distinct: call.distinct,
             filter: call.filter,
             ignore_nulls: call.ignore_nulls,
+            json_text: call.json_text,
             separator,
             value_arg,
             merging: false,
@@ -647,7 +684,7 @@ impl BoundCall {
         map: Option<&mut MapCtx<'_>>,
     ) -> Result<()> {
         match acc {
-            Acc::Object(object) => object.update(self.function, x, y, negate),
+            Acc::Object(object) => object.update(self.function, x, y, negate, self.json_text),
             _ => self.update_one(acc, x, y, negate, map),
         }
     }
@@ -890,7 +927,7 @@ impl BoundCall {
                         x
                     }
                     Value::Null => return Ok(()),
-                    x if json => {
+                    x if json && !self.json_text => {
                         json_text = Value::Bytes(json_string(x));
                         &json_text
                     }
@@ -1903,7 +1940,16 @@ fn java_string_order(a: &[u8], b: &[u8]) -> Ordering {
 
 impl JsonObject {
     /// `JsonObjectAggFunction.accumulate`/`retract` of key `k` and value `v`.
-    fn update(&mut self, function: AggFunction, k: &Value, v: &Value, negate: bool) -> Result<()> {
+    /// `accumulate` (`negate` false) or `retract` of a member; `raw`: `v` is JSON text
+    /// already.
+    fn update(
+        &mut self,
+        function: AggFunction,
+        k: &Value,
+        v: &Value,
+        negate: bool,
+        raw: bool,
+    ) -> Result<()> {
         let key = match k {
             Value::Bytes(key) => key,
             // Flink's type strategy declares the key NOT NULL; a NULL one would fail inside
@@ -1935,6 +1981,7 @@ impl JsonObject {
         let value = match v {
             Value::Null if function == AggFunction::JsonObjectAggAbsentOnNull => return Ok(()),
             Value::Null => None,
+            Value::Bytes(text) if raw => Some(text.clone()),
             v => Some(json_string(v)),
         };
         self.entries.insert(i, (key.clone(), value));

@@ -20,6 +20,7 @@
 //!   | `$LISTAGG$1` with one argument / two | `LISTAGG` with the default separator / the second argument's column as separator |
 //!   | `$$WELFORD_M2$1$1` (STDDEV/VAR, with the division in a Calc after the node) | `$WELFORD_M2` |
 //!   | `$ARRAY_AGG$1` (`ignoreNulls` for IGNORE NULLS) | `ARRAY_AGG` |
+//!   | `$JSON_ARRAYAGG_{ABSENT,NULL}_ON_NULL$1`, `$JSON_OBJECTAGG_{NULL,ABSENT}_ON_NULL$1` | the JSON aggregates over JSON text (the planner's `JSON_STRING(v)` before the node) |
 //!
 //!   `distinct` is kept (retracting MIN/MAX DISTINCT, which the planner does not produce, is
 //!   refused when the operator builds); `filterArg` (-1 for none) is the call's `FILTER`
@@ -51,8 +52,7 @@
 //! # Refused (the node stays stock)
 //!
 //! An approximate call, `IGNORE NULLS` on a function other than ARRAY_AGG, a function not
-//! in the table above (its `internalName`, e.g. `$COLLECT$1`), JSON_ARRAYAGG/JSON_OBJECTAGG (Flink puts a
-//! `JSON_STRING` projection in front which the native calls include), a per-call retraction
+//! in the table above (its `internalName`, e.g. `$COLLECT$1`), a per-call retraction
 //! flag differing from the node's, several or unknown state entries, and any plan whose
 //! native operator does not build or whose input or output types differ from the node's (for
 //! the two phases: the partial row, which the exchange between them serializes as Flink's
@@ -268,6 +268,12 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
         "$LISTAGG$1" => (AggFunction::ListAgg, 1),
         "$$WELFORD_M2$1$1" => (AggFunction::WelfordM2, 1),
         "$ARRAY_AGG$1" => (AggFunction::ArrayAgg, 1),
+        // The planner wraps the value in `JSON_STRING` (the Calc before the node), so the
+        // column holds JSON text.
+        "$JSON_ARRAYAGG_ABSENT_ON_NULL$1" => (AggFunction::JsonArrayAggAbsentOnNull, 1),
+        "$JSON_ARRAYAGG_NULL_ON_NULL$1" => (AggFunction::JsonArrayAggNullOnNull, 1),
+        "$JSON_OBJECTAGG_NULL_ON_NULL$1" => (AggFunction::JsonObjectAggNullOnNull, 2),
+        "$JSON_OBJECTAGG_ABSENT_ON_NULL$1" => (AggFunction::JsonObjectAggAbsentOnNull, 2),
         other => return Err(Unsupported::Function(other.to_string())),
     };
     if args.len() != arity {
@@ -291,6 +297,11 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
     native.filter = filter;
     native.ignore_nulls = ignore_nulls;
     native.value_arg = args.get(1).copied();
+    native.json_text = function.takes_value_arg()
+        || matches!(
+            function,
+            AggFunction::JsonArrayAggAbsentOnNull | AggFunction::JsonArrayAggNullOnNull
+        );
     Ok(native)
 }
 

@@ -695,3 +695,48 @@ fn listagg_over_a_separator_column_follows_each_rows_separator_as_flink_does() {
         "{err}"
     );
 }
+
+#[test]
+fn json_aggregates_over_json_text_take_each_value_as_is() {
+    use AggFunction::*;
+    // Flink's plans feed JSON_STRING(v) from the Calc before: the column is JSON text, which
+    // goes into the array or object unchanged (not quoted again).
+    let row = |kind: i8, s: Option<&str>| Row {
+        kind,
+        key: 1,
+        v: None,
+        f: None,
+        s: s.map(String::from),
+        m: None,
+    };
+    let input = [
+        row(0, Some("1")),
+        row(0, None),
+        row(0, Some(r#""x""#)),
+        row(3, Some("1")),
+    ];
+    let calls = vec![AggCall::new(JsonArrayAggNullOnNull, Some(3), "a").over_json_text()];
+    let got = run(&spec(calls, true, None), Backend::Memory, &input, false);
+    assert_eq!(got[&1], vec![Out::Text(r#"[null,"x"]"#.into())]);
+    // Keys are the same texts (a NULL key fails, as in Flink); members sorted by key.
+    let without_null = [row(0, Some("1")), row(0, Some(r#""x""#))];
+    let calls = vec![AggCall::json_object_agg(3, 3, true, "o").over_json_text()];
+    let got = run(
+        &spec(calls, false, None),
+        Backend::Memory,
+        &without_null,
+        false,
+    );
+    assert_eq!(got[&1], vec![Out::Text(r#"{"\"x\"":"x","1":1}"#.into())]);
+    // JSON text must be a character string column.
+    let err = GroupAggregate::new(
+        spec(
+            vec![AggCall::new(JsonArrayAggNullOnNull, Some(1), "a").over_json_text()],
+            false,
+            None,
+        ),
+        open(Backend::Memory, std::path::Path::new("/unused")),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("JSON text input needs"), "{err}");
+}
