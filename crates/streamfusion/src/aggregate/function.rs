@@ -16,6 +16,7 @@
 //! | `JSON_OBJECTAGG(KEY k VALUE v {NULL,ABSENT} ON NULL)` | `JsonObjectAggFunction`: a key -> JSON map | same |
 //! | `$WELFORD_M2(x)` (STDDEV/VAR) | `WelfordM2AggFunction`: `(n, mean, m2)` | same |
 //! | `ARRAY_AGG(x [IGNORE NULLS])` | `ArrayAggFunction`: the list | same |
+//! | `PERCENTILE(x, p)` | `SinglePercentileAggFunction`: value -> count, sorted | same |
 //! | `f(DISTINCT x)` | a distinct map value -> count in front of `f` | same (not MIN/MAX) |
 //! | `f(x) FILTER (WHERE b)` | `f` fed only the rows whose `b` is TRUE | same |
 //!
@@ -118,6 +119,11 @@ pub enum AggFunction {
     /// too unless [`AggCall::ignore_nulls`]; NULL when there are none (`ArrayAggFunction`).
     #[serde(rename = "ARRAY_AGG")]
     ArrayAgg,
+    /// `PERCENTILE(x, p)`: the `p`-th percentile of the non-NULL values as DOUBLE, linearly
+    /// interpolated (`SinglePercentileAggFunction`); `p` is [`AggCall::value_arg`]'s column
+    /// (the planner's projection of the literal), read at the first accumulated row.
+    #[serde(rename = "PERCENTILE")]
+    Percentile,
 }
 
 impl AggFunction {
@@ -141,6 +147,7 @@ impl AggFunction {
             AggFunction::JsonObjectAggAbsentOnNull => "JSON_OBJECTAGG ABSENT ON NULL",
             AggFunction::WelfordM2 => "$WELFORD_M2",
             AggFunction::ArrayAgg => "ARRAY_AGG",
+            AggFunction::Percentile => "PERCENTILE",
         }
     }
 
@@ -148,7 +155,9 @@ impl AggFunction {
     pub fn takes_value_arg(self) -> bool {
         matches!(
             self,
-            AggFunction::JsonObjectAggNullOnNull | AggFunction::JsonObjectAggAbsentOnNull
+            AggFunction::JsonObjectAggNullOnNull
+                | AggFunction::JsonObjectAggAbsentOnNull
+                | AggFunction::Percentile
         )
     }
 }
@@ -252,6 +261,12 @@ impl AggCall {
         self
     }
 
+    /// PERCENTILE with its percentage read from column `column`, as Flink's plan passes it.
+    pub fn with_percentage_column(mut self, column: usize) -> Self {
+        self.value_arg = Some(column);
+        self
+    }
+
     /// The same call with a separator literal (`LISTAGG(x, 'sep')`).
     pub fn with_separator(mut self, separator: impl Into<String>) -> Self {
         self.separator = Some(separator.into());
@@ -322,7 +337,13 @@ impl BoundCall {
                     ))
                 })?;
                 let class = Class::of(ty)?;
-                if separator_column {
+                if call.function == AggFunction::Percentile {
+                    if class != Class::Float64 {
+                        return Err(invalid(format!(
+                            "the percentage column {i} must be DOUBLE, not {ty}"
+                        )));
+                    }
+                } else if separator_column {
                     if class != Class::String || call.separator.is_some() {
                         return Err(invalid(format!(
                             "the separator column {i} must be a character string ({ty}) and \
@@ -364,7 +385,11 @@ impl BoundCall {
                     scale: scale.max(6),
                 }
             }
-            (AggFunction::WelfordM2, Some(_), Some(c)) if c.is_numeric() => LogicalType::Double,
+            (AggFunction::WelfordM2 | AggFunction::Percentile, Some(_), Some(c))
+                if c.is_numeric() =>
+            {
+                LogicalType::Double
+            }
             // `ArrayAggFunction.getOutputDataType`: ARRAY of the argument's type.
             (AggFunction::ArrayAgg, Some(ty), _) => LogicalType::Array(Box::new(ty.clone())),
             // Flink's AggFunctionFactory has no MIN/MAX for binary strings either ("Min
@@ -590,6 +615,10 @@ impl BoundCall {
             AggFunction::FirstValue | AggFunction::LastValue if self.retracting => {
                 Acc::List(Vec::new())
             }
+            AggFunction::Percentile => Acc::Percentile {
+                percentage: None,
+                counts: Vec::new(),
+            },
             AggFunction::WelfordM2 => Acc::Welford {
                 n: 0,
                 mean: 0.0,
@@ -738,6 +767,41 @@ impl BoundCall {
         map: Option<&mut MapCtx<'_>>,
     ) -> Result<()> {
         match acc {
+            Acc::Percentile { percentage, counts } => {
+                // `accumulate` records the percentage of the first row it sees (NULL value
+                // or not), checked as `setPercentages` checks it; `retract` never does.
+                if !negate && percentage.is_none() {
+                    let Value::Float(p) = y else {
+                        return Err(Error::InvalidShape(
+                            "PERCENTILE received a NULL percentage".into(),
+                        ));
+                    };
+                    if *p < 0.0 || *p > 1.0 {
+                        return Err(Error::InvalidShape(format!(
+                            "Percentage of PERCENTILE should be between [0.0, 1.0], but was \
+                             '{p:?}'."
+                        )));
+                    }
+                    *percentage = Some(*p);
+                }
+                if !x.is_null() {
+                    let v = self.double_value(x);
+                    // `MapView<Double, Long>`: Double.equals keys, a count of 0 removed.
+                    let key = crate::float_order::f64_order_key(v);
+                    let at = counts
+                        .binary_search_by_key(&key, |(v, _)| crate::float_order::f64_order_key(*v));
+                    let delta = if negate { -1 } else { 1 };
+                    match at {
+                        Ok(i) => {
+                            counts[i].1 += delta;
+                            if counts[i].1 == 0 {
+                                counts.remove(i);
+                            }
+                        }
+                        Err(i) => counts.insert(i, (v, delta)),
+                    }
+                }
+            }
             // `ListAggFunction`: `acc = x IS NULL ? acc : acc IS NULL ? x : acc || sep || x`,
             // a NULL separator making the concatenation NULL.
             Acc::Concat(text) => {
@@ -1320,6 +1384,10 @@ impl BoundCall {
             },
             Acc::ListWithRetract { list, .. } => self.joined(list),
             Acc::Concat(text) => text.clone(),
+            Acc::Percentile { percentage, counts } => match percentage {
+                Some(p) => percentile(*p, counts).map_or(Value::Null, Value::Float),
+                None => Value::Null,
+            },
             // `BinaryStringDataUtil.concatWs`: NULL for no values or a NULL delimiter.
             Acc::ListWs { list, delimiter } => match delimiter {
                 Value::Bytes(sep) if !list.is_empty() => {
@@ -1416,6 +1484,36 @@ fn note_accumulated(max: bool, value: &mut Value, map_size: &mut i64, x: &Value,
     if count == 1 {
         *map_size += 1;
     }
+}
+
+/// `PercentileAccumulator.getValue` for one percentage over `counts` (sorted by
+/// `Double.compare`): NULL when the counts sum to at most 0; else the value at position
+/// `p * (total - 1) + 1`, interpolated between the two values around it.
+fn percentile(p: f64, counts: &[(f64, i64)]) -> Option<f64> {
+    let total: i64 = counts
+        .iter()
+        .map(|(_, c)| c)
+        .fold(0i64, |a, c| a.wrapping_add(*c));
+    if total <= 0 {
+        return None;
+    }
+    let position = p * (total - 1) as f64 + 1.0;
+    // Java's `(long) Math.floor/ceil`: saturating, NaN to 0, as Rust's `as`.
+    let lower = position.floor() as i64;
+    let higher = position.ceil() as i64;
+    let mut j = 0;
+    let mut pre = counts[0].1;
+    while pre < lower {
+        j += 1;
+        // `lower <= total`: the loop stays inside the list, as Flink's comment argues (with
+        // negative counts Flink would fail here with an IndexOutOfBoundsException).
+        pre += counts.get(j)?.1;
+    }
+    Some(if pre >= higher {
+        counts[j].0
+    } else {
+        (higher as f64 - position) * counts[j].0 + (position - lower as f64) * counts.get(j + 1)?.0
+    })
 }
 
 /// The planner's `JSON_STRING(x)` of a non-NULL string or integer, as Jackson writes it:
@@ -1619,6 +1717,13 @@ pub(crate) enum Acc {
     },
     /// LISTAGG over a separator column without retraction: the running concatenation.
     Concat(Value),
+    /// PERCENTILE: the percentage of the first accumulated row, and each value's count,
+    /// sorted by `Double.compare` (counts never 0, negative after retractions of values never
+    /// held).
+    Percentile {
+        percentage: Option<f64>,
+        counts: Vec<(f64, i64)>,
+    },
     /// LISTAGG over a separator column with retraction: the values and the last delimiter.
     ListWs {
         list: Vec<Value>,
@@ -1686,6 +1791,14 @@ impl Acc {
             Acc::ListWs { list, delimiter } => {
                 encode_list(list, out);
                 encode(delimiter, out);
+            }
+            Acc::Percentile { percentage, counts } => {
+                encode(&percentage.map_or(Value::Null, Value::Float), out);
+                encode(&Value::Int(counts.len() as i64), out);
+                for (v, count) in counts {
+                    encode(&Value::Float(*v), out);
+                    encode(&Value::Int(*count), out);
+                }
             }
             Acc::Extremum {
                 value,
@@ -1782,6 +1895,27 @@ impl Acc {
             Acc::Sum0(_) => Acc::Sum0(decode(input)?),
             Acc::Value(_) => Acc::Value(decode(input)?),
             Acc::Concat(_) => Acc::Concat(decode(input)?),
+            Acc::Percentile { .. } => {
+                let corrupt = |what: &str| Error::State(format!("corrupt accumulator: {what}"));
+                let percentage = match decode(input)? {
+                    Value::Null => None,
+                    Value::Float(p) => Some(p),
+                    _ => return Err(corrupt("a PERCENTILE percentage")),
+                };
+                let len = decode_count(input)?;
+                // Every entry takes at least two bytes, which bounds a corrupt length.
+                if len < 0 || len as u64 > input.len() as u64 {
+                    return Err(corrupt("a PERCENTILE value count"));
+                }
+                let mut counts = Vec::with_capacity(len as usize);
+                for _ in 0..len {
+                    let Value::Float(v) = decode(input)? else {
+                        return Err(corrupt("a PERCENTILE value"));
+                    };
+                    counts.push((v, decode_count(input)?));
+                }
+                Acc::Percentile { percentage, counts }
+            }
             Acc::ListWs { .. } => Acc::ListWs {
                 list: decode_list(input)?,
                 delimiter: decode(input)?,

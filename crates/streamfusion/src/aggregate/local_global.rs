@@ -335,7 +335,7 @@ fn partial_fields(
         ],
         // Flink splits it, with a STRUCTURED partial of RAW lists the planner extension
         // cannot carry (so it refuses the split by the partial's type).
-        AggFunction::ArrayAgg => {
+        AggFunction::ArrayAgg | AggFunction::Percentile => {
             return Err(refuse("its partial has no native layout"));
         }
         AggFunction::FirstValue

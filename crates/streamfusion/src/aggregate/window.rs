@@ -273,6 +273,7 @@ impl WindowCalls {
                         | AggFunction::LastValue
                         | AggFunction::ListAgg
                         | AggFunction::ArrayAgg
+                        | AggFunction::Percentile
                         | AggFunction::JsonArrayAggAbsentOnNull
                         | AggFunction::JsonArrayAggNullOnNull
                 )

@@ -20,6 +20,7 @@
 //!   | `$LISTAGG$1` with one argument / two | `LISTAGG` with the default separator / the second argument's column as separator |
 //!   | `$$WELFORD_M2$1$1` (STDDEV/VAR, with the division in a Calc after the node) | `$WELFORD_M2` |
 //!   | `$ARRAY_AGG$1` (`ignoreNulls` for IGNORE NULLS) | `ARRAY_AGG` |
+//!   | `$PERCENTILE$1` with a DOUBLE percentage column | `PERCENTILE` |
 //!   | `$JSON_ARRAYAGG_{ABSENT,NULL}_ON_NULL$1`, `$JSON_OBJECTAGG_{NULL,ABSENT}_ON_NULL$1` | the JSON aggregates over JSON text (the planner's `JSON_STRING(v)` before the node) |
 //!
 //!   `distinct` is kept (retracting MIN/MAX DISTINCT, which the planner does not produce, is
@@ -268,6 +269,9 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
         "$LISTAGG$1" => (AggFunction::ListAgg, 1),
         "$$WELFORD_M2$1$1" => (AggFunction::WelfordM2, 1),
         "$ARRAY_AGG$1" => (AggFunction::ArrayAgg, 1),
+        // The percentage is a column (the Calc before projects the literal): one DOUBLE
+        // percentage and no frequency argument.
+        "$PERCENTILE$1" => (AggFunction::Percentile, 2),
         // The planner wraps the value in `JSON_STRING` (the Calc before the node), so the
         // column holds JSON text.
         "$JSON_ARRAYAGG_ABSENT_ON_NULL$1" => (AggFunction::JsonArrayAggAbsentOnNull, 1),
@@ -297,11 +301,13 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
     native.filter = filter;
     native.ignore_nulls = ignore_nulls;
     native.value_arg = args.get(1).copied();
-    native.json_text = function.takes_value_arg()
-        || matches!(
-            function,
-            AggFunction::JsonArrayAggAbsentOnNull | AggFunction::JsonArrayAggNullOnNull
-        );
+    native.json_text = matches!(
+        function,
+        AggFunction::JsonArrayAggAbsentOnNull
+            | AggFunction::JsonArrayAggNullOnNull
+            | AggFunction::JsonObjectAggNullOnNull
+            | AggFunction::JsonObjectAggAbsentOnNull
+    );
     Ok(native)
 }
 

@@ -740,3 +740,115 @@ fn json_aggregates_over_json_text_take_each_value_as_is() {
     .unwrap_err();
     assert!(err.to_string().contains("JSON text input needs"), "{err}");
 }
+
+/// The `p`-th percentile of `values` as Flink defines it, over the sorted list itself:
+/// position `p * (n - 1) + 1` (1-based), interpolated between its neighbours.
+fn percentile_model(mut values: Vec<f64>, p: f64) -> Out {
+    if values.is_empty() {
+        return Out::Null;
+    }
+    values.sort_by(f64::total_cmp);
+    let position = p * (values.len() - 1) as f64 + 1.0;
+    let (lower, higher) = (position.floor(), position.ceil());
+    let a = values[lower as usize - 1];
+    if lower == higher || values[higher as usize - 1] == a {
+        return Out::Double(a);
+    }
+    Out::Double((higher - position) * a + (position - lower) * values[higher as usize - 1])
+}
+
+#[test]
+fn percentile_interpolates_the_live_values_and_checks_its_percentage() {
+    let mut types = input_types();
+    types.push(LogicalType::Double);
+    let spec = |retracts: bool, mini_batch: Option<usize>| {
+        let mut spec = spec(
+            vec![
+                AggCall::new(AggFunction::Percentile, Some(1), "p").with_percentage_column(5),
+                AggCall::new(AggFunction::Percentile, Some(4), "pm").with_percentage_column(5),
+            ],
+            retracts,
+            mini_batch,
+        );
+        spec.input_names.push("pct".into());
+        spec.input_types = types.clone();
+        spec
+    };
+    for (retracts, p) in [
+        (false, 0.5),
+        (true, 0.25),
+        (false, 0.0),
+        (true, 1.0),
+        (false, 0.9),
+    ] {
+        let input = changelog(0x5EED_0006, 800, retracts);
+        let expected: BTreeMap<i32, Vec<Out>> = live_rows(&input)
+            .into_iter()
+            .map(|(key, rows)| {
+                let vs = rows.iter().filter_map(|r| r.v).map(|v| v as f64).collect();
+                let ms = rows
+                    .iter()
+                    .filter_map(|r| r.m)
+                    .map(|m| m as f64 / 100.0)
+                    .collect();
+                (key, vec![percentile_model(vs, p), percentile_model(ms, p)])
+            })
+            .collect();
+        for backend in BACKENDS {
+            for mini_batch in [None, Some(64)] {
+                let spec = spec(retracts, mini_batch);
+                let got = run_with(&spec, backend, &input, |rows| with_percentage(rows, p));
+                assert_eq!(
+                    got, expected,
+                    "p {p}, {backend:?}, mini-batch {mini_batch:?}"
+                );
+            }
+        }
+    }
+    // Flink fails the job on a percentage outside [0, 1].
+    let dir = tempfile::tempdir().unwrap();
+    let mut op = GroupAggregate::new(spec(false, None), open(Backend::Memory, dir.path())).unwrap();
+    let rows = changelog(1, 3, false);
+    let err = op.process(&with_percentage(&rows, 1.5)).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("should be between [0.0, 1.0], but was '1.5'"),
+        "{err}"
+    );
+}
+
+/// [`batch`] with a constant DOUBLE percentage column appended.
+fn with_percentage(rows: &[Row], p: f64) -> ChangelogBatch {
+    let b = batch(rows);
+    let mut columns: Vec<ArrayRef> = b.batch().columns().to_vec();
+    columns.push(Arc::new(arrow::array::Float64Array::from(vec![
+        p;
+        rows.len()
+    ])));
+    let mut fields: Vec<arrow::datatypes::FieldRef> = b.batch().schema().fields().to_vec();
+    fields.push(Arc::new(arrow::datatypes::Field::new(
+        "pct",
+        DataType::Float64,
+        true,
+    )));
+    let schema = Arc::new(arrow::datatypes::Schema::new(fields));
+    let kinds = Int8Array::from_iter_values(rows.iter().map(|r| r.kind));
+    ChangelogBatch::try_new(RecordBatch::try_new(schema, columns).unwrap(), Some(kinds)).unwrap()
+}
+
+/// [`run`] (one-phase) with each 50-row batch made by `make`.
+fn run_with(
+    spec: &GroupAggSpec,
+    backend: Backend,
+    input: &[Row],
+    make: impl Fn(&[Row]) -> ChangelogBatch,
+) -> BTreeMap<i32, Vec<Out>> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut op = GroupAggregate::new(spec.clone(), open(backend, dir.path())).unwrap();
+    let mut outputs = Vec::new();
+    for rows in input.chunks(50) {
+        outputs.push(op.process(&make(rows)).unwrap());
+    }
+    outputs.push(op.flush().unwrap());
+    materialize(&outputs, spec.calls.len())
+}

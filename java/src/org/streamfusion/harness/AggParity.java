@@ -268,6 +268,13 @@ public final class AggParity {
                         + " FROM t GROUP BY k2");
         noTwoPhase("retract_json_arrayagg",
                 "SELECT k, JSON_ARRAYAGG(name NULL ON NULL), JSON_ARRAYAGG(v) FROM c GROUP BY k");
+        // PERCENTILE with one percentage (the Calc before projects the literal).
+        noTwoPhase("percentile",
+                "SELECT k2, PERCENTILE(d, 0.5), PERCENTILE(i, 0.9), PERCENTILE(amount, 0.25),"
+                        + " PERCENTILE(z, 1.0), PERCENTILE(l, 0) FROM t GROUP BY k2");
+        noTwoPhase("retract_percentile",
+                "SELECT k, PERCENTILE(v, 0.5), PERCENTILE(d, 0.1), PERCENTILE(amount, 0.75)"
+                        + " FROM c GROUP BY k");
         // COLLECT (a MULTISET) is refused natively.
         QUERIES.add(new Query("fallback_collect",
                 "SELECT k2, COLLECT(g), COUNT(*) FROM t GROUP BY k2", Reach.NO_TWO_PHASE,
