@@ -160,6 +160,20 @@ public class OverParity extends NodeParity<OverParity.Query> {
                 + " OVER w", "k2", "ROWS BETWEEN 1 PRECEDING AND CURRENT ROW").parallel();
         over("global_range_unbounded", 0, "id, i", "SUM(i) OVER w, MIN(s) OVER w", "",
                 RANGE_UNBOUNDED);
+        // ARRAY_AGG and STDDEV/VAR (planned as $WELFORD_M2 and COUNT with a Calc after
+        // them) over bounded frames.
+        over("array_agg_rows", 1, "k, id, s, i", "ARRAY_AGG(s) OVER w,"
+                + " ARRAY_AGG(i IGNORE NULLS) OVER w", "k", ROWS_2).parallel();
+        over("stddev_rows", 1, "k2, id, i", "STDDEV_POP(i) OVER w, VAR_SAMP(i) OVER w", "k2",
+                ROWS_2).parallel();
+        // Refused: in an OVER node LISTAGG's separator and PERCENTILE's percentage are the
+        // node's constants, not input columns as in a GROUP BY.
+        over("listagg_separator_unbounded", 1, "k2, id, s", "LISTAGG(s, '-') OVER w", "k2",
+                ROWS_UNBOUNDED).refused("OVER aggregate of a constant").parallel();
+        over("percentile_rows", 1, "k, id, l", "PERCENTILE(l, 0.5) OVER w,"
+                + " PERCENTILE(amount, 0.25) OVER w", "k",
+                "ROWS BETWEEN 3 PRECEDING AND CURRENT ROW")
+                .refused("OVER aggregate of a constant").parallel();
         // A TIMESTAMP_LTZ(3) rowtime (view tl).
         OVER.add(new Query("ltz_rows", 1, "SELECT k, id, i, SUM(i) OVER w, MAX(s) OVER w FROM tl"
                 + " WINDOW w AS (PARTITION BY k ORDER BY rt " + ROWS_2 + ")").parallel());
