@@ -18,7 +18,8 @@
 //! non-time order; version 1
 //! of the unbounded rowtime functions; `table.exec.state.ttl` on ROWS and unbounded frames (Flink cleans
 //! their state on processing-time timers, which are not native yet); a constant aggregate
-//! argument; and in a RANGE bounded frame a FLOAT/DOUBLE SUM, $SUM0 or AVG, whose result
+//! argument other than LISTAGG's separator (read as its literal; PERCENTILE's percentage is
+//! one); and in a RANGE bounded frame a FLOAT/DOUBLE SUM, $SUM0 or AVG, whose result
 //! depends on the order in which Flink's map state retracts expired times (see
 //! [`crate::aggregate::over`]).
 
@@ -179,20 +180,25 @@ pub fn plan(
         .ok_or_else(|| malformed("no \"aggCalls\" array"))?;
     let mut calls = Vec::with_capacity(raw_calls.len());
     for (i, call) in raw_calls.iter().enumerate() {
-        let constant = call
-            .get("argList")
-            .and_then(Value::as_array)
-            .is_some_and(|args| {
-                args.iter()
-                    .any(|a| a.as_u64().is_none_or(|a| a as usize >= input.len()))
-            });
-        if constant {
-            return Err(Unsupported::Feature(format!(
-                "an OVER aggregate of a constant ({})",
-                call.get("internalName").unwrap_or(&Value::Null)
-            )));
-        }
-        let call = agg_call(i, call, input.len())?;
+        let call = match listagg_constant_separator(i, over, call, input.len())? {
+            Some(call) => call,
+            None => {
+                let constant = call
+                    .get("argList")
+                    .and_then(Value::as_array)
+                    .is_some_and(|args| {
+                        args.iter()
+                            .any(|a| a.as_u64().is_none_or(|a| a as usize >= input.len()))
+                    });
+                if constant {
+                    return Err(Unsupported::Feature(format!(
+                        "an OVER aggregate of a constant ({})",
+                        call.get("internalName").unwrap_or(&Value::Null)
+                    )));
+                }
+                agg_call(i, call, input.len())?
+            }
+        };
         let floating = call
             .arg
             .is_some_and(|a| matches!(input[a].ty, LogicalType::Float | LogicalType::Double));
@@ -230,6 +236,46 @@ pub fn plan(
     compare("input", operator.input_types(0), input)?;
     compare("output", operator.output_types(), &output)?;
     Ok(plan)
+}
+
+/// `LISTAGG(x, 'sep')` in an OVER node, whose separator is one of the node's `constants`
+/// (past `originalInputFields`), not an input column as in a GROUP BY: the call with that
+/// separator literal (a constant one joins as Flink's per-row separator does). `None` for
+/// any other call.
+fn listagg_constant_separator(
+    i: usize,
+    over: &Value,
+    call: &Value,
+    columns: usize,
+) -> Result<Option<crate::aggregate::AggCall>> {
+    let args = call.get("argList").and_then(Value::as_array);
+    let (Some("$LISTAGG$1"), Some([value, separator])) = (
+        call.get("internalName").and_then(Value::as_str),
+        args.map(Vec::as_slice),
+    ) else {
+        return Ok(None);
+    };
+    let original = over
+        .get("originalInputFields")
+        .and_then(Value::as_u64)
+        .unwrap_or(columns as u64);
+    let Some(constant) = separator
+        .as_u64()
+        .and_then(|s| s.checked_sub(original))
+        .and_then(|i| over.get("constants")?.as_array()?.get(i as usize))
+    else {
+        return Ok(None);
+    };
+    let Some(Value::String(literal)) = constant.get("value") else {
+        return Err(Unsupported::Feature(format!(
+            "LISTAGG in an OVER window with the separator constant {constant}"
+        )));
+    };
+    let mut single = call.clone();
+    single["argList"] = Value::Array(vec![value.clone()]);
+    Ok(Some(
+        agg_call(i, &single, columns)?.with_separator(literal.clone()),
+    ))
 }
 
 /// The preceding bound's size: the constant its offset refers to (`inputIndex` past the

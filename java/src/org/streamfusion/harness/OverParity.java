@@ -166,10 +166,12 @@ public class OverParity extends NodeParity<OverParity.Query> {
                 + " ARRAY_AGG(i IGNORE NULLS) OVER w", "k", ROWS_2).parallel();
         over("stddev_rows", 1, "k2, id, i", "STDDEV_POP(i) OVER w, VAR_SAMP(i) OVER w", "k2",
                 ROWS_2).parallel();
-        // Refused: in an OVER node LISTAGG's separator and PERCENTILE's percentage are the
-        // node's constants, not input columns as in a GROUP BY.
+        // In an OVER node LISTAGG's separator is one of the node's constants.
         over("listagg_separator_unbounded", 1, "k2, id, s", "LISTAGG(s, '-') OVER w", "k2",
-                ROWS_UNBOUNDED).refused("OVER aggregate of a constant").parallel();
+                ROWS_UNBOUNDED).parallel();
+        over("listagg_separator_rows", 1, "k, id, s", "LISTAGG(s, ' | ') OVER w", "k",
+                ROWS_2).parallel();
+        // Refused: PERCENTILE's percentage is an OVER node constant too.
         over("percentile_rows", 1, "k, id, l", "PERCENTILE(l, 0.5) OVER w,"
                 + " PERCENTILE(amount, 0.25) OVER w", "k",
                 "ROWS BETWEEN 3 PRECEDING AND CURRENT ROW")
