@@ -16,7 +16,7 @@
 //! | `JSON_OBJECTAGG(KEY k VALUE v {NULL,ABSENT} ON NULL)` | `JsonObjectAggFunction`: a key -> JSON map | same |
 //! | `$WELFORD_M2(x)` (STDDEV/VAR) | `WelfordM2AggFunction`: `(n, mean, m2)` | same |
 //! | `ARRAY_AGG(x [IGNORE NULLS])` | `ArrayAggFunction`: the list | same |
-//! | `PERCENTILE(x, p)` | `SinglePercentileAggFunction`: value -> count, sorted | same |
+//! | `PERCENTILE(x, p)`, `PERCENTILE(x, ARRAY[p, ..])` | `Single/MultiPercentileAggFunction`: value -> count, sorted | same |
 //! | `f(DISTINCT x)` | a distinct map value -> count in front of `f` | same (not MIN/MAX) |
 //! | `f(x) FILTER (WHERE b)` | `f` fed only the rows whose `b` is TRUE | same |
 //!
@@ -336,27 +336,34 @@ impl BoundCall {
                         input.len()
                     ))
                 })?;
-                let class = Class::of(ty)?;
                 if call.function == AggFunction::Percentile {
-                    if class != Class::Float64 {
+                    // One percentage (DOUBLE) or several (ARRAY<DOUBLE>).
+                    let ok = match ty {
+                        LogicalType::Array(element) => **element == LogicalType::Double,
+                        other => *other == LogicalType::Double,
+                    };
+                    if !ok {
                         return Err(invalid(format!(
-                            "the percentage column {i} must be DOUBLE, not {ty}"
+                            "the percentage column {i} must be DOUBLE or ARRAY<DOUBLE>, not {ty}"
                         )));
                     }
-                } else if separator_column {
-                    if class != Class::String || call.separator.is_some() {
+                } else {
+                    let class = Class::of(ty)?;
+                    if separator_column {
+                        if class != Class::String || call.separator.is_some() {
+                            return Err(invalid(format!(
+                                "the separator column {i} must be a character string ({ty}) \
+                                 and the only separator"
+                            )));
+                        }
+                    // The planner feeds `JSON_STRING(v)`; only the JSON texts of strings and
+                    // integers are made here, as for JSON_ARRAYAGG.
+                    } else if !matches!(class, Class::String | Class::Int(_)) {
                         return Err(invalid(format!(
-                            "the separator column {i} must be a character string ({ty}) and \
-                             the only separator"
+                            "a value of type {ty} is not supported yet (only character \
+                             strings and integers)"
                         )));
                     }
-                // The planner feeds `JSON_STRING(v)`; only the JSON texts of strings and
-                // integers are made here, as for JSON_ARRAYAGG.
-                } else if !matches!(class, Class::String | Class::Int(_)) {
-                    return Err(invalid(format!(
-                        "a value of type {ty} is not supported yet (only character strings \
-                         and integers)"
-                    )));
                 }
                 Some(i)
             }
@@ -385,10 +392,15 @@ impl BoundCall {
                     scale: scale.max(6),
                 }
             }
-            (AggFunction::WelfordM2 | AggFunction::Percentile, Some(_), Some(c))
-                if c.is_numeric() =>
-            {
-                LogicalType::Double
+            (AggFunction::WelfordM2, Some(_), Some(c)) if c.is_numeric() => LogicalType::Double,
+            // `Single/MultiPercentileAggFunction`: DOUBLE, or ARRAY<DOUBLE> for several.
+            (AggFunction::Percentile, Some(_), Some(c)) if c.is_numeric() => {
+                match call.value_arg.and_then(|i| input.get(i)) {
+                    Some(LogicalType::Array(_)) => {
+                        LogicalType::Array(Box::new(LogicalType::Double))
+                    }
+                    _ => LogicalType::Double,
+                }
             }
             // `ArrayAggFunction.getOutputDataType`: ARRAY of the argument's type.
             (AggFunction::ArrayAgg, Some(ty), _) => LogicalType::Array(Box::new(ty.clone())),
@@ -616,7 +628,7 @@ impl BoundCall {
                 Acc::List(Vec::new())
             }
             AggFunction::Percentile => Acc::Percentile {
-                percentage: None,
+                percentages: None,
                 counts: Vec::new(),
             },
             AggFunction::WelfordM2 => Acc::Welford {
@@ -767,22 +779,38 @@ impl BoundCall {
         map: Option<&mut MapCtx<'_>>,
     ) -> Result<()> {
         match acc {
-            Acc::Percentile { percentage, counts } => {
-                // `accumulate` records the percentage of the first row it sees (NULL value
-                // or not), checked as `setPercentages` checks it; `retract` never does.
-                if !negate && percentage.is_none() {
-                    let Value::Float(p) = y else {
-                        return Err(Error::InvalidShape(
-                            "PERCENTILE received a NULL percentage".into(),
-                        ));
+            Acc::Percentile {
+                percentages,
+                counts,
+            } => {
+                // `accumulate` records the percentages of the first row it sees (NULL value
+                // or not), checked as `setPercentages` checks them; `retract` never does.
+                if !negate && percentages.is_none() {
+                    let given = match y {
+                        Value::Float(p) => vec![Value::Float(*p)],
+                        Value::List(ps) => ps.clone(),
+                        _ => {
+                            return Err(Error::InvalidShape(
+                                "PERCENTILE received a NULL percentage".into(),
+                            ));
+                        }
                     };
-                    if *p < 0.0 || *p > 1.0 {
-                        return Err(Error::InvalidShape(format!(
-                            "Percentage of PERCENTILE should be between [0.0, 1.0], but was \
-                             '{p:?}'."
-                        )));
+                    let mut checked = Vec::with_capacity(given.len());
+                    for p in given {
+                        let Value::Float(p) = p else {
+                            return Err(Error::InvalidShape(
+                                "PERCENTILE received a NULL percentage".into(),
+                            ));
+                        };
+                        if p < 0.0 || p > 1.0 {
+                            return Err(Error::InvalidShape(format!(
+                                "Percentage of PERCENTILE should be between [0.0, 1.0], but \
+                                 was '{p:?}'."
+                            )));
+                        }
+                        checked.push(p);
                     }
-                    *percentage = Some(*p);
+                    *percentages = Some(checked);
                 }
                 if !x.is_null() {
                     let v = self.double_value(x);
@@ -1384,10 +1412,28 @@ impl BoundCall {
             },
             Acc::ListWithRetract { list, .. } => self.joined(list),
             Acc::Concat(text) => text.clone(),
-            Acc::Percentile { percentage, counts } => match percentage {
-                Some(p) => percentile(*p, counts).map_or(Value::Null, Value::Float),
-                None => Value::Null,
+            Acc::Percentile {
+                percentages: Some(ps),
+                counts,
+            } => match &self.result {
+                // `MultiPercentileAggFunction`: NULL for no percentages or no values.
+                LogicalType::Array(_) if ps.is_empty() => Value::Null,
+                LogicalType::Array(_) => match ps
+                    .iter()
+                    .map(|p| percentile(*p, counts).map(Value::Float))
+                    .collect::<Option<Vec<_>>>()
+                {
+                    Some(list) => Value::List(list),
+                    None => Value::Null,
+                },
+                _ => ps
+                    .first()
+                    .and_then(|p| percentile(*p, counts))
+                    .map_or(Value::Null, Value::Float),
             },
+            Acc::Percentile {
+                percentages: None, ..
+            } => Value::Null,
             // `BinaryStringDataUtil.concatWs`: NULL for no values or a NULL delimiter.
             Acc::ListWs { list, delimiter } => match delimiter {
                 Value::Bytes(sep) if !list.is_empty() => {
@@ -1487,6 +1533,8 @@ fn note_accumulated(max: bool, value: &mut Value, map_size: &mut i64, x: &Value,
 }
 
 /// `PercentileAccumulator.getValue` for one percentage over `counts` (sorted by
+/// `Double.compare`; Flink walks all percentages at once in ascending order, which finds
+/// each one where this walk from the start does)
 /// `Double.compare`): NULL when the counts sum to at most 0; else the value at position
 /// `p * (total - 1) + 1`, interpolated between the two values around it.
 fn percentile(p: f64, counts: &[(f64, i64)]) -> Option<f64> {
@@ -1717,11 +1765,11 @@ pub(crate) enum Acc {
     },
     /// LISTAGG over a separator column without retraction: the running concatenation.
     Concat(Value),
-    /// PERCENTILE: the percentage of the first accumulated row, and each value's count,
+    /// PERCENTILE: the percentages of the first accumulated row, and each value's count,
     /// sorted by `Double.compare` (counts never 0, negative after retractions of values never
     /// held).
     Percentile {
-        percentage: Option<f64>,
+        percentages: Option<Vec<f64>>,
         counts: Vec<(f64, i64)>,
     },
     /// LISTAGG over a separator column with retraction: the values and the last delimiter.
@@ -1792,8 +1840,16 @@ impl Acc {
                 encode_list(list, out);
                 encode(delimiter, out);
             }
-            Acc::Percentile { percentage, counts } => {
-                encode(&percentage.map_or(Value::Null, Value::Float), out);
+            Acc::Percentile {
+                percentages,
+                counts,
+            } => {
+                encode(
+                    &percentages.as_ref().map_or(Value::Null, |ps| {
+                        Value::List(ps.iter().map(|p| Value::Float(*p)).collect())
+                    }),
+                    out,
+                );
                 encode(&Value::Int(counts.len() as i64), out);
                 for (v, count) in counts {
                     encode(&Value::Float(*v), out);
@@ -1897,10 +1953,17 @@ impl Acc {
             Acc::Concat(_) => Acc::Concat(decode(input)?),
             Acc::Percentile { .. } => {
                 let corrupt = |what: &str| Error::State(format!("corrupt accumulator: {what}"));
-                let percentage = match decode(input)? {
+                let percentages = match decode(input)? {
                     Value::Null => None,
-                    Value::Float(p) => Some(p),
-                    _ => return Err(corrupt("a PERCENTILE percentage")),
+                    Value::List(ps) => Some(
+                        ps.into_iter()
+                            .map(|p| match p {
+                                Value::Float(p) => Ok(p),
+                                _ => Err(corrupt("a PERCENTILE percentage")),
+                            })
+                            .collect::<Result<Vec<_>>>()?,
+                    ),
+                    _ => return Err(corrupt("PERCENTILE percentages")),
                 };
                 let len = decode_count(input)?;
                 // Every entry takes at least two bytes, which bounds a corrupt length.
@@ -1914,7 +1977,10 @@ impl Acc {
                     };
                     counts.push((v, decode_count(input)?));
                 }
-                Acc::Percentile { percentage, counts }
+                Acc::Percentile {
+                    percentages,
+                    counts,
+                }
             }
             Acc::ListWs { .. } => Acc::ListWs {
                 list: decode_list(input)?,

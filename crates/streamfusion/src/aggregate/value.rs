@@ -129,6 +129,8 @@ pub(crate) enum ColumnReader<'a> {
     Decimal(&'a Decimal128Array),
     Utf8(&'a arrow::array::StringArray),
     Binary(&'a arrow::array::BinaryArray),
+    /// ARRAY<DOUBLE> (PERCENTILE's percentages).
+    DoubleList(&'a arrow::array::ListArray),
 }
 
 impl<'a> ColumnReader<'a> {
@@ -176,6 +178,9 @@ impl<'a> ColumnReader<'a> {
             DataType::Decimal128(_, _) => Self::Decimal(array.as_primitive()),
             DataType::Utf8 => Self::Utf8(array.as_string()),
             DataType::Binary => Self::Binary(array.as_binary()),
+            DataType::List(field) if field.data_type() == &DataType::Float64 => {
+                Self::DoubleList(array.as_list())
+            }
             other => {
                 return Err(Error::InvalidType(format!(
                     "column {column}: Arrow {other} is not an aggregate argument type"
@@ -195,6 +200,7 @@ impl<'a> ColumnReader<'a> {
             Self::Decimal(a) => *a,
             Self::Utf8(a) => *a,
             Self::Binary(a) => *a,
+            Self::DoubleList(a) => *a,
         }
     }
 
@@ -219,6 +225,21 @@ impl<'a> ColumnReader<'a> {
             Self::Decimal(a) => Value::Decimal(a.value(row)),
             Self::Utf8(a) => Value::Bytes(a.value(row).as_bytes().to_vec()),
             Self::Binary(a) => Value::Bytes(a.value(row).to_vec()),
+            Self::DoubleList(a) => {
+                let list = a.value(row);
+                let doubles = list.as_primitive::<arrow::datatypes::Float64Type>();
+                Value::List(
+                    (0..doubles.len())
+                        .map(|i| {
+                            if doubles.is_null(i) {
+                                Value::Null
+                            } else {
+                                Value::Float(doubles.value(i))
+                            }
+                        })
+                        .collect(),
+                )
+            }
         }
     }
 }

@@ -852,3 +852,71 @@ fn run_with(
     outputs.push(op.flush().unwrap());
     materialize(&outputs, spec.calls.len())
 }
+
+#[test]
+fn percentile_of_an_array_of_percentages_is_an_array_in_their_order() {
+    let mut types = input_types();
+    types.push(LogicalType::Array(Box::new(LogicalType::Double)));
+    let mut spec = spec(
+        vec![AggCall::new(AggFunction::Percentile, Some(1), "p").with_percentage_column(5)],
+        true,
+        None,
+    );
+    spec.input_names.push("pcts".into());
+    spec.input_types = types;
+    let percentages = [0.9, 0.0, 0.5];
+    let make = |rows: &[Row]| {
+        let b = batch(rows);
+        let mut columns: Vec<ArrayRef> = b.batch().columns().to_vec();
+        let values = arrow::array::Float64Array::from(
+            (0..rows.len())
+                .flat_map(|_| percentages)
+                .collect::<Vec<_>>(),
+        );
+        let field = match LogicalType::Array(Box::new(LogicalType::Double)).to_arrow() {
+            DataType::List(field) => field,
+            other => panic!("{other}"),
+        };
+        columns.push(Arc::new(arrow::array::ListArray::new(
+            field.clone(),
+            arrow::buffer::OffsetBuffer::from_lengths(vec![percentages.len(); rows.len()]),
+            Arc::new(values),
+            None,
+        )));
+        let mut fields: Vec<arrow::datatypes::FieldRef> = b.batch().schema().fields().to_vec();
+        fields.push(Arc::new(arrow::datatypes::Field::new(
+            "pcts",
+            DataType::List(field),
+            true,
+        )));
+        let schema = Arc::new(arrow::datatypes::Schema::new(fields));
+        let kinds = Int8Array::from_iter_values(rows.iter().map(|r| r.kind));
+        ChangelogBatch::try_new(RecordBatch::try_new(schema, columns).unwrap(), Some(kinds))
+            .unwrap()
+    };
+    let input = changelog(0x5EED_0007, 600, true);
+    let expected: BTreeMap<i32, Vec<Out>> = live_rows(&input)
+        .into_iter()
+        .map(|(key, rows)| {
+            let vs: Vec<f64> = rows.iter().filter_map(|r| r.v).map(|v| v as f64).collect();
+            let out = if vs.is_empty() {
+                Out::Null
+            } else {
+                Out::List(
+                    percentages
+                        .iter()
+                        .map(|p| percentile_model(vs.clone(), *p))
+                        .collect(),
+                )
+            };
+            (key, vec![out])
+        })
+        .collect();
+    for backend in BACKENDS {
+        assert_eq!(
+            run_with(&spec, backend, &input, make),
+            expected,
+            "{backend:?}"
+        );
+    }
+}

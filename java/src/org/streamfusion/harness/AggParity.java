@@ -273,8 +273,15 @@ public final class AggParity {
                 "SELECT k2, PERCENTILE(d, 0.5), PERCENTILE(i, 0.9), PERCENTILE(amount, 0.25),"
                         + " PERCENTILE(z, 1.0), PERCENTILE(l, 0) FROM t GROUP BY k2");
         noTwoPhase("retract_percentile",
-                "SELECT k, PERCENTILE(v, 0.5), PERCENTILE(d, 0.1), PERCENTILE(amount, 0.75)"
-                        + " FROM c GROUP BY k");
+                "SELECT k, PERCENTILE(v, 0.5), PERCENTILE(d, 0.1), PERCENTILE(amount, 0.75),"
+                        + " PERCENTILE(v, ARRAY[0.9, 0.1, 0.5]) FROM c GROUP BY k");
+        noTwoPhase("multi_percentile",
+                "SELECT k2, PERCENTILE(d, ARRAY[0.1, 0.5, 0.9]), PERCENTILE(i, ARRAY[1, 0])"
+                        + " FROM t GROUP BY k2");
+        // MIN/MAX of BOOLEAN.
+        noTwoPhase("min_max_boolean", "SELECT k2, MIN(b), MAX(b), COUNT(b) FROM t GROUP BY k2");
+        noTwoPhase("retract_min_max_boolean",
+                "SELECT k, MIN(v > 0), MAX(d IS NULL) FROM c GROUP BY k");
         // COLLECT (a MULTISET) is refused natively.
         QUERIES.add(new Query("fallback_collect",
                 "SELECT k2, COLLECT(g), COUNT(*) FROM t GROUP BY k2", Reach.NO_TWO_PHASE,
