@@ -802,7 +802,10 @@ impl BoundCall {
                                 "PERCENTILE received a NULL percentage".into(),
                             ));
                         };
-                        if p < 0.0 || p > 1.0 {
+                        // Not `contains`: a NaN percentage passes, as in Flink.
+                        #[allow(clippy::manual_range_contains)]
+                        let outside = p < 0.0 || p > 1.0;
+                        if outside {
                             return Err(Error::InvalidShape(format!(
                                 "Percentage of PERCENTILE should be between [0.0, 1.0], but \
                                  was '{p:?}'."
