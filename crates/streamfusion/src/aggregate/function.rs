@@ -188,6 +188,9 @@ pub struct AggCall {
     /// makes the JSON text of a string or integer value itself.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub json_text: bool,
+    /// PERCENTILE's percentage literal (an OVER node's constant), instead of a column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percentage: Option<Percentage>,
     /// LISTAGG's separator literal; `None` is the default `,`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub separator: Option<String>,
@@ -208,6 +211,7 @@ impl AggCall {
             filter: None,
             ignore_nulls: false,
             json_text: false,
+            percentage: None,
             separator: None,
             value_arg: None,
         }
@@ -267,12 +271,31 @@ impl AggCall {
         self
     }
 
+    /// PERCENTILE with a percentage literal (an OVER node's constant).
+    pub fn with_percentage(mut self, percentage: f64) -> Self {
+        self.percentage = Some(Percentage(percentage));
+        self
+    }
+
     /// The same call with a separator literal (`LISTAGG(x, 'sep')`).
     pub fn with_separator(mut self, separator: impl Into<String>) -> Self {
         self.separator = Some(separator.into());
         self
     }
 }
+
+/// A PERCENTILE percentage literal; equal when bit-identical, so plans compare exactly.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Percentage(pub f64);
+
+impl PartialEq for Percentage {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl Eq for Percentage {}
 
 /// A call checked against the input types.
 #[derive(Debug, Clone)]
@@ -293,6 +316,8 @@ pub(crate) struct BoundCall {
     pub(crate) ignore_nulls: bool,
     /// The JSON aggregates' values are JSON text already.
     pub(crate) json_text: bool,
+    /// PERCENTILE's percentage literal.
+    pub(crate) percentage: Option<f64>,
     /// LISTAGG's separator.
     separator: Vec<u8>,
     /// The second argument column (JSON_OBJECTAGG's value).
@@ -366,6 +391,18 @@ impl BoundCall {
                     }
                 }
                 Some(i)
+            }
+            (true, None) if call.function == AggFunction::Percentile => {
+                match call.percentage.map(|p| p.0) {
+                    Some(p) if !percentage_outside(p) => None,
+                    Some(p) => {
+                        return Err(invalid(format!(
+                            "Percentage of PERCENTILE should be between [0.0, 1.0], but was \
+                             '{p:?}'."
+                        )));
+                    }
+                    None => return Err(invalid("needs a percentage column or literal".into())),
+                }
             }
             (true, None) => return Err(invalid("needs a value column".into())),
             (_, Some(_)) => return Err(invalid("takes no value column".into())),
@@ -546,6 +583,7 @@ impl BoundCall {
             filter: call.filter,
             ignore_nulls: call.ignore_nulls,
             json_text: call.json_text,
+            percentage: call.percentage.map(|p| p.0),
             separator,
             value_arg,
             merging: false,
@@ -628,7 +666,7 @@ impl BoundCall {
                 Acc::List(Vec::new())
             }
             AggFunction::Percentile => Acc::Percentile {
-                percentages: None,
+                percentages: self.percentage.map(|p| vec![p]),
                 counts: Vec::new(),
             },
             AggFunction::WelfordM2 => Acc::Welford {
@@ -802,10 +840,7 @@ impl BoundCall {
                                 "PERCENTILE received a NULL percentage".into(),
                             ));
                         };
-                        // Not `contains`: a NaN percentage passes, as in Flink.
-                        #[allow(clippy::manual_range_contains)]
-                        let outside = p < 0.0 || p > 1.0;
-                        if outside {
+                        if percentage_outside(p) {
                             return Err(Error::InvalidShape(format!(
                                 "Percentage of PERCENTILE should be between [0.0, 1.0], but \
                                  was '{p:?}'."
@@ -1533,6 +1568,13 @@ fn note_accumulated(max: bool, value: &mut Value, map_size: &mut i64, x: &Value,
     if count == 1 {
         *map_size += 1;
     }
+}
+
+/// `setPercentages`' check: `p < 0.0 || p > 1.0` (not a range's `contains`: a NaN
+/// percentage passes, as in Flink).
+#[allow(clippy::manual_range_contains)]
+fn percentage_outside(p: f64) -> bool {
+    p < 0.0 || p > 1.0
 }
 
 /// `PercentileAccumulator.getValue` for one percentage over `counts` (sorted by

@@ -270,7 +270,9 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
         "$$WELFORD_M2$1$1" => (AggFunction::WelfordM2, 1),
         "$ARRAY_AGG$1" => (AggFunction::ArrayAgg, 1),
         // The percentage is a column (the Calc before projects the literal): one DOUBLE
-        // percentage and no frequency argument.
+        // percentage or an ARRAY of them, and no frequency argument. (An OVER node's
+        // percentage is a constant: its call comes here without it, see `super::over`.)
+        "$PERCENTILE$1" if args.len() == 1 => (AggFunction::Percentile, 1),
         "$PERCENTILE$1" => (AggFunction::Percentile, 2),
         // The planner wraps the value in `JSON_STRING` (the Calc before the node), so the
         // column holds JSON text.

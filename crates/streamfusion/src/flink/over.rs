@@ -18,8 +18,8 @@
 //! non-time order; version 1
 //! of the unbounded rowtime functions; `table.exec.state.ttl` on ROWS and unbounded frames (Flink cleans
 //! their state on processing-time timers, which are not native yet); a constant aggregate
-//! argument other than LISTAGG's separator (read as its literal; PERCENTILE's percentage is
-//! one); and in a RANGE bounded frame a FLOAT/DOUBLE SUM, $SUM0 or AVG, whose result
+//! argument other than LISTAGG's separator and PERCENTILE's one DOUBLE percentage (read as
+//! literals); and in a RANGE bounded frame a FLOAT/DOUBLE SUM, $SUM0 or AVG, whose result
 //! depends on the order in which Flink's map state retracts expired times (see
 //! [`crate::aggregate::over`]).
 
@@ -180,7 +180,7 @@ pub fn plan(
         .ok_or_else(|| malformed("no \"aggCalls\" array"))?;
     let mut calls = Vec::with_capacity(raw_calls.len());
     for (i, call) in raw_calls.iter().enumerate() {
-        let call = match listagg_constant_separator(i, over, call, input.len())? {
+        let call = match constant_second_argument(i, over, call, input.len())? {
             Some(call) => call,
             None => {
                 let constant = call
@@ -238,21 +238,21 @@ pub fn plan(
     Ok(plan)
 }
 
-/// `LISTAGG(x, 'sep')` in an OVER node, whose separator is one of the node's `constants`
-/// (past `originalInputFields`), not an input column as in a GROUP BY: the call with that
-/// separator literal (a constant one joins as Flink's per-row separator does). `None` for
-/// any other call.
-fn listagg_constant_separator(
+/// `LISTAGG(x, 'sep')` or `PERCENTILE(x, p)` in an OVER node, whose second argument is one
+/// of the node's `constants` (past `originalInputFields`), not an input column as in a
+/// GROUP BY: the call with that separator (a constant one joins as Flink's per-row separator
+/// does) or percentage literal. `None` for any other call.
+fn constant_second_argument(
     i: usize,
     over: &Value,
     call: &Value,
     columns: usize,
 ) -> Result<Option<crate::aggregate::AggCall>> {
     let args = call.get("argList").and_then(Value::as_array);
-    let (Some("$LISTAGG$1"), Some([value, separator])) = (
-        call.get("internalName").and_then(Value::as_str),
-        args.map(Vec::as_slice),
-    ) else {
+    let name = call.get("internalName").and_then(Value::as_str);
+    let (Some(name @ ("$LISTAGG$1" | "$PERCENTILE$1")), Some([value, separator])) =
+        (name, args.map(Vec::as_slice))
+    else {
         return Ok(None);
     };
     let original = over
@@ -266,16 +266,35 @@ fn listagg_constant_separator(
     else {
         return Ok(None);
     };
-    let Some(Value::String(literal)) = constant.get("value") else {
-        return Err(Unsupported::Feature(format!(
-            "LISTAGG in an OVER window with the separator constant {constant}"
-        )));
-    };
     let mut single = call.clone();
     single["argList"] = Value::Array(vec![value.clone()]);
-    Ok(Some(
-        agg_call(i, &single, columns)?.with_separator(literal.clone()),
-    ))
+    let ty = constant.get("type").and_then(Value::as_str).unwrap_or("");
+    let literal = constant.get("value");
+    let call = agg_call(i, &single, columns)?;
+    Ok(Some(match (name, literal) {
+        ("$LISTAGG$1", Some(Value::String(sep))) => call.with_separator(sep.clone()),
+        // A single DOUBLE percentage (an ARRAY of them is not read here).
+        ("$PERCENTILE$1", Some(p)) if ty.starts_with("DOUBLE") => {
+            let p = match p {
+                Value::Number(n) => n.as_f64(),
+                Value::String(s) => s.trim().parse().ok(),
+                _ => None,
+            };
+            match p {
+                Some(p) => call.with_percentage(p),
+                None => {
+                    return Err(Unsupported::Feature(format!(
+                        "PERCENTILE in an OVER window with the constant {constant}"
+                    )));
+                }
+            }
+        }
+        _ => {
+            return Err(Unsupported::Feature(format!(
+                "{name} in an OVER window with the constant {constant}"
+            )));
+        }
+    }))
 }
 
 /// The preceding bound's size: the constant its offset refers to (`inputIndex` past the

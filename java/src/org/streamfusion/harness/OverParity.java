@@ -171,11 +171,12 @@ public class OverParity extends NodeParity<OverParity.Query> {
                 ROWS_UNBOUNDED).parallel();
         over("listagg_separator_rows", 1, "k, id, s", "LISTAGG(s, ' | ') OVER w", "k",
                 ROWS_2).parallel();
-        // Refused: PERCENTILE's percentage is an OVER node constant too.
+        // PERCENTILE's percentage is an OVER node constant too.
         over("percentile_rows", 1, "k, id, l", "PERCENTILE(l, 0.5) OVER w,"
                 + " PERCENTILE(amount, 0.25) OVER w", "k",
-                "ROWS BETWEEN 3 PRECEDING AND CURRENT ROW")
-                .refused("OVER aggregate of a constant").parallel();
+                "ROWS BETWEEN 3 PRECEDING AND CURRENT ROW").parallel();
+        over("percentile_unbounded", 1, "k2, id, d", "PERCENTILE(d, 0.9) OVER w", "k2",
+                ROWS_UNBOUNDED).parallel();
         // A TIMESTAMP_LTZ(3) rowtime (view tl).
         OVER.add(new Query("ltz_rows", 1, "SELECT k, id, i, SUM(i) OVER w, MAX(s) OVER w FROM tl"
                 + " WINDOW w AS (PARTITION BY k ORDER BY rt " + ROWS_2 + ")").parallel());
