@@ -229,6 +229,37 @@ fn admitted(rows: &[Row]) -> impl Iterator<Item = &Row> {
 
 const BACKENDS: [Backend; 2] = [Backend::Memory, Backend::Rocks];
 
+/// Runs `calls` one-phase on both backends, immediate and mini-batch, and compares the
+/// materialized result with `expected`.
+fn check_one_phase(
+    calls: &[AggCall],
+    retracts: bool,
+    input: &[Row],
+    expected: &BTreeMap<i32, Vec<Out>>,
+) {
+    for backend in BACKENDS {
+        for mini_batch in [None, Some(64)] {
+            let spec = spec(calls.to_vec(), retracts, mini_batch);
+            assert_eq!(
+                &run(&spec, backend, input, false),
+                expected,
+                "retracts {retracts}, {backend:?}, mini-batch {mini_batch:?}"
+            );
+        }
+    }
+}
+
+/// Why the operator refuses a plan of the one call `call`.
+fn plan_error(call: AggCall, retracts: bool) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    GroupAggregate::new(
+        spec(vec![call], retracts, None),
+        open(Backend::Memory, dir.path()),
+    )
+    .unwrap_err()
+    .to_string()
+}
+
 #[test]
 fn filters_admit_the_rows_whose_column_is_true_in_every_mode() {
     use AggFunction::*;
@@ -456,32 +487,24 @@ fn distinct_listagg_and_first_last_value_see_each_value_once() {
 #[test]
 fn filter_and_distinct_misuse_get_typed_errors() {
     use AggFunction::*;
-    let bad = |call: AggCall, retracts: bool| {
-        GroupAggregate::new(
-            spec(vec![call], retracts, None),
-            open(Backend::Memory, std::path::Path::new("/unused")),
-        )
-        .unwrap_err()
-        .to_string()
-    };
-    let err = bad(AggCall::new(CountStar, None, "c").filtered(1), false);
+    let err = plan_error(AggCall::new(CountStar, None, "c").filtered(1), false);
     assert!(
         err.contains("FILTER column 1 is BIGINT, not BOOLEAN"),
         "{err}"
     );
-    let err = bad(AggCall::new(CountStar, None, "c").filtered(9), false);
+    let err = plan_error(AggCall::new(CountStar, None, "c").filtered(9), false);
     assert!(err.contains("FILTER column 9 is out of range"), "{err}");
-    let err = bad(AggCall::new(Max, Some(1), "m").distinct(), true);
+    let err = plan_error(AggCall::new(Max, Some(1), "m").distinct(), true);
     assert!(
         err.contains("DISTINCT is not supported for retracting MAX"),
         "{err}"
     );
-    let err = bad(AggCall::new(SingleValue, Some(1), "m").distinct(), false);
+    let err = plan_error(AggCall::new(SingleValue, Some(1), "m").distinct(), false);
     assert!(
         err.contains("DISTINCT is not supported for SINGLE_VALUE"),
         "{err}"
     );
-    let err = bad(AggCall::new(WelfordM2, Some(3), "m").distinct(), false);
+    let err = plan_error(AggCall::new(WelfordM2, Some(3), "m").distinct(), false);
     assert!(err.contains("not a numeric type"), "{err}");
 }
 
@@ -575,27 +598,10 @@ fn array_agg_keeps_arrival_order_nulls_unless_ignored_and_distinct_values_once()
             .into_keys()
             .map(|key| (key, models.iter().map(|m| m[&key].clone()).collect()))
             .collect();
-        for backend in BACKENDS {
-            for mini_batch in [None, Some(64)] {
-                let spec = spec(calls.clone(), retracts, mini_batch);
-                assert_eq!(
-                    run(&spec, backend, &input, false),
-                    expected,
-                    "retracts {retracts}, {backend:?}, mini-batch {mini_batch:?}"
-                );
-            }
-        }
+        check_one_phase(&calls, retracts, &input, &expected);
     }
     // IGNORE NULLS belongs to ARRAY_AGG only.
-    let err = GroupAggregate::new(
-        spec(
-            vec![AggCall::new(Max, Some(1), "m").ignoring_nulls()],
-            false,
-            None,
-        ),
-        open(Backend::Memory, std::path::Path::new("/unused")),
-    )
-    .unwrap_err();
+    let err = plan_error(AggCall::new(Max, Some(1), "m").ignoring_nulls(), false);
     assert!(
         err.to_string()
             .contains("IGNORE NULLS is supported for ARRAY_AGG only"),
@@ -668,27 +674,13 @@ fn listagg_over_a_separator_column_follows_each_rows_separator_as_flink_does() {
             .into_keys()
             .map(|key| (key, vec![model[&key].clone()]))
             .collect();
-        for backend in BACKENDS {
-            for mini_batch in [None, Some(64)] {
-                let spec = spec(calls.clone(), retracts, mini_batch);
-                assert_eq!(
-                    run(&spec, backend, &input, false),
-                    expected,
-                    "retracts {retracts}, {backend:?}, mini-batch {mini_batch:?}"
-                );
-            }
-        }
+        check_one_phase(&calls, retracts, &input, &expected);
     }
     // The separator column must be a string, and the only separator.
-    let err = GroupAggregate::new(
-        spec(
-            vec![AggCall::new(AggFunction::ListAgg, Some(3), "l").with_separator_column(1)],
-            false,
-            None,
-        ),
-        open(Backend::Memory, std::path::Path::new("/unused")),
-    )
-    .unwrap_err();
+    let err = plan_error(
+        AggCall::new(AggFunction::ListAgg, Some(3), "l").with_separator_column(1),
+        false,
+    );
     assert!(
         err.to_string()
             .contains("the separator column 1 must be a character string"),
@@ -729,15 +721,10 @@ fn json_aggregates_over_json_text_take_each_value_as_is() {
     );
     assert_eq!(got[&1], vec![Out::Text(r#"{"\"x\"":"x","1":1}"#.into())]);
     // JSON text must be a character string column.
-    let err = GroupAggregate::new(
-        spec(
-            vec![AggCall::new(JsonArrayAggNullOnNull, Some(1), "a").over_json_text()],
-            false,
-            None,
-        ),
-        open(Backend::Memory, std::path::Path::new("/unused")),
-    )
-    .unwrap_err();
+    let err = plan_error(
+        AggCall::new(JsonArrayAggNullOnNull, Some(1), "a").over_json_text(),
+        false,
+    );
     assert!(err.to_string().contains("JSON text input needs"), "{err}");
 }
 
