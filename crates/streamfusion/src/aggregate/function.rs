@@ -787,15 +787,19 @@ impl BoundCall {
             }
             Acc::Distinct { inner, entries } => {
                 let map = map.ok_or_else(|| no_map_context(self))?;
-                let mut key = Vec::new();
-                self.distinct_key(x, &mut key);
-                map.fill_key_from(&key);
+                map.fill_key_with(|out| self.distinct_key(x, out));
                 (inner, map.add_key(delta, entries).1)
             }
             Acc::LocalDistinct { inner, map } => {
-                let mut key = Vec::new();
-                self.distinct_key(x, &mut key);
-                (inner, inline_add(map, &key, delta).1)
+                let count = if self.distinct_null() {
+                    let mut key = Vec::with_capacity(17);
+                    self.distinct_key(x, &mut key);
+                    inline_add(map, &key, delta).1
+                } else {
+                    // The plain order bytes, without an allocation.
+                    super::value::with_order_bytes(x, |key| inline_add(map, key, delta).1)
+                };
+                (inner, count)
             }
             _ => return self.update_plain(acc, x, y, negate, map),
         };
@@ -1458,16 +1462,16 @@ impl BoundCall {
                 LogicalType::Array(_) if ps.is_empty() => Value::Null,
                 LogicalType::Array(_) => match ps
                     .iter()
-                    .map(|p| percentile(*p, counts).map(Value::Float))
-                    .collect::<Option<Vec<_>>>()
+                    .map(|p| percentile(*p, counts).map(|v| v.map(Value::Float)))
+                    .collect::<Result<Option<Vec<_>>>>()?
                 {
                     Some(list) => Value::List(list),
                     None => Value::Null,
                 },
-                _ => ps
-                    .first()
-                    .and_then(|p| percentile(*p, counts))
-                    .map_or(Value::Null, Value::Float),
+                _ => match ps.first() {
+                    Some(p) => percentile(*p, counts)?.map_or(Value::Null, Value::Float),
+                    None => Value::Null,
+                },
             },
             Acc::Percentile {
                 percentages: None, ..
@@ -1582,14 +1586,22 @@ fn percentage_outside(p: f64) -> bool {
 /// each one where this walk from the start does)
 /// `Double.compare`): NULL when the counts sum to at most 0; else the value at position
 /// `p * (total - 1) + 1`, interpolated between the two values around it.
-fn percentile(p: f64, counts: &[(f64, i64)]) -> Option<f64> {
+fn percentile(p: f64, counts: &[(f64, i64)]) -> Result<Option<f64>> {
     let total: i64 = counts
         .iter()
         .map(|(_, c)| c)
         .fold(0i64, |a, c| a.wrapping_add(*c));
     if total <= 0 {
-        return None;
+        return Ok(None);
     }
+    // The counts sum to `total` >= `higher` >= `lower` (p is at most 1), so the walk ends
+    // inside the list, negative counts or not; a corrupt accumulator is an error, not a panic.
+    let past_the_end = || {
+        Error::State(format!(
+            "corrupt PERCENTILE accumulator: {} values whose counts sum to {total}",
+            counts.len()
+        ))
+    };
     let position = p * (total - 1) as f64 + 1.0;
     // Java's `(long) Math.floor/ceil`: saturating, NaN to 0, as Rust's `as`.
     let lower = position.floor() as i64;
@@ -1598,15 +1610,14 @@ fn percentile(p: f64, counts: &[(f64, i64)]) -> Option<f64> {
     let mut pre = counts[0].1;
     while pre < lower {
         j += 1;
-        // `lower <= total`: the loop stays inside the list, as Flink's comment argues (with
-        // negative counts Flink would fail here with an IndexOutOfBoundsException).
-        pre += counts.get(j)?.1;
+        pre += counts.get(j).ok_or_else(past_the_end)?.1;
     }
-    Some(if pre >= higher {
+    Ok(Some(if pre >= higher {
         counts[j].0
     } else {
-        (higher as f64 - position) * counts[j].0 + (position - lower as f64) * counts.get(j + 1)?.0
-    })
+        let next = counts.get(j + 1).ok_or_else(past_the_end)?.0;
+        (higher as f64 - position) * counts[j].0 + (position - lower as f64) * next
+    }))
 }
 
 /// The planner's `JSON_STRING(x)` of a non-NULL string or integer, as Jackson writes it:
@@ -2318,9 +2329,14 @@ pub(crate) struct MapCtx<'a> {
 impl MapCtx<'_> {
     /// Puts the entry key of `x` in the scratch buffer.
     fn fill_key(&mut self, x: &Value) {
+        self.fill_key_with(|out| super::value::order_bytes(x, out));
+    }
+
+    /// Puts the entry key whose value part `write` appends in the scratch buffer.
+    fn fill_key_with(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
         self.key.clear();
         self.key.extend_from_slice(self.prefix);
-        super::value::order_bytes(x, self.key);
+        write(self.key);
     }
 
     /// Puts the entry key of a value given by its order bytes in the scratch buffer.

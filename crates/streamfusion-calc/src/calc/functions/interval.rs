@@ -404,6 +404,16 @@ mod tests {
         .map_err(|e| e.to_string())
     }
 
+    /// A DATE result's days since the epoch.
+    fn days_of(array: &ArrayRef) -> Vec<i32> {
+        array
+            .as_any()
+            .downcast_ref::<Date32Array>()
+            .unwrap()
+            .values()
+            .to_vec()
+    }
+
     fn day(y: i32, m: u32, d: u32) -> i32 {
         (NaiveDate::from_ymd_opt(y, m, d).unwrap() - NaiveDate::from_ymd_opt(1970, 1, 1).unwrap())
             .num_days() as i32
@@ -429,30 +439,14 @@ mod tests {
         )
         .unwrap();
         // 36 hours is one whole day; -1 hour truncates to zero days (Java's division).
-        assert_eq!(
-            shifted
-                .as_any()
-                .downcast_ref::<Date32Array>()
-                .unwrap()
-                .values()
-                .to_vec(),
-            vec![day(2024, 2, 1), day(2024, 3, 31)]
-        );
+        assert_eq!(days_of(&shifted), vec![day(2024, 2, 1), day(2024, 3, 31)]);
         let shifted = call(
             DATETIME_MINUS,
             &[LogicalType::Date, LogicalType::IntervalYearMonth],
             vec![dates, months(&[-1, 1])],
         )
         .unwrap();
-        assert_eq!(
-            shifted
-                .as_any()
-                .downcast_ref::<Date32Array>()
-                .unwrap()
-                .values()
-                .to_vec(),
-            vec![day(2024, 2, 29), day(2024, 2, 29)]
-        );
+        assert_eq!(days_of(&shifted), vec![day(2024, 2, 29), day(2024, 2, 29)]);
     }
 
     #[test]

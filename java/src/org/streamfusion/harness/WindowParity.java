@@ -197,6 +197,10 @@ public final class WindowParity {
         q("tumble_stddev", Reach.FIRST_ONLY,
                 "SELECT k2, window_start, window_end, STDDEV_POP(d), VAR_SAMP(i), VAR_POP(amount)"
                         + t1 + BY + ", k2");
+        // HOP merges the slices' $WELFORD_M2 accumulators (WelfordM2AggFunction.merge).
+        q("hop_stddev", Reach.FIRST_ONLY,
+                "SELECT k2, window_start, window_end, STDDEV_SAMP(d), VAR_POP(i)"
+                        + hop("'1' SECOND", "'3' SECOND") + BY + ", k2");
         q("tumble_array_agg", Reach.BACKENDS,
                 "SELECT k2, window_start, window_end, ARRAY_AGG(s), ARRAY_AGG(DISTINCT i),"
                         + " ARRAY_AGG(amount IGNORE NULLS)" + t1 + BY + ", k2");
