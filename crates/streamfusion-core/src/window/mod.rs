@@ -4,8 +4,9 @@
 //!
 //! Arithmetic is Java's `long` arithmetic, wrapping, so extreme timestamps and offsets give
 //! exactly Flink's windows. [`slices`] is how window aggregation splits these windows into
-//! the slices its state keeps.
+//! the slices its state keeps; [`session`] is how SESSION windows merge per key.
 
+pub mod session;
 pub mod slices;
 
 use crate::error::{Error, Result};

@@ -9,6 +9,8 @@
 //! - [`window`]: window aggregation over TUMBLE, HOP and CUMULATE
 //!   ([`window::WindowAggregate`], one phase or the global phase): accumulators per key and
 //!   slice, fired by watermarks; [`window_local`], the stateless local phase.
+//! - [`session`]: SESSION window aggregation ([`session::SessionWindowAggregate`]): each
+//!   key's sessions merged as rows arrive, accumulators per session, fired by watermarks.
 //! - [`over`]: OVER aggregation in event time ([`over::OverAggregate`]): ROWS and RANGE
 //!   frames, bounded or unbounded preceding, rows waiting in keyed state for the watermark.
 //! - [`value`]: the scalar values accumulators hold, and their Arrow and state encodings.
@@ -33,6 +35,7 @@ pub mod group;
 pub mod local_global;
 mod operator;
 pub mod over;
+pub mod session;
 mod sorted_map;
 mod typed_bundle;
 pub mod value;
@@ -43,4 +46,5 @@ pub use function::{AggCall, AggFunction};
 pub use group::{GroupAggSpec, GroupAggregate};
 pub use local_global::{GlobalGroupAggregate, LocalGroupAggregate};
 pub use over::{OverAggregate, OverFrame, OverSpec};
+pub use session::{SessionWindowAggSpec, SessionWindowAggregate};
 pub use window::{WindowAggSpec, WindowAggregate};

@@ -73,12 +73,13 @@ use crate::state::checkpoint::Checkpoint;
 use crate::state::rows::{GroupRows, RowTable, hash_of};
 use crate::state::{StateBackend, WriteBatch};
 use crate::types::LogicalType;
+use crate::window::TimeWindow;
 use crate::window::slices::{SliceAssigner, is_fired};
 
 /// The version of the window aggregate's state layout, stored with its checkpoints.
 pub const STATE_VERSION: u32 = 1;
 const ACC_TABLE: &str = "window_agg.acc";
-const NAMESPACE_BYTES: usize = 8;
+pub(super) const NAMESPACE_BYTES: usize = 8;
 
 /// A window property appended to each output row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -201,23 +202,32 @@ impl std::fmt::Debug for WindowAggregate {
     }
 }
 
-/// Each row's slice, by its row time; a NULL row time fails, as Flink fails the job.
+/// Each row's slice, by its row time ([`row_times`]).
 pub(super) fn row_slices(spec: &WindowAggSpec, batch: &RecordBatch) -> Result<Vec<i64>> {
+    Ok(row_times(&spec.aggregate, spec.time_column, batch)?
+        .iter()
+        .map(|&t| spec.window.slice_end(t))
+        .collect())
+}
+
+/// Each row's row time (column `time_column`); a NULL row time fails, as Flink fails the
+/// job.
+pub(super) fn row_times<'a>(
+    aggregate: &GroupAggSpec,
+    time_column: usize,
+    batch: &'a RecordBatch,
+) -> Result<&'a [i64]> {
     let times = batch
-        .column(spec.time_column)
+        .column(time_column)
         .as_primitive::<TimestampMillisecondType>();
     if let Some(row) = (0..times.len()).find(|&r| times.is_null(r)) {
         return Err(Error::InvalidShape(format!(
             "row {row}: the row time ({}) is NULL, which Flink's window aggregation rejects \
              (\"RowTime field should not be null\")",
-            spec.aggregate.input_names[spec.time_column]
+            aggregate.input_names[time_column]
         )));
     }
-    Ok(times
-        .values()
-        .iter()
-        .map(|&t| spec.window.slice_end(t))
-        .collect())
+    Ok(times.values())
 }
 
 /// A window plan's calls bound to its input: the user's, then the hidden `COUNT(*)` of
@@ -236,7 +246,22 @@ pub(super) struct WindowCalls {
 impl WindowCalls {
     /// Checks `spec` and binds its calls; `merging` for the two-phase operators.
     pub(super) fn bind(spec: &WindowAggSpec, merging: bool) -> Result<Self> {
-        let aggregate = &spec.aggregate;
+        spec.window.validate()?;
+        let shared = spec.window.is_shared();
+        let merges = shared.then_some("the slices of HOP and CUMULATE windows");
+        Self::bind_calls(&spec.aggregate, spec.time_column, merges, shared, merging)
+    }
+
+    /// Checks a window aggregate's input and binds its calls. `merges` names what merges
+    /// accumulators (shared slices, sessions), which refuses the calls that cannot merge;
+    /// `count_star` adds the hidden `COUNT(*)` that tells empty windows.
+    pub(super) fn bind_calls(
+        aggregate: &GroupAggSpec,
+        time_column: usize,
+        merges: Option<&str>,
+        count_star: bool,
+        merging: bool,
+    ) -> Result<Self> {
         if aggregate.input_retracts {
             return Err(Error::Plan(
                 "window aggregation over a retracting input is not supported".into(),
@@ -247,13 +272,12 @@ impl WindowCalls {
                 "window aggregation takes neither mini-batch nor state TTL".into(),
             ));
         }
-        spec.window.validate()?;
-        match aggregate.input_types.get(spec.time_column) {
+        match aggregate.input_types.get(time_column) {
             Some(LogicalType::Timestamp(3) | LogicalType::TimestampLtz(3)) => {}
             other => {
                 return Err(Error::Plan(format!(
                     "the time column {} must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), not {}",
-                    spec.time_column,
+                    time_column,
                     other.map_or("missing".to_string(), ToString::to_string)
                 )));
             }
@@ -265,7 +289,7 @@ impl WindowCalls {
             output_types,
             ..
         } = bind(aggregate)?;
-        if spec.window.is_shared()
+        if let Some(what) = merges
             && let Some(call) = calls.iter().find(|c| {
                 matches!(
                     c.function,
@@ -280,11 +304,11 @@ impl WindowCalls {
             })
         {
             return Err(Error::Plan(format!(
-                "{} cannot merge the slices of HOP and CUMULATE windows",
+                "{} cannot merge {what}",
                 call.function.sql_name()
             )));
         }
-        let count_star = if spec.window.is_shared() {
+        let count_star = if count_star {
             Some(
                 match calls.iter().position(|c| {
                     c.function == AggFunction::CountStar && !c.distinct && c.filter.is_none()
@@ -311,6 +335,26 @@ impl WindowCalls {
             output_types,
         })
     }
+}
+
+/// `schema` and `output_types` (grouping columns and results) with the window `properties`
+/// appended, over a time column of `time_type`.
+pub(super) fn with_properties(
+    schema: &SchemaRef,
+    output_types: &mut Vec<LogicalType>,
+    properties: &[(String, WindowProperty)],
+    time_type: &LogicalType,
+) -> SchemaRef {
+    let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+    for (name, property) in properties {
+        let ty = match property {
+            WindowProperty::Start | WindowProperty::End => LogicalType::Timestamp(3),
+            WindowProperty::Time => time_type.clone(),
+        };
+        fields.push(Field::new(name, ty.to_arrow(), false));
+        output_types.push(ty);
+    }
+    Arc::new(Schema::new(fields))
 }
 
 /// The partial rows the global phase reads: grouping columns, each call's partial fields
@@ -354,11 +398,11 @@ impl Partials {
     }
 }
 
-fn namespace(end: i64) -> [u8; NAMESPACE_BYTES] {
+pub(super) fn namespace(end: i64) -> [u8; NAMESPACE_BYTES] {
     ((end as u64) ^ (1 << 63)).to_be_bytes()
 }
 
-fn end_of(namespace: &[u8]) -> Result<i64> {
+pub(super) fn end_of(namespace: &[u8]) -> Result<i64> {
     let bytes: [u8; NAMESPACE_BYTES] = namespace.try_into().map_err(|_| {
         Error::State(format!(
             "a window namespace is {NAMESPACE_BYTES} bytes, not {}",
@@ -368,7 +412,7 @@ fn end_of(namespace: &[u8]) -> Result<i64> {
     Ok((u64::from_be_bytes(bytes) ^ (1 << 63)) as i64)
 }
 
-fn key_group_of(state_key: &[u8]) -> u16 {
+pub(super) fn key_group_of(state_key: &[u8]) -> u16 {
     u16::from_be_bytes([state_key[0], state_key[1]])
 }
 
@@ -382,7 +426,7 @@ fn slice_key(key_group: u16, key_row: &[u8], end: i64) -> Vec<u8> {
 }
 
 /// State keys as the groups of a table read or write, one group each.
-fn groups_of(keys: &[&[u8]]) -> Groups {
+pub(super) fn groups_of(keys: &[&[u8]]) -> Groups {
     let mut data = Vec::with_capacity(keys.iter().map(|k| k.len()).sum());
     let mut offsets = Vec::with_capacity(keys.len() + 1);
     offsets.push(0);
@@ -439,16 +483,12 @@ impl WindowAggregate {
             schema,
             mut output_types,
         } = WindowCalls::bind(&spec, global)?;
-        let time_type = spec.aggregate.input_types[spec.time_column].clone();
-        let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
-        for (name, property) in &spec.properties {
-            let ty = match property {
-                WindowProperty::Start | WindowProperty::End => LogicalType::Timestamp(3),
-                WindowProperty::Time => time_type.clone(),
-            };
-            fields.push(Field::new(name, ty.to_arrow(), false));
-            output_types.push(ty);
-        }
+        let schema = with_properties(
+            &schema,
+            &mut output_types,
+            &spec.properties,
+            &spec.aggregate.input_types[spec.time_column],
+        );
         let partials = global
             .then(|| Partials::new(&spec, &calls, &key_types))
             .transpose()?;
@@ -459,7 +499,7 @@ impl WindowAggregate {
             key_types,
             calls,
             count_star,
-            schema: Arc::new(Schema::new(fields)),
+            schema,
             output_types,
             identity: if global {
                 Self::global_identity_of(&spec)
@@ -716,7 +756,7 @@ impl WindowAggregate {
             .into_iter()
             .map(|t| ((t.timestamp, t.key_group, t.key_and_namespace), true))
             .collect();
-        let mut cache = SliceCache::default();
+        let mut cache = AccCache::default();
         // One read of every slice the due windows merge; later windows read theirs as
         // they are registered.
         let mut wanted = Vec::new();
@@ -766,9 +806,13 @@ impl WindowAggregate {
                 .count_star
                 .is_some_and(|c| matches!(acc[c], Acc::Count(0)));
             if !empty {
+                let bounds = TimeWindow {
+                    start: window.window_start(end),
+                    end,
+                };
                 fired.push(
                     key_row,
-                    end,
+                    bounds,
                     &self.calls[..self.spec.aggregate.calls.len()],
                     &mut acc,
                 )?;
@@ -800,7 +844,13 @@ impl WindowAggregate {
                     <[u8; NAMESPACE_BYTES]>::try_from(ns).expect("8 bytes"),
                 )
             }))?;
-        fired.finish(self)
+        fired.finish(
+            &self.schema,
+            &self.key_types,
+            &self.calls[..self.spec.aggregate.calls.len()],
+            &self.spec.properties,
+            &self.spec.aggregate.input_types[self.spec.time_column],
+        )
     }
 
     /// The state keys of the slices the window `key_ns` (a timer's key and namespace) of
@@ -841,20 +891,20 @@ impl WindowAggregate {
 }
 
 /// A fresh accumulator row of `table`.
-fn fresh_accs(table: &AccTable) -> Vec<Acc> {
+pub(super) fn fresh_accs(table: &AccTable) -> Vec<Acc> {
     use crate::state::rows::RowCodec;
     table.codec().fresh().to_vec()
 }
 
-/// The slices one watermark's windows read and change: loaded with batched reads, changed
-/// in memory (in firing order, so a CUMULATE key's windows see each other's merges), and
-/// written back with one write.
+/// The accumulator rows (slices, sessions) a batch or a watermark reads and changes: loaded
+/// with batched reads, changed in memory (in firing order, so a CUMULATE key's windows see
+/// each other's merges), and written back with one write.
 #[derive(Default)]
-struct SliceCache {
+pub(super) struct AccCache {
     slots: HashMap<Vec<u8>, Slot>,
 }
 
-/// One slice's accumulators in a [`SliceCache`].
+/// One state key's accumulators in an [`AccCache`].
 struct Slot {
     /// `None`: absent, or dropped.
     row: Option<Vec<Acc>>,
@@ -863,8 +913,8 @@ struct Slot {
     changed: bool,
 }
 
-impl SliceCache {
-    fn load(
+impl AccCache {
+    pub(super) fn load(
         &mut self,
         table: &AccTable,
         store: &mut dyn StateBackend,
@@ -891,11 +941,30 @@ impl SliceCache {
         Ok(())
     }
 
-    fn get(&self, key: &[u8]) -> Option<&[Acc]> {
+    pub(super) fn get(&self, key: &[u8]) -> Option<&[Acc]> {
         self.slots.get(key).and_then(|slot| slot.row.as_deref())
     }
 
-    fn put(&mut self, key: Vec<u8>, row: Option<Vec<Acc>>) {
+    /// The row of `key`, which is then absent (a delete when written).
+    pub(super) fn take(&mut self, key: &[u8]) -> Option<Vec<Acc>> {
+        let slot = self.slots.get_mut(key)?;
+        let row = slot.row.take()?;
+        slot.changed = true;
+        Some(row)
+    }
+
+    /// The row of `key`, to change: `fresh` when absent.
+    pub(super) fn row_or(&mut self, key: Vec<u8>, fresh: &[Acc]) -> &mut Vec<Acc> {
+        let slot = self.slots.entry(key).or_insert(Slot {
+            row: None,
+            stored: false,
+            changed: false,
+        });
+        slot.changed = true;
+        slot.row.get_or_insert_with(|| fresh.to_vec())
+    }
+
+    pub(super) fn put(&mut self, key: Vec<u8>, row: Option<Vec<Acc>>) {
         let slot = self.slots.entry(key).or_insert(Slot {
             row: None,
             stored: false,
@@ -905,7 +974,7 @@ impl SliceCache {
         slot.changed = true;
     }
 
-    fn write(self, table: &AccTable, store: &mut dyn StateBackend) -> Result<()> {
+    pub(super) fn write(self, table: &AccTable, store: &mut dyn StateBackend) -> Result<()> {
         let mut changed: Vec<(Vec<u8>, Slot)> = self
             .slots
             .into_iter()
@@ -938,19 +1007,20 @@ impl SliceCache {
 
 /// The windows fired by one watermark, as output columns are built from them.
 #[derive(Default)]
-struct Fired {
+pub(super) struct Fired {
     key_data: Vec<u8>,
     key_offsets: Vec<usize>,
+    starts: Vec<i64>,
     ends: Vec<i64>,
     /// Per visible call, its results.
     values: Vec<Vec<Value>>,
 }
 
 impl Fired {
-    fn push(
+    pub(super) fn push(
         &mut self,
         key_row: &[u8],
-        end: i64,
+        window: TimeWindow,
         calls: &[BoundCall],
         acc: &mut [Acc],
     ) -> Result<()> {
@@ -963,32 +1033,39 @@ impl Fired {
         }
         self.key_data.extend_from_slice(key_row);
         self.key_offsets.push(self.key_data.len());
-        self.ends.push(end);
+        self.starts.push(window.start);
+        self.ends.push(window.end);
         Ok(())
     }
 
-    fn finish(self, op: &WindowAggregate) -> Result<ChangelogBatch> {
+    /// The output rows: grouping columns (`key_types`), the results of `calls`, then the
+    /// window `properties` over a time column of `time_type`.
+    pub(super) fn finish(
+        self,
+        schema: &SchemaRef,
+        key_types: &[LogicalType],
+        calls: &[BoundCall],
+        properties: &[(String, WindowProperty)],
+        time_type: &LogicalType,
+    ) -> Result<ChangelogBatch> {
         if self.ends.is_empty() {
-            return op.empty();
+            return Ok(ChangelogBatch::insert_only(RecordBatch::new_empty(
+                schema.clone(),
+            )));
         }
         let n = self.ends.len();
-        let mut columns: Vec<ArrayRef> = Vec::with_capacity(op.schema.fields().len());
-        if !op.key_types.is_empty() {
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
+        if !key_types.is_empty() {
             let keys =
-                RowReader::new(op.key_types.clone()).read(&self.key_data, &self.key_offsets)?;
+                RowReader::new(key_types.to_vec()).read(&self.key_data, &self.key_offsets)?;
             columns.extend(keys.batch().columns().iter().cloned());
         }
-        let visible = op.spec.aggregate.calls.len();
-        for (values, call) in self.values.iter().zip(&op.calls[..visible]) {
+        for (values, call) in self.values.iter().zip(calls) {
             columns.push(build_array(&call.result.to_arrow(), values.iter())?);
         }
-        let window = op.spec.window;
-        let time_type = &op.spec.aggregate.input_types[op.spec.time_column];
-        for (_, property) in &op.spec.properties {
+        for (_, property) in properties {
             let times: Vec<i64> = match property {
-                WindowProperty::Start => {
-                    self.ends.iter().map(|&e| window.window_start(e)).collect()
-                }
+                WindowProperty::Start => self.starts.clone(),
                 WindowProperty::End => self.ends.clone(),
                 WindowProperty::Time => self.ends.iter().map(|e| e.wrapping_sub(1)).collect(),
             };
@@ -1000,7 +1077,7 @@ impl Fired {
             columns.push(Arc::new(array));
         }
         debug_assert!(columns.iter().all(|c| c.len() == n));
-        let batch = RecordBatch::try_new(op.schema.clone(), columns)?;
+        let batch = RecordBatch::try_new(schema.clone(), columns)?;
         Ok(ChangelogBatch::insert_only(batch))
     }
 }

@@ -1,5 +1,6 @@
 //! Flink's window aggregation nodes: one-phase `stream-exec-window-aggregate_1`
-//! (`StreamExecWindowAggregate`) as [`OperatorPlan::WindowAggregate`], and the two-phase
+//! (`StreamExecWindowAggregate`) as [`OperatorPlan::WindowAggregate`] (or, over a SESSION
+//! window, [`OperatorPlan::SessionWindowAggregate`]), and the two-phase
 //! `stream-exec-local-window-aggregate_1` and `stream-exec-global-window-aggregate_1` as
 //! [`OperatorPlan::LocalWindowAggregate`] and [`OperatorPlan::GlobalWindowAggregate`].
 //!
@@ -9,8 +10,10 @@
 //!   must be false (window aggregation over an insert-only input).
 //! - `windowing`: strategy `TimeAttribute` on a row time (`isRowtime`), the time column
 //!   `timeAttributeIndex`, and the window: `TumblingWindow` (`size`, `offset`),
-//!   `HoppingWindow` (`size`, `slide`, `offset`) or `CumulativeWindow` (`maxSize`, `step`,
-//!   `offset`), durations in Java's ISO-8601 form (`PT10S`, `PT0.5S`, `PT-1S`).
+//!   `HoppingWindow` (`size`, `slide`, `offset`), `CumulativeWindow` (`maxSize`, `step`,
+//!   `offset`) or `SessionWindow` (`gap`; its `partition_key_indices` do not matter here,
+//!   as the operator is keyed by the grouping), durations in Java's ISO-8601 form (`PT10S`,
+//!   `PT0.5S`, `PT-1S`).
 //! - `namedWindowProperties`: `WindowStart`, `WindowEnd` and `Rowtime` (`window_time`), in
 //!   output order after the calls (not on the local phase).
 //! - The global phase: strategy `SliceAttached` with `sliceEnd` the last column of its input
@@ -20,7 +23,8 @@
 //!
 //! # Refused (the node stays stock)
 //!
-//! Processing time, SESSION windows (`SessionWindow`), windows attached by a TVF upstream
+//! Processing time, SESSION windows outside the one-phase node, windows attached by a TVF
+//! upstream
 //! (strategy `WindowAttached`, or `SliceAttached` outside the global phase), a
 //! TIMESTAMP_LTZ time column unless `table.local-time-zone` is UTC (Flink then shifts
 //! windows into the session zone), FIRST_VALUE/LAST_VALUE/LISTAGG on HOP or CUMULATE (no
@@ -33,6 +37,7 @@ use super::aggregate::{agg_call, compare, index, max_parallelism};
 use super::types::row_type;
 use super::{FlinkConfig, Result, Unsupported};
 use crate::aggregate::GroupAggSpec;
+use crate::aggregate::session::SessionWindowAggSpec;
 use crate::aggregate::window::{WindowAggSpec, WindowProperty};
 use crate::ops::{OperatorPlan, StateConfig};
 use crate::types::{LogicalType, RowField};
@@ -147,26 +152,45 @@ pub fn plan(
             .map(property)
             .collect::<Result<Vec<_>>>()?,
     };
-    let spec = WindowAggSpec {
-        aggregate: GroupAggSpec {
-            input_names: spec_input.iter().map(|f| f.name.clone()).collect(),
-            input_types: spec_input.iter().map(|f| f.ty.clone()).collect(),
-            grouping,
-            calls,
-            input_retracts: false,
-            generate_update_before: false,
-            mini_batch_rows: None,
-            state_ttl: None,
-            max_parallelism: max_parallelism(config)?,
-        },
-        window,
-        time_column,
-        properties,
+    let aggregate = GroupAggSpec {
+        input_names: spec_input.iter().map(|f| f.name.clone()).collect(),
+        input_types: spec_input.iter().map(|f| f.ty.clone()).collect(),
+        grouping,
+        calls,
+        input_retracts: false,
+        generate_update_before: false,
+        mini_batch_rows: None,
+        state_ttl: None,
+        max_parallelism: max_parallelism(config)?,
     };
-    let plan = match phase {
-        Phase::OnePhase => OperatorPlan::WindowAggregate(spec),
-        Phase::Local => OperatorPlan::LocalWindowAggregate(spec),
-        Phase::Global => OperatorPlan::GlobalWindowAggregate(spec),
+    let plan = match (window, phase) {
+        (Windowing::Session { gap }, Phase::OnePhase) => {
+            OperatorPlan::SessionWindowAggregate(SessionWindowAggSpec {
+                aggregate,
+                gap,
+                time_column,
+                properties,
+            })
+        }
+        (Windowing::Session { .. }, Phase::Local | Phase::Global) => {
+            return Err(Unsupported::Feature(format!(
+                "SESSION windows in a {}",
+                phase.node()
+            )));
+        }
+        (Windowing::Sliced(window), phase) => {
+            let spec = WindowAggSpec {
+                aggregate,
+                window,
+                time_column,
+                properties,
+            };
+            match phase {
+                Phase::OnePhase => OperatorPlan::WindowAggregate(spec),
+                Phase::Local => OperatorPlan::LocalWindowAggregate(spec),
+                Phase::Global => OperatorPlan::GlobalWindowAggregate(spec),
+            }
+        }
     };
     let output = row_type(field("outputType")?)?;
     let operator = plan
@@ -234,8 +258,14 @@ fn check_time_type(ty: &LogicalType, config: &FlinkConfig) -> Result<()> {
     }
 }
 
-/// The slicing of `windowing`'s window.
-fn window_of(windowing: &Value) -> Result<SliceAssigner> {
+/// A window of the TVFs: sliced (TUMBLE, HOP, CUMULATE) or a SESSION gap.
+enum Windowing {
+    Sliced(SliceAssigner),
+    Session { gap: i64 },
+}
+
+/// `windowing`'s window.
+fn window_of(windowing: &Value) -> Result<Windowing> {
     let window = windowing
         .get("window")
         .ok_or_else(|| Unsupported::Malformed("windowing without \"window\"".into()))?;
@@ -261,13 +291,20 @@ fn window_of(windowing: &Value) -> Result<SliceAssigner> {
             step: millis("step", true)?,
             offset: millis("offset", false)?,
         },
+        Some("SessionWindow") => {
+            let gap = millis("gap", true)?;
+            if gap <= 0 {
+                return Err(Unsupported::Feature(format!("a session gap of {gap} ms")));
+            }
+            return Ok(Windowing::Session { gap });
+        }
         Some(other) => return Err(Unsupported::Feature(format!("{other} windows"))),
         None => return Err(Unsupported::Malformed("a window without \"type\"".into())),
     };
     assigner
         .validate()
         .map_err(|e| Unsupported::Feature(e.to_string()))?;
-    Ok(assigner)
+    Ok(Windowing::Sliced(assigner))
 }
 
 fn is_utc(zone: &str) -> bool {

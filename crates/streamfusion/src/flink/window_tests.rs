@@ -102,14 +102,35 @@ fn window_nodes_read_as_their_queries() {
     assert_eq!(spec("ltz_rowtime").time_column, 2);
 }
 
+/// `SESSION(TABLE src PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' SECOND)` grouped by
+/// `window_start, window_end, k` with `COUNT(*)`, as `AggNodeDump` planned it.
+#[test]
+fn a_session_node_reads_as_its_query() {
+    let OperatorPlan::SessionWindowAggregate(session) = parse("session").unwrap() else {
+        panic!("a session node plans a session aggregate");
+    };
+    assert_eq!(session.gap, 5_000);
+    assert_eq!(session.time_column, 1);
+    assert_eq!(session.aggregate.grouping, [0]);
+    assert_eq!(session.aggregate.calls.len(), 1);
+    assert_eq!(session.aggregate.calls[0].function, AggFunction::CountStar);
+    let properties: Vec<(&str, WindowProperty)> = session
+        .properties
+        .iter()
+        .map(|(n, p)| (n.as_str(), *p))
+        .collect();
+    assert_eq!(
+        properties,
+        [
+            ("window_start", WindowProperty::Start),
+            ("window_end", WindowProperty::End)
+        ]
+    );
+}
+
 #[test]
 fn what_is_not_native_yet_is_refused_with_a_reason() {
     let reason = |name: &str| parse(name).unwrap_err().to_string();
-    assert!(
-        reason("session").contains("SessionWindow"),
-        "{}",
-        reason("session")
-    );
     assert!(
         reason("proctime").contains("processing-time windows"),
         "{}",

@@ -362,6 +362,23 @@ impl Keyed {
         self.store.write(&batch)
     }
 
+    /// Deletes event-time timers `(key group, timestamp, key, namespace)` with one write; a
+    /// timer not registered is no error.
+    pub fn delete_event_timers<'k, N: AsRef<[u8]>>(
+        &mut self,
+        timers: impl IntoIterator<Item = (u16, i64, &'k [u8], N)>,
+    ) -> Result<()> {
+        let table = self.timers(true)?;
+        let mut batch = crate::state::WriteBatch::new();
+        for (key_group, timestamp, key, namespace) in timers {
+            table.delete(&mut batch, key_group, timestamp, key, namespace.as_ref());
+        }
+        if batch.is_empty() {
+            return Ok(());
+        }
+        self.store.write(&batch)
+    }
+
     /// Removes and returns the event-time timers at or before the watermark, in firing
     /// order (timestamp, then key group, then key); none before the first watermark. Each
     /// key group is scanned from the last watermark that fired (lowered by timers registered

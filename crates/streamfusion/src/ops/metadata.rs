@@ -52,6 +52,8 @@ pub enum OperatorKind {
     /// The global phase of two-phase window aggregation
     /// ([`crate::aggregate::WindowAggregate::open_global`]).
     GlobalWindowAggregate,
+    /// SESSION window aggregation ([`crate::aggregate::SessionWindowAggregate`]).
+    SessionWindowAggregate,
     /// Deduplication, keep first or last row per key ([`crate::deduplicate::Deduplicate`]).
     Deduplicate,
     /// Top-N per partition ([`crate::rank::Rank`]).
@@ -74,6 +76,7 @@ impl std::fmt::Display for OperatorKind {
             OperatorKind::WindowAggregate => "window_aggregate",
             OperatorKind::LocalWindowAggregate => "local_window_aggregate",
             OperatorKind::GlobalWindowAggregate => "global_window_aggregate",
+            OperatorKind::SessionWindowAggregate => "session_window_aggregate",
             OperatorKind::Deduplicate => "deduplicate",
             OperatorKind::Rank => "rank",
             OperatorKind::OverAggregate => "over_aggregate",

@@ -29,6 +29,7 @@ use super::keyed::{Keyed, KeyedOperator, all_key_groups};
 use super::restore::StateConfig;
 use super::{Operator, OperatorKind};
 use crate::aggregate::over::{OverAggregate, OverSpec};
+use crate::aggregate::session::{SessionWindowAggSpec, SessionWindowAggregate};
 use crate::aggregate::window::{WindowAggSpec, WindowAggregate};
 use crate::aggregate::window_local::LocalWindowAggregate;
 use crate::aggregate::{GlobalGroupAggregate, GroupAggSpec, GroupAggregate, LocalGroupAggregate};
@@ -64,6 +65,8 @@ pub enum OperatorPlan {
     LocalWindowAggregate(WindowAggSpec),
     /// The global phase of a two-phase window aggregation.
     GlobalWindowAggregate(WindowAggSpec),
+    /// SESSION window aggregation (one phase).
+    SessionWindowAggregate(SessionWindowAggSpec),
     /// Deduplication (keep the first or last row per key).
     Deduplicate(DedupSpec),
     /// Top-N (`ROW_NUMBER() <= N` per partition).
@@ -97,6 +100,7 @@ impl OperatorPlan {
             OperatorPlan::WindowAggregate(_) => OperatorKind::WindowAggregate,
             OperatorPlan::LocalWindowAggregate(_) => OperatorKind::LocalWindowAggregate,
             OperatorPlan::GlobalWindowAggregate(_) => OperatorKind::GlobalWindowAggregate,
+            OperatorPlan::SessionWindowAggregate(_) => OperatorKind::SessionWindowAggregate,
             OperatorPlan::Deduplicate(_) => OperatorKind::Deduplicate,
             OperatorPlan::Rank(_) => OperatorKind::Rank,
             OperatorPlan::OverAggregate(_) => OperatorKind::OverAggregate,
@@ -116,6 +120,9 @@ impl OperatorPlan {
             OperatorPlan::WindowAggregate(spec)
             | OperatorPlan::LocalWindowAggregate(spec)
             | OperatorPlan::GlobalWindowAggregate(spec) => {
+                spec.aggregate.max_parallelism = max_parallelism;
+            }
+            OperatorPlan::SessionWindowAggregate(spec) => {
                 spec.aggregate.max_parallelism = max_parallelism;
             }
             OperatorPlan::Deduplicate(spec) => spec.max_parallelism = max_parallelism,
@@ -189,6 +196,12 @@ impl OperatorPlan {
             }
             OperatorPlan::LocalWindowAggregate(spec) => {
                 Box::new(LocalWindowAggregate::new(spec.clone())?)
+            }
+            OperatorPlan::SessionWindowAggregate(spec) => {
+                let max_parallelism = spec.aggregate.max_parallelism;
+                let range = Self::key_groups(&spec.aggregate, key_groups)?;
+                let keyed = Keyed::open(config, "session-window-agg", max_parallelism, range)?;
+                Box::new(SessionWindowAggregate::open(spec.clone(), keyed)?)
             }
             OperatorPlan::Deduplicate(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
@@ -268,6 +281,15 @@ impl OperatorPlan {
             }
             OperatorPlan::LocalWindowAggregate(spec) => {
                 Box::new(LocalWindowAggregate::restore(spec.clone(), checkpoints)?)
+            }
+            OperatorPlan::SessionWindowAggregate(spec) => {
+                let range = Self::key_groups(&spec.aggregate, key_groups)?;
+                Box::new(SessionWindowAggregate::restore(
+                    spec.clone(),
+                    config,
+                    range,
+                    checkpoints,
+                )?)
             }
             OperatorPlan::Deduplicate(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;

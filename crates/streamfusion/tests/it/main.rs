@@ -23,6 +23,7 @@ mod over_flink;
 mod rank;
 mod rank_flink;
 mod regex_flink;
+mod session_window;
 mod state;
 mod temporal_sort;
 mod window_aggregate;

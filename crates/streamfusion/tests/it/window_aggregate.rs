@@ -22,10 +22,10 @@ use streamfusion::window::slices::SliceAssigner;
 
 use super::common::{Backend, SplitMix, config, key_group_ranges, route};
 
-const MAX_PARALLELISM: u32 = 128;
+pub(super) const MAX_PARALLELISM: u32 = 128;
 
 #[derive(Debug, Clone, Copy)]
-enum Event {
+pub(super) enum Event {
     Row {
         key: Option<i32>,
         ts: i64,
@@ -35,7 +35,7 @@ enum Event {
 }
 
 /// One emitted window: key, start, end, COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v), time.
-type Out = (
+pub(super) type Out = (
     Option<i32>,
     i64,
     i64,
@@ -138,37 +138,48 @@ fn model(window: SliceAssigner, events: &[Event]) -> Vec<Vec<Out>> {
 }
 
 fn spec(window: SliceAssigner) -> WindowAggSpec {
-    let v = Some(1);
     WindowAggSpec {
-        aggregate: GroupAggSpec {
-            input_names: vec!["k".into(), "v".into(), "ts".into()],
-            input_types: vec![
-                LogicalType::Int,
-                LogicalType::BigInt,
-                LogicalType::Timestamp(3),
-            ],
-            grouping: vec![0],
-            calls: vec![
-                AggCall::new(AggFunction::CountStar, None, "cnt"),
-                AggCall::new(AggFunction::Count, v, "cnt_v"),
-                AggCall::new(AggFunction::Sum, v, "sum_v"),
-                AggCall::new(AggFunction::Min, v, "min_v"),
-                AggCall::new(AggFunction::Max, v, "max_v"),
-            ],
-            input_retracts: false,
-            generate_update_before: false,
-            mini_batch_rows: None,
-            state_ttl: None,
-            max_parallelism: MAX_PARALLELISM,
-        },
+        aggregate: aggregate(),
         window,
         time_column: 2,
-        properties: vec![
-            ("window_start".into(), WindowProperty::Start),
-            ("window_end".into(), WindowProperty::End),
-            ("window_time".into(), WindowProperty::Time),
-        ],
+        properties: properties(),
     }
+}
+
+/// `COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v)` grouped by `k` over `(k INT, v BIGINT, ts
+/// TIMESTAMP(3))`.
+pub(super) fn aggregate() -> GroupAggSpec {
+    let v = Some(1);
+    GroupAggSpec {
+        input_names: vec!["k".into(), "v".into(), "ts".into()],
+        input_types: vec![
+            LogicalType::Int,
+            LogicalType::BigInt,
+            LogicalType::Timestamp(3),
+        ],
+        grouping: vec![0],
+        calls: vec![
+            AggCall::new(AggFunction::CountStar, None, "cnt"),
+            AggCall::new(AggFunction::Count, v, "cnt_v"),
+            AggCall::new(AggFunction::Sum, v, "sum_v"),
+            AggCall::new(AggFunction::Min, v, "min_v"),
+            AggCall::new(AggFunction::Max, v, "max_v"),
+        ],
+        input_retracts: false,
+        generate_update_before: false,
+        mini_batch_rows: None,
+        state_ttl: None,
+        max_parallelism: MAX_PARALLELISM,
+    }
+}
+
+/// `window_start`, `window_end`, `window_time`.
+pub(super) fn properties() -> Vec<(String, WindowProperty)> {
+    vec![
+        ("window_start".into(), WindowProperty::Start),
+        ("window_end".into(), WindowProperty::End),
+        ("window_time".into(), WindowProperty::Time),
+    ]
 }
 
 fn batch(rows: &[(Option<i32>, i64, Option<i64>)]) -> ChangelogBatch {
@@ -214,7 +225,7 @@ fn rows_of(out: &mut Output) -> Vec<Out> {
 
 /// A random event stream: keys (NULL among them) over a slowly rising time with jitter, a
 /// watermark after every few rows lagging the largest time, and some rows far behind it.
-fn events(seed: u64, rows: usize, keys: i32, start: i64) -> Vec<Event> {
+pub(super) fn events(seed: u64, rows: usize, keys: i32, start: i64) -> Vec<Event> {
     let mut random = SplitMix::new(seed);
     let mut next = |m: u64| random.below(m);
     let mut events = Vec::new();
@@ -294,9 +305,7 @@ impl Phases {
     }
 }
 
-/// Runs `events` through subtasks of the plan (rows routed by key group), restoring every
-/// subtask from the checkpoints of the previous ones at each event index in `restores`
-/// (with the parallelism given there), in `chunk`-row batches.
+/// Runs `events` through the plan of `phases` ([`run_plan`]).
 fn run_phases(
     phases: Phases,
     backend: Backend,
@@ -305,19 +314,31 @@ fn run_phases(
     restores: &[(usize, u32)],
     chunk: usize,
 ) -> Vec<Vec<Out>> {
-    let dir = tempfile::tempdir().unwrap();
     let spec = spec(window);
-    let (mut local, plan) = match phases {
+    let (local, plan) = match phases {
         Phases::One => (None, OperatorPlan::WindowAggregate(spec)),
         Phases::Two => (
-            Some(
-                OperatorPlan::LocalWindowAggregate(spec.clone())
-                    .build(&StateConfig::memory(), None)
-                    .unwrap(),
-            ),
+            Some(OperatorPlan::LocalWindowAggregate(spec.clone())),
             OperatorPlan::GlobalWindowAggregate(spec),
         ),
     };
+    run_plan(local, &plan, backend, events, restores, chunk)
+}
+
+/// Runs `events` through subtasks of `plan` (rows routed by key group, behind one subtask of
+/// the stateless `local` plan when there is one), restoring every subtask from the
+/// checkpoints of the previous ones at each event index in `restores` (with the parallelism
+/// given there), in `chunk`-row batches; each watermark's output, sorted.
+pub(super) fn run_plan(
+    local: Option<OperatorPlan>,
+    plan: &OperatorPlan,
+    backend: Backend,
+    events: &[Event],
+    restores: &[(usize, u32)],
+    chunk: usize,
+) -> Vec<Vec<Out>> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut local = local.map(|l| l.build(&StateConfig::memory(), None).unwrap());
     let state = |i: usize| -> StateConfig {
         match backend {
             Backend::Memory => StateConfig::memory(),

@@ -32,7 +32,7 @@ import java.util.Map;
 /**
  * Window aggregation parity of StreamFusion against stock Flink 2.3.0 in one MiniCluster JVM.
  *
- * <p>Every query (window TVFs: TUMBLE, HOP and CUMULATE, with and without offsets, planned
+ * <p>Every query (window TVFs: TUMBLE, HOP, CUMULATE and SESSION, with and without offsets, planned
  * ONE_PHASE so each has one {@code WindowAggregate}, or AUTO so it has a {@code
  * LocalWindowAggregate} and a {@code GlobalWindowAggregate}) runs over the same input, stock
  * ({@code streamfusion.enabled = false}) and native ({@code true}, small bundles so every query
@@ -57,9 +57,9 @@ import java.util.Map;
  * <p>Window outputs are insert-only: outputs must be equal as multisets of rows, row kinds
  * included. For each native run the planner's decisions must show the query's {@code
  * WindowAggregate} substituted (both phases of an AUTO plan), except for the queries that must
- * stay stock (and still match): a SESSION window and a processing-time window, whose {@code
- * WindowAggregate} the native side must refuse (and, with {@code streamfusion.fallback =
- * false}, planning must fail). Processing-time windows of a bounded input emit nothing (their
+ * stay stock (and still match): a processing-time window, whose {@code WindowAggregate} the
+ * native side must refuse (and, with {@code streamfusion.fallback = false}, planning must
+ * fail). Processing-time windows of a bounded input emit nothing (their
  * timers do not fire at the end of input), so that query may match with no rows.
  *
  * <p>Args: optional query names to run (all when none). Prints one line per case and a last
@@ -140,6 +140,12 @@ public final class WindowParity {
     static String cumulate(String step, String size) {
         return " FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL " + step + ", INTERVAL "
                 + size + "))";
+    }
+
+    /** {@code table} is the table with its {@code PARTITION BY}, if any. */
+    static String session(String table, String time, String gap) {
+        return " FROM TABLE(SESSION(TABLE " + table + ", DESCRIPTOR(" + time + "), INTERVAL "
+                + gap + "))";
     }
 
     static final String BY = " GROUP BY window_start, window_end";
@@ -247,12 +253,44 @@ public final class WindowParity {
                 "SELECT k2, window_end, hi - lo FROM (SELECT k2, window_start, window_end,"
                         + " MAX(i) AS hi, MIN(i) AS lo" + cumulate("'2' SECOND", "'6' SECOND")
                         + " WHERE s <> 'x'" + BY + ", k2) WHERE hi > lo");
-        // Stay stock and still match: SESSION windows, processing time, two phases (AUTO).
-        QUERIES.add(new Query("session_stock",
-                "SELECT k2, window_start, window_end, COUNT(*), SUM(i), MAX(s) FROM TABLE("
-                        + "SESSION(TABLE t PARTITION BY k2, DESCRIPTOR(ts), INTERVAL '2' SECOND))"
-                        + BY + ", k2",
-                Reach.BACKENDS, Expect.STOCK, false));
+        // SESSION windows (one phase: Flink does not split unsliced windows). Rows of a key
+        // in k2 are ~360 ms apart, so '2' SECOND sessions end at the 5 s gaps only.
+        q("session", Reach.EVERYWHERE,
+                "SELECT k2, window_start, window_end, COUNT(*), SUM(i), MAX(s), MIN(d), AVG(l)"
+                        + session("t PARTITION BY k2", "ts", "'2' SECOND") + BY + ", k2");
+        // Rows of a key in k are ~13.2 s apart (18.2 s across a 5 s gap), give or take the
+        // out-of-order and late rows: '13' SECOND sessions both break and merge, and late
+        // rows bridge two sessions or extend one backwards.
+        q("session_merges", Reach.BACKENDS,
+                "SELECT k, window_start, window_end, window_time, COUNT(*), COUNT(i), SUM(l),"
+                        + " MIN(s), MAX(i), AVG(d)"
+                        + session("t PARTITION BY k", "ts", "'13' SECOND") + BY
+                        + ", window_time, k");
+        // Rows of a key in k2 are ~360 ms apart, out of order by up to 399 ms, some 700 ms
+        // late: '0.25' SECOND sessions hold a row or a few, and out-of-order and late rows
+        // land between two live sessions and bridge them.
+        q("session_bridges", Reach.BACKENDS,
+                "SELECT k2, window_start, window_end, COUNT(*), SUM(i), MIN(s), MAX(l), AVG(d)"
+                        + session("t PARTITION BY k2", "ts", "'0.25' SECOND") + BY + ", k2");
+        // $WELFORD_M2's merge is not symmetric: bridged sessions merge in Flink's order (the
+        // first of a java.util.HashSet's iteration keeps its state). View sb: each key's two
+        // sessions of three rows each, then the row that bridges them (BRIDGES).
+        q("session_stddev", Reach.BACKENDS,
+                "SELECT k2, window_start, window_end, STDDEV_POP(x), VAR_SAMP(x), VAR_POP(d),"
+                        + " SUM(x), COUNT(*)" + session("sb PARTITION BY k2", "ts", "'0.2' SECOND")
+                        + BY + ", k2");
+        q("session_distinct_filter", Reach.BACKENDS,
+                "SELECT g, window_start, window_end, COUNT(DISTINCT k2), SUM(l) FILTER (WHERE"
+                        + " i > 0), COUNT(*) FILTER (WHERE s IS NULL), MAX(amount)"
+                        + session("t PARTITION BY g", "ts", "'3' SECOND") + BY + ", g");
+        q("session_global", Reach.EVERYWHERE,
+                "SELECT window_start, window_end, COUNT(*), SUM(i), MAX(s), MIN(amount)"
+                        + session("t", "ts", "'1' SECOND") + BY);
+        q("session_ltz", Reach.BACKENDS,
+                "SELECT k2, window_start, window_end, window_time, COUNT(*), SUM(l), MIN(s)"
+                        + session("tl PARTITION BY k2", "rt", "'1' SECOND") + BY
+                        + ", window_time, k2");
+        // Stay stock and still match: processing time.
         // One window of a day: the rows' windows do not depend on when they are processed
         // (unless a run spans midnight UTC), and window bounds are not selected.
         QUERIES.add(new Query("proctime_stock",
@@ -454,6 +492,16 @@ public final class WindowParity {
                 .columnByMetadata("rt", DataTypes.TIMESTAMP_LTZ(3), "rowtime")
                 .watermark("rt", "SOURCE_WATERMARK()")
                 .build()));
+        DataStream<Row> bridges = env.fromData(BRIDGES, AggParity.rowInfo(TYPE))
+                .setParallelism(1)
+                .assignTimestampsAndWatermarks(
+                        WatermarkStrategy.forGenerator(ctx -> new Punctuated())
+                                .withTimestampAssigner(new RowTime(TS)))
+                .setParallelism(1);
+        tEnv.createTemporaryView("sb", tEnv.fromDataStream(bridges, Schema.newBuilder()
+                .fromRowDataType(TYPE)
+                .watermark("ts", "SOURCE_WATERMARK()")
+                .build()));
         DataStream<String> all = null;
         for (Query query : queries) {
             run.rows.put(query.name(), new ArrayList<>());
@@ -600,6 +648,38 @@ public final class WindowParity {
 
     /** {@link #TABLE} without the late rows: out of order by less than the bound only. */
     static final List<Row> ON_TIME = rows(false);
+
+    /**
+     * Sessions that merge in threes (view {@code sb}, gap 200 ms): each second, each of eight
+     * keys in {@code k2} gets three rows 30 ms apart, then three more 400 ms later (two
+     * sessions), and then, for two keys in three, a row between them that touches both. Values
+     * are not dyadic, so a merge of the two sessions' {@code $WELFORD_M2} accumulators shows
+     * which one kept its state.
+     */
+    static final List<Row> BRIDGES = bridgeRows();
+
+    static List<Row> bridgeRows() {
+        List<Row> rows = new ArrayList<>();
+        long id = 0;
+        for (int second = 0; second < 40; second++) {
+            for (long[] offsets : new long[][] {{0, 30, 60}, {400, 430, 460}, {230}}) {
+                for (int key = 0; key < 8; key++) {
+                    if (offsets.length == 1 && (second + key) % 3 == 0) {
+                        continue;
+                    }
+                    for (long offset : offsets) {
+                        long at = second * 1000L + key * 7L + offset;
+                        id++;
+                        rows.add(Row.of(id, (int) (id % 5), key, "b", (int) (id % 11) - 5,
+                                id * 3L, ((id * 13 % 29) - 14) / 4.0, id * 0.1 - 3.7,
+                                BigDecimal.valueOf(id * 7 - 300, 2), "s" + id % 4, null,
+                                BASE.plusNanos(at * 1_000_000L)));
+                    }
+                }
+            }
+        }
+        return rows;
+    }
 
     static List<Row> rows(boolean late) {
         List<Row> rows = new ArrayList<>();
