@@ -175,6 +175,7 @@ fn session_plan() -> OperatorPlan {
         gap: GAP,
         time_column: 2,
         properties: properties(),
+        legacy: false,
     })
 }
 

@@ -1,7 +1,9 @@
 //! SESSION window aggregation: Flink's `WindowAggOperator` with
 //! `UnsliceSyncStateWindowAggProcessor`, the one-phase plan of `GROUP BY window_start,
 //! window_end, k` over `TABLE(SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap))`, in
-//! event time.
+//! event time; and the legacy `GROUP BY k, SESSION(ts, gap)` group window (Flink's
+//! `WindowOperator` with `MergingWindowProcessFunction`, early and late firing off), whose
+//! sessions and results are the same.
 //!
 //! # State
 //!
@@ -73,7 +75,7 @@ const SESSION_BYTES: usize = 16;
 
 /// A SESSION window aggregation, as JSON: `{"aggregate": <GroupAggSpec, insert-only,
 /// without mini-batch or TTL>, "gap": 2000, "time_column": 2, "properties":
-/// [["window_start", "start"], ["window_end", "end"]]}`.
+/// [["window_start", "start"], ["window_end", "end"]], "legacy": false}`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SessionWindowAggSpec {
@@ -86,6 +88,11 @@ pub struct SessionWindowAggSpec {
     pub time_column: usize,
     /// The window properties after the calls, with their output names.
     pub properties: Vec<(String, WindowProperty)>,
+    /// The legacy `GROUP BY SESSION(...)` group window (Flink's `WindowOperator`) rather than
+    /// the SESSION window TVF (`WindowAggOperator`): the same sessions and results, but its
+    /// timer service keeps no watermark, so a restored operator starts without one.
+    #[serde(default)]
+    pub legacy: bool,
 }
 
 impl SessionWindowAggSpec {
@@ -96,6 +103,7 @@ impl SessionWindowAggSpec {
             "aggregate": self.aggregate.semantics(),
             "gap": self.gap,
             "time_column": self.time_column,
+            "legacy": self.legacy,
         })
     }
 }
@@ -256,8 +264,8 @@ impl SessionWindowAggregate {
     }
 
     /// An operator owning `key_groups`, its state (and watermark: the lowest, as
-    /// `WindowAggOperator` restores it) restored from `checkpoints` into a store of
-    /// `config`.
+    /// `WindowAggOperator` restores it; none for the legacy group window, decision 0030)
+    /// restored from `checkpoints` into a store of `config`.
     pub fn restore(
         spec: SessionWindowAggSpec,
         config: &StateConfig,
@@ -271,7 +279,11 @@ impl SessionWindowAggregate {
             spec.aggregate.max_parallelism,
             key_groups,
             checkpoints,
-            RestoredWatermark::Lowest,
+            if spec.legacy {
+                RestoredWatermark::Unset
+            } else {
+                RestoredWatermark::Lowest
+            },
         )?;
         Self::open(spec, keyed)
     }

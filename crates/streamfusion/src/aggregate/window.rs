@@ -91,6 +91,9 @@ pub enum WindowProperty {
     End,
     /// `window_time` (`window_end - 1`), the time column's type: a row time again.
     Time,
+    /// A legacy group window's `w$proctime` over an event-time window: NULL, TIMESTAMP_LTZ(3)
+    /// (Flink's generated `getValue` leaves it unset).
+    Proctime,
 }
 
 /// A window aggregation, as JSON: `{"aggregate": <GroupAggSpec, insert-only, without
@@ -350,8 +353,10 @@ pub(super) fn with_properties(
         let ty = match property {
             WindowProperty::Start | WindowProperty::End => LogicalType::Timestamp(3),
             WindowProperty::Time => time_type.clone(),
+            WindowProperty::Proctime => LogicalType::TimestampLtz(3),
         };
-        fields.push(Field::new(name, ty.to_arrow(), false));
+        let nullable = *property == WindowProperty::Proctime;
+        fields.push(Field::new(name, ty.to_arrow(), nullable));
         output_types.push(ty);
     }
     Arc::new(Schema::new(fields))
@@ -1064,14 +1069,17 @@ impl Fired {
             columns.push(build_array(&call.result.to_arrow(), values.iter())?);
         }
         for (_, property) in properties {
-            let times: Vec<i64> = match property {
-                WindowProperty::Start => self.starts.clone(),
-                WindowProperty::End => self.ends.clone(),
-                WindowProperty::Time => self.ends.iter().map(|e| e.wrapping_sub(1)).collect(),
+            let array = match property {
+                WindowProperty::Start => TimestampMillisecondArray::from(self.starts.clone()),
+                WindowProperty::End => TimestampMillisecondArray::from(self.ends.clone()),
+                WindowProperty::Time => TimestampMillisecondArray::from_iter_values(
+                    self.ends.iter().map(|e| e.wrapping_sub(1)),
+                ),
+                WindowProperty::Proctime => TimestampMillisecondArray::new_null(n),
             };
-            let array = TimestampMillisecondArray::from(times);
             let array = match (property, time_type) {
-                (WindowProperty::Time, LogicalType::TimestampLtz(_)) => array.with_timezone("UTC"),
+                (WindowProperty::Time, LogicalType::TimestampLtz(_))
+                | (WindowProperty::Proctime, _) => array.with_timezone("UTC"),
                 _ => array,
             };
             columns.push(Arc::new(array));

@@ -39,7 +39,9 @@
 //!   [`OperatorPlan::GlobalGroupAggregate`].
 //! - `stream-exec-window-aggregate_1`, `stream-exec-local-window-aggregate_1` and
 //!   `stream-exec-global-window-aggregate_1` ([`window`]): window aggregation over TUMBLE, HOP
-//!   and CUMULATE in event time, one- or two-phase.
+//!   and CUMULATE in event time, one- or two-phase, and SESSION in one phase;
+//!   `stream-exec-group-window-aggregate_1` ([`window::plan_group_window`]): the legacy
+//!   `GROUP BY k, SESSION(ts, gap)` group window.
 //! - `stream-exec-deduplicate_1` ([`deduplicate`]): keep the first or last row per key, on
 //!   processing or event time, immediate or mini-batch, as [`OperatorPlan::Deduplicate`].
 //! - `stream-exec-rank_1` ([`rank`]): Top-N (`ROW_NUMBER() <= N` per partition) over an
@@ -299,6 +301,7 @@ pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorP
         "stream-exec-global-window-aggregate_1" => {
             window::plan(window::Phase::Global, node, &inputs, &config)
         }
+        "stream-exec-group-window-aggregate_1" => window::plan_group_window(node, &inputs, &config),
         "stream-exec-deduplicate_1" => deduplicate::plan(node, &inputs, raw_inputs, &config),
         "stream-exec-rank_1" => rank::plan(node, &inputs, raw_inputs, &config),
         "stream-exec-over-aggregate_1" => over::plan(node, &inputs, raw_inputs, &config),

@@ -170,6 +170,7 @@ pub fn plan(
                 gap,
                 time_column,
                 properties,
+                legacy: false,
             })
         }
         (Windowing::Session { .. }, Phase::Local | Phase::Global) => {
@@ -192,6 +193,131 @@ pub fn plan(
             }
         }
     };
+    let output = row_type(field("outputType")?)?;
+    let operator = plan
+        .build(&StateConfig::memory(), None)
+        .map_err(|e| Unsupported::Operator(e.to_string()))?;
+    compare("input", operator.input_types(0), input)?;
+    compare("output", operator.output_types(), &output)?;
+    Ok(plan)
+}
+
+/// The native plan of a legacy group window aggregation `node`
+/// (`stream-exec-group-window-aggregate_1`, `GROUP BY k, SESSION(ts, gap)`) over `inputs`
+/// (exactly one row type): an event-time SESSION window with early and late firing off and
+/// no allowed lateness, as [`OperatorPlan::SessionWindowAggregate`] marked `legacy`.
+///
+/// Read: `grouping` and `aggCalls` as for GROUP BY; `window` (`kind` `SESSION`, `gap`, and
+/// `timeField.fieldIndex`, whose type must be a `ROWTIME`); `namedWindowProperties`
+/// (`WindowStart`, `WindowEnd`, `Rowtime`, `Proctime`). Refused: TUMBLE and HOP group windows
+/// (their `WindowOperator` restores differently from the sliced operator), row-count and
+/// processing-time windows, `table.exec.emit.*` early or late firing, allowed lateness.
+pub fn plan_group_window(
+    node: &Value,
+    inputs: &[Vec<RowField>],
+    config: &FlinkConfig,
+) -> Result<OperatorPlan> {
+    let [input] = inputs else {
+        return Err(Unsupported::Malformed(format!(
+            "a GroupWindowAggregate has one input, the description has {}",
+            inputs.len()
+        )));
+    };
+    let field = |name: &str| {
+        node.get(name).ok_or_else(|| {
+            Unsupported::Malformed(format!("a GroupWindowAggregate without \"{name}\""))
+        })
+    };
+    if field("needRetraction")?.as_bool() != Some(false) {
+        return Err(Unsupported::Feature(
+            "group window aggregation over a retracting input".into(),
+        ));
+    }
+    for (key, off) in [
+        ("table.exec.emit.early-fire.enabled", "false"),
+        ("table.exec.emit.late-fire.enabled", "false"),
+        ("table.exec.emit.allow-lateness", "0 ms"),
+    ] {
+        if let Some(value) = super::option_text(&config.options, key)?
+            && value != off
+        {
+            return Err(Unsupported::Feature(format!("{key} = {value}")));
+        }
+    }
+    let window = field("window")?;
+    let gap = match window.get("kind").and_then(Value::as_str) {
+        Some("SESSION") => window
+            .get("gap")
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                Unsupported::Malformed(format!("a session window without a gap: {window}"))
+            })
+            .and_then(iso_millis)?,
+        Some(kind) => {
+            return Err(Unsupported::Feature(format!(
+                "a legacy {kind} group window"
+            )));
+        }
+        None => return Err(Unsupported::Malformed(format!("group window {window}"))),
+    };
+    if gap <= 0 {
+        return Err(Unsupported::Feature(format!("a session gap of {gap} ms")));
+    }
+    let time_field = window.get("timeField").ok_or_else(|| {
+        Unsupported::Malformed(format!("a group window without timeField: {window}"))
+    })?;
+    if time_field
+        .get("fieldType")
+        .and_then(|t| t.get("kind"))
+        .and_then(Value::as_str)
+        != Some("ROWTIME")
+    {
+        return Err(Unsupported::Feature("processing-time windows".into()));
+    }
+    let time_column = index(
+        time_field
+            .get("fieldIndex")
+            .ok_or_else(|| Unsupported::Malformed("timeField without fieldIndex".into()))?,
+        input.len(),
+        "time field",
+    )?;
+    check_time_type(&input[time_column].ty, config)?;
+    let grouping = field("grouping")?
+        .as_array()
+        .ok_or_else(|| Unsupported::Malformed("\"grouping\" is not an array".into()))?
+        .iter()
+        .map(|g| index(g, input.len(), "grouping column"))
+        .collect::<Result<Vec<_>>>()?;
+    let calls = field("aggCalls")?
+        .as_array()
+        .ok_or_else(|| Unsupported::Malformed("\"aggCalls\" is not an array".into()))?
+        .iter()
+        .enumerate()
+        .map(|(i, call)| agg_call(i, call, input.len()))
+        .collect::<Result<Vec<_>>>()?;
+    let properties = field("namedWindowProperties")?
+        .as_array()
+        .ok_or_else(|| Unsupported::Malformed("\"namedWindowProperties\" is not an array".into()))?
+        .iter()
+        .map(property)
+        .collect::<Result<Vec<_>>>()?;
+    let plan = OperatorPlan::SessionWindowAggregate(SessionWindowAggSpec {
+        aggregate: GroupAggSpec {
+            input_names: input.iter().map(|f| f.name.clone()).collect(),
+            input_types: input.iter().map(|f| f.ty.clone()).collect(),
+            grouping,
+            calls,
+            input_retracts: false,
+            generate_update_before: false,
+            mini_batch_rows: None,
+            state_ttl: None,
+            max_parallelism: max_parallelism(config)?,
+        },
+        gap,
+        time_column,
+        properties,
+        legacy: true,
+    });
     let output = row_type(field("outputType")?)?;
     let operator = plan
         .build(&StateConfig::memory(), None)
@@ -328,6 +454,7 @@ fn property(value: &Value) -> Result<(String, WindowProperty)> {
         Some("WindowStart") => WindowProperty::Start,
         Some("WindowEnd") => WindowProperty::End,
         Some("Rowtime") => WindowProperty::Time,
+        Some("Proctime") => WindowProperty::Proctime,
         Some(other) => return Err(Unsupported::Feature(format!("window property {other}"))),
         None => return Err(Unsupported::Malformed(format!("window property {value}"))),
     };

@@ -128,9 +128,47 @@ fn a_session_node_reads_as_its_query() {
     );
 }
 
+/// `GROUP BY k, SESSION(ts, INTERVAL '5' SECOND)` with `SESSION_START`, `COUNT(*)` and
+/// `SUM(v)`, as `AggNodeDump` planned it (Flink adds all four window properties).
+#[test]
+fn a_legacy_session_group_window_reads_as_its_query() {
+    let OperatorPlan::SessionWindowAggregate(session) = parse("group_session").unwrap() else {
+        panic!("a legacy session group window plans a session aggregate");
+    };
+    assert!(session.legacy);
+    assert_eq!(session.gap, 5_000);
+    assert_eq!(session.time_column, 1);
+    assert_eq!(session.aggregate.grouping, [0]);
+    let functions: Vec<(AggFunction, Option<usize>)> = session
+        .aggregate
+        .calls
+        .iter()
+        .map(|c| (c.function, c.arg))
+        .collect();
+    assert_eq!(
+        functions,
+        [(AggFunction::CountStar, None), (AggFunction::Sum, Some(2))]
+    );
+    let properties: Vec<WindowProperty> = session.properties.iter().map(|(_, p)| *p).collect();
+    assert_eq!(
+        properties,
+        [
+            WindowProperty::Start,
+            WindowProperty::End,
+            WindowProperty::Time,
+            WindowProperty::Proctime
+        ]
+    );
+}
+
 #[test]
 fn what_is_not_native_yet_is_refused_with_a_reason() {
     let reason = |name: &str| parse(name).unwrap_err().to_string();
+    assert!(
+        reason("group_tumble").contains("a legacy TUMBLING group window"),
+        "{}",
+        reason("group_tumble")
+    );
     assert!(
         reason("proctime").contains("processing-time windows"),
         "{}",

@@ -16,11 +16,16 @@ use super::common::Backend;
 use super::window_aggregate::{Event, Out, aggregate, events, properties, run_plan};
 
 fn plan(gap: i64) -> OperatorPlan {
+    legacy_or_not(gap, false)
+}
+
+fn legacy_or_not(gap: i64, legacy: bool) -> OperatorPlan {
     OperatorPlan::SessionWindowAggregate(SessionWindowAggSpec {
         aggregate: aggregate(),
         gap,
         time_column: 2,
         properties: properties(),
+        legacy,
     })
 }
 
@@ -182,6 +187,7 @@ fn plans_that_cannot_run_are_refused() {
         gap: 1_000,
         time_column: 2,
         properties: properties(),
+        legacy: false,
     };
     let mut zero = base();
     zero.gap = 0;
@@ -192,4 +198,45 @@ fn plans_that_cannot_run_are_refused() {
     let mut retracting = base();
     retracting.aggregate.input_retracts = true;
     assert!(refused(retracting).contains("retracting"));
+}
+
+/// Flink's legacy `WindowOperator` keeps no watermark across a restore (its timer service
+/// restarts at `Long.MIN_VALUE`, decision 0030) while the TVF's `WindowAggOperator` restores
+/// the lowest: after a restore, a row behind the old watermark is late for the TVF operator
+/// only.
+#[test]
+fn a_restored_legacy_group_window_starts_without_a_watermark() {
+    let row = |ts, v| Event::Row {
+        key: Some(1),
+        ts,
+        v: Some(v),
+    };
+    let events = [
+        row(5_000, 1),
+        Event::Watermark(4_000),
+        row(6_000, 2),
+        row(100, 10),
+        Event::Watermark(i64::MAX),
+    ];
+    // Restored just before the row at 100.
+    let restored = |legacy| {
+        run_plan(
+            None,
+            &legacy_or_not(500, legacy),
+            Backend::Memory,
+            &events,
+            &[(3, 1)],
+            1,
+        )
+        .concat()
+    };
+    assert_eq!(restored(false), model(500, &events).concat());
+    let without_old_watermark: Vec<Event> = events
+        .iter()
+        .copied()
+        .filter(|e| !matches!(e, Event::Watermark(4_000)))
+        .collect();
+    let legacy = restored(true);
+    assert_eq!(legacy, model(500, &without_old_watermark).concat());
+    assert_eq!(legacy.len(), 3, "the row at 100 opens its own session");
 }

@@ -26,6 +26,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupAggr
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecJoin;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecOverAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecRank;
@@ -58,6 +59,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * StreamExecGlobalGroupAggregate}, {@link StreamExecWindowAggregate}, {@link
  * StreamExecLocalWindowAggregate} and {@link StreamExecGlobalWindowAggregate} (window
  * aggregation, one- and two-phase; the native side decides which windows it runs), {@link
+ * StreamExecGroupWindowAggregate} (the legacy group windows; the native side runs event-time
+ * sessions), {@link
  * StreamExecDeduplicate} (keep-first and keep-last rows on processing or event time, immediate
  * and mini-batch), {@link StreamExecRank} (Top-N; the native side decides which strategies
  * and rank ranges it runs), {@link StreamExecOverAggregate} (OVER aggregation; the native side
@@ -109,6 +112,23 @@ public class StreamFusionPlanner extends StreamPlanner {
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamFusionPlanner.class);
     private static final AtomicBoolean ANNOUNCED = new AtomicBoolean();
+
+    /** The legacy group windows' emit options (the planner's {@code WindowEmitStrategy}). */
+    private static final ConfigOption<Boolean> EARLY_FIRE =
+            ConfigOptions.key("table.exec.emit.early-fire.enabled")
+                    .booleanType()
+                    .defaultValue(false);
+
+    private static final ConfigOption<Boolean> LATE_FIRE =
+            ConfigOptions.key("table.exec.emit.late-fire.enabled")
+                    .booleanType()
+                    .defaultValue(false);
+
+    private static final ConfigOption<java.time.Duration> ALLOW_LATENESS =
+            ConfigOptions.key("table.exec.emit.allow-lateness")
+                    .durationType()
+                    .defaultValue(java.time.Duration.ZERO);
+
     /** The last decisions kept (a session cluster plans for as long as it runs). */
     private static final int KEPT_DECISIONS = 1000;
 
@@ -296,6 +316,14 @@ public class StreamFusionPlanner extends StreamPlanner {
                                 (StreamExecGlobalWindowAggregate) node,
                                 "streamfusion-global-window-aggregate_1",
                                 true);
+            } else if (node instanceof StreamExecGroupWindowAggregate) {
+                // The legacy GROUP BY TUMBLE/HOP/SESSION(...) window; the native side runs
+                // event-time sessions. Keyed by the grouping, as the stock transformation.
+                result =
+                        substitute(
+                                (StreamExecGroupWindowAggregate) node,
+                                "streamfusion-group-window-aggregate_1",
+                                true);
             } else if (node instanceof StreamExecDeduplicate) {
                 // Keyed by its unique keys: the stock transformation's key selector is kept.
                 result =
@@ -440,6 +468,10 @@ public class StreamFusionPlanner extends StreamPlanner {
                                     .TABLE_EXEC_DEDUPLICATE_MINIBATCH_COMPACT_CHANGES_ENABLED)) {
                 options.put(option.key(), String.valueOf(table.get(option)));
             }
+            // Legacy group windows: early/late firing and allowed lateness change emission.
+            options.put(EARLY_FIRE.key(), String.valueOf(table.get(EARLY_FIRE)));
+            options.put(LATE_FIRE.key(), String.valueOf(table.get(LATE_FIRE)));
+            options.put(ALLOW_LATENESS.key(), table.get(ALLOW_LATENESS).toMillis() + " ms");
             options.put(
                     CoreOptions.DEFAULT_PARALLELISM.key(),
                     String.valueOf(table.get(CoreOptions.DEFAULT_PARALLELISM)));

@@ -249,6 +249,13 @@ public final class AggNodeDump {
                         + "SESSION(TABLE wsrc PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' SECOND))"
                         + " GROUP BY k, window_start, window_end",
                 ONE_PHASE);
+        // Legacy group windows (StreamExecGroupWindowAggregate).
+        w("group_session",
+                "SELECT k, SESSION_START(ts, INTERVAL '5' SECOND) AS ws, COUNT(*) AS cnt,"
+                        + " SUM(v) AS total FROM wsrc GROUP BY k, SESSION(ts, INTERVAL '5' SECOND)");
+        w("group_tumble",
+                "SELECT k, TUMBLE_END(ts, INTERVAL '5' SECOND) AS we, COUNT(*) AS cnt FROM wsrc"
+                        + " GROUP BY k, TUMBLE(ts, INTERVAL '5' SECOND)");
 
         // Deduplication (StreamExecDeduplicate) over the window source's time attributes.
         d("proctime_first", dedup("k, v, s", "pt"));

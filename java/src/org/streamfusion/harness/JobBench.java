@@ -121,6 +121,13 @@ public final class JobBench {
                             + "TABLE wsrc, DESCRIPTOR(ts), INTERVAL '1' SECOND,"
                             + " INTERVAL '4' SECOND)) GROUP BY window_start, window_end, k",
                     new String[] {"LocalWindowAggregate", "GlobalWindowAggregate"}),
+            new Job("window_session",
+                    "SESSION windows with a 10 s gap GROUP BY k COUNT(*), SUM(v), event time,"
+                            + " append-only input",
+                    "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(SESSION("
+                            + "TABLE wsrc PARTITION BY k, DESCRIPTOR(ts), INTERVAL '10' SECOND))"
+                            + " GROUP BY window_start, window_end, k",
+                    new String[] {"WindowAggregate"}),
             new Job("dedup_keep_first",
                     "ROW_NUMBER() OVER (PARTITION BY k ORDER BY proctime) = 1: each key's first"
                             + " row, append-only output",

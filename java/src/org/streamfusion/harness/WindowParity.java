@@ -290,7 +290,27 @@ public final class WindowParity {
                 "SELECT k2, window_start, window_end, window_time, COUNT(*), SUM(l), MIN(s)"
                         + session("tl PARTITION BY k2", "rt", "'1' SECOND") + BY
                         + ", window_time, k2");
-        // Stay stock and still match: processing time.
+        // Legacy group windows: GROUP BY k, SESSION(ts, gap) (Flink's WindowOperator).
+        q("legacy_session", Reach.EVERYWHERE,
+                "SELECT k2, SESSION_START(ts, INTERVAL '2' SECOND), SESSION_END(ts, INTERVAL '2'"
+                        + " SECOND), COUNT(*), SUM(i), MAX(s), MIN(d) FROM t GROUP BY k2,"
+                        + " SESSION(ts, INTERVAL '2' SECOND)");
+        q("legacy_session_bridges", Reach.BACKENDS,
+                "SELECT k2, SESSION_ROWTIME(ts, INTERVAL '0.25' SECOND), COUNT(*), SUM(l),"
+                        + " MIN(s), AVG(d) FROM t GROUP BY k2, SESSION(ts, INTERVAL '0.25'"
+                        + " SECOND)");
+        q("legacy_session_stddev", Reach.BACKENDS,
+                "SELECT k2, SESSION_START(sb.ts, INTERVAL '0.2' SECOND), STDDEV_POP(x),"
+                        + " VAR_SAMP(x), COUNT(*) FROM sb GROUP BY k2, SESSION(sb.ts, INTERVAL"
+                        + " '0.2' SECOND)");
+        q("legacy_session_global", Reach.EVERYWHERE,
+                "SELECT SESSION_START(ts, INTERVAL '1' SECOND), COUNT(*), SUM(i), MAX(s)"
+                        + " FROM t GROUP BY SESSION(ts, INTERVAL '1' SECOND)");
+        // Stay stock and still match: processing time, legacy TUMBLE group windows.
+        QUERIES.add(new Query("legacy_tumble_stock",
+                "SELECT k2, TUMBLE_START(ts, INTERVAL '1' SECOND), COUNT(*), SUM(i) FROM t"
+                        + " GROUP BY k2, TUMBLE(ts, INTERVAL '1' SECOND)",
+                Reach.FIRST_ONLY, Expect.STOCK, false));
         // One window of a day: the rows' windows do not depend on when they are processed
         // (unless a run spans midnight UTC), and window bounds are not selected.
         QUERIES.add(new Query("proctime_stock",
@@ -557,6 +577,7 @@ public final class WindowParity {
             // Decision.node is "<id>:<Flink's description>", e.g. "7:WindowAggregate(...)".
             String description = d.node.substring(d.node.indexOf(':') + 1);
             if (!description.startsWith("WindowAggregate(")
+                    && !description.startsWith("GroupWindowAggregate(")
                     && !description.startsWith("LocalWindowAggregate(")
                     && !description.startsWith("GlobalWindowAggregate(")) {
                 outcome.others++;
