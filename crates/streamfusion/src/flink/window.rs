@@ -96,19 +96,7 @@ pub fn plan(
         }
         Phase::OnePhase | Phase::Local => (input.clone(), None),
     };
-    let grouping = field("grouping")?
-        .as_array()
-        .ok_or_else(|| Unsupported::Malformed("\"grouping\" is not an array".into()))?
-        .iter()
-        .map(|g| index(g, spec_input.len(), "grouping column"))
-        .collect::<Result<Vec<_>>>()?;
-    let calls = field("aggCalls")?
-        .as_array()
-        .ok_or_else(|| Unsupported::Malformed("\"aggCalls\" is not an array".into()))?
-        .iter()
-        .enumerate()
-        .map(|(i, call)| agg_call(i, call, spec_input.len()))
-        .collect::<Result<Vec<_>>>()?;
+    let aggregate = aggregate_of(node, phase.node(), &spec_input, config)?;
     let windowing = field("windowing")?;
     let window = window_of(windowing)?;
     let time_column = match phase {
@@ -143,25 +131,7 @@ pub fn plan(
     check_time_type(&spec_input[time_column].ty, config)?;
     let properties = match phase {
         Phase::Local => Vec::new(),
-        Phase::OnePhase | Phase::Global => field("namedWindowProperties")?
-            .as_array()
-            .ok_or_else(|| {
-                Unsupported::Malformed("\"namedWindowProperties\" is not an array".into())
-            })?
-            .iter()
-            .map(property)
-            .collect::<Result<Vec<_>>>()?,
-    };
-    let aggregate = GroupAggSpec {
-        input_names: spec_input.iter().map(|f| f.name.clone()).collect(),
-        input_types: spec_input.iter().map(|f| f.ty.clone()).collect(),
-        grouping,
-        calls,
-        input_retracts: false,
-        generate_update_before: false,
-        mini_batch_rows: None,
-        state_ttl: None,
-        max_parallelism: max_parallelism(config)?,
+        Phase::OnePhase | Phase::Global => properties_of(field("namedWindowProperties")?)?,
     };
     let plan = match (window, phase) {
         (Windowing::Session { gap }, Phase::OnePhase) => {
@@ -193,7 +163,58 @@ pub fn plan(
             }
         }
     };
-    let output = row_type(field("outputType")?)?;
+    checked(plan, field("outputType")?, input)
+}
+
+/// A window node's aggregate over `input` (`node_name` names the node in errors): its
+/// `grouping` and `aggCalls`, over an insert-only input without mini-batch or state TTL.
+fn aggregate_of(
+    node: &Value,
+    node_name: &str,
+    input: &[RowField],
+    config: &FlinkConfig,
+) -> Result<GroupAggSpec> {
+    let array = |name: &str| {
+        node.get(name)
+            .ok_or_else(|| Unsupported::Malformed(format!("a {node_name} without \"{name}\"")))?
+            .as_array()
+            .ok_or_else(|| Unsupported::Malformed(format!("\"{name}\" is not an array")))
+    };
+    let grouping = array("grouping")?
+        .iter()
+        .map(|g| index(g, input.len(), "grouping column"))
+        .collect::<Result<Vec<_>>>()?;
+    let calls = array("aggCalls")?
+        .iter()
+        .enumerate()
+        .map(|(i, call)| agg_call(i, call, input.len()))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(GroupAggSpec {
+        input_names: input.iter().map(|f| f.name.clone()).collect(),
+        input_types: input.iter().map(|f| f.ty.clone()).collect(),
+        grouping,
+        calls,
+        input_retracts: false,
+        generate_update_before: false,
+        mini_batch_rows: None,
+        state_ttl: None,
+        max_parallelism: max_parallelism(config)?,
+    })
+}
+
+/// A window node's `namedWindowProperties`.
+fn properties_of(properties: &Value) -> Result<Vec<(String, WindowProperty)>> {
+    properties
+        .as_array()
+        .ok_or_else(|| Unsupported::Malformed("\"namedWindowProperties\" is not an array".into()))?
+        .iter()
+        .map(property)
+        .collect()
+}
+
+/// `plan`, once its operator builds over `input` and gives the node's `outputType`.
+fn checked(plan: OperatorPlan, output_type: &Value, input: &[RowField]) -> Result<OperatorPlan> {
+    let output = row_type(output_type)?;
     let operator = plan
         .build(&StateConfig::memory(), None)
         .map_err(|e| Unsupported::Operator(e.to_string()))?;
@@ -282,49 +303,14 @@ pub fn plan_group_window(
         "time field",
     )?;
     check_time_type(&input[time_column].ty, config)?;
-    let grouping = field("grouping")?
-        .as_array()
-        .ok_or_else(|| Unsupported::Malformed("\"grouping\" is not an array".into()))?
-        .iter()
-        .map(|g| index(g, input.len(), "grouping column"))
-        .collect::<Result<Vec<_>>>()?;
-    let calls = field("aggCalls")?
-        .as_array()
-        .ok_or_else(|| Unsupported::Malformed("\"aggCalls\" is not an array".into()))?
-        .iter()
-        .enumerate()
-        .map(|(i, call)| agg_call(i, call, input.len()))
-        .collect::<Result<Vec<_>>>()?;
-    let properties = field("namedWindowProperties")?
-        .as_array()
-        .ok_or_else(|| Unsupported::Malformed("\"namedWindowProperties\" is not an array".into()))?
-        .iter()
-        .map(property)
-        .collect::<Result<Vec<_>>>()?;
     let plan = OperatorPlan::SessionWindowAggregate(SessionWindowAggSpec {
-        aggregate: GroupAggSpec {
-            input_names: input.iter().map(|f| f.name.clone()).collect(),
-            input_types: input.iter().map(|f| f.ty.clone()).collect(),
-            grouping,
-            calls,
-            input_retracts: false,
-            generate_update_before: false,
-            mini_batch_rows: None,
-            state_ttl: None,
-            max_parallelism: max_parallelism(config)?,
-        },
+        aggregate: aggregate_of(node, "GroupWindowAggregate", input, config)?,
         gap,
         time_column,
-        properties,
+        properties: properties_of(field("namedWindowProperties")?)?,
         legacy: true,
     });
-    let output = row_type(field("outputType")?)?;
-    let operator = plan
-        .build(&StateConfig::memory(), None)
-        .map_err(|e| Unsupported::Operator(e.to_string()))?;
-    compare("input", operator.input_types(0), input)?;
-    compare("output", operator.output_types(), &output)?;
-    Ok(plan)
+    checked(plan, field("outputType")?, input)
 }
 
 fn expect_strategy(windowing: &Value, expected: &str) -> Result<()> {

@@ -161,6 +161,29 @@ fn a_legacy_session_group_window_reads_as_its_query() {
     );
 }
 
+/// Early or late firing and allowed lateness change what a group window emits: stock.
+#[test]
+fn group_windows_with_early_or_late_firing_stay_stock() {
+    let path = format!(
+        "{}/tests/flink-2.3.0-nodes/window-group_session.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let value: Value = serde_json::from_str(&text).unwrap();
+    for (key, on) in [
+        ("table.exec.emit.early-fire.enabled", "true"),
+        ("table.exec.emit.late-fire.enabled", "true"),
+        ("table.exec.emit.allow-lateness", "60000 ms"),
+    ] {
+        let mut config = value["config"].clone();
+        config[key] = Value::from(on);
+        let reason = plan_node(&text, Some(&config.to_string()))
+            .unwrap_err()
+            .to_string();
+        assert!(reason.contains(key), "{key}: {reason}");
+    }
+}
+
 #[test]
 fn what_is_not_native_yet_is_refused_with_a_reason() {
     let reason = |name: &str| parse(name).unwrap_err().to_string();

@@ -350,16 +350,7 @@ impl Keyed {
         &mut self,
         timers: impl IntoIterator<Item = (u16, i64, &'k [u8], N)>,
     ) -> Result<()> {
-        let table = self.timers(true)?;
-        let mut batch = crate::state::WriteBatch::new();
-        for (key_group, timestamp, key, namespace) in timers {
-            table.register(&mut batch, key_group, timestamp, key, namespace.as_ref());
-            self.lower_event_timer_floor(timestamp);
-        }
-        if batch.is_empty() {
-            return Ok(());
-        }
-        self.store.write(&batch)
+        self.write_event_timers(true, timers)
     }
 
     /// Deletes event-time timers `(key group, timestamp, key, namespace)` with one write; a
@@ -368,10 +359,25 @@ impl Keyed {
         &mut self,
         timers: impl IntoIterator<Item = (u16, i64, &'k [u8], N)>,
     ) -> Result<()> {
+        self.write_event_timers(false, timers)
+    }
+
+    /// Registers (or deletes) event-time timers with one write.
+    fn write_event_timers<'k, N: AsRef<[u8]>>(
+        &mut self,
+        register: bool,
+        timers: impl IntoIterator<Item = (u16, i64, &'k [u8], N)>,
+    ) -> Result<()> {
         let table = self.timers(true)?;
         let mut batch = crate::state::WriteBatch::new();
         for (key_group, timestamp, key, namespace) in timers {
-            table.delete(&mut batch, key_group, timestamp, key, namespace.as_ref());
+            let namespace = namespace.as_ref();
+            if register {
+                table.register(&mut batch, key_group, timestamp, key, namespace);
+                self.lower_event_timer_floor(timestamp);
+            } else {
+                table.delete(&mut batch, key_group, timestamp, key, namespace);
+            }
         }
         if batch.is_empty() {
             return Ok(());

@@ -366,7 +366,10 @@ public class StreamFusionPlanner extends StreamPlanner {
         private ExecNode<?> substitute(ExecNodeBase<RowData> node, String type, boolean keyed) {
             String name = node.getId() + ":" + node.getDescription();
             // An OVER node's state TTL is the session's (its JSON has no state metadata).
-            String config = config(node instanceof StreamExecOverAggregate);
+            String config =
+                    config(
+                            node instanceof StreamExecOverAggregate,
+                            node instanceof StreamExecGroupWindowAggregate);
             String description;
             try {
                 description = describe(node);
@@ -435,9 +438,10 @@ public class StreamFusionPlanner extends StreamPlanner {
 
         /**
          * The effective values of the options the native plans depend on, by Flink key; with
-         * {@code stateTtl}, {@code table.exec.state.ttl} too.
+         * {@code stateTtl}, {@code table.exec.state.ttl} too, and with {@code groupWindow} the
+         * legacy group windows' emit options.
          */
-        private String config(boolean stateTtl) {
+        private String config(boolean stateTtl, boolean groupWindow) {
             TableConfig table = getTableConfig();
             Map<String, String> options = new TreeMap<>();
             if (stateTtl) {
@@ -468,10 +472,12 @@ public class StreamFusionPlanner extends StreamPlanner {
                                     .TABLE_EXEC_DEDUPLICATE_MINIBATCH_COMPACT_CHANGES_ENABLED)) {
                 options.put(option.key(), String.valueOf(table.get(option)));
             }
-            // Legacy group windows: early/late firing and allowed lateness change emission.
-            options.put(EARLY_FIRE.key(), String.valueOf(table.get(EARLY_FIRE)));
-            options.put(LATE_FIRE.key(), String.valueOf(table.get(LATE_FIRE)));
-            options.put(ALLOW_LATENESS.key(), table.get(ALLOW_LATENESS).toMillis() + " ms");
+            if (groupWindow) {
+                // Early/late firing and allowed lateness change what a group window emits.
+                options.put(EARLY_FIRE.key(), String.valueOf(table.get(EARLY_FIRE)));
+                options.put(LATE_FIRE.key(), String.valueOf(table.get(LATE_FIRE)));
+                options.put(ALLOW_LATENESS.key(), table.get(ALLOW_LATENESS).toMillis() + " ms");
+            }
             options.put(
                     CoreOptions.DEFAULT_PARALLELISM.key(),
                     String.valueOf(table.get(CoreOptions.DEFAULT_PARALLELISM)));
