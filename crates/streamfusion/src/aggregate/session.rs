@@ -193,16 +193,16 @@ fn decode_sessions(bytes: Option<&[u8]>) -> Result<Sessions> {
             bytes.len()
         )));
     }
+    Sessions::from_windows(bytes.chunks_exact(SESSION_BYTES).map(session_of).collect())
+}
+
+/// One stored session: start and end, big-endian (`chunk` is [`SESSION_BYTES`] long).
+fn session_of(chunk: &[u8]) -> TimeWindow {
     let long = |b: &[u8]| i64::from_be_bytes(b.try_into().expect("8 bytes"));
-    Sessions::from_windows(
-        bytes
-            .chunks_exact(SESSION_BYTES)
-            .map(|c| TimeWindow {
-                start: long(&c[..8]),
-                end: long(&c[8..]),
-            })
-            .collect(),
-    )
+    TimeWindow {
+        start: long(&chunk[..8]),
+        end: long(&chunk[8..SESSION_BYTES]),
+    }
 }
 
 impl SessionWindowAggregate {
@@ -398,21 +398,26 @@ impl SessionWindowAggregate {
         let mut gone = Vec::new();
         let mut added = Vec::new();
         for (group, (after, before)) in sessions.iter().zip(&stored).enumerate() {
-            let after_bytes = encode_sessions(after);
             let before_bytes = before.as_deref().unwrap_or_default();
-            if after_bytes == before_bytes {
+            // Most keys' sessions are unchanged (a row inside a session): compared in place.
+            let unchanged = before_bytes.len() == after.windows().len() * SESSION_BYTES
+                && before_bytes
+                    .chunks_exact(SESSION_BYTES)
+                    .zip(after.windows())
+                    .all(|(c, w)| session_of(c) == *w);
+            if unchanged {
                 continue;
             }
             let state_key = groups.key(group);
             if after.is_empty() {
                 batch.delete(self.sessions, state_key);
             } else {
-                batch.put(self.sessions, state_key, &after_bytes);
+                batch.put(self.sessions, state_key, encode_sessions(after));
             }
             // Both lists are sorted and disjoint, so their ends are sorted too.
             let old = before_bytes
                 .chunks_exact(SESSION_BYTES)
-                .map(|c| i64::from_be_bytes(c[8..].try_into().expect("8 bytes")));
+                .map(|c| session_of(c).end);
             let new = after.windows().iter().map(|w| w.end);
             for change in sorted_difference(old, new) {
                 match change {
