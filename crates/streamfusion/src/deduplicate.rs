@@ -666,7 +666,7 @@ fn with_kind(row: &[u8], kind: RowKind) -> Vec<u8> {
 
 /// `getLong(column)` of a BinaryRowData row of `arity` fields: a compact TIMESTAMP's epoch
 /// milliseconds, 0 when NULL (`setNullAt` zeroes the slot).
-fn row_time(row: &[u8], column: usize, arity: usize) -> i64 {
+pub(crate) fn row_time(row: &[u8], column: usize, arity: usize) -> i64 {
     let at = null_bits_width(arity) + 8 * column;
     i64::from_le_bytes(row[at..at + 8].try_into().expect("a fixed-length slot"))
 }

@@ -79,7 +79,7 @@ use crate::window::slices::{SliceAssigner, is_fired};
 /// The version of the window aggregate's state layout, stored with its checkpoints.
 pub const STATE_VERSION: u32 = 1;
 const ACC_TABLE: &str = "window_agg.acc";
-pub(super) const NAMESPACE_BYTES: usize = 8;
+pub(crate) const NAMESPACE_BYTES: usize = 8;
 
 /// A window property appended to each output row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -403,11 +403,11 @@ impl Partials {
     }
 }
 
-pub(super) fn namespace(end: i64) -> [u8; NAMESPACE_BYTES] {
+pub(crate) fn namespace(end: i64) -> [u8; NAMESPACE_BYTES] {
     ((end as u64) ^ (1 << 63)).to_be_bytes()
 }
 
-pub(super) fn end_of(namespace: &[u8]) -> Result<i64> {
+pub(crate) fn end_of(namespace: &[u8]) -> Result<i64> {
     let bytes: [u8; NAMESPACE_BYTES] = namespace.try_into().map_err(|_| {
         Error::State(format!(
             "a window namespace is {NAMESPACE_BYTES} bytes, not {}",

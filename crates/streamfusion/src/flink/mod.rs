@@ -46,6 +46,11 @@
 //!   processing or event time, immediate or mini-batch, as [`OperatorPlan::Deduplicate`].
 //! - `stream-exec-rank_1` ([`rank`]): Top-N (`ROW_NUMBER() <= N` per partition) over an
 //!   insert-only input, as [`OperatorPlan::Rank`].
+//! - `stream-exec-window-table-function_1` ([`window::plan_table_function`]): the window
+//!   TVFs' rows (TUMBLE, HOP, CUMULATE in event time), as [`OperatorPlan::WindowTableFunction`].
+//! - `stream-exec-window-rank_1` and `stream-exec-window-deduplicate_1` ([`window_rank`]):
+//!   window Top-N and window deduplication over an attached window, in event time, as
+//!   [`OperatorPlan::WindowRank`].
 //! - `stream-exec-over-aggregate_1` ([`over`]): OVER aggregation ordered by a rowtime
 //!   attribute, ROWS or RANGE frames, bounded or unbounded preceding, as
 //!   [`OperatorPlan::OverAggregate`].
@@ -64,6 +69,7 @@ pub mod rex;
 pub mod sort;
 pub mod types;
 pub mod window;
+pub mod window_rank;
 
 use serde_json::Value;
 
@@ -304,6 +310,11 @@ pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorP
         "stream-exec-group-window-aggregate_1" => window::plan_group_window(node, &inputs, &config),
         "stream-exec-deduplicate_1" => deduplicate::plan(node, &inputs, raw_inputs, &config),
         "stream-exec-rank_1" => rank::plan(node, &inputs, raw_inputs, &config),
+        "stream-exec-window-table-function_1" => {
+            window::plan_table_function(node, &inputs, &config)
+        }
+        "stream-exec-window-rank_1" => window_rank::plan_rank(node, &inputs, &config),
+        "stream-exec-window-deduplicate_1" => window_rank::plan_deduplicate(node, &inputs, &config),
         "stream-exec-over-aggregate_1" => over::plan(node, &inputs, raw_inputs, &config),
         "stream-exec-temporal-sort_1" => sort::plan(node, &inputs, raw_inputs, &config),
         "stream-exec-join_1" => join::plan(node, &inputs, &config),

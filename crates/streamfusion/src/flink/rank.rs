@@ -160,7 +160,7 @@ pub(super) fn sort_keys(fields: &[Value], columns: usize) -> Result<Vec<SortKey>
 }
 
 /// A constant rank range's `(start, end)`.
-fn rank_range(range: &Value) -> Result<(i64, i64)> {
+pub(super) fn rank_range(range: &Value) -> Result<(i64, i64)> {
     let bound = |name: &str| {
         range
             .get(name)

@@ -1,4 +1,5 @@
-//! Flink's window aggregation nodes: one-phase `stream-exec-window-aggregate_1`
+//! Flink's window aggregation nodes, and the window TVF rows they may read
+//! ([`plan_table_function`]): one-phase `stream-exec-window-aggregate_1`
 //! (`StreamExecWindowAggregate`) as [`OperatorPlan::WindowAggregate`] (or, over a SESSION
 //! window, [`OperatorPlan::SessionWindowAggregate`]), and the two-phase
 //! `stream-exec-local-window-aggregate_1` and `stream-exec-global-window-aggregate_1` as
@@ -35,13 +36,14 @@ use serde_json::Value;
 
 use super::aggregate::{agg_call, compare, index, max_parallelism};
 use super::types::row_type;
-use super::{FlinkConfig, Result, Unsupported};
+use super::{FlinkConfig, NodeFields, Result, Unsupported};
 use crate::aggregate::GroupAggSpec;
 use crate::aggregate::session::SessionWindowAggSpec;
 use crate::aggregate::window::{WindowAggSpec, WindowProperty};
 use crate::ops::{OperatorPlan, StateConfig};
 use crate::types::{LogicalType, RowField};
 use crate::window::slices::SliceAssigner;
+use crate::window_table::WindowTableSpec;
 
 /// Which of Flink's window aggregation nodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,7 +215,11 @@ fn properties_of(properties: &Value) -> Result<Vec<(String, WindowProperty)>> {
 }
 
 /// `plan`, once its operator builds over `input` and gives the node's `outputType`.
-fn checked(plan: OperatorPlan, output_type: &Value, input: &[RowField]) -> Result<OperatorPlan> {
+pub(super) fn checked(
+    plan: OperatorPlan,
+    output_type: &Value,
+    input: &[RowField],
+) -> Result<OperatorPlan> {
     let output = row_type(output_type)?;
     let operator = plan
         .build(&StateConfig::memory(), None)
@@ -221,6 +227,51 @@ fn checked(plan: OperatorPlan, output_type: &Value, input: &[RowField]) -> Resul
     compare("input", operator.input_types(0), input)?;
     compare("output", operator.output_types(), &output)?;
     Ok(plan)
+}
+
+/// The native plan of a window TVF's rows, `stream-exec-window-table-function_1`
+/// (`StreamExecWindowTableFunction`, Flink's `AlignedWindowTableFunctionOperator`), over
+/// `inputs` (exactly one row type): `windowing` as for the one-phase aggregate (strategy
+/// `TimeAttribute` on a row time, TUMBLE, HOP or CUMULATE), as
+/// [`OperatorPlan::WindowTableFunction`]. SESSION rows (`UnalignedWindowTableFunctionOperator`,
+/// which buffers rows until their sessions close) stay stock.
+pub fn plan_table_function(
+    node: &Value,
+    inputs: &[Vec<RowField>],
+    config: &FlinkConfig,
+) -> Result<OperatorPlan> {
+    let fields = NodeFields::new(node, "WindowTableFunction");
+    let [input] = inputs else {
+        return Err(Unsupported::Malformed(format!(
+            "a WindowTableFunction has one input, the description has {}",
+            inputs.len()
+        )));
+    };
+    let windowing = fields.field("windowing")?;
+    expect_strategy(windowing, "TimeAttribute")?;
+    let window = match window_of(windowing)? {
+        Windowing::Sliced(window) => window,
+        Windowing::Session { .. } => {
+            return Err(Unsupported::Feature(
+                "SESSION window TVF rows (unaligned windows)".into(),
+            ));
+        }
+    };
+    let time_column = index(
+        windowing
+            .get("timeAttributeIndex")
+            .ok_or_else(|| Unsupported::Malformed("windowing without timeAttributeIndex".into()))?,
+        input.len(),
+        "time attribute",
+    )?;
+    check_time_type(&input[time_column].ty, config)?;
+    let plan = OperatorPlan::WindowTableFunction(WindowTableSpec {
+        input_names: input.iter().map(|f| f.name.clone()).collect(),
+        input_types: input.iter().map(|f| f.ty.clone()).collect(),
+        time_column,
+        window,
+    });
+    checked(plan, fields.field("outputType")?, input)
 }
 
 /// The native plan of a legacy group window aggregation `node`
@@ -313,7 +364,7 @@ pub fn plan_group_window(
     checked(plan, field("outputType")?, input)
 }
 
-fn expect_strategy(windowing: &Value, expected: &str) -> Result<()> {
+pub(super) fn expect_strategy(windowing: &Value, expected: &str) -> Result<()> {
     let strategy = windowing.get("strategy").and_then(Value::as_str);
     if strategy != Some(expected) {
         return Err(Unsupported::Feature(format!(
@@ -355,7 +406,7 @@ fn rowtime_column(row: &Value) -> Result<usize> {
 }
 
 /// The time column must be TIMESTAMP(3), or TIMESTAMP_LTZ(3) windowed in UTC.
-fn check_time_type(ty: &LogicalType, config: &FlinkConfig) -> Result<()> {
+pub(super) fn check_time_type(ty: &LogicalType, config: &FlinkConfig) -> Result<()> {
     match ty {
         LogicalType::Timestamp(3) => Ok(()),
         LogicalType::TimestampLtz(3) if is_utc(&config.local_time_zone) => Ok(()),

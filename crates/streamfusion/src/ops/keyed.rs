@@ -446,6 +446,8 @@ pub trait KeyedOperator: Sized {
     type Spec;
     /// Names the operator's store (a RocksDB store's directory).
     const HOLDER: &'static str;
+    /// The watermark a restored operator starts with: the replaced Flink operator's.
+    const RESTORED_WATERMARK: RestoredWatermark = RestoredWatermark::Unset;
 
     /// The plan's identity, as its checkpoints record it.
     fn identity_of(spec: &Self::Spec) -> PlanIdentity;
@@ -473,8 +475,8 @@ pub trait KeyedOperator: Sized {
     }
 
     /// An operator owning `key_groups`, its state restored from `checkpoints` into a store
-    /// of `config` (see [`super::restore`]), with no watermark until the next arrives
-    /// ([`RestoredWatermark::Unset`]).
+    /// of `config` (see [`super::restore`]), with the watermark
+    /// [`KeyedOperator::RESTORED_WATERMARK`] says.
     fn restore(
         spec: Self::Spec,
         config: &StateConfig,
@@ -488,7 +490,7 @@ pub trait KeyedOperator: Sized {
             Self::max_parallelism(&spec),
             key_groups,
             checkpoints,
-            RestoredWatermark::Unset,
+            Self::RESTORED_WATERMARK,
         )?;
         Self::open(spec, keyed)
     }

@@ -58,6 +58,10 @@ pub enum OperatorKind {
     Deduplicate,
     /// Top-N per partition ([`crate::rank::Rank`]).
     Rank,
+    /// Window Top-N and window deduplication ([`crate::rank::window::WindowRank`]).
+    WindowRank,
+    /// The window TVFs' rows ([`crate::window_table::WindowTableFunction`]).
+    WindowTableFunction,
     /// OVER aggregation in event time ([`crate::aggregate::OverAggregate`]).
     OverAggregate,
     /// The event-time sort ([`crate::sort::TemporalSort`]).
@@ -79,6 +83,8 @@ impl std::fmt::Display for OperatorKind {
             OperatorKind::SessionWindowAggregate => "session_window_aggregate",
             OperatorKind::Deduplicate => "deduplicate",
             OperatorKind::Rank => "rank",
+            OperatorKind::WindowRank => "window_rank",
+            OperatorKind::WindowTableFunction => "window_table_function",
             OperatorKind::OverAggregate => "over_aggregate",
             OperatorKind::TemporalSort => "temporal_sort",
             OperatorKind::Join => "join",

@@ -14,7 +14,8 @@
 //!
 //! `local_group_aggregate` and `global_group_aggregate` take the GROUP BY's fields too;
 //! `window_aggregate`, `local_window_aggregate` and `global_window_aggregate` take a
-//! [`WindowAggSpec`]; `deduplicate` a [`DedupSpec`]; `rank` a [`RankSpec`];
+//! [`WindowAggSpec`]; `deduplicate` a [`DedupSpec`]; `rank` a [`RankSpec`]; `window_rank`
+//! a [`WindowRankSpec`]; `window_table_function` a [`WindowTableSpec`];
 //! `over_aggregate` an [`OverSpec`]; `temporal_sort` a [`TemporalSortSpec`]; `join` a
 //! [`JoinSpec`]. A new operator
 //! adds its variant here and one arm in [`OperatorPlan::build`] and
@@ -37,10 +38,12 @@ use crate::calc::CalcProgram;
 use crate::deduplicate::{DedupSpec, Deduplicate};
 use crate::error::{Error, ErrorKind, Result};
 use crate::join::{Join, JoinSpec};
+use crate::rank::window::{WindowRank, WindowRankSpec};
 use crate::rank::{Rank, RankSpec};
 use crate::sort::{TemporalSort, TemporalSortSpec};
 use crate::state::checkpoint::Checkpoint;
 use crate::types::LogicalType;
+use crate::window_table::{WindowTableFunction, WindowTableSpec};
 
 /// Any native operator's plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,6 +74,10 @@ pub enum OperatorPlan {
     Deduplicate(DedupSpec),
     /// Top-N (`ROW_NUMBER() <= N` per partition).
     Rank(RankSpec),
+    /// Window Top-N or window deduplication.
+    WindowRank(WindowRankSpec),
+    /// The window TVFs' rows (no keyed state).
+    WindowTableFunction(WindowTableSpec),
     /// OVER aggregation in event time.
     OverAggregate(OverSpec),
     /// The event-time sort.
@@ -103,6 +110,8 @@ impl OperatorPlan {
             OperatorPlan::SessionWindowAggregate(_) => OperatorKind::SessionWindowAggregate,
             OperatorPlan::Deduplicate(_) => OperatorKind::Deduplicate,
             OperatorPlan::Rank(_) => OperatorKind::Rank,
+            OperatorPlan::WindowRank(_) => OperatorKind::WindowRank,
+            OperatorPlan::WindowTableFunction(_) => OperatorKind::WindowTableFunction,
             OperatorPlan::OverAggregate(_) => OperatorKind::OverAggregate,
             OperatorPlan::TemporalSort(_) => OperatorKind::TemporalSort,
             OperatorPlan::Join(_) => OperatorKind::Join,
@@ -113,7 +122,7 @@ impl OperatorPlan {
     /// starts); plans without keyed state are unchanged.
     pub fn with_max_parallelism(mut self, max_parallelism: u32) -> Self {
         match &mut self {
-            OperatorPlan::Calc { .. } => {}
+            OperatorPlan::Calc { .. } | OperatorPlan::WindowTableFunction(_) => {}
             OperatorPlan::GroupAggregate(spec)
             | OperatorPlan::LocalGroupAggregate(spec)
             | OperatorPlan::GlobalGroupAggregate(spec) => spec.max_parallelism = max_parallelism,
@@ -127,6 +136,7 @@ impl OperatorPlan {
             }
             OperatorPlan::Deduplicate(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::Rank(spec) => spec.max_parallelism = max_parallelism,
+            OperatorPlan::WindowRank(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::OverAggregate(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::TemporalSort(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::Join(spec) => spec.max_parallelism = max_parallelism,
@@ -210,6 +220,13 @@ impl OperatorPlan {
             OperatorPlan::Rank(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(Rank::build(spec.clone(), config, range)?)
+            }
+            OperatorPlan::WindowRank(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(WindowRank::build(spec.clone(), config, range)?)
+            }
+            OperatorPlan::WindowTableFunction(spec) => {
+                Box::new(WindowTableFunction::new(spec.clone())?)
             }
             OperatorPlan::OverAggregate(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
@@ -303,6 +320,18 @@ impl OperatorPlan {
             OperatorPlan::Rank(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(Rank::restore(spec.clone(), config, range, checkpoints)?)
+            }
+            OperatorPlan::WindowRank(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(WindowRank::restore(
+                    spec.clone(),
+                    config,
+                    range,
+                    checkpoints,
+                )?)
+            }
+            OperatorPlan::WindowTableFunction(spec) => {
+                Box::new(WindowTableFunction::restore(spec.clone(), checkpoints)?)
             }
             OperatorPlan::OverAggregate(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;

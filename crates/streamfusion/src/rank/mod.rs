@@ -86,6 +86,7 @@ mod cache_tests;
 mod retract;
 mod update;
 mod walk;
+pub mod window;
 
 /// The version of the rank state layout, stored with its checkpoints.
 pub const STATE_VERSION: u32 = 1;
@@ -350,6 +351,18 @@ impl Buffer {
         self.rows += 1;
     }
 
+    /// Keeps the first `rows` rows, in order.
+    fn keep_first(&mut self, rows: usize) {
+        while self.rows > rows {
+            let last = self.entries.last_mut().expect("rows lie in entries");
+            last.rows.pop();
+            if last.rows.is_empty() {
+                self.entries.pop();
+            }
+            self.rows -= 1;
+        }
+    }
+
     /// Removes the entries from `from` on.
     fn truncate(&mut self, from: usize) {
         for e in self.entries.drain(from..) {
@@ -444,19 +457,6 @@ impl Rank {
         if let Some(name) = &spec.rank_name {
             fields.push(Field::new(name, DataType::Int64, false));
         }
-        let sort_fields = spec
-            .sort
-            .iter()
-            .map(|s| {
-                SortField::new_with_options(
-                    spec.input_types[s.column].to_arrow(),
-                    arrow::compute::SortOptions {
-                        descending: !s.ascending,
-                        nulls_first: !s.nulls_last,
-                    },
-                )
-            })
-            .collect();
         let unique_keys = match spec.function {
             RankFunction::Update => Some(RowConverter::new(
                 spec.unique_key
@@ -476,7 +476,7 @@ impl Rank {
             hasher: KeyHasher::new(key_types),
             writer: RowWriter::new(spec.input_types.clone()),
             reader: RowReader::new(spec.input_types.clone()),
-            sort_keys: RowConverter::new(sort_fields)?,
+            sort_keys: sort_converter(&spec.sort, &spec.input_types)?,
             unique_keys,
             schema: Arc::new(Schema::new(fields)),
             output_types: spec.output_types(),
@@ -1145,6 +1145,62 @@ fn encode_state(state: &PartitionState) -> Vec<u8> {
 }
 
 /// Refuses what Flink would refuse, or cannot compare.
+/// Refuses sort fields out of range or of a type a Top-N does not order by, and with
+/// `no_floats` FLOAT/DOUBLE ones: Flink's comparator holds NaN equal to every value, so a
+/// Top-N's order then depends on the shape of its tree (decision 0028).
+fn check_sort(sort: &[SortKey], types: &[LogicalType], no_floats: bool) -> Result<()> {
+    if sort.is_empty() || sort.len() > 64 {
+        return Err(Error::Plan(format!(
+            "a Top-N sorts by 1 to 64 fields, not {}",
+            sort.len()
+        )));
+    }
+    for s in sort {
+        let ty = types.get(s.column).ok_or_else(|| {
+            Error::Plan(format!(
+                "sort column {} is out of range for {} input columns",
+                s.column,
+                types.len()
+            ))
+        })?;
+        if matches!(
+            ty,
+            LogicalType::Row(_) | LogicalType::Array(_) | LogicalType::Map(..)
+        ) {
+            return Err(Error::Plan(format!(
+                "sort column {} is {ty}, which a Top-N does not order by",
+                s.column
+            )));
+        }
+        if no_floats && matches!(ty, LogicalType::Float | LogicalType::Double) {
+            return Err(Error::Plan(format!(
+                "sort column {} is {ty}: Flink's comparator holds NaN equal to every value, \
+                 so its Top-N order depends on the shape of its tree (decision 0028)",
+                s.column
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Sort keys as bytes that order as Flink's comparator orders `sort` over `types` (NaN and
+/// `-0.0` aside: see [`Rank::sort_keys`]).
+fn sort_converter(sort: &[SortKey], types: &[LogicalType]) -> Result<RowConverter> {
+    let fields = sort
+        .iter()
+        .map(|s| {
+            SortField::new_with_options(
+                types[s.column].to_arrow(),
+                arrow::compute::SortOptions {
+                    descending: !s.ascending,
+                    nulls_first: !s.nulls_last,
+                },
+            )
+        })
+        .collect();
+    Ok(RowConverter::new(fields)?)
+}
+
 fn check_spec(spec: &RankSpec) -> Result<()> {
     let columns = spec.input_types.len();
     if spec.input_names.len() != columns {
@@ -1165,36 +1221,14 @@ fn check_spec(spec: &RankSpec) -> Result<()> {
     for &k in &spec.partition_keys {
         in_range(k, "partition key")?;
     }
-    if spec.sort.is_empty() || spec.sort.len() > 64 {
-        return Err(Error::Plan(format!(
-            "a Top-N sorts by 1 to 64 fields, not {}",
-            spec.sort.len()
-        )));
-    }
-    for s in &spec.sort {
-        in_range(s.column, "sort")?;
-        let ty = &spec.input_types[s.column];
-        if matches!(
-            ty,
-            LogicalType::Row(_) | LogicalType::Array(_) | LogicalType::Map(..)
-        ) {
-            return Err(Error::Plan(format!(
-                "sort column {} is {ty}, which a Top-N does not order by",
-                s.column
-            )));
-        }
-        if matches!(
+    check_sort(
+        &spec.sort,
+        &spec.input_types,
+        matches!(
             spec.function,
             RankFunction::TopN | RankFunction::Retract | RankFunction::Update
-        ) && matches!(ty, LogicalType::Float | LogicalType::Double)
-        {
-            return Err(Error::Plan(format!(
-                "sort column {} is {ty}: Flink's comparator holds NaN equal to every value, \
-                 so its Top-N order depends on the shape of its tree (decision 0028)",
-                s.column
-            )));
-        }
-    }
+        ),
+    )?;
     if spec.rank_start < 1 {
         return Err(Error::Plan(format!(
             "rank start {} is before the first rank",

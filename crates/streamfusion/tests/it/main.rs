@@ -27,3 +27,5 @@ mod session_window;
 mod state;
 mod temporal_sort;
 mod window_aggregate;
+mod window_rank;
+mod window_table;

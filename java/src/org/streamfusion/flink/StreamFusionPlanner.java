@@ -32,6 +32,9 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecOverAggre
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecRank;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecTemporalSort;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowDeduplicate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowRank;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowTableFunction;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonProcessingException;
@@ -63,7 +66,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * sessions), {@link
  * StreamExecDeduplicate} (keep-first and keep-last rows on processing or event time, immediate
  * and mini-batch), {@link StreamExecRank} (Top-N; the native side decides which strategies
- * and rank ranges it runs), {@link StreamExecOverAggregate} (OVER aggregation; the native side
+ * and rank ranges it runs), {@link StreamExecWindowRank} and {@link
+ * StreamExecWindowDeduplicate} (window Top-N and deduplication over attached windows, in
+ * event time), {@link StreamExecWindowTableFunction} (the window TVFs' rows; the native side
+ * runs TUMBLE, HOP and CUMULATE in event time), {@link StreamExecOverAggregate} (OVER aggregation; the native side
  * runs event-time frames) and {@link StreamExecTemporalSort} (an event-time {@code ORDER BY}) -
  * is replaced by a {@link NativeOneInputExecNode} before the graph
  * is translated to transformations. Flink's {@code SortLimit} and {@code Limit} nodes subclass
@@ -336,6 +342,25 @@ public class StreamFusionPlanner extends StreamPlanner {
                 // Keyed by its partition key (empty for a global Top-N, which Flink runs as one
                 // task): the stock transformation's key selector is kept.
                 result = substitute((StreamExecRank) node, "streamfusion-rank_1", true);
+            } else if (node instanceof StreamExecWindowTableFunction) {
+                // Aligned windows keep no state (SESSION rows are keyed; the native side
+                // refuses them).
+                result =
+                        substitute(
+                                (StreamExecWindowTableFunction) node,
+                                "streamfusion-window-table-function_1",
+                                false);
+            } else if (node instanceof StreamExecWindowRank) {
+                // Keyed by its partition key besides the window (empty: one task).
+                result =
+                        substitute(
+                                (StreamExecWindowRank) node, "streamfusion-window-rank_1", true);
+            } else if (node instanceof StreamExecWindowDeduplicate) {
+                result =
+                        substitute(
+                                (StreamExecWindowDeduplicate) node,
+                                "streamfusion-window-deduplicate_1",
+                                true);
             } else if (node.getClass() == StreamExecOverAggregate.class) {
                 // Keyed by its partition key (empty without PARTITION BY).
                 result =

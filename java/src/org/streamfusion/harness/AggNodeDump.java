@@ -93,6 +93,18 @@ public final class AggNodeDump {
         add("rank", name, sql, options);
     }
 
+    static void wr(String name, String sql, String... options) {
+        add("window_rank", name, sql, options);
+    }
+
+    static void wd(String name, String sql, String... options) {
+        add("window_dedup", name, sql, options);
+    }
+
+    static void wt(String name, String sql, String... options) {
+        add("window_tvf", name, sql, options);
+    }
+
     static void o(String name, String sql, String... options) {
         add("over", name, sql, options);
     }
@@ -301,6 +313,45 @@ public final class AggNodeDump {
         o("state_ttl", over("k, v, ts", "SUM(v) # AS s",
                 byTs + " ROWS BETWEEN 2 PRECEDING AND CURRENT ROW"), "table.exec.state.ttl", "1 h");
 
+        // Window Top-N (StreamExecWindowRank), window deduplication
+        // (StreamExecWindowDeduplicate) and the window TVF rows (StreamExecWindowTableFunction)
+        // they read.
+        String tumble = "TABLE(TUMBLE(TABLE wsrc, DESCRIPTOR(ts), INTERVAL '1' SECOND))";
+        String byWindow = "PARTITION BY window_start, window_end, k ORDER BY ";
+        wr("top3", rank("k, v, s, window_start, window_end", byWindow + "v DESC", tumble, "rn <= 3"));
+        wr("top3_rn", rank("k, v, s, window_start, window_end, rn", byWindow + "v DESC, s", tumble,
+                "rn <= 3"));
+        wr("range", rank("k, v, window_start, window_end, rn",
+                "PARTITION BY window_start, window_end ORDER BY v DESC", tumble,
+                "rn BETWEEN 2 AND 4"));
+        wr("after_agg", rank("window_start, window_end, k, cnt, rn",
+                "PARTITION BY window_start, window_end ORDER BY cnt DESC",
+                "(SELECT window_start, window_end, k, COUNT(*) AS cnt FROM " + tumble
+                        + " GROUP BY window_start, window_end, k)", "rn <= 3"));
+        wr("hop", rank("k, v, window_start, window_end, rn", byWindow + "v DESC",
+                "TABLE(HOP(TABLE wsrc, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND))",
+                "rn <= 2"));
+        wr("ltz_shanghai", rank("k, v, window_start, window_end, rn", byWindow + "v DESC",
+                "TABLE(TUMBLE(TABLE wltz, DESCRIPTOR(lts), INTERVAL '1' HOUR))", "rn <= 2"),
+                "table.local-time-zone", "Asia/Shanghai");
+        wr("proctime", rank("k, v, window_start, window_end, rn", byWindow + "v DESC",
+                "TABLE(TUMBLE(TABLE wsrc, DESCRIPTOR(pt), INTERVAL '1' SECOND))", "rn <= 2"));
+        wd("first", rank("k, v, s, ts, window_start, window_end", byWindow + "ts", tumble, "rn <= 1"));
+        wd("last", rank("k, v, ts, window_start, window_end", byWindow + "ts DESC", tumble,
+                "rn = 1"));
+        wd("cumulate_last", rank("k, v, ts, window_start, window_end", byWindow + "ts DESC",
+                "TABLE(CUMULATE(TABLE wsrc, DESCRIPTOR(ts), INTERVAL '1' SECOND,"
+                        + " INTERVAL '3' SECOND))", "rn = 1"));
+        wt("tumble", "SELECT k, v, window_start, window_end, window_time FROM " + tumble);
+        wt("hop", "SELECT * FROM TABLE(HOP(TABLE wsrc, DESCRIPTOR(ts), INTERVAL '1' SECOND,"
+                + " INTERVAL '3' SECOND))");
+        wt("cumulate", "SELECT * FROM TABLE(CUMULATE(TABLE wsrc, DESCRIPTOR(ts),"
+                + " INTERVAL '1' SECOND, INTERVAL '3' SECOND, INTERVAL '0.5' SECOND))");
+        wt("ltz_shanghai", "SELECT * FROM TABLE(TUMBLE(TABLE wltz, DESCRIPTOR(lts),"
+                + " INTERVAL '1' DAY))", "table.local-time-zone", "Asia/Shanghai");
+        wt("proctime", "SELECT k, window_start, window_end FROM TABLE(TUMBLE(TABLE wsrc,"
+                + " DESCRIPTOR(pt), INTERVAL '1' SECOND))");
+
         // Event-time sort (StreamExecTemporalSort): the rowtime first, then other fields.
         s("rowtime", "SELECT k, v, ts FROM wsrc ORDER BY ts");
         s("rowtime_secondary", "SELECT k, v, s, ts FROM wsrc ORDER BY ts, v DESC, s");
@@ -344,7 +395,7 @@ public final class AggNodeDump {
             // blackhole takes no -U (the aggregate then generates none); print takes them.
             String connector = query.name.startsWith("golden_") || query.kind.equals("dedup")
                             || query.kind.equals("rank") || query.kind.equals("over")
-                            || query.kind.equals("sort")
+                            || query.kind.equals("sort") || query.kind.startsWith("window_")
                     ? "print"
                     : "blackhole";
             tEnv.executeSql(
@@ -368,6 +419,9 @@ public final class AggNodeDump {
                     case "rank" -> "stream-exec-rank_1";
                     case "over" -> "over-aggregate";
                     case "sort" -> "temporal-sort";
+                    case "window_rank" -> "window-rank";
+                    case "window_dedup" -> "window-deduplicate";
+                    case "window_tvf" -> "window-table-function";
                     default -> "group-aggregate";
                 };
                 if (!node.get("type").asText().contains(nodes)) {

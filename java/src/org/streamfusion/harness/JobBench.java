@@ -128,6 +128,21 @@ public final class JobBench {
                             + "TABLE wsrc PARTITION BY k, DESCRIPTOR(ts), INTERVAL '10' SECOND))"
                             + " GROUP BY window_start, window_end, k",
                     new String[] {"WindowAggregate"}),
+            new Job("window_topn",
+                    "Window Top-3 per TUMBLE 1 s window and k by v DESC, id: ROW_NUMBER() over"
+                            + " the window TVF's rows, event time",
+                    "SELECT window_start, window_end, k, id, v, rn FROM (SELECT *, ROW_NUMBER()"
+                            + " OVER (PARTITION BY window_start, window_end, k ORDER BY v DESC, id)"
+                            + " AS rn FROM TABLE(TUMBLE(TABLE wsrc, DESCRIPTOR(ts),"
+                            + " INTERVAL '1' SECOND))) WHERE rn <= 3",
+                    new String[] {"WindowRank"}),
+            new Job("window_dedup",
+                    "Window deduplication: each TUMBLE 1 s window's last row per k by event time",
+                    "SELECT window_start, window_end, k, id, v FROM (SELECT *, ROW_NUMBER()"
+                            + " OVER (PARTITION BY window_start, window_end, k ORDER BY ts DESC)"
+                            + " AS rn FROM TABLE(TUMBLE(TABLE wsrc, DESCRIPTOR(ts),"
+                            + " INTERVAL '1' SECOND))) WHERE rn = 1",
+                    new String[] {"WindowDeduplicate"}),
             new Job("dedup_keep_first",
                     "ROW_NUMBER() OVER (PARTITION BY k ORDER BY proctime) = 1: each key's first"
                             + " row, append-only output",

@@ -30,7 +30,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Window aggregation parity of StreamFusion against stock Flink 2.3.0 in one MiniCluster JVM.
+ * Window aggregation, window Top-N and window deduplication parity of StreamFusion against
+ * stock Flink 2.3.0 in one MiniCluster JVM.
  *
  * <p>Every query (window TVFs: TUMBLE, HOP, CUMULATE and SESSION, with and without offsets, planned
  * ONE_PHASE so each has one {@code WindowAggregate}, or AUTO so it has a {@code
@@ -53,6 +54,10 @@ import java.util.Map;
  * takes the minimum watermark of two channels, whose interleaving is not fixed, so that run
  * reads a second input with the same rows but none late (out of order by less than the
  * bound), whose results do not depend on when each channel's watermark arrives.
+ *
+ * <p>Window Top-N ({@code ROW_NUMBER() OVER (PARTITION BY window_start, window_end, ..)}) and
+ * deduplication queries read the window TVF's rows (or a window aggregate's, chained); their
+ * windows' nodes count as window nodes below.
  *
  * <p>Window outputs are insert-only: outputs must be equal as multisets of rows, row kinds
  * included. For each native run the planner's decisions must show the query's {@code
@@ -100,7 +105,9 @@ public final class WindowParity {
         /** Its one {@code WindowAggregate} refused (stays stock). */
         STOCK,
         /** AUTO: a native local and a native global window aggregate. */
-        TWO_PHASE
+        TWO_PHASE,
+        /** A native window aggregate feeding a native window Top-N. */
+        CHAINED
     }
 
     /** One query; {@code mayBeEmpty} for processing time (timers may not fire at the end). */
@@ -121,6 +128,12 @@ public final class WindowParity {
 
     static void q(String name, Reach reach, String sql) {
         QUERIES.add(new Query(name, sql, reach, Expect.NATIVE, false));
+    }
+
+    /** {@code ROW_NUMBER() OVER (over) AS rn} over {@code from}, filtered by {@code where}. */
+    static String ranked(String columns, String over, String from, String where) {
+        return "SELECT " + columns + " FROM (SELECT *, ROW_NUMBER() OVER (" + over + ") AS rn"
+                + from + ") WHERE " + where;
     }
 
     static void two(String name, String sql) {
@@ -317,6 +330,40 @@ public final class WindowParity {
                 "SELECT k2, COUNT(*), SUM(i), MAX(s)" + tumble("t", "pt", "'1' DAY") + BY
                         + ", k2",
                 Reach.FIRST_ONLY, Expect.STOCK, true));
+        // Window Top-N and deduplication over the window TVF's rows (WindowRank and
+        // WindowDeduplicate after a stock WindowTableFunction). Ties in the ORDER BY go to the
+        // first to arrive, so queries with ties run at parallelism 1 only.
+        String byWindow = "PARTITION BY window_start, window_end, ";
+        q("window_top3", Reach.BACKENDS,
+                ranked("k2, i, s, id, window_start, window_end, rn", byWindow + "k2 ORDER BY i DESC",
+                        t1, "rn <= 3"));
+        q("window_top3_no_rank", Reach.EVERYWHERE,
+                ranked("k, l, id, window_end", byWindow + "k ORDER BY l, id", t1, "rn <= 3"));
+        q("window_rank_range_global", Reach.EVERYWHERE,
+                ranked("s, amount, id, window_start, rn",
+                        "PARTITION BY window_start, window_end ORDER BY s DESC NULLS FIRST, id",
+                        tumble("t", "ts", "'2' SECOND"), "rn BETWEEN 2 AND 4"));
+        q("window_rank_hop", Reach.EVERYWHERE,
+                ranked("k2, l, id, window_start, window_end, rn", byWindow + "k2 ORDER BY l DESC, id",
+                        hop("'1' SECOND", "'3' SECOND"), "rn <= 2"));
+        q("window_rank_strings_ties", Reach.BACKENDS,
+                ranked("g, s, id, window_end, rn", byWindow + "g ORDER BY s NULLS FIRST, amount DESC",
+                        cumulate("'1' SECOND", "'3' SECOND"), "rn <= 4"));
+        QUERIES.add(new Query("window_rank_after_agg",
+                ranked("window_start, window_end, k2, cnt, total, rn",
+                        "PARTITION BY window_start, window_end ORDER BY cnt DESC, k2",
+                        " FROM (SELECT window_start, window_end, k2, COUNT(*) AS cnt, SUM(l) AS"
+                                + " total" + t1 + BY + ", k2)", "rn <= 3"),
+                Reach.EVERYWHERE, Expect.CHAINED, false));
+        q("window_dedup_first", Reach.BACKENDS,
+                ranked("k, i, s, ts, window_start, window_end", byWindow + "k ORDER BY ts", t1,
+                        "rn = 1"));
+        q("window_dedup_last", Reach.BACKENDS,
+                ranked("k2, l, id, ts, window_end", byWindow + "k2 ORDER BY ts DESC",
+                        cumulate("'1' SECOND", "'4' SECOND"), "rn <= 1"));
+        q("window_dedup_ltz", Reach.BACKENDS,
+                ranked("k2, s, rt, window_start", byWindow + "k2 ORDER BY rt DESC",
+                        tumble("tl", "rt", "'2' SECOND"), "rn = 1"));
         // The default (AUTO) plan: a local window aggregate before the exchange, a global one
         // after it, both native, exchanging Flink's partial rows.
         two("two_phase_tumble",
@@ -339,6 +386,7 @@ public final class WindowParity {
         int windowNative;
         int windowStock;
         int others;
+        int othersNative;
         boolean twoPhasePlan;
         String decisions = "";
         String planError;
@@ -411,7 +459,7 @@ public final class WindowParity {
                 }
                 for (String row : a) {
                     if (!row.startsWith("+I")) {
-                        problems.add("a window aggregate emitted " + row);
+                        problems.add("a window node emitted " + row);
                         break;
                     }
                 }
@@ -424,11 +472,11 @@ public final class WindowParity {
                 failures += problems.isEmpty() ? 0 : 1;
                 System.out.printf(
                         "case %s [%s]: %d rows, %s, window aggregate nodes native=%d stock=%d%s,"
-                                + " other nodes=%d%s%n",
+                                + " other nodes=%d (native %d)%s%n",
                         query.name(), combo, a.size(), same ? "MATCH" : "MISMATCH",
                         outcome.windowNative, outcome.windowStock,
                         outcome.twoPhasePlan ? " (local/global)" : "", outcome.others,
-                        problems.isEmpty() ? "" : " FAILED " + problems);
+                        outcome.othersNative, problems.isEmpty() ? "" : " FAILED " + problems);
                 if (query.expect() == Expect.STOCK) {
                     System.out.printf("  expected stock: %s%n", outcome.decisions);
                 }
@@ -471,6 +519,12 @@ public final class WindowParity {
                         || !outcome.strictError.contains("StreamFusion cannot run node"))) {
                     problems.add("with fallback off planning must fail, got "
                             + outcome.strictError);
+                }
+            }
+            case CHAINED -> {
+                if (outcome.windowNative != 2 || outcome.windowStock > 0) {
+                    problems.add("expected a native window aggregate and window Top-N: "
+                            + outcome.decisions);
                 }
             }
             case TWO_PHASE -> {
@@ -578,9 +632,12 @@ public final class WindowParity {
             String description = d.node.substring(d.node.indexOf(':') + 1);
             if (!description.startsWith("WindowAggregate(")
                     && !description.startsWith("GroupWindowAggregate(")
+                    && !description.startsWith("WindowRank(")
+                    && !description.startsWith("WindowDeduplicate(")
                     && !description.startsWith("LocalWindowAggregate(")
                     && !description.startsWith("GlobalWindowAggregate(")) {
                 outcome.others++;
+                outcome.othersNative += d.isNative() ? 1 : 0;
             } else if (d.isNative()) {
                 outcome.windowNative++;
             } else {
