@@ -1,19 +1,21 @@
 //! Unchanged Flink SQL window aggregations (window TVFs and legacy session group windows,
-//! over event time) run natively in a MiniCluster, with results identical to stock Flink
-//! 2.3.0, under both keyed state backends.
+//! over event time), window Top-N, window deduplication and window joins (with the window
+//! TVFs' rows they read) run natively in a MiniCluster, with results identical to stock
+//! Flink 2.3.0, under both keyed state backends.
 //!
 //! Runs `org.streamfusion.harness.WindowParity` (`java/src/org/streamfusion/harness/`) on the
 //! planner classpath of `cargo xtask jvm` (the real planner instead of its loader, so the
 //! shadowed `DefaultPlannerFactory` builds `StreamFusionPlanner`), with the library built next
 //! to this test. Every query (TUMBLE, HOP and CUMULATE with offsets, SESSION, and legacy
 //! `GROUP BY k, SESSION(ts, gap)` group windows; planned ONE_PHASE so it has one window
-//! aggregate, or AUTO so it has a local and a global one) runs stock and with
+//! aggregate, or AUTO so it has a local and a global one; window Top-N, deduplication and
+//! joins of every type over the TVFs' rows) runs stock and with
 //! `streamfusion.enabled = true` over the same input: a parallelism-1 source with punctuated
 //! watermarks, so which rows are late (dropped for every window, or for some HOP and
 //! CUMULATE windows only) is fixed. All queries run at parallelism 1 on `hashmap`, a subset
 //! on `rocksdb` and at parallelism 2 after the source. The oracle is stock Flink's own output,
 //! compared as a multiset of rows with their kinds. The Java driver checks each case (outputs
-//! equal; the window aggregates substituted; a processing-time window and a legacy TUMBLE
+//! equal; the window nodes substituted; a processing-time window and a legacy TUMBLE
 //! group window kept stock, refused and failing planning with `streamfusion.fallback =
 //! false`); this test requires its exit status and reads its summary. Without a JDK or the
 //! planner classpath it reports itself skipped by name. `SF_JVM_CHECK_JNI=1` adds

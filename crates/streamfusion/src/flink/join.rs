@@ -36,24 +36,13 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
             inputs.len()
         )));
     };
-    let spec = fields.field("joinSpec")?;
-    let spec_field = |name: &str| {
-        spec.get(name)
-            .ok_or_else(|| Unsupported::Malformed(format!("a join spec without \"{name}\"")))
-    };
-    let join_type = match spec_field("joinType")?.as_str() {
-        Some("INNER") => JoinType::Inner,
-        Some("LEFT") => JoinType::Left,
-        Some("RIGHT") => JoinType::Right,
-        Some("FULL") => JoinType::Full,
-        Some("SEMI") => JoinType::Semi,
-        Some("ANTI") => JoinType::Anti,
-        other => {
-            return Err(Unsupported::Malformed(format!(
-                "join type {other:?} is not one Flink 2.3.0 writes"
-            )));
-        }
-    };
+    let JoinParts {
+        join_type,
+        left_keys,
+        right_keys,
+        filter_nulls,
+        condition,
+    } = join_parts(fields.field("joinSpec")?, left, right, config)?;
     let mini_batch = option_text(&config.options, "table.exec.mini-batch.enabled")?
         .is_some_and(|v| v.eq_ignore_ascii_case("true"));
     if mini_batch && !matches!(join_type, JoinType::Semi | JoinType::Anti) {
@@ -61,39 +50,7 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
             "a mini-batch join (MiniBatchStreamingJoinOperator)".into(),
         ));
     }
-    let keys = |name: &str, input: &[RowField]| -> Result<Vec<usize>> {
-        spec_field(name)?
-            .as_array()
-            .ok_or_else(|| Unsupported::Malformed(format!("\"{name}\" is not an array")))?
-            .iter()
-            .map(|k| index(k, input.len(), "join key"))
-            .collect()
-    };
-    let (left_keys, right_keys) = (keys("leftKeys", left)?, keys("rightKeys", right)?);
-    let filter_nulls = spec_field("filterNulls")?
-        .as_array()
-        .ok_or_else(|| Unsupported::Malformed("\"filterNulls\" is not an array".into()))?
-        .iter()
-        .map(|f| {
-            f.as_bool()
-                .ok_or_else(|| Unsupported::Malformed(format!("a NULL filter {f}")))
-        })
-        .collect::<Result<Vec<_>>>()?;
     let [left_ttl, right_ttl] = state_ttls(fields.field("state")?)?;
-    let condition = match spec_field("nonEquiCondition")? {
-        Value::Null => None,
-        rex => {
-            let types: Vec<LogicalType> = left.iter().chain(right).map(|f| f.ty.clone()).collect();
-            let mut reader = RexReader::default();
-            let mut program = CalcProgram::project(vec![reader.expr(rex)?]);
-            program.legacy_cast_behaviour = config.legacy_cast_behaviour;
-            program.time_zone = config.local_time_zone.clone();
-            program.float_text = config.float_text;
-            compile(&program, &types).map_err(|e| Unsupported::Compile(e.to_string()))?;
-            check_calls(&reader, &program, &types)?;
-            Some(program)
-        }
-    };
     let input = |input: &[RowField], keys: Vec<usize>, upsert: &str, ttl| -> Result<JoinInput> {
         Ok(JoinInput {
             names: input.iter().map(|f| f.name.clone()).collect(),
@@ -127,6 +84,81 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
     compare("right input", operator.input_types(1), right)?;
     compare("output", operator.output_types(), &output)?;
     Ok(plan)
+}
+
+/// A join spec's parts (`joinSpec`: `joinType`, `leftKeys`, `rightKeys`, `filterNulls`,
+/// `nonEquiCondition`), as regular and window joins write it.
+pub(super) struct JoinParts {
+    pub(super) join_type: JoinType,
+    pub(super) left_keys: Vec<usize>,
+    pub(super) right_keys: Vec<usize>,
+    pub(super) filter_nulls: Vec<bool>,
+    pub(super) condition: Option<CalcProgram>,
+}
+
+/// The parts of the join spec `spec` over the `left` and `right` inputs.
+pub(super) fn join_parts(
+    spec: &Value,
+    left: &[RowField],
+    right: &[RowField],
+    config: &FlinkConfig,
+) -> Result<JoinParts> {
+    let spec_field = |name: &str| {
+        spec.get(name)
+            .ok_or_else(|| Unsupported::Malformed(format!("a join spec without \"{name}\"")))
+    };
+    let join_type = match spec_field("joinType")?.as_str() {
+        Some("INNER") => JoinType::Inner,
+        Some("LEFT") => JoinType::Left,
+        Some("RIGHT") => JoinType::Right,
+        Some("FULL") => JoinType::Full,
+        Some("SEMI") => JoinType::Semi,
+        Some("ANTI") => JoinType::Anti,
+        other => {
+            return Err(Unsupported::Malformed(format!(
+                "join type {other:?} is not one Flink 2.3.0 writes"
+            )));
+        }
+    };
+    let keys = |name: &str, input: &[RowField]| -> Result<Vec<usize>> {
+        spec_field(name)?
+            .as_array()
+            .ok_or_else(|| Unsupported::Malformed(format!("\"{name}\" is not an array")))?
+            .iter()
+            .map(|k| index(k, input.len(), "join key"))
+            .collect()
+    };
+    let (left_keys, right_keys) = (keys("leftKeys", left)?, keys("rightKeys", right)?);
+    let filter_nulls = spec_field("filterNulls")?
+        .as_array()
+        .ok_or_else(|| Unsupported::Malformed("\"filterNulls\" is not an array".into()))?
+        .iter()
+        .map(|f| {
+            f.as_bool()
+                .ok_or_else(|| Unsupported::Malformed(format!("a NULL filter {f}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let condition = match spec_field("nonEquiCondition")? {
+        Value::Null => None,
+        rex => {
+            let types: Vec<LogicalType> = left.iter().chain(right).map(|f| f.ty.clone()).collect();
+            let mut reader = RexReader::default();
+            let mut program = CalcProgram::project(vec![reader.expr(rex)?]);
+            program.legacy_cast_behaviour = config.legacy_cast_behaviour;
+            program.time_zone = config.local_time_zone.clone();
+            program.float_text = config.float_text;
+            compile(&program, &types).map_err(|e| Unsupported::Compile(e.to_string()))?;
+            check_calls(&reader, &program, &types)?;
+            Some(program)
+        }
+    };
+    Ok(JoinParts {
+        join_type,
+        left_keys,
+        right_keys,
+        filter_nulls,
+        condition,
+    })
 }
 
 /// The two inputs' state TTLs (`{"index": 0|1, "ttl": "0 ms", "name": ..}`).

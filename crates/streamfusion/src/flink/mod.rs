@@ -56,6 +56,8 @@
 //!   [`OperatorPlan::OverAggregate`].
 //! - `stream-exec-temporal-sort_1` ([`sort`]): `ORDER BY rowtime, ...` on a stream, as
 //!   [`OperatorPlan::TemporalSort`].
+//! - `stream-exec-window-join_1` ([`window_join`]): a window join (INNER, LEFT, RIGHT,
+//!   FULL, SEMI, ANTI) over attached windows in event time, as [`OperatorPlan::WindowJoin`].
 //! - `stream-exec-join_1` ([`join`]): a regular join (INNER, LEFT, RIGHT, FULL, SEMI, ANTI)
 //!   on equi-keys with an optional non-equi condition, as [`OperatorPlan::Join`].
 
@@ -69,6 +71,7 @@ pub mod rex;
 pub mod sort;
 pub mod types;
 pub mod window;
+pub mod window_join;
 pub mod window_rank;
 
 use serde_json::Value;
@@ -318,6 +321,7 @@ pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorP
         "stream-exec-over-aggregate_1" => over::plan(node, &inputs, raw_inputs, &config),
         "stream-exec-temporal-sort_1" => sort::plan(node, &inputs, raw_inputs, &config),
         "stream-exec-join_1" => join::plan(node, &inputs, &config),
+        "stream-exec-window-join_1" => window_join::plan(node, &inputs, &config),
         other => Err(Unsupported::NodeType(other.to_string())),
     }
 }
@@ -351,13 +355,13 @@ mod tests {
     #[test]
     fn other_node_types_and_malformed_descriptions_are_refused_by_name() {
         let err = plan_node(
-            r#"{"node": {"id": 3, "type": "stream-exec-window-join_1"}, "inputs": []}"#,
+            r#"{"node": {"id": 3, "type": "stream-exec-interval-join_1"}, "inputs": []}"#,
             None,
         )
         .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "node type stream-exec-window-join_1 is not supported"
+            "node type stream-exec-interval-join_1 is not supported"
         );
         let err = plan_node("{]", None).unwrap_err();
         assert!(matches!(err, Unsupported::Malformed(_)), "{err:?}");

@@ -47,6 +47,7 @@
 
 mod emit;
 pub mod side;
+pub mod window;
 
 use std::ops::Range;
 use std::path::Path;
@@ -105,7 +106,8 @@ impl JoinType {
         }
     }
 
-    fn semi_anti(self) -> bool {
+    /// Whether the output is the left rows alone (SEMI, ANTI).
+    pub fn semi_anti(self) -> bool {
         matches!(self, JoinType::Semi | JoinType::Anti)
     }
 }
@@ -946,6 +948,14 @@ fn check_spec(spec: &JoinSpec) -> Result<Option<CompiledCalc>> {
     let Some(program) = &spec.condition else {
         return Ok(None);
     };
+    let types: Vec<LogicalType> = left.types.iter().chain(&right.types).cloned().collect();
+    compile_condition(program, &types).map(Some)
+}
+
+/// `program` compiled over the joined row's `types` (left columns, then right): one BOOLEAN
+/// projection and no filter, as a join condition is.
+fn compile_condition(program: &CalcProgram, types: &[LogicalType]) -> Result<CompiledCalc> {
+    let plan = |why: String| Err(Error::Plan(why));
     if program.projection.len() != 1 || program.filter.is_some() {
         return plan(format!(
             "a join condition projects one BOOLEAN and filters nothing, not {} projections{}",
@@ -957,15 +967,14 @@ fn check_spec(spec: &JoinSpec) -> Result<Option<CompiledCalc>> {
             }
         ));
     }
-    let types: Vec<LogicalType> = left.types.iter().chain(&right.types).cloned().collect();
-    let compiled = compile(program, &types)?;
+    let compiled = compile(program, types)?;
     if compiled.output_types()[0] != LogicalType::Boolean {
         return plan(format!(
             "a join condition is a BOOLEAN, not {}",
             compiled.output_types()[0]
         ));
     }
-    Ok(Some(compiled))
+    Ok(compiled)
 }
 
 impl Operator for Join {

@@ -68,6 +68,8 @@ pub enum OperatorKind {
     TemporalSort,
     /// A regular streaming join ([`crate::join::Join`]).
     Join,
+    /// A window join ([`crate::join::window::WindowJoin`]).
+    WindowJoin,
 }
 
 impl std::fmt::Display for OperatorKind {
@@ -88,6 +90,7 @@ impl std::fmt::Display for OperatorKind {
             OperatorKind::OverAggregate => "over_aggregate",
             OperatorKind::TemporalSort => "temporal_sort",
             OperatorKind::Join => "join",
+            OperatorKind::WindowJoin => "window_join",
         };
         f.write_str(name)
     }

@@ -17,7 +17,7 @@
 //! [`WindowAggSpec`]; `deduplicate` a [`DedupSpec`]; `rank` a [`RankSpec`]; `window_rank`
 //! a [`WindowRankSpec`]; `window_table_function` a [`WindowTableSpec`];
 //! `over_aggregate` an [`OverSpec`]; `temporal_sort` a [`TemporalSortSpec`]; `join` a
-//! [`JoinSpec`]. A new operator
+//! [`JoinSpec`]; `window_join` a [`WindowJoinSpec`]. A new operator
 //! adds its variant here and one arm in [`OperatorPlan::build`] and
 //! [`OperatorPlan::restore`].
 
@@ -37,6 +37,7 @@ use crate::aggregate::{GlobalGroupAggregate, GroupAggSpec, GroupAggregate, Local
 use crate::calc::CalcProgram;
 use crate::deduplicate::{DedupSpec, Deduplicate};
 use crate::error::{Error, ErrorKind, Result};
+use crate::join::window::{WindowJoin, WindowJoinSpec};
 use crate::join::{Join, JoinSpec};
 use crate::rank::window::{WindowRank, WindowRankSpec};
 use crate::rank::{Rank, RankSpec};
@@ -84,6 +85,8 @@ pub enum OperatorPlan {
     TemporalSort(TemporalSortSpec),
     /// A regular streaming join (two inputs).
     Join(JoinSpec),
+    /// A window join (two inputs).
+    WindowJoin(WindowJoinSpec),
 }
 
 impl OperatorPlan {
@@ -115,6 +118,7 @@ impl OperatorPlan {
             OperatorPlan::OverAggregate(_) => OperatorKind::OverAggregate,
             OperatorPlan::TemporalSort(_) => OperatorKind::TemporalSort,
             OperatorPlan::Join(_) => OperatorKind::Join,
+            OperatorPlan::WindowJoin(_) => OperatorKind::WindowJoin,
         }
     }
 
@@ -140,6 +144,7 @@ impl OperatorPlan {
             OperatorPlan::OverAggregate(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::TemporalSort(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::Join(spec) => spec.max_parallelism = max_parallelism,
+            OperatorPlan::WindowJoin(spec) => spec.max_parallelism = max_parallelism,
         }
         self
     }
@@ -239,6 +244,10 @@ impl OperatorPlan {
             OperatorPlan::Join(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(Join::build(spec.clone(), config, range)?)
+            }
+            OperatorPlan::WindowJoin(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(WindowJoin::build(spec.clone(), config, range)?)
             }
         })
     }
@@ -354,6 +363,15 @@ impl OperatorPlan {
             OperatorPlan::Join(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(Join::restore(spec.clone(), config, range, checkpoints)?)
+            }
+            OperatorPlan::WindowJoin(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(WindowJoin::restore(
+                    spec.clone(),
+                    config,
+                    range,
+                    checkpoints,
+                )?)
             }
         })
     }

@@ -27,5 +27,6 @@ mod session_window;
 mod state;
 mod temporal_sort;
 mod window_aggregate;
+mod window_join;
 mod window_rank;
 mod window_table;

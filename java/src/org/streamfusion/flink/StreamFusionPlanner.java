@@ -33,6 +33,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecRank;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecTemporalSort;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowDeduplicate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowJoin;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowRank;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowTableFunction;
 import org.apache.flink.table.types.logical.RowType;
@@ -73,8 +74,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * runs event-time frames) and {@link StreamExecTemporalSort} (an event-time {@code ORDER BY}) -
  * is replaced by a {@link NativeOneInputExecNode} before the graph
  * is translated to transformations. Flink's {@code SortLimit} and {@code Limit} nodes subclass
- * {@code StreamExecRank} and stay stock. A regular join ({@link StreamExecJoin}) is replaced
- * by a {@link NativeTwoInputExecNode}.
+ * {@code StreamExecRank} and stay stock. A regular join ({@link StreamExecJoin}) and a window
+ * join ({@link StreamExecWindowJoin}) are replaced by a {@link NativeTwoInputExecNode}.
  *
  * <p>The hook is {@link #translateToPlan(ExecNodeGraph)}: it runs for {@code executeSql},
  * {@code toDataStream}, {@code EXPLAIN} and compiled plans being executed, but not for {@code
@@ -379,6 +380,11 @@ public class StreamFusionPlanner extends StreamPlanner {
                 // Exactly a regular join (interval, temporal and window joins have their own
                 // nodes). Keyed by the join keys: the stock key selectors are kept.
                 result = substitute((StreamExecJoin) node, "streamfusion-join_1", true);
+            } else if (node instanceof StreamExecWindowJoin) {
+                // Keyed by the join keys on both inputs: the stock key selectors are kept.
+                result =
+                        substitute(
+                                (StreamExecWindowJoin) node, "streamfusion-window-join_1", true);
             }
             done.put(node, result);
             return result;

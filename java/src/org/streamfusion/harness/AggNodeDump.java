@@ -105,6 +105,10 @@ public final class AggNodeDump {
         add("window_tvf", name, sql, options);
     }
 
+    static void wj(String name, String sql, String... options) {
+        add("window_join", name, sql, options);
+    }
+
     static void o(String name, String sql, String... options) {
         add("over", name, sql, options);
     }
@@ -352,6 +356,22 @@ public final class AggNodeDump {
         wt("proctime", "SELECT k, window_start, window_end FROM TABLE(TUMBLE(TABLE wsrc,"
                 + " DESCRIPTOR(pt), INTERVAL '1' SECOND))");
 
+        // Window joins (StreamExecWindowJoin) of two window TVFs over the window source.
+        String left = "(SELECT * FROM " + tumble + ") L";
+        String right = "(SELECT * FROM " + tumble + " WHERE v > 0) R";
+        String sameWindow = " AND L.window_start = R.window_start AND L.window_end = R.window_end";
+        wj("inner", "SELECT L.k, L.v, R.s, L.window_start, L.window_end FROM " + left + " JOIN "
+                + right + " ON L.k = R.k" + sameWindow);
+        wj("left_condition", "SELECT L.k, L.v, R.v AS rv, L.window_end FROM " + left
+                + " LEFT JOIN " + right + " ON L.k = R.k" + sameWindow + " AND L.v > R.v");
+        wj("full", "SELECT L.k, R.k AS rk, L.window_end, R.window_end AS rend FROM " + left
+                + " FULL JOIN " + right + " ON L.k = R.k" + sameWindow);
+        wj("semi", "SELECT k, v, window_end FROM " + left + " WHERE L.k IN (SELECT R.k FROM "
+                + right + " WHERE L.window_start = R.window_start"
+                + " AND L.window_end = R.window_end)");
+        wj("anti", "SELECT k, v, window_end FROM " + left + " WHERE NOT EXISTS (SELECT * FROM "
+                + right + " WHERE L.k = R.k" + sameWindow + ")");
+
         // Event-time sort (StreamExecTemporalSort): the rowtime first, then other fields.
         s("rowtime", "SELECT k, v, ts FROM wsrc ORDER BY ts");
         s("rowtime_secondary", "SELECT k, v, s, ts FROM wsrc ORDER BY ts, v DESC, s");
@@ -422,6 +442,7 @@ public final class AggNodeDump {
                     case "window_rank" -> "window-rank";
                     case "window_dedup" -> "window-deduplicate";
                     case "window_tvf" -> "window-table-function";
+                    case "window_join" -> "window-join";
                     default -> "group-aggregate";
                 };
                 if (!node.get("type").asText().contains(nodes)) {

@@ -143,6 +143,17 @@ public final class JobBench {
                             + " AS rn FROM TABLE(TUMBLE(TABLE wsrc, DESCRIPTOR(ts),"
                             + " INTERVAL '1' SECOND))) WHERE rn = 1",
                     new String[] {"WindowDeduplicate"}),
+            new Job("window_join",
+                    "Window join: TUMBLE 1 s windows of wsrc, rows with an even id joined to rows"
+                            + " with an odd id on MOD(id / 2, 500) (one match a row), event time",
+                    "SELECT L.jk, L.id, R.id, L.v + R.v, L.window_start, L.window_end FROM"
+                            + " (SELECT *, MOD(id / 2, 500) AS jk FROM TABLE(TUMBLE(TABLE wsrc,"
+                            + " DESCRIPTOR(ts), INTERVAL '1' SECOND)) WHERE MOD(id, 2) = 0) L JOIN"
+                            + " (SELECT *, MOD(id / 2, 500) AS jk FROM TABLE(TUMBLE(TABLE wsrc,"
+                            + " DESCRIPTOR(ts), INTERVAL '1' SECOND)) WHERE MOD(id, 2) = 1) R"
+                            + " ON L.jk = R.jk AND L.window_start = R.window_start"
+                            + " AND L.window_end = R.window_end",
+                    new String[] {"WindowJoin"}),
             new Job("dedup_keep_first",
                     "ROW_NUMBER() OVER (PARTITION BY k ORDER BY proctime) = 1: each key's first"
                             + " row, append-only output",
