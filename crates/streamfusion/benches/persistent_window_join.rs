@@ -149,6 +149,7 @@ fn plan() -> OperatorPlan {
         right: input("r_"),
         filter_nulls: vec![true],
         condition: None,
+        time_zone: None,
         max_parallelism: MAX_PARALLELISM,
     })
 }

@@ -122,6 +122,7 @@ impl Mode {
             partition_keys: vec![0],
             window_end_column: 5,
             keep,
+            time_zone: None,
             max_parallelism: MAX_PARALLELISM,
         })
     }

@@ -43,6 +43,7 @@ pub mod join;
 pub mod ops;
 pub mod rank;
 pub mod sort;
+pub mod window_clock;
 pub mod window_table;
 
 #[cfg(feature = "bench")]

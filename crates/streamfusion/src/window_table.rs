@@ -10,8 +10,9 @@
 //! (`numNullRowTimeRecordsDropped`). Nothing is late here: the operator keeps no state, and
 //! its checkpoint holds the watermark.
 //!
-//! Time zones as for the window aggregates: TIMESTAMP(3), or TIMESTAMP_LTZ(3) windowed in
-//! UTC; the planner refuses other session time zones.
+//! Over a TIMESTAMP_LTZ(3) time attribute, windows are computed on the local time of the
+//! session time zone: `window_start` and `window_end` are local times, `window_time` the
+//! instant of `window_end - 1` ([`WindowClock`]).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -27,6 +28,7 @@ use crate::state::checkpoint::Checkpoint;
 use crate::types::LogicalType;
 use crate::window::slices::SliceAssigner;
 use crate::window::{TimeWindow, WindowAssigner};
+use crate::window_clock::WindowClock;
 
 /// The version of the window TVF's checkpoints (metadata and watermark only).
 pub const STATE_VERSION: u32 = 1;
@@ -45,6 +47,10 @@ pub struct WindowTableSpec {
     pub time_column: usize,
     /// The TVF and its parameters.
     pub window: SliceAssigner,
+    /// The session time zone of windows over a TIMESTAMP_LTZ time attribute
+    /// ([`WindowClock`]); `None` is UTC.
+    #[serde(default)]
+    pub time_zone: Option<String>,
 }
 
 impl WindowTableSpec {
@@ -67,6 +73,7 @@ pub struct WindowTableFunction {
     identity: PlanIdentity,
     schema: SchemaRef,
     output_types: Vec<LogicalType>,
+    clock: WindowClock,
     watermark: Option<i64>,
     null_times_dropped: u64,
 }
@@ -78,6 +85,7 @@ impl WindowTableFunction {
             "input_types": spec.input_types.iter().map(ToString::to_string).collect::<Vec<_>>(),
             "time_column": spec.time_column,
             "window": spec.window,
+            "time_zone": spec.time_zone,
         });
         PlanIdentity::new(OperatorKind::WindowTableFunction, STATE_VERSION, &semantics)
     }
@@ -137,6 +145,7 @@ impl WindowTableFunction {
             schema: Arc::new(Schema::new(fields)),
             output_types,
             assigner,
+            clock: WindowClock::new(spec.time_zone.as_deref())?,
             spec,
             watermark: None,
             null_times_dropped: 0,
@@ -173,7 +182,8 @@ impl WindowTableFunction {
                 continue;
             }
             windows.clear();
-            self.assigner.assign(times.value(row), &mut windows);
+            self.assigner
+                .assign(self.clock.local(times.value(row)), &mut windows);
             for w in &windows {
                 rows.push(row as u32);
                 starts.push(w.start);
@@ -187,7 +197,8 @@ impl WindowTableFunction {
             .map(|c| arrow::compute::take(c.as_ref(), &take, None))
             .collect::<std::result::Result<_, _>>()?;
         let window_time = TimestampMillisecondArray::from_iter_values(
-            ends.iter().map(|&e: &i64| e.wrapping_sub(1)),
+            ends.iter()
+                .map(|&e: &i64| self.clock.instant(e.wrapping_sub(1))),
         );
         let window_time = match &self.spec.input_types[self.spec.time_column] {
             LogicalType::TimestampLtz(_) => window_time.with_timezone("UTC"),

@@ -27,6 +27,7 @@ pub mod range;
 pub mod registry;
 
 pub use compile::{CompiledCalc, compile};
+pub use functions::temporal_values::Zone;
 pub use program::{CalcProgram, Expr, FloatText};
 
 pub use streamfusion_core::error::CalcError;

@@ -43,6 +43,7 @@ use crate::aggregate::window::{WindowAggSpec, WindowProperty};
 use crate::ops::{OperatorPlan, StateConfig};
 use crate::types::{LogicalType, RowField};
 use crate::window::slices::SliceAssigner;
+use crate::window_clock::WindowClock;
 use crate::window_table::WindowTableSpec;
 
 /// Which of Flink's window aggregation nodes.
@@ -264,12 +265,12 @@ pub fn plan_table_function(
         input.len(),
         "time attribute",
     )?;
-    check_time_type(&input[time_column].ty, config)?;
     let plan = OperatorPlan::WindowTableFunction(WindowTableSpec {
         input_names: input.iter().map(|f| f.name.clone()).collect(),
         input_types: input.iter().map(|f| f.ty.clone()).collect(),
         time_column,
         window,
+        time_zone: window_zone(&input[time_column].ty, config)?,
     });
     checked(plan, fields.field("outputType")?, input)
 }
@@ -414,6 +415,24 @@ pub(super) fn check_time_type(ty: &LogicalType, config: &FlinkConfig) -> Result<
             "windows on a TIMESTAMP_LTZ row time in the session time zone {} (only UTC)",
             config.local_time_zone
         ))),
+        other => Err(Unsupported::Type {
+            ty: other.to_string(),
+            why: "a window's row time must be TIMESTAMP(3) or TIMESTAMP_LTZ(3)".into(),
+        }),
+    }
+}
+
+/// The session time zone windows over a time attribute of `time_type` are computed in, for
+/// the nodes that follow it ([`crate::window_clock::WindowClock`]): `None` over TIMESTAMP(3)
+/// or in UTC.
+pub(super) fn window_zone(time_type: &LogicalType, config: &FlinkConfig) -> Result<Option<String>> {
+    match time_type {
+        LogicalType::TimestampLtz(3) if !is_utc(&config.local_time_zone) => {
+            let zone = &config.local_time_zone;
+            WindowClock::new(Some(zone)).map_err(|e| Unsupported::Feature(e.to_string()))?;
+            Ok(Some(zone.clone()))
+        }
+        LogicalType::Timestamp(3) | LogicalType::TimestampLtz(3) => Ok(None),
         other => Err(Unsupported::Type {
             ty: other.to_string(),
             why: "a window's row time must be TIMESTAMP(3) or TIMESTAMP_LTZ(3)".into(),

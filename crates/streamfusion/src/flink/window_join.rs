@@ -4,8 +4,8 @@
 //! The node's fields: `joinSpec` as for a regular join ([`super::join::join_parts`]), and
 //! `leftWindowing`/`rightWindowing`, each the `WindowAttached` strategy on a row time whose
 //! `windowEnd` is the input's window end column (the only strategy Flink's translator
-//! takes). Both windows must be the same window, as Flink's planner requires; a
-//! TIMESTAMP_LTZ time attribute must be windowed in UTC. The built operator's input and
+//! takes). Both windows must be the same window, as Flink's planner requires; over a
+//! TIMESTAMP_LTZ time attribute they are local times of the session time zone. The built operator's input and
 //! output types must equal Flink's.
 
 use serde_json::Value;
@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::aggregate::{compare, index, max_parallelism};
 use super::join::{JoinParts, join_parts};
 use super::types::{logical_type, row_type};
-use super::window::{check_time_type, expect_strategy};
+use super::window::{expect_strategy, window_zone};
 use super::{FlinkConfig, NodeFields, Result, Unsupported};
 use crate::join::window::{WindowJoinInput, WindowJoinSpec};
 use crate::ops::{OperatorPlan, StateConfig};
@@ -48,12 +48,13 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
         filter_nulls,
         condition,
     } = join_parts(fields.field("joinSpec")?, left, right, config)?;
-    let input = |input: &[RowField], keys: Vec<usize>, windowing: &Value| {
+    let mut zones = Vec::new();
+    let mut input = |input: &[RowField], keys: Vec<usize>, windowing: &Value| {
         expect_strategy(windowing, "WindowAttached")?;
         let time_type = logical_type(windowing.get("timeAttributeType").ok_or_else(|| {
             Unsupported::Malformed("windowing without \"timeAttributeType\"".into())
         })?)?;
-        check_time_type(&time_type, config)?;
+        zones.push(window_zone(&time_type, config)?);
         Ok::<_, Unsupported>(WindowJoinInput {
             names: input.iter().map(|f| f.name.clone()).collect(),
             types: input.iter().map(|f| f.ty.clone()).collect(),
@@ -68,12 +69,19 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
         })
     };
     let output = row_type(fields.field("outputType")?)?;
+    let (left_input, right_input) = (
+        input(left, left_keys, left_windowing)?,
+        input(right, right_keys, right_windowing)?,
+    );
+    // Both time attributes are of one type (the windows are equal), so of one zone.
+    let time_zone = zones.swap_remove(0);
     let mut spec = WindowJoinSpec {
         join_type,
-        left: input(left, left_keys, left_windowing)?,
-        right: input(right, right_keys, right_windowing)?,
+        left: left_input,
+        right: right_input,
         filter_nulls,
         condition,
+        time_zone,
         max_parallelism: max_parallelism(config)?,
     };
     // The output's names are the node's (Flink renames a right column that repeats a left

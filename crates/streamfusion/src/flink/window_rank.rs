@@ -6,7 +6,7 @@
 //! (`StreamExecWindowRank` and `StreamExecWindowDeduplicate` translate nothing else), on a
 //! row time (`isRowtime`; Flink fails processing-time window deduplication and the native
 //! side runs no processing-time windows). Its `timeAttributeType` decides the time zone: a
-//! TIMESTAMP_LTZ time attribute fires in the session time zone, which must be UTC here.
+//! TIMESTAMP_LTZ time attribute's windows are local times of the session time zone.
 //!
 //! - Window rank: `rankType` (`ROW_NUMBER` only, as Flink's translator), `partitionSpec`,
 //!   `sortSpec` (`{"fields": [{"index", "isAscending", "nullIsLast"}]}`), `rankRange`
@@ -21,7 +21,7 @@ use serde_json::Value;
 use super::aggregate::{index, max_parallelism};
 use super::rank::{rank_range, sort_keys};
 use super::types::{logical_type, row_type};
-use super::window::{self, check_time_type, expect_strategy};
+use super::window::{self, expect_strategy, window_zone};
 use super::{FlinkConfig, NodeFields, Result, Unsupported};
 use crate::ops::OperatorPlan;
 use crate::rank::window::{WindowKeep, WindowRankSpec};
@@ -133,7 +133,7 @@ fn planned(
     let time_type = logical_type(windowing.get("timeAttributeType").ok_or_else(|| {
         Unsupported::Malformed("windowing without \"timeAttributeType\"".into())
     })?)?;
-    check_time_type(&time_type, config)?;
+    let time_zone = window_zone(&time_type, config)?;
     let window_end_column = index(
         windowing
             .get("windowEnd")
@@ -147,6 +147,7 @@ fn planned(
         partition_keys,
         window_end_column,
         keep,
+        time_zone,
         max_parallelism: max_parallelism(config)?,
     });
     window::checked(plan, fields.field("outputType")?, input)

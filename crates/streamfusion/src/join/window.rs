@@ -28,6 +28,9 @@
 //! the side's rows, each `[u32 length][BinaryRowData]`; timers in the keyed driver's timer
 //! table. Checkpointed and rescaled with its key groups. `WindowJoinOperator` keeps no
 //! watermark in its checkpoints, so a restored operator starts without one (decision 0030).
+//!
+//! Over a TIMESTAMP_LTZ time attribute the window ends are local times of the session time
+//! zone, fired at their instants ([`WindowClock`]).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -51,7 +54,7 @@ use crate::state::checkpoint::Checkpoint;
 use crate::state::rows::{Groups, hash_of};
 use crate::state::{TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
-use crate::window::slices::is_fired;
+use crate::window_clock::WindowClock;
 
 /// The version of the window join's state layout, stored with its checkpoints.
 pub const STATE_VERSION: u32 = 1;
@@ -89,6 +92,10 @@ pub struct WindowJoinSpec {
     /// The non-equi condition: a program over the joined row (left columns, then right)
     /// projecting one BOOLEAN; a row pair matches when it is TRUE.
     pub condition: Option<CalcProgram>,
+    /// The session time zone of windows over a TIMESTAMP_LTZ time attribute
+    /// ([`WindowClock`]); `None` is UTC.
+    #[serde(default)]
+    pub time_zone: Option<String>,
     /// The job's max parallelism (number of key groups).
     pub max_parallelism: u32,
 }
@@ -104,7 +111,11 @@ impl WindowJoinSpec {
                 "window_end_column": i.window_end_column,
             })
         };
-        serde_json::json!({"left": input(&self.left), "right": input(&self.right)})
+        serde_json::json!({
+            "left": input(&self.left),
+            "right": input(&self.right),
+            "time_zone": self.time_zone,
+        })
     }
 
     fn input(&self, port: Port) -> &WindowJoinInput {
@@ -140,6 +151,7 @@ pub struct WindowJoin {
     condition: Option<(CompiledCalc, SchemaRef)>,
     schema: SchemaRef,
     output_types: Vec<LogicalType>,
+    clock: WindowClock,
     late_rows_dropped: [u64; 2],
 }
 
@@ -217,6 +229,7 @@ impl WindowJoin {
             condition,
             schema: Arc::new(Schema::new(fields)),
             output_types: output.into_iter().map(|(_, ty)| ty).collect(),
+            clock: WindowClock::new(spec.time_zone.as_deref())?,
             late_rows_dropped: [0, 0],
             keyed,
             spec,
@@ -269,7 +282,7 @@ impl WindowJoin {
             (Vec::new(), vec![0], Vec::new(), Vec::new());
         for row in 0..n {
             let end = ends.value(row);
-            if is_fired(end, watermark) {
+            if self.clock.is_fired(end, watermark) {
                 self.late_rows_dropped[port] += 1;
                 continue;
             }
@@ -311,7 +324,12 @@ impl WindowJoin {
                 let (key_row, ns) =
                     key[KEY_GROUP_BYTES..].split_at(key.len() - KEY_GROUP_BYTES - NAMESPACE_BYTES);
                 let kg = u16::from_be_bytes([key[0], key[1]]);
-                Ok((kg, end_of(ns)?.wrapping_sub(1), key_row, ns))
+                Ok((
+                    kg,
+                    self.clock.timer(end_of(ns)?.wrapping_sub(1)),
+                    key_row,
+                    ns,
+                ))
             })
             .collect::<Result<Vec<_>>>()?;
         self.keyed.register_event_timers(timers)

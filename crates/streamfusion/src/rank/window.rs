@@ -38,9 +38,9 @@
 //! old subtasks had, as `WindowAggOperator` restores it (decision 0030).
 //!
 //! Sort keys compare as the non-window Top-N's ([`super::Rank`]); FLOAT/DOUBLE sort fields
-//! are refused for the same reason (decision 0028). Time zones as for the window
-//! aggregates: the window end is TIMESTAMP(3), fired in UTC; the planner refuses windows of
-//! a TIMESTAMP_LTZ row time in other session time zones.
+//! are refused for the same reason (decision 0028). The window end is a TIMESTAMP(3): over
+//! a TIMESTAMP_LTZ time attribute, a local time of the session time zone, fired at its
+//! instant ([`WindowClock`]).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -65,7 +65,7 @@ use crate::state::checkpoint::Checkpoint;
 use crate::state::rows::{Groups, hash_of};
 use crate::state::{TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
-use crate::window::slices::is_fired;
+use crate::window_clock::WindowClock;
 
 /// The version of the window rank state layout, stored with its checkpoints.
 pub const STATE_VERSION: u32 = 1;
@@ -113,6 +113,10 @@ pub struct WindowRankSpec {
     pub window_end_column: usize,
     /// What is kept and emitted.
     pub keep: WindowKeep,
+    /// The session time zone of windows over a TIMESTAMP_LTZ time attribute
+    /// ([`WindowClock`]); `None` is UTC.
+    #[serde(default)]
+    pub time_zone: Option<String>,
     /// The job's max parallelism (number of key groups).
     pub max_parallelism: u32,
 }
@@ -135,6 +139,7 @@ impl WindowRankSpec {
             "partition_keys": self.partition_keys,
             "window_end_column": self.window_end_column,
             "keep": keep,
+            "time_zone": self.time_zone,
         })
     }
 
@@ -168,6 +173,7 @@ pub struct WindowRank {
     schema: SchemaRef,
     output_types: Vec<LogicalType>,
     table: TableId,
+    clock: WindowClock,
     late_rows_dropped: u64,
 }
 
@@ -234,6 +240,7 @@ impl WindowRank {
             schema: Arc::new(Schema::new(fields)),
             output_types: spec.output_types(),
             table,
+            clock: WindowClock::new(spec.time_zone.as_deref())?,
             late_rows_dropped: 0,
             keyed,
             spec,
@@ -290,7 +297,7 @@ impl WindowRank {
             (Vec::new(), vec![0], Vec::new(), Vec::new());
         for row in 0..n {
             let end = ends.value(row);
-            if is_fired(end, watermark) {
+            if self.clock.is_fired(end, watermark) {
                 self.late_rows_dropped += 1;
                 continue;
             }
@@ -337,7 +344,12 @@ impl WindowRank {
                 let (key_row, ns) =
                     key[KEY_GROUP_BYTES..].split_at(key.len() - KEY_GROUP_BYTES - NAMESPACE_BYTES);
                 let kg = u16::from_be_bytes([key[0], key[1]]);
-                Ok((kg, end_of(ns)?.wrapping_sub(1), key_row, ns))
+                Ok((
+                    kg,
+                    self.clock.timer(end_of(ns)?.wrapping_sub(1)),
+                    key_row,
+                    ns,
+                ))
             })
             .collect::<Result<_>>()?;
         self.keyed.register_event_timers(timers)

@@ -103,6 +103,7 @@ fn plan(join_type: JoinType, with_condition: bool) -> OperatorPlan {
         right: input("r"),
         filter_nulls: vec![true],
         condition: with_condition.then(condition),
+        time_zone: None,
         max_parallelism: MAX_PARALLELISM,
     })
 }
@@ -400,6 +401,7 @@ fn retractions_and_impossible_plans_are_refused_with_a_reason() {
         right: input("r"),
         filter_nulls: vec![true],
         condition: None,
+        time_zone: None,
         max_parallelism: MAX_PARALLELISM,
     };
     bad.right.window_end_column = 1;

@@ -100,6 +100,7 @@ fn spec(keep: WindowKeep) -> WindowRankSpec {
         partition_keys: vec![0],
         window_end_column: 4,
         keep,
+        time_zone: None,
         max_parallelism: MAX_PARALLELISM,
     }
 }

@@ -27,6 +27,7 @@ fn plan(window: SliceAssigner, ltz: bool) -> OperatorPlan {
         input_types: vec![LogicalType::Int, time],
         time_column: 1,
         window,
+        time_zone: None,
     })
 }
 
@@ -158,6 +159,70 @@ fn every_row_is_repeated_for_its_windows_in_flinks_order() {
 }
 
 #[test]
+fn ltz_windows_in_a_session_time_zone_are_local_times() {
+    // Asia/Shanghai keeps UTC+8 all year: a row at instant t is in the windows of the local
+    // time t + 8h, and window_time is the instant of the local end - 1.
+    const EIGHT_HOURS: i64 = 8 * 3_600_000;
+    let window = SliceAssigner::Tumble {
+        size: 3_600_000,
+        offset: 0,
+    };
+    let times: Vec<i64> = (0..200).map(|i| i * 1_234_567 - 50_000_000).collect();
+    let mut spec = WindowTableSpec {
+        input_names: vec!["id".into(), "ts".into()],
+        input_types: vec![LogicalType::Int, LogicalType::TimestampLtz(3)],
+        time_column: 1,
+        window,
+        time_zone: Some("Asia/Shanghai".into()),
+    };
+    let batch = RecordBatch::try_from_iter(vec![
+        ("id", Arc::new(Int32Array::from_iter_values(0..200)) as _),
+        (
+            "ts",
+            Arc::new(TimestampMillisecondArray::from(times.clone()).with_timezone("UTC")) as _,
+        ),
+    ])
+    .unwrap();
+    let mut op = OperatorPlan::WindowTableFunction(spec.clone())
+        .build(&StateConfig::memory(), None)
+        .unwrap();
+    let mut out = Output::new();
+    op.process(0, &ChangelogBatch::insert_only(batch), &mut out)
+        .unwrap();
+    let mut got = Vec::new();
+    for b in out.take() {
+        let col = |c: usize| {
+            b.batch()
+                .column(c)
+                .as_primitive::<TimestampMillisecondType>()
+                .clone()
+        };
+        for r in 0..b.num_rows() {
+            got.push((
+                col(1).value(r),
+                col(2).value(r),
+                col(3).value(r),
+                col(4).value(r),
+            ));
+        }
+    }
+    let expected: Vec<_> = times
+        .iter()
+        .flat_map(|&t| {
+            windows_of(window, t + EIGHT_HOURS)
+                .into_iter()
+                .map(move |(s, e)| (t, s, e, e - 1 - EIGHT_HOURS))
+        })
+        .collect();
+    assert_eq!(got, expected);
+    spec.time_zone = Some("Mars/Olympus".into());
+    let err = OperatorPlan::WindowTableFunction(spec)
+        .build(&StateConfig::memory(), None)
+        .unwrap_err();
+    assert!(err.to_string().contains("Mars/Olympus"), "{err}");
+}
+
+#[test]
 fn the_watermark_is_restored_and_bad_plans_are_refused() {
     let window = windows()[2];
     let mut op = plan(window, false)
@@ -180,6 +245,7 @@ fn the_watermark_is_restored_and_bad_plans_are_refused() {
         input_types: vec![LogicalType::Int, LogicalType::Timestamp(6)],
         time_column: 1,
         window,
+        time_zone: None,
     };
     let err = OperatorPlan::WindowTableFunction(bad.clone())
         .build(&StateConfig::memory(), None)

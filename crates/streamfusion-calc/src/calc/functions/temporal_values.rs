@@ -302,14 +302,19 @@ fn last_rule_shift(millis: i64) -> i64 {
         .map_or(0, |(day, _)| (day - january) * MILLIS_PER_DAY)
 }
 
+/// 2100-01-01T00:00:00Z and 2100-07-01T00:00:00Z: instants under every zone's current
+/// rules, in winter and in summer.
+const JANUARY_2100: i64 = 4_103_481_600_000;
+const JULY_2100: i64 = 4_118_112_000_000;
+
 /// 1900-01-01T00:00:00Z: the JDK's `ZoneInfo` (behind `java.util.TimeZone`) keeps tzdb's
 /// transitions from here on only.
 const ZONE_INFO_START_MILLIS: i64 = -2_208_988_800_000;
 
 /// A session time zone with `java.util.TimeZone` offset rules (what Flink's generated code
-/// and its `SimpleDateFormat`s use).
+/// and its `SimpleDateFormat`s use), and `java.time`'s where Flink uses those.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Zone(Tz);
+pub struct Zone(Tz);
 
 impl Zone {
     /// UTC.
@@ -357,10 +362,45 @@ impl Zone {
     /// `TimeZone.getRawOffset()`: the standard offset of the zone's current rules (the
     /// smaller of its January and July offsets, as daylight saving only adds).
     fn raw_offset(&self) -> i64 {
-        const JANUARY_2100: i64 = 4_103_481_600_000;
-        const JULY_2100: i64 = 4_118_112_000_000;
         self.tzdb_offset(JANUARY_2100)
             .min(self.tzdb_offset(JULY_2100))
+    }
+
+    /// `TimeZone.useDaylightTime()`: whether the zone's current rules keep daylight saving
+    /// time (its January and July offsets differ).
+    fn uses_daylight_time(&self) -> bool {
+        self.tzdb_offset(JANUARY_2100) != self.tzdb_offset(JULY_2100)
+    }
+
+    /// Flink's `TimeWindowUtil.toUtcTimestampMills`: the local wall-clock milliseconds of an
+    /// instant (`java.time`), which windows in this zone are computed on. `i64::MAX` (the
+    /// last watermark) stays as it is.
+    pub fn window_local(self, epoch_millis: i64) -> i64 {
+        if epoch_millis == i64::MAX {
+            return epoch_millis;
+        }
+        self.to_local_java_time(epoch_millis)
+    }
+
+    /// Flink's `TimeWindowUtil.toEpochMills`: the instant of a window's local time
+    /// (`LocalDateTime.atZone`: in an overlap the earlier offset, in a gap shifted later).
+    pub fn window_instant(self, local_millis: i64) -> i64 {
+        if local_millis == i64::MAX {
+            return local_millis;
+        }
+        self.to_instant_java_time(local_millis)
+    }
+
+    /// Flink's `TimeWindowUtil.toEpochMillsForTimer`: the instant a timer for a window's
+    /// local time fires at. In a zone with daylight saving, the later of the two instants
+    /// of a local time that occurs twice (so an hour that repeats fires once, after both),
+    /// else as [`Zone::window_instant`].
+    pub fn window_timer(self, local_millis: i64) -> i64 {
+        if local_millis == i64::MAX || !self.uses_daylight_time() {
+            return self.window_instant(local_millis);
+        }
+        self.window_instant(local_millis)
+            .max(self.to_instant_java_time_later(local_millis))
     }
 
     fn tzdb_offset(&self, epoch_millis: i64) -> i64 {
@@ -390,6 +430,16 @@ impl Zone {
     /// offsets throughout, in an overlap the earlier offset, in a gap shifted later by the
     /// gap's length.
     pub fn to_instant_java_time(self, local_millis: i64) -> i64 {
+        self.java_time_instant(local_millis, false)
+    }
+
+    /// As [`Zone::to_instant_java_time`], but in an overlap the later offset
+    /// (`ZonedDateTime.withLaterOffsetAtOverlap`).
+    fn to_instant_java_time_later(self, local_millis: i64) -> i64 {
+        self.java_time_instant(local_millis, true)
+    }
+
+    fn java_time_instant(self, local_millis: i64, later_at_overlap: bool) -> i64 {
         let shift = last_rule_shift(local_millis);
         let local_millis = local_millis.wrapping_add(shift);
         let Some(t) = DateTime::from_timestamp_millis(local_millis) else {
@@ -397,7 +447,10 @@ impl Zone {
         };
         let offset = match self.0.offset_from_local_datetime(&t.naive_utc()) {
             LocalResult::Single(o) => i64::from(o.fix().local_minus_utc()) * 1000,
-            LocalResult::Ambiguous(earlier, _) => i64::from(earlier.fix().local_minus_utc()) * 1000,
+            LocalResult::Ambiguous(earlier, later) => {
+                let chosen = if later_at_overlap { later } else { earlier };
+                i64::from(chosen.fix().local_minus_utc()) * 1000
+            }
             // The offset before the transition: the local time read with it lands past the gap.
             LocalResult::None => self.tzdb_offset(local_millis - MILLIS_PER_DAY),
         };

@@ -111,7 +111,12 @@ public final class WindowParity {
     }
 
     /** One query; {@code mayBeEmpty} for processing time (timers may not fire at the end). */
-    record Query(String name, String sql, Reach reach, Expect expect, boolean mayBeEmpty) {
+    record Query(
+            String name, String sql, Reach reach, Expect expect, boolean mayBeEmpty, String zone) {
+        Query(String name, String sql, Reach reach, Expect expect, boolean mayBeEmpty) {
+            this(name, sql, reach, expect, mayBeEmpty, "UTC");
+        }
+
         boolean runsIn(Combo combo) {
             if (combo.equals(COMBOS.get(0))) {
                 return true;
@@ -134,6 +139,11 @@ public final class WindowParity {
     static String ranked(String columns, String over, String from, String where) {
         return "SELECT " + columns + " FROM (SELECT *, ROW_NUMBER() OVER (" + over + ") AS rn"
                 + from + ") WHERE " + where;
+    }
+
+    /** A query planned in the session time zone {@code zone}. */
+    static void zq(String name, Reach reach, String zone, String sql) {
+        QUERIES.add(new Query(name, sql, reach, Expect.NATIVE, false, zone));
     }
 
     static void two(String name, String sql) {
@@ -395,6 +405,28 @@ public final class WindowParity {
         q("window_join_anti", Reach.EVERYWHERE,
                 "SELECT k, id, window_start FROM " + wl + " WHERE NOT EXISTS (SELECT * FROM "
                         + wr + " WHERE L.k = R.k" + same + ")");
+        // Windows of a TIMESTAMP_LTZ time attribute in America/Los_Angeles on its daylight
+        // saving days: the TVF computes windows on local time; a window whose last local
+        // millisecond occurs twice fires after its second occurrence, one past the gap as
+        // if shifted.
+        String la = "America/Los_Angeles";
+        zq("dst_fall_rank", Reach.BACKENDS, la,
+                ranked("k2, id, l, window_start, window_end, window_time, rn",
+                        byWindow + "k2 ORDER BY l DESC, id",
+                        tumble("tfall", "rt", "'20' SECOND"), "rn <= 2"));
+        zq("dst_fall_dedup_hour", Reach.EVERYWHERE, la,
+                ranked("k, id, rt, window_start, window_end", byWindow + "k ORDER BY rt DESC",
+                        tumble("tfall", "rt", "'1' HOUR"), "rn = 1"));
+        zq("dst_spring_dedup", Reach.BACKENDS, la,
+                ranked("k2, id, window_start, window_end, window_time",
+                        byWindow + "k2 ORDER BY rt",
+                        " FROM TABLE(HOP(TABLE tspring, DESCRIPTOR(rt), INTERVAL '30' SECOND,"
+                                + " INTERVAL '1' MINUTE))", "rn = 1"));
+        zq("dst_spring_rank_hour", Reach.EVERYWHERE, la,
+                ranked("k2, id, amount, window_start, window_end, rn",
+                        byWindow + "k2 ORDER BY amount DESC NULLS LAST, id",
+                        " FROM TABLE(CUMULATE(TABLE tspring, DESCRIPTOR(rt), INTERVAL '1' HOUR,"
+                                + " INTERVAL '2' HOUR))", "rn <= 3"));
         // The default (AUTO) plan: a local window aggregate before the exchange, a global one
         // after it, both native, exchanging Flink's partial rows.
         two("two_phase_tumble",
@@ -607,6 +639,27 @@ public final class WindowParity {
                 .fromRowDataType(TYPE)
                 .watermark("ts", "SOURCE_WATERMARK()")
                 .build()));
+        // The rows moved onto America/Los_Angeles's daylight saving days of 2026 (their LTZ
+        // record timestamps cross the transition: 01:59 PDT -> 01:00 PST at 09:00Z on
+        // November 1st, 01:59 PST -> 03:00 PDT at 10:00Z on March 8th).
+        for (String[] dst : new String[][] {
+                {"tfall", "2026-11-01T08:59:00Z"}, {"tspring", "2026-03-08T09:59:00Z"}}) {
+            long shift = java.time.Instant.parse(dst[1]).toEpochMilli()
+                    - BASE.toInstant(ZoneOffset.UTC).toEpochMilli();
+            DataStream<Row> moved = env
+                    .fromData(combo.parallelism() == 1 ? TABLE : ON_TIME,
+                            AggParity.rowInfo(TYPE))
+                    .setParallelism(1)
+                    .assignTimestampsAndWatermarks(
+                            WatermarkStrategy.forGenerator(ctx -> new Punctuated())
+                                    .withTimestampAssigner(new RowTime(TS, shift)))
+                    .setParallelism(1);
+            tEnv.createTemporaryView(dst[0], tEnv.fromDataStream(moved, Schema.newBuilder()
+                    .fromRowDataType(TYPE)
+                    .columnByMetadata("rt", DataTypes.TIMESTAMP_LTZ(3), "rowtime")
+                    .watermark("rt", "SOURCE_WATERMARK()")
+                    .build()));
+        }
         // The window joins' rows: none late, at every parallelism.
         DataStream<Row> onTime = env.fromData(ON_TIME, AggParity.rowInfo(TYPE))
                 .setParallelism(1)
@@ -623,6 +676,7 @@ public final class WindowParity {
             run.rows.put(query.name(), new ArrayList<>());
             config.set("table.optimizer.agg-phase-strategy",
                     query.expect() == Expect.TWO_PHASE ? "AUTO" : "ONE_PHASE");
+            config.set("table.local-time-zone", query.zone());
             Outcome outcome = new Outcome();
             try {
                 if (query.expect() == Expect.TWO_PHASE) {
@@ -708,14 +762,22 @@ public final class WindowParity {
     static final class RowTime implements SerializableTimestampAssigner<Row> {
         private static final long serialVersionUID = 1L;
         private final int field;
+        private final long shiftMillis;
 
         RowTime(int field) {
+            this(field, 0);
+        }
+
+        /** The time moved by {@code shiftMillis} (the rows of a daylight saving day). */
+        RowTime(int field, long shiftMillis) {
             this.field = field;
+            this.shiftMillis = shiftMillis;
         }
 
         @Override
         public long extractTimestamp(Row row, long previous) {
-            return ((LocalDateTime) row.getField(field)).toInstant(ZoneOffset.UTC).toEpochMilli();
+            return ((LocalDateTime) row.getField(field)).toInstant(ZoneOffset.UTC).toEpochMilli()
+                    + shiftMillis;
         }
     }
 
