@@ -50,7 +50,8 @@ import java.util.stream.Stream;
  * headers) are emitted as {@code BinaryRowData} over the bytes native code returned.
  *
  * <p>A bundle holds rows of one input: a row of the other input pushes it first, so the native
- * operator sees both inputs' rows in the order the task processed them. A bundle is pushed when
+ * operator sees both inputs' rows in the order the task processed them (a window join, whose
+ * output does not depend on that order, keeps one bundle per input). A bundle is pushed when
  * it is full (rows, or {@value #MAX_BUNDLE_BYTES} bytes), {@code
  * bundleLatencyMs} of processing time after its first row (a timer in the task's mailbox, so a
  * slow input is not held back), before a watermark (which is then handed to the native
@@ -110,13 +111,13 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
     private transient ListState<Long> watermarkState;
     private transient Path workingDir;
     private transient RowDataSerializer[] serializers;
-    private transient byte[] data;
-    private transient int bytes;
-    private transient int[] offsets;
-    private transient int rows;
-    /** The input the buffered rows arrived on. */
+    /**
+     * The buffered rows: one bundle for every input, or (when the inputs' order matters) one
+     * shared bundle holding the rows of input {@link #port}.
+     */
+    private transient Bundle[] bundles;
+    /** The input the shared bundle's rows arrived on. */
     private transient int port;
-    private transient long converted;
     private transient boolean timerPending;
     private transient StreamRecord<RowData> out;
 
@@ -283,18 +284,50 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
         for (int i = 0; i < inputTypes.length; i++) {
             serializers[i] = new RowDataSerializer(inputTypes[i]);
         }
-        data = new byte[64 * 1024];
-        offsets = new int[bundleRows + 1];
+        bundles = new Bundle[independentInputs() ? inputTypes.length : 1];
+        for (int i = 0; i < bundles.length; i++) {
+            bundles[i] = new Bundle(bundleRows);
+        }
         out = new StreamRecord<>(null);
+    }
+
+    /**
+     * Whether each input's rows may be bundled apart: a window join emits nothing when rows
+     * arrive (only when windows fire, on watermarks, which push every bundle first), so the
+     * order of its two inputs' rows between watermarks does not matter, while a regular
+     * join's output depends on it.
+     */
+    private boolean independentInputs() throws IOException {
+        return inputTypes.length == 2
+                && "window_join".equals(MAPPER.readTree(plan).path("operator").asText());
+    }
+
+    /** Rows of one input buffered as {@code BinaryRowData} bytes. */
+    private static final class Bundle {
+        byte[] data = new byte[64 * 1024];
+        int bytes;
+        final int[] offsets;
+        int rows;
+        long converted;
+
+        Bundle(int bundleRows) {
+            offsets = new int[bundleRows + 1];
+        }
     }
 
     /** Buffers {@code row}, arrived on input {@code input}. */
     final void add(int input, RowData row) {
-        if (rows > 0 && input != port) {
-            pushBundle();
+        Bundle bundle;
+        if (bundles.length == 1) {
+            bundle = bundles[0];
+            if (bundle.rows > 0 && input != port) {
+                pushBundle();
+            }
+            port = input;
+        } else {
+            bundle = bundles[input];
         }
-        port = input;
-        if (rows == 0 && bundleLatencyMs > 0 && !timerPending) {
+        if (bundle.rows == 0 && bundleLatencyMs > 0 && !timerPending) {
             timerPending = true;
             long now = getProcessingTimeService().getCurrentProcessingTime();
             getProcessingTimeService().registerTimer(now + bundleLatencyMs, time -> {
@@ -308,38 +341,53 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
         } else {
             // Reused by the serializer: copied out below before the next row.
             binary = serializers[input].toBinaryRow(row);
-            converted++;
+            bundle.converted++;
         }
         int size = binary.getSizeInBytes();
-        if (rows > 0 && size > MAX_BUNDLE_BYTES - bytes) {
+        if (bundle.rows > 0 && size > MAX_BUNDLE_BYTES - bundle.bytes) {
             // Offsets are ints: wide rows make smaller bundles rather than overflow them.
-            pushBundle();
+            push(bundle, input);
         }
-        if (data.length - bytes < size) {
-            data = Arrays.copyOf(data, (int) Math.min(
-                    Integer.MAX_VALUE - 8, Math.max(2L * data.length, (long) bytes + size)));
+        if (bundle.data.length - bundle.bytes < size) {
+            bundle.data = Arrays.copyOf(bundle.data, (int) Math.min(
+                    Integer.MAX_VALUE - 8,
+                    Math.max(2L * bundle.data.length, (long) bundle.bytes + size)));
         }
-        BinarySegmentUtils.copyToBytes(binary.getSegments(), binary.getOffset(), data, bytes, size);
-        bytes += size;
-        offsets[++rows] = bytes;
-        if (rows == bundleRows) {
-            pushBundle();
+        BinarySegmentUtils.copyToBytes(
+                binary.getSegments(), binary.getOffset(), bundle.data, bundle.bytes, size);
+        bundle.bytes += size;
+        bundle.offsets[++bundle.rows] = bundle.bytes;
+        if (bundle.rows == bundleRows) {
+            push(bundle, input);
         }
     }
 
-    /** One JNI call for the buffered rows; emits what the native operator returned. */
+    /** Pushes every buffered row, input by input. */
     final void pushBundle() {
+        if (bundles.length == 1) {
+            push(bundles[0], port);
+        } else {
+            for (int i = 0; i < bundles.length; i++) {
+                push(bundles[i], i);
+            }
+        }
+    }
+
+    /** One JNI call for {@code bundle}'s rows of {@code input}; emits what native code returned. */
+    private void push(Bundle bundle, int input) {
+        int rows = bundle.rows;
         if (rows == 0) {
             return;
         }
-        int[] bundleOffsets = rows == bundleRows ? offsets : Arrays.copyOf(offsets, rows + 1);
-        NativeOperator.Rows result = operator.push(port, data, bundleOffsets);
+        int[] bundleOffsets =
+                rows == bundleRows ? bundle.offsets : Arrays.copyOf(bundle.offsets, rows + 1);
+        NativeOperator.Rows result = operator.push(input, bundle.data, bundleOffsets);
         BUNDLES.incrementAndGet();
         ROWS_IN.addAndGet(rows);
-        CONVERTED_ROWS.addAndGet(converted);
-        converted = 0;
-        rows = 0;
-        bytes = 0;
+        CONVERTED_ROWS.addAndGet(bundle.converted);
+        bundle.converted = 0;
+        bundle.rows = 0;
+        bundle.bytes = 0;
         emit(result);
     }
 
