@@ -28,6 +28,16 @@ pub struct Timer {
     pub key_and_namespace: Vec<u8>,
 }
 
+impl Timer {
+    /// The state key the timer was registered for: `[key group][key][namespace]`.
+    pub fn state_key(&self) -> Vec<u8> {
+        let mut key = Vec::with_capacity(2 + self.key_and_namespace.len());
+        key.extend_from_slice(&self.key_group.to_be_bytes());
+        key.extend_from_slice(&self.key_and_namespace);
+        key
+    }
+}
+
 /// The timers of one operator.
 #[derive(Debug, Clone, Copy)]
 pub struct Timers {

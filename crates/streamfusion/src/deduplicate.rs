@@ -67,6 +67,7 @@ use crate::ops::keyed::{Keyed, KeyedOperator, MiniBatch};
 use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::state::checkpoint::Checkpoint;
 use crate::state::rows::Groups;
+use crate::state::timers::Timer;
 use crate::state::ttl::{StateTtl, TTL_TABLE_PREFIX};
 use crate::state::{BackendKind, TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
@@ -496,15 +497,7 @@ impl Deduplicate {
         if due.is_empty() {
             return Ok(self.empty());
         }
-        let keys: Vec<Vec<u8>> = due
-            .iter()
-            .map(|t| {
-                let mut key = Vec::with_capacity(KEY_GROUP_BYTES + t.key_and_namespace.len());
-                key.extend_from_slice(&t.key_group.to_be_bytes());
-                key.extend_from_slice(&t.key_and_namespace);
-                key
-            })
-            .collect();
+        let keys: Vec<Vec<u8>> = due.iter().map(Timer::state_key).collect();
         let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
         let waiting = self.keyed.store().multi_get(self.rows, &refs)?;
         let emitted_table = self.emitted.expect("on timers");

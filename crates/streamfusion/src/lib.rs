@@ -34,6 +34,7 @@
 //! (see `DESIGN.md` in the project's shared documents).
 
 pub mod aggregate;
+mod attached_windows;
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod deduplicate;

@@ -77,6 +77,7 @@ use crate::ops::partition_cache::{CAPACITY_BYTES, CachedPartition, PartitionCach
 use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::state::checkpoint::Checkpoint;
 use crate::state::rows::Groups;
+use crate::state::timers::Timer;
 use crate::state::{TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 
@@ -879,12 +880,7 @@ impl OverAggregate {
         let mut seen = hashbrown::HashSet::with_capacity(due.len());
         let keys: Vec<Vec<u8>> = due
             .iter()
-            .map(|t| {
-                let mut key = Vec::with_capacity(KEY_GROUP_BYTES + t.key_and_namespace.len());
-                key.extend_from_slice(&t.key_group.to_be_bytes());
-                key.extend_from_slice(&t.key_and_namespace);
-                key
-            })
+            .map(Timer::state_key)
             .filter(|key| seen.insert(key.clone()))
             .collect();
         let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();

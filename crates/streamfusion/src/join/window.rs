@@ -35,23 +35,22 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, UInt32Array};
+use arrow::array::{Array, AsArray, RecordBatch, UInt32Array};
 use arrow::compute::take;
-use arrow::datatypes::{Field, Schema, SchemaRef, TimestampMillisecondType};
+use arrow::datatypes::{Field, Schema, SchemaRef};
 
 use super::{JoinType, MAX_PAIRS, compile_condition};
 use crate::aggregate::group::{access_order, check_columns};
-use crate::aggregate::window::{NAMESPACE_BYTES, end_of, namespace};
-use crate::binary_row::{BinaryRows, RowReader, RowWriter};
+use crate::attached_windows::{WindowedRows, group_by_window, key_row, window_timers};
+use crate::binary_row::{RowReader, RowWriter};
 use crate::calc::{CalcProgram, CompiledCalc};
 use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
-use crate::keys::layout::KEY_GROUP_BYTES;
 use crate::ops::keyed::{Keyed, KeyedOperator};
 use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::state::checkpoint::Checkpoint;
-use crate::state::rows::{Groups, hash_of};
+use crate::state::timers::Timer;
 use crate::state::{TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 use crate::window_clock::WindowClock;
@@ -265,41 +264,26 @@ impl WindowJoin {
         if n == 0 {
             return Ok(());
         }
-        let batch = input.batch();
-        let ends = batch
-            .column(side.window_end_column)
-            .as_primitive::<TimestampMillisecondType>();
-        if let Some(row) = (0..n).find(|&r| ends.is_null(r)) {
-            return Err(Error::InvalidShape(format!(
-                "row {row} has a NULL window end"
-            )));
-        }
-        let key_columns: Vec<ArrayRef> =
-            side.keys.iter().map(|&k| batch.column(k).clone()).collect();
-        let (keys, _) = self.keyed.state_keys(&self.hasher, &key_columns, n)?;
-        let watermark = self.keyed.watermark();
-        let (mut data, mut offsets, mut hashes, mut kept) =
-            (Vec::new(), vec![0], Vec::new(), Vec::new());
-        for row in 0..n {
-            let end = ends.value(row);
-            if self.clock.is_fired(end, watermark) {
-                self.late_rows_dropped[port] += 1;
-                continue;
-            }
-            let start = data.len();
-            data.extend_from_slice(keys.prefixed_row(row));
-            data.extend_from_slice(&namespace(end));
-            offsets.push(data.len());
-            hashes.push(hash_of(&data[start..]));
-            kept.push(row);
-        }
+        let WindowedRows {
+            groups,
+            row_group,
+            kept,
+            late,
+        } = group_by_window(
+            &self.keyed,
+            &self.hasher,
+            input.batch(),
+            &side.keys,
+            side.window_end_column,
+            &self.clock,
+        )?;
+        self.late_rows_dropped[port] += late;
         if kept.is_empty() {
             return Ok(());
         }
         let table = self.tables[port];
-        let (groups, row_group) = Groups::of(BinaryRows::from_parts(data, offsets), hashes);
         let order = access_order(self.keyed.store(), &[table], &groups);
-        let rows = self.writers[port].write(batch.columns())?;
+        let rows = self.writers[port].write(input.batch().columns())?;
         let mut values = self.keyed.read_groups(table, &groups, &order, None)?;
         let fresh: Vec<bool> = values.iter().map(Option::is_none).collect();
         for (&row, &slot) in kept.iter().zip(&row_group) {
@@ -315,23 +299,8 @@ impl WindowJoin {
             }
         }
         self.keyed.store_mut().write(&write)?;
-        let timers = order
-            .iter()
-            .map(|&s| s as usize)
-            .filter(|&s| fresh[s])
-            .map(|s| -> Result<_> {
-                let key = groups.key(s);
-                let (key_row, ns) =
-                    key[KEY_GROUP_BYTES..].split_at(key.len() - KEY_GROUP_BYTES - NAMESPACE_BYTES);
-                let kg = u16::from_be_bytes([key[0], key[1]]);
-                Ok((
-                    kg,
-                    self.clock.timer(end_of(ns)?.wrapping_sub(1)),
-                    key_row,
-                    ns,
-                ))
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let fresh_windows = order.iter().map(|&s| s as usize).filter(|&s| fresh[s]);
+        let timers = window_timers(&groups, fresh_windows, &self.clock)?;
         self.keyed.register_event_timers(timers)
     }
 
@@ -341,15 +310,7 @@ impl WindowJoin {
         if due.is_empty() {
             return Ok(self.empty());
         }
-        let keys: Vec<Vec<u8>> = due
-            .iter()
-            .map(|t| {
-                let mut key = Vec::with_capacity(KEY_GROUP_BYTES + t.key_and_namespace.len());
-                key.extend_from_slice(&t.key_group.to_be_bytes());
-                key.extend_from_slice(&t.key_and_namespace);
-                key
-            })
-            .collect();
+        let keys: Vec<Vec<u8>> = due.iter().map(Timer::state_key).collect();
         let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
         let lists = [
             self.keyed.store().multi_get(self.tables[0], &refs)?,
@@ -369,11 +330,10 @@ impl WindowJoin {
                 ranges[side] = start..offsets.len() as u32 - 1;
             }
             let [left, right] = ranges;
-            let key_row = &key[KEY_GROUP_BYTES..key.len() - NAMESPACE_BYTES];
             windows.push(FiredWindow {
                 left,
                 right,
-                null_key: self.null_key(key_row),
+                null_key: self.null_key(key_row(key)),
             });
         }
         let decoded = [

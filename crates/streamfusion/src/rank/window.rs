@@ -45,24 +45,23 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, Int64Array, RecordBatch};
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimestampMillisecondType};
+use arrow::array::{ArrayRef, Int64Array, RecordBatch};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::row::{RowConverter, Rows};
 
 use super::{Buffer, SortKey, check_sort, sort_converter};
 use crate::aggregate::group::{access_order, check_columns};
-use crate::aggregate::window::{NAMESPACE_BYTES, end_of, namespace};
+use crate::attached_windows::{WindowedRows, group_by_window, window_timers};
 use crate::binary_row::{BinaryRows, RowReader, RowWriter};
 use crate::changelog::{ChangelogBatch, RowKind};
 use crate::deduplicate::row_time;
 use crate::emissions::Emissions;
 use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
-use crate::keys::layout::KEY_GROUP_BYTES;
 use crate::ops::keyed::{Keyed, KeyedOperator, RestoredWatermark};
 use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::state::checkpoint::Checkpoint;
-use crate::state::rows::{Groups, hash_of};
+use crate::state::timers::Timer;
 use crate::state::{TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 use crate::window_clock::WindowClock;
@@ -276,42 +275,23 @@ impl WindowRank {
             return Ok(());
         }
         let batch = input.batch();
-        let ends = batch
-            .column(self.spec.window_end_column)
-            .as_primitive::<TimestampMillisecondType>();
-        if let Some(row) = (0..n).find(|&r| ends.is_null(r)) {
-            return Err(Error::InvalidShape(format!(
-                "row {row} has a NULL window end"
-            )));
-        }
-        let key_columns: Vec<ArrayRef> = self
-            .spec
-            .partition_keys
-            .iter()
-            .map(|&k| batch.column(k).clone())
-            .collect();
-        let (keys, _) = self.keyed.state_keys(&self.hasher, &key_columns, n)?;
-        // Every kept row's `[key group][key row][window end]`.
-        let watermark = self.keyed.watermark();
-        let (mut data, mut offsets, mut hashes, mut kept) =
-            (Vec::new(), vec![0], Vec::new(), Vec::new());
-        for row in 0..n {
-            let end = ends.value(row);
-            if self.clock.is_fired(end, watermark) {
-                self.late_rows_dropped += 1;
-                continue;
-            }
-            let start = data.len();
-            data.extend_from_slice(keys.prefixed_row(row));
-            data.extend_from_slice(&namespace(end));
-            offsets.push(data.len());
-            hashes.push(hash_of(&data[start..]));
-            kept.push(row);
-        }
+        let WindowedRows {
+            groups,
+            row_group,
+            kept,
+            late,
+        } = group_by_window(
+            &self.keyed,
+            &self.hasher,
+            batch,
+            &self.spec.partition_keys,
+            self.spec.window_end_column,
+            &self.clock,
+        )?;
+        self.late_rows_dropped += late;
         if kept.is_empty() {
             return Ok(());
         }
-        let (groups, row_group) = Groups::of(BinaryRows::from_parts(data, offsets), hashes);
         let order = access_order(self.keyed.store(), &[self.table], &groups);
         let rows = self.writer.write(batch.columns())?;
         let sort_keys = self.sort_keys(input)?;
@@ -335,23 +315,11 @@ impl WindowRank {
         }
         self.keyed.store_mut().write(&write)?;
         // `registerEventTimeWindowTimer` on each combine; a registered timer is one timer.
-        let timers: Vec<(u16, i64, &[u8], &[u8])> = order
+        let fresh_windows = order
             .iter()
             .map(|&s| s as usize)
-            .filter(|&s| fresh[s] && changed[s])
-            .map(|s| -> Result<_> {
-                let key = groups.key(s);
-                let (key_row, ns) =
-                    key[KEY_GROUP_BYTES..].split_at(key.len() - KEY_GROUP_BYTES - NAMESPACE_BYTES);
-                let kg = u16::from_be_bytes([key[0], key[1]]);
-                Ok((
-                    kg,
-                    self.clock.timer(end_of(ns)?.wrapping_sub(1)),
-                    key_row,
-                    ns,
-                ))
-            })
-            .collect::<Result<_>>()?;
+            .filter(|&s| fresh[s] && changed[s]);
+        let timers = window_timers(&groups, fresh_windows, &self.clock)?;
         self.keyed.register_event_timers(timers)
     }
 
@@ -426,15 +394,7 @@ impl WindowRank {
         if due.is_empty() {
             return self.output(&Emissions::default(), Vec::new());
         }
-        let keys: Vec<Vec<u8>> = due
-            .iter()
-            .map(|t| {
-                let mut key = Vec::with_capacity(KEY_GROUP_BYTES + t.key_and_namespace.len());
-                key.extend_from_slice(&t.key_group.to_be_bytes());
-                key.extend_from_slice(&t.key_and_namespace);
-                key
-            })
-            .collect();
+        let keys: Vec<Vec<u8>> = due.iter().map(Timer::state_key).collect();
         let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
         let values = self.keyed.store().multi_get(self.table, &refs)?;
         let mut emits = Emissions::default();
