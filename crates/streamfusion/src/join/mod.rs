@@ -249,7 +249,7 @@ pub struct Join {
     /// Each input's state TTL in milliseconds, if on.
     ttls: Both<Option<i64>>,
     /// The non-equi condition, and the schema of the (left, right) pairs it evaluates.
-    condition: Option<(CompiledCalc, SchemaRef)>,
+    condition: Option<Condition>,
     schema: SchemaRef,
     output_types: Vec<LogicalType>,
     /// Set when a batch failed after taking sides out of the caches: the state is then
@@ -277,13 +277,7 @@ impl Join {
     /// cannot run as Flink would (keys of different types, a condition that is not a
     /// BOOLEAN) is an error.
     pub fn open(spec: JoinSpec, mut keyed: Keyed) -> Result<Self> {
-        let condition = check_spec(&spec)?.map(|compiled| {
-            let fields: Vec<Field> = (spec.left.types.iter().chain(&spec.right.types))
-                .enumerate()
-                .map(|(i, ty)| Field::new(format!("f{i}"), ty.to_arrow(), true))
-                .collect();
-            (compiled, Arc::new(Schema::new(fields)))
-        });
+        let condition = check_spec(&spec)?;
         if keyed.max_parallelism() != spec.max_parallelism {
             return Err(Error::OutOfRange(format!(
                 "the plan's max parallelism is {} but its state has {} key groups",
@@ -899,18 +893,67 @@ fn ttl_ms(input: &JoinInput) -> Option<i64> {
 }
 
 /// Checks the plan; returns its compiled condition.
-fn check_spec(spec: &JoinSpec) -> Result<Option<CompiledCalc>> {
-    let plan = |why: String| Err(Error::Plan(why));
+fn check_spec(spec: &JoinSpec) -> Result<Option<Condition>> {
+    let columns = |side: &str, input: &'_ JoinInput| -> Result<Vec<usize>> {
+        match &input.state {
+            InputState::UniqueKey { columns } if columns.is_empty() => Err(Error::Plan(format!(
+                "the {side} input's unique key has no columns"
+            ))),
+            InputState::UniqueKey { columns } => Ok(columns.clone()),
+            _ => Ok(Vec::new()),
+        }
+    };
     let (left, right) = (&spec.left, &spec.right);
-    if left.keys.len() != right.keys.len() || spec.filter_nulls.len() != left.keys.len() {
+    let (left_unique, right_unique) = (columns("left", left)?, columns("right", right)?);
+    check_join(
+        JoinColumns {
+            names: &left.names,
+            types: &left.types,
+            keys: &left.keys,
+            more: &left_unique,
+        },
+        JoinColumns {
+            names: &right.names,
+            types: &right.types,
+            keys: &right.keys,
+            more: &right_unique,
+        },
+        &spec.filter_nulls,
+        spec.condition.as_ref(),
+    )
+}
+
+/// A join condition compiled over the joined row, and the schema of the (left, right) pairs
+/// it evaluates.
+type Condition = (CompiledCalc, SchemaRef);
+
+/// One input's columns as every join checks them: names, types, the join key columns, and
+/// further columns the plan reads (which must exist too).
+struct JoinColumns<'a> {
+    names: &'a [String],
+    types: &'a [LogicalType],
+    keys: &'a [usize],
+    more: &'a [usize],
+}
+
+/// What every join requires of its plan (as many key columns on both sides, of equal types,
+/// with a NULL filter each; columns in range), and its condition, compiled.
+fn check_join(
+    left: JoinColumns,
+    right: JoinColumns,
+    filter_nulls: &[bool],
+    condition: Option<&CalcProgram>,
+) -> Result<Option<Condition>> {
+    let plan = |why: String| Err(Error::Plan(why));
+    if left.keys.len() != right.keys.len() || filter_nulls.len() != left.keys.len() {
         return plan(format!(
             "a join of {} left and {} right key columns with {} NULL filters",
             left.keys.len(),
             right.keys.len(),
-            spec.filter_nulls.len()
+            filter_nulls.len()
         ));
     }
-    for (side, input) in [("left", left), ("right", right)] {
+    for (side, input) in [("left", &left), ("right", &right)] {
         if input.names.len() != input.types.len() {
             return plan(format!(
                 "the {side} input has {} names for {} types",
@@ -918,17 +961,10 @@ fn check_spec(spec: &JoinSpec) -> Result<Option<CompiledCalc>> {
                 input.types.len()
             ));
         }
-        let columns = match &input.state {
-            InputState::UniqueKey { columns } if columns.is_empty() => {
-                return plan(format!("the {side} input's unique key has no columns"));
-            }
-            InputState::UniqueKey { columns } => columns.as_slice(),
-            _ => &[],
-        };
         if let Some(c) = input
             .keys
             .iter()
-            .chain(columns)
+            .chain(input.more)
             .find(|&&c| c >= input.types.len())
         {
             return plan(format!(
@@ -937,7 +973,7 @@ fn check_spec(spec: &JoinSpec) -> Result<Option<CompiledCalc>> {
             ));
         }
     }
-    for (&l, &r) in left.keys.iter().zip(&right.keys) {
+    for (&l, &r) in left.keys.iter().zip(right.keys) {
         let (lt, rt) = (&left.types[l], &right.types[r]);
         if lt != rt {
             return plan(format!(
@@ -945,11 +981,17 @@ fn check_spec(spec: &JoinSpec) -> Result<Option<CompiledCalc>> {
             ));
         }
     }
-    let Some(program) = &spec.condition else {
+    let Some(program) = condition else {
         return Ok(None);
     };
-    let types: Vec<LogicalType> = left.types.iter().chain(&right.types).cloned().collect();
-    compile_condition(program, &types).map(Some)
+    let types: Vec<LogicalType> = left.types.iter().chain(right.types).cloned().collect();
+    let compiled = compile_condition(program, &types)?;
+    let fields: Vec<Field> = types
+        .iter()
+        .enumerate()
+        .map(|(i, ty)| Field::new(format!("f{i}"), ty.to_arrow(), true))
+        .collect();
+    Ok(Some((compiled, Arc::new(Schema::new(fields)))))
 }
 
 /// `program` compiled over the joined row's `types` (left columns, then right): one BOOLEAN

@@ -39,11 +39,11 @@ use arrow::array::{Array, AsArray, RecordBatch, UInt32Array};
 use arrow::compute::take;
 use arrow::datatypes::{Field, Schema, SchemaRef};
 
-use super::{JoinType, MAX_PAIRS, compile_condition};
+use super::{Condition, JoinColumns, JoinType, MAX_PAIRS, check_join};
 use crate::aggregate::group::{access_order, check_columns};
 use crate::attached_windows::{WindowedRows, group_by_window, key_row, window_timers};
 use crate::binary_row::{RowReader, RowWriter};
-use crate::calc::{CalcProgram, CompiledCalc};
+use crate::calc::CalcProgram;
 use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
@@ -147,7 +147,7 @@ pub struct WindowJoin {
     readers: [RowReader; 2],
     tables: [TableId; 2],
     /// The non-equi condition, and the schema of the (left, right) pairs it evaluates.
-    condition: Option<(CompiledCalc, SchemaRef)>,
+    condition: Option<Condition>,
     schema: SchemaRef,
     output_types: Vec<LogicalType>,
     clock: WindowClock,
@@ -180,13 +180,7 @@ impl WindowJoin {
     /// An operator for `spec` over the keyed driver `keyed` (fresh or restored); a plan it
     /// cannot run as Flink would is an error.
     pub fn open(spec: WindowJoinSpec, mut keyed: Keyed) -> Result<Self> {
-        let condition = check_spec(&spec)?.map(|compiled| {
-            let fields: Vec<Field> = (spec.left.types.iter().chain(&spec.right.types))
-                .enumerate()
-                .map(|(i, ty)| Field::new(format!("f{i}"), ty.to_arrow(), true))
-                .collect();
-            (compiled, Arc::new(Schema::new(fields)))
-        });
+        let condition = check_spec(&spec)?;
         if keyed.max_parallelism() != spec.max_parallelism {
             return Err(Error::OutOfRange(format!(
                 "the plan's max parallelism is {} but its state has {} key groups",
@@ -556,55 +550,34 @@ fn append_rows(list: &[u8], data: &mut Vec<u8>, offsets: &mut Vec<usize>) -> Res
 }
 
 /// Checks the plan; returns its compiled condition.
-fn check_spec(spec: &WindowJoinSpec) -> Result<Option<CompiledCalc>> {
-    let plan = |why: String| Err(Error::Plan(why));
+fn check_spec(spec: &WindowJoinSpec) -> Result<Option<Condition>> {
     let (left, right) = (&spec.left, &spec.right);
-    if left.keys.len() != right.keys.len() || spec.filter_nulls.len() != left.keys.len() {
-        return plan(format!(
-            "a join of {} left and {} right key columns with {} NULL filters",
-            left.keys.len(),
-            right.keys.len(),
-            spec.filter_nulls.len()
-        ));
-    }
     for (side, input) in [("left", left), ("right", right)] {
-        if input.names.len() != input.types.len() {
-            return plan(format!(
-                "the {side} input has {} names for {} types",
-                input.names.len(),
-                input.types.len()
-            ));
-        }
-        let columns = input.types.len();
-        if let Some(c) = input.keys.iter().find(|&&c| c >= columns) {
-            return plan(format!(
-                "the {side} input has {columns} columns, not column {c}"
-            ));
-        }
         match input.types.get(input.window_end_column) {
             Some(LogicalType::Timestamp(3)) => {}
             other => {
-                return plan(format!(
+                return Err(Error::Plan(format!(
                     "the {side} input's window end column {} is {}, not TIMESTAMP(3)",
                     input.window_end_column,
                     other.map_or("out of range".to_string(), ToString::to_string)
-                ));
+                )));
             }
         }
     }
-    for (&l, &r) in left.keys.iter().zip(&right.keys) {
-        let (lt, rt) = (&left.types[l], &right.types[r]);
-        if lt != rt {
-            return plan(format!(
-                "join key columns {l} ({lt}) and {r} ({rt}) differ in type"
-            ));
+    fn columns(input: &WindowJoinInput) -> JoinColumns<'_> {
+        JoinColumns {
+            names: &input.names,
+            types: &input.types,
+            keys: &input.keys,
+            more: &[],
         }
     }
-    let Some(program) = &spec.condition else {
-        return Ok(None);
-    };
-    let types: Vec<LogicalType> = left.types.iter().chain(&right.types).cloned().collect();
-    compile_condition(program, &types).map(Some)
+    check_join(
+        columns(left),
+        columns(right),
+        &spec.filter_nulls,
+        spec.condition.as_ref(),
+    )
 }
 
 impl Operator for WindowJoin {
