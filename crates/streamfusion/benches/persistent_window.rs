@@ -176,6 +176,7 @@ fn session_plan() -> OperatorPlan {
         time_column: 2,
         properties: properties(),
         legacy: false,
+        time_zone: None,
     })
 }
 
@@ -188,6 +189,7 @@ fn tumble_plan() -> OperatorPlan {
         },
         time_column: 2,
         properties: properties(),
+        time_zone: None,
     })
 }
 

@@ -184,6 +184,7 @@ fn plan(ty: Type) -> OperatorPlan {
             ("window_start".into(), WindowProperty::Start),
             ("window_end".into(), WindowProperty::End),
         ],
+        time_zone: None,
     })
 }
 

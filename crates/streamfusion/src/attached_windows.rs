@@ -91,12 +91,7 @@ pub(crate) fn window_timers<'g>(
             let (key_row, ns) =
                 key[KEY_GROUP_BYTES..].split_at(key.len() - KEY_GROUP_BYTES - NAMESPACE_BYTES);
             let key_group = u16::from_be_bytes([key[0], key[1]]);
-            Ok((
-                key_group,
-                clock.timer(end_of(ns)?.wrapping_sub(1)),
-                key_row,
-                ns,
-            ))
+            Ok((key_group, clock.window_timer(end_of(ns)?), key_row, ns))
         })
         .collect()
 }

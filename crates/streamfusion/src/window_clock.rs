@@ -3,11 +3,12 @@
 //! wall-clock milliseconds, so `window_start` and `window_end` are local times, while the
 //! watermark and timers are instants. A timer for a window's local end fires at its instant;
 //! a local time that occurs twice (daylight saving ends) fires at the later one, one that
-//! does not occur (daylight saving starts) as if shifted past the gap. Over TIMESTAMP(3),
-//! or in UTC, local time is the instant.
+//! does not occur (daylight saving starts) at the gap's end floored to the hour. Over
+//! TIMESTAMP(3), or in UTC, local time is the instant.
 
 use crate::calc::Zone;
 use crate::error::{Error, Result};
+use crate::window::window_start_with_offset;
 
 /// Local window time and instants, in one session time zone.
 #[derive(Debug, Clone, Copy, Default)]
@@ -42,11 +43,41 @@ impl WindowClock {
             .map_or(local_millis, |z| z.window_timer(local_millis))
     }
 
+    /// When the window ending at the local time `window_end` fires: the timer of its last
+    /// millisecond (`registerEventTimeWindowTimer`).
+    pub fn window_timer(&self, window_end: i64) -> i64 {
+        self.timer(window_end.wrapping_sub(1))
+    }
+
+    /// The watermark at which a sliced window operator next applies its buffer
+    /// (`getNextTriggerWatermarkWithOffset`): the end of the slice interval after
+    /// `watermark`, minus one. In a zone with daylight saving the interval is aligned on
+    /// local time and its end is a timer's instant; otherwise (UTC included) it is aligned
+    /// on the instant, as Flink's is.
+    pub fn next_trigger(&self, watermark: i64, interval: i64, offset: i64) -> i64 {
+        if watermark == i64::MAX {
+            return watermark;
+        }
+        let trigger = match self.0 {
+            Some(zone) if zone.uses_daylight_time() => {
+                let start = window_start_with_offset(self.local(watermark), offset, interval);
+                self.timer(start.wrapping_add(interval).wrapping_sub(1))
+            }
+            _ => window_start_with_offset(watermark, offset, interval)
+                .wrapping_add(interval)
+                .wrapping_sub(1),
+        };
+        if trigger > watermark {
+            trigger
+        } else {
+            trigger.wrapping_add(interval)
+        }
+    }
+
     /// Whether the window ending at the local time `window_end` has fired at `watermark`
     /// (`isWindowFired`; `None` is no watermark yet).
     pub fn is_fired(&self, window_end: i64, watermark: Option<i64>) -> bool {
-        window_end != i64::MAX
-            && watermark.is_some_and(|w| w >= self.timer(window_end.wrapping_sub(1)))
+        window_end != i64::MAX && watermark.is_some_and(|w| w >= self.window_timer(window_end))
     }
 }
 
@@ -68,6 +99,9 @@ mod tests {
         assert_eq!(la.timer(NOV_7_2021 + HOUR), 1_636_275_600_000);
         assert_eq!(la.instant(NOV_7_2021 + HOUR), 1_636_272_000_000);
         assert_eq!(la.timer(NOV_7_2021 + 2 * HOUR), 1_636_279_200_000);
+        // Within the repeated hour, its second occurrence (released Flink's vectors).
+        assert_eq!(la.timer(NOV_7_2021 + HOUR + HOUR / 2), 1_636_277_400_000);
+        assert_eq!(la.timer(NOV_7_2021 + 2 * HOUR - 1), 1_636_279_199_999);
         // Both instants of 01:00 are that local time.
         assert_eq!(la.local(1_636_272_000_000), NOV_7_2021 + HOUR);
         assert_eq!(la.local(1_636_275_600_000), NOV_7_2021 + HOUR);
@@ -78,14 +112,42 @@ mod tests {
     }
 
     #[test]
-    fn a_local_time_in_the_gap_fires_as_if_shifted_past_it() {
-        // 2021-03-14 02:30 local does not exist in Los Angeles (02:00 PST -> 03:00 PDT at
-        // 10:00Z); java.time reads it as 03:30 PDT, 10:30Z.
+    fn a_local_time_in_the_gap_fires_at_the_gap_end_floored_to_the_hour() {
+        // 2021-03-14 02:00 to 03:00 local does not exist in Los Angeles (02:00 PST -> 03:00
+        // PDT at 10:00Z). Vectors from released Flink 2.3.0's `TimeWindowUtil`: every local
+        // time of the gap fires at 10:00Z, while `toEpochMills` shifts it past the gap.
         let march_14 = 1_615_680_000_000;
         let la = WindowClock::new(Some("America/Los_Angeles")).unwrap();
         let gap = march_14 + 2 * HOUR + HOUR / 2;
-        assert_eq!(la.instant(gap), march_14 + 10 * HOUR + HOUR / 2);
-        assert_eq!(la.timer(gap), march_14 + 10 * HOUR + HOUR / 2);
+        assert_eq!(la.instant(gap), 1_615_717_800_000);
+        assert_eq!(la.timer(gap), 1_615_716_000_000);
+        assert_eq!(la.timer(march_14 + 2 * HOUR), 1_615_716_000_000);
+        assert_eq!(la.instant(march_14 + 3 * HOUR - 1), 1_615_719_599_999);
+        assert_eq!(la.timer(march_14 + 3 * HOUR - 1), 1_615_716_000_000);
+        assert_eq!(la.timer(march_14 + 3 * HOUR), 1_615_716_000_000);
+        // An hour before the gap: the instant.
+        assert_eq!(la.timer(march_14 + HOUR + HOUR / 2), 1_615_714_200_000);
+    }
+
+    #[test]
+    fn the_next_trigger_follows_local_time_only_where_daylight_saving_is_kept() {
+        // Released Flink 2.3.0's `getNextTriggerWatermarkWithOffset`: after 01:00 PST on
+        // 2021-11-07 (the repeated hour's second start), Los Angeles's next hourly trigger is
+        // 01:59:59.999 PST; Shanghai's daily one is aligned on UTC days.
+        let la = WindowClock::new(Some("America/Los_Angeles")).unwrap();
+        assert_eq!(
+            la.next_trigger(1_636_275_600_000, HOUR, 0),
+            1_636_279_199_999
+        );
+        let shanghai = WindowClock::new(Some("Asia/Shanghai")).unwrap();
+        assert_eq!(
+            shanghai.next_trigger(1_636_275_600_000, 24 * HOUR, 0),
+            1_636_329_599_999
+        );
+        let utc = WindowClock::new(None).unwrap();
+        assert_eq!(utc.next_trigger(25, 10, 3), 32);
+        assert_eq!(utc.next_trigger(32, 10, 3), 42);
+        assert_eq!(utc.next_trigger(i64::MAX, 10, 0), i64::MAX);
     }
 
     #[test]

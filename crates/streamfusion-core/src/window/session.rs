@@ -63,9 +63,16 @@ impl Sessions {
     }
 
     /// Adds a row's window `new` (`[t, t + gap)`) at event time `watermark`, merging the
-    /// sessions it touches. A merge whose result would already have fired is an error, as
-    /// Flink fails the job on it (it cannot happen while every session due has fired).
-    pub fn add(&mut self, new: TimeWindow, watermark: Option<i64>) -> Result<Assigned> {
+    /// sessions it touches. A session's last timestamp fires at `fires_at` of it (the
+    /// identity but for windows on local time, `toEpochMillsForTimer`). A merge whose result
+    /// would already have fired is an error, as Flink fails the job on it (it cannot happen
+    /// while every session due has fired).
+    pub fn add(
+        &mut self,
+        new: TimeWindow,
+        watermark: Option<i64>,
+        fires_at: impl Fn(i64) -> i64,
+    ) -> Result<Assigned> {
         let at = self.windows.partition_point(|w| *w < new);
         let ceiling = self.windows.get(at).copied();
         let floor = match ceiling {
@@ -81,7 +88,7 @@ impl Sessions {
                 result = cover(&result, &other);
             }
         }
-        let late = |w: &TimeWindow| watermark.is_some_and(|wm| w.max_timestamp() <= wm);
+        let late = |w: &TimeWindow| watermark.is_some_and(|wm| fires_at(w.max_timestamp()) <= wm);
         if merged.is_empty() {
             if late(&new) {
                 return Ok(Assigned::Late);
@@ -186,6 +193,11 @@ mod tests {
         TimeWindow { start, end }
     }
 
+    /// Windows on the watermark's own time.
+    fn same(t: i64) -> i64 {
+        t
+    }
+
     /// `new TimeWindow(start, end).hashCode()` printed by released Flink 2.3.0's
     /// `flink-table-runtime` jar (JDK 17).
     const JAVA_HASHES: &[(i64, i64, i32)] = &[
@@ -276,7 +288,7 @@ mod tests {
                 .collect();
             let mut sessions = Sessions::default();
             for &t in &times {
-                let assigned = sessions.add(w(t, t + gap), None).unwrap();
+                let assigned = sessions.add(w(t, t + gap), None, same).unwrap();
                 let holds = |s: &TimeWindow| s.start <= t && t + gap <= s.end;
                 match assigned {
                     Assigned::New(s) | Assigned::Existing(s) => assert!(holds(&s)),
@@ -304,21 +316,33 @@ mod tests {
     fn late_windows_drop_unless_they_join_a_live_session() {
         let mut sessions = Sessions::default();
         assert_eq!(
-            sessions.add(w(10, 15), Some(5)).unwrap(),
+            sessions.add(w(10, 15), Some(5), same).unwrap(),
             Assigned::New(w(10, 15))
         );
         // [0, 5) ends at or before the watermark 4 (max timestamp 4): late, alone.
-        assert_eq!(sessions.add(w(0, 5), Some(4)).unwrap(), Assigned::Late);
+        assert_eq!(
+            sessions.add(w(0, 5), Some(4), same).unwrap(),
+            Assigned::Late
+        );
+        // Lateness compares the watermark with when the window fires: on local time eight
+        // hours ahead of UTC, [0, 5) fires at 4 - 8h (late there); eight hours behind, at
+        // 4 + 8h (not late at 4).
+        const EIGHT_HOURS: i64 = 8 * 3_600_000;
+        let mut local = Sessions::default();
+        let late = local.add(w(0, 5), Some(4 - EIGHT_HOURS), |t| t - EIGHT_HOURS);
+        assert_eq!(late.unwrap(), Assigned::Late);
+        let kept = local.add(w(0, 5), Some(4), |t| t + EIGHT_HOURS).unwrap();
+        assert_eq!(kept, Assigned::New(w(0, 5)));
         // [6, 11) is late too, but touches the live session and extends it backwards.
         assert_eq!(
-            sessions.add(w(6, 11), Some(11)).unwrap(),
+            sessions.add(w(6, 11), Some(11), same).unwrap(),
             Assigned::Merged {
                 result: w(6, 15),
                 merged: vec![w(10, 15)]
             }
         );
         assert_eq!(
-            sessions.add(w(8, 13), Some(11)).unwrap(),
+            sessions.add(w(8, 13), Some(11), same).unwrap(),
             Assigned::Existing(w(6, 15))
         );
         assert!(sessions.remove(&w(6, 15)));
@@ -330,7 +354,7 @@ mod tests {
         // Sessions [0, 10) and [15, 25); a row at 10 with gap 5 touches both.
         let (a, b, new) = (w(0, 10), w(15, 25), w(10, 15));
         let mut sessions = Sessions::from_windows(vec![a, b]).unwrap();
-        let Assigned::Merged { result, merged } = sessions.add(new, None).unwrap() else {
+        let Assigned::Merged { result, merged } = sessions.add(new, None, same).unwrap() else {
             panic!("a bridge merges");
         };
         assert_eq!(result, w(0, 25));

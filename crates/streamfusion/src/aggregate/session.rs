@@ -33,8 +33,10 @@
 //! names (`window_start`, `window_end`, `window_time` = `window_end - 1`); the session
 //! leaves state.
 //!
-//! Time zones as for the sliced windows ([`super::window`]): TIMESTAMP(3), or
-//! TIMESTAMP_LTZ(3) windowed in UTC.
+//! Time zones as for the sliced windows ([`super::window`]): over TIMESTAMP_LTZ(3) in a
+//! session time zone other than UTC, sessions are cut on the rows' local times, fire (and
+//! are late) at [`WindowClock::window_timer`] of their end, and `window_time` is the
+//! instant of `window_end - 1`, as Flink's `shiftTimeZone` does.
 
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
@@ -65,6 +67,7 @@ use crate::state::{TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 use crate::window::TimeWindow;
 use crate::window::session::{Assigned, Sessions};
+use crate::window_clock::WindowClock;
 
 /// The version of the session aggregate's state layout, stored with its checkpoints.
 pub const STATE_VERSION: u32 = 1;
@@ -93,18 +96,27 @@ pub struct SessionWindowAggSpec {
     /// timer service keeps no watermark, so a restored operator starts without one.
     #[serde(default)]
     pub legacy: bool,
+    /// The session time zone of windows over a TIMESTAMP_LTZ time column
+    /// ([`WindowClock`]); `None` is UTC (and TIMESTAMP(3)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
 }
 
 impl SessionWindowAggSpec {
     /// What of the plan decides the state: the aggregate's semantics, the gap and the time
     /// column (output names and properties are left out).
     pub fn semantics(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut semantics = serde_json::json!({
             "aggregate": self.aggregate.semantics(),
             "gap": self.gap,
             "time_column": self.time_column,
             "legacy": self.legacy,
-        })
+        });
+        // UTC plans keep the identity they had before zones were supported.
+        if let Some(zone) = &self.time_zone {
+            semantics["time_zone"] = zone.as_str().into();
+        }
+        semantics
     }
 }
 
@@ -120,6 +132,7 @@ pub struct SessionWindowAggregate {
     keyed: Keyed,
     accs: AccTable,
     sessions: TableId,
+    clock: WindowClock,
     late_rows_dropped: u64,
 }
 
@@ -248,6 +261,7 @@ impl SessionWindowAggregate {
         let sessions = keyed
             .store_mut()
             .open_table_with(SESSION_TABLE, TableAccess::Point)?;
+        let clock = WindowClock::new(spec.time_zone.as_deref())?;
         Ok(Self {
             hasher: KeyHasher::new(key_types.clone()),
             key_types,
@@ -259,6 +273,7 @@ impl SessionWindowAggregate {
             keyed,
             accs,
             sessions,
+            clock,
             late_rows_dropped: 0,
         })
     }
@@ -349,16 +364,17 @@ impl SessionWindowAggregate {
         let (starts, grouped) = rows_by_slot(&row_group, groups.len());
         let watermark = self.keyed.watermark();
         let gap = self.spec.gap;
+        let clock = self.clock;
         for (group, key_sessions) in sessions.iter_mut().enumerate() {
             let state_key = groups.key(group);
             for &row in &grouped[starts[group] as usize..starts[group + 1] as usize] {
                 let row = row as usize;
-                let t = times[row];
+                let t = clock.local(times[row]);
                 let window = TimeWindow {
                     start: t,
                     end: t.wrapping_add(gap),
                 };
-                let target = match key_sessions.add(window, watermark)? {
+                let target = match key_sessions.add(window, watermark, |t| clock.timer(t))? {
                     Assigned::Late => {
                         self.late_rows_dropped += 1;
                         continue;
@@ -431,7 +447,7 @@ impl SessionWindowAggregate {
             let state_key = groups.key(group);
             (
                 key_group_of(state_key),
-                end.wrapping_sub(1),
+                clock.window_timer(end),
                 &state_key[KEY_GROUP_BYTES..],
                 namespace(end),
             )
@@ -520,6 +536,7 @@ impl SessionWindowAggregate {
             visible,
             &self.spec.properties,
             &self.spec.aggregate.input_types[self.spec.time_column],
+            &self.clock,
         )
     }
 

@@ -42,8 +42,11 @@
 //! the window properties the plan names (`window_start`, `window_end`, `window_time` =
 //! `window_end - 1`).
 //!
-//! Time zones: the time column is TIMESTAMP(3), or TIMESTAMP_LTZ(3) windowed in UTC; other
-//! session time zones shift windows (and their DST days) and are refused by the planner.
+//! Time zones: over a TIMESTAMP_LTZ(3) time column in a session time zone other than UTC
+//! (`time_zone`), slices are cut on the rows' local times and `window_start`/`window_end`
+//! are local, while timers, lateness and buffer triggers are instants of the
+//! [`WindowClock`] (`TimeWindowUtil`, daylight saving days included) and `window_time` is
+//! the instant of `window_end - 1`.
 
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
@@ -74,7 +77,8 @@ use crate::state::rows::{GroupRows, RowTable, hash_of};
 use crate::state::{StateBackend, WriteBatch};
 use crate::types::LogicalType;
 use crate::window::TimeWindow;
-use crate::window::slices::{SliceAssigner, is_fired};
+use crate::window::slices::SliceAssigner;
+use crate::window_clock::WindowClock;
 
 /// The version of the window aggregate's state layout, stored with its checkpoints.
 pub const STATE_VERSION: u32 = 1;
@@ -111,17 +115,31 @@ pub struct WindowAggSpec {
     pub time_column: usize,
     /// The window properties after the calls, with their output names.
     pub properties: Vec<(String, WindowProperty)>,
+    /// The session time zone of windows over a TIMESTAMP_LTZ time column
+    /// ([`WindowClock`]); `None` is UTC (and TIMESTAMP(3)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
 }
 
 impl WindowAggSpec {
     /// What of the plan decides the state: the aggregate's semantics, the slicing and the
     /// time column (output names and properties are left out).
     pub fn semantics(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut semantics = serde_json::json!({
             "aggregate": self.aggregate.semantics(),
             "window": self.window,
             "time_column": self.time_column,
-        })
+        });
+        // UTC plans keep the identity they had before zones were supported.
+        if let Some(zone) = &self.time_zone {
+            semantics["time_zone"] = zone.as_str().into();
+        }
+        semantics
+    }
+
+    /// The clock of the plan's session time zone.
+    pub fn clock(&self) -> Result<WindowClock> {
+        WindowClock::new(self.time_zone.as_deref())
     }
 }
 
@@ -145,6 +163,7 @@ pub struct WindowAggregate {
     /// Rows not yet in state, and the watermark at which they are applied next.
     pending: Pending,
     next_trigger: i64,
+    clock: WindowClock,
     late_rows_dropped: u64,
 }
 
@@ -180,22 +199,6 @@ impl Default for Pending {
 /// is applied when its managed memory is full.
 const BUFFER_ROWS: usize = 1 << 16;
 
-/// `TimeWindowUtil.getNextTriggerWatermarkWithOffset` in UTC: the first slice end after
-/// `watermark`, minus one (released 2.3.0 passes the window offset, FLINK-36664).
-pub(super) fn next_trigger_watermark(watermark: i64, interval: i64, offset: i64) -> i64 {
-    if watermark == i64::MAX {
-        return watermark;
-    }
-    let trigger = crate::window::window_start_with_offset(watermark, offset, interval)
-        .wrapping_add(interval)
-        .wrapping_sub(1);
-    if trigger > watermark {
-        trigger
-    } else {
-        trigger.wrapping_add(interval)
-    }
-}
-
 impl std::fmt::Debug for WindowAggregate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WindowAggregate")
@@ -205,11 +208,15 @@ impl std::fmt::Debug for WindowAggregate {
     }
 }
 
-/// Each row's slice, by its row time ([`row_times`]).
-pub(super) fn row_slices(spec: &WindowAggSpec, batch: &RecordBatch) -> Result<Vec<i64>> {
+/// Each row's slice, by its row time ([`row_times`]) on `clock`'s local time.
+pub(super) fn row_slices(
+    spec: &WindowAggSpec,
+    clock: &WindowClock,
+    batch: &RecordBatch,
+) -> Result<Vec<i64>> {
     Ok(row_times(&spec.aggregate, spec.time_column, batch)?
         .iter()
-        .map(|&t| spec.window.slice_end(t))
+        .map(|&t| spec.window.slice_end(clock.local(t)))
         .collect())
 }
 
@@ -497,6 +504,7 @@ impl WindowAggregate {
         let partials = global
             .then(|| Partials::new(&spec, &calls, &key_types))
             .transpose()?;
+        let clock = spec.clock()?;
         let codec = AccCodec::new(calls.iter().map(BoundCall::create_local).collect());
         let accs = RowTable::open(keyed.store_mut(), ACC_TABLE, codec, None)?;
         Ok(Self {
@@ -517,6 +525,7 @@ impl WindowAggregate {
             accs,
             pending: Pending::default(),
             next_trigger: i64::MIN,
+            clock,
             late_rows_dropped: 0,
         })
     }
@@ -577,7 +586,7 @@ impl WindowAggregate {
         let batch = input.batch();
         // A row's slice: its row time's, or the slice end a partial row carries.
         let slices = match &self.partials {
-            None => row_slices(&self.spec, batch)?,
+            None => row_slices(&self.spec, &self.clock, batch)?,
             Some(_) => {
                 let ends = batch
                     .column(batch.num_columns() - 1)
@@ -601,16 +610,18 @@ impl WindowAggregate {
         let (keys, _) = self.keyed.state_keys(&self.hasher, &key_columns, n)?;
         let window = self.spec.window;
         let watermark = self.keyed.watermark();
+        let clock = self.clock;
+        let is_fired = |end: i64| clock.is_fired(end, watermark);
         let pending = &mut self.pending;
         let mut late_timers: Vec<(u16, i64, Vec<u8>)> = Vec::new();
         for (row, &slice) in slices.iter().enumerate() {
-            let target = if is_fired(slice, watermark) {
-                if is_fired(window.last_window_end(slice), watermark) {
+            let target = if is_fired(slice) {
+                if is_fired(window.last_window_end(slice)) {
                     self.late_rows_dropped += 1;
                     continue;
                 }
                 let mut unfired = slice;
-                while is_fired(unfired, watermark) {
+                while is_fired(unfired) {
                     unfired = unfired.wrapping_add(window.slice_interval());
                 }
                 let state_key = keys.prefixed_row(row);
@@ -630,11 +641,15 @@ impl WindowAggregate {
         pending.batches.push(input.clone());
         pending.held += n;
         // Late rows' first unfired windows are registered at once, as `processElement` does.
-        self.keyed.register_event_timers(
-            late_timers
-                .iter()
-                .map(|(kg, end, key)| (*kg, end.wrapping_sub(1), key.as_slice(), namespace(*end))),
-        )?;
+        self.keyed
+            .register_event_timers(late_timers.iter().map(|(kg, end, key)| {
+                (
+                    *kg,
+                    clock.window_timer(*end),
+                    key.as_slice(),
+                    namespace(*end),
+                )
+            }))?;
         if self.pending.held >= BUFFER_ROWS {
             self.apply_pending(self.keyed.watermark())?;
         }
@@ -717,15 +732,20 @@ impl WindowAggregate {
             let key = groups.key(group);
             let (front, ns) = key.split_at(key.len() - NAMESPACE_BYTES);
             let end = end_of(ns)?;
-            if !had && !is_fired(end, timer_watermark) {
+            if !had && !self.clock.is_fired(end, timer_watermark) {
                 timers.push((key_group_of(front), end, front[KEY_GROUP_BYTES..].to_vec()));
             }
         }
-        self.keyed.register_event_timers(
-            timers
-                .iter()
-                .map(|(kg, end, key)| (*kg, end.wrapping_sub(1), key.as_slice(), namespace(*end))),
-        )
+        let clock = self.clock;
+        self.keyed
+            .register_event_timers(timers.iter().map(|(kg, end, key)| {
+                (
+                    *kg,
+                    clock.window_timer(*end),
+                    key.as_slice(),
+                    namespace(*end),
+                )
+            }))
     }
 
     /// Moves event time to `watermark`: first applies the buffered rows when the watermark
@@ -738,12 +758,15 @@ impl WindowAggregate {
             return self.empty();
         }
         if watermark >= self.next_trigger {
-            if !self.pending.rows.is_empty() && is_fired(self.pending.min_slice, Some(watermark)) {
+            if !self.pending.rows.is_empty()
+                && self.clock.is_fired(self.pending.min_slice, Some(watermark))
+            {
                 self.apply_pending(before)?;
             }
             let window = self.spec.window;
             self.next_trigger =
-                next_trigger_watermark(watermark, window.slice_interval(), window.offset());
+                self.clock
+                    .next_trigger(watermark, window.slice_interval(), window.offset());
         }
         self.fire_timers(watermark)
     }
@@ -823,7 +846,7 @@ impl WindowAggregate {
                 )?;
             }
             if let Some(next) = window.next_window(end, empty) {
-                let timestamp = next.wrapping_sub(1);
+                let timestamp = self.clock.window_timer(next);
                 let mut next_key = key_row.to_vec();
                 next_key.extend_from_slice(&namespace(next));
                 if timestamp <= watermark {
@@ -855,6 +878,7 @@ impl WindowAggregate {
             &self.calls[..self.spec.aggregate.calls.len()],
             &self.spec.properties,
             &self.spec.aggregate.input_types[self.spec.time_column],
+            &self.clock,
         )
     }
 
@@ -1052,6 +1076,7 @@ impl Fired {
         calls: &[BoundCall],
         properties: &[(String, WindowProperty)],
         time_type: &LogicalType,
+        clock: &WindowClock,
     ) -> Result<ChangelogBatch> {
         if self.ends.is_empty() {
             return Ok(ChangelogBatch::insert_only(RecordBatch::new_empty(
@@ -1073,7 +1098,7 @@ impl Fired {
                 WindowProperty::Start => TimestampMillisecondArray::from(self.starts.clone()),
                 WindowProperty::End => TimestampMillisecondArray::from(self.ends.clone()),
                 WindowProperty::Time => TimestampMillisecondArray::from_iter_values(
-                    self.ends.iter().map(|e| e.wrapping_sub(1)),
+                    self.ends.iter().map(|e| clock.instant(e.wrapping_sub(1))),
                 ),
                 WindowProperty::Proctime => TimestampMillisecondArray::new_null(n),
             };

@@ -31,7 +31,7 @@ use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::state::checkpoint::Checkpoint;
 use crate::state::rows::hash_of;
 use crate::types::LogicalType;
-use crate::window::slices::is_fired;
+use crate::window_clock::WindowClock;
 
 /// The version of the local phase's checkpoints (metadata only).
 pub const LOCAL_VERSION: u32 = 1;
@@ -49,6 +49,7 @@ pub struct LocalWindowAggregate {
     identity: PlanIdentity,
     watermark: i64,
     next_trigger: i64,
+    clock: WindowClock,
     batches: Vec<ChangelogBatch>,
     /// Each buffered row's slice end, the batches' rows together.
     slices: Vec<i64>,
@@ -98,6 +99,7 @@ impl LocalWindowAggregate {
         let mut output_types = key_types.clone();
         output_types.extend(layout.fields.iter().flatten().cloned());
         output_types.push(LogicalType::BigInt);
+        let clock = spec.clock()?;
         Ok(Self {
             hasher: KeyHasher::new(key_types),
             calls,
@@ -108,6 +110,7 @@ impl LocalWindowAggregate {
             spec,
             watermark: 0,
             next_trigger: 0,
+            clock,
             batches: Vec::new(),
             slices: Vec::new(),
             min_slice: i64::MAX,
@@ -143,7 +146,7 @@ impl LocalWindowAggregate {
         if n == 0 {
             return Ok(None);
         }
-        for slice in row_slices(&self.spec, input.batch())? {
+        for slice in row_slices(&self.spec, &self.clock, input.batch())? {
             self.min_slice = self.min_slice.min(slice);
             self.slices.push(slice);
         }
@@ -164,12 +167,10 @@ impl LocalWindowAggregate {
             return Ok(None);
         }
         let window = self.spec.window;
-        self.next_trigger = super::window::next_trigger_watermark(
-            watermark,
-            window.slice_interval(),
-            window.offset(),
-        );
-        if !self.slices.is_empty() && is_fired(self.min_slice, Some(watermark)) {
+        self.next_trigger =
+            self.clock
+                .next_trigger(watermark, window.slice_interval(), window.offset());
+        if !self.slices.is_empty() && self.clock.is_fired(self.min_slice, Some(watermark)) {
             return self.partials().map(Some);
         }
         Ok(None)

@@ -25,12 +25,11 @@
 //! # Refused (the node stays stock)
 //!
 //! Processing time, SESSION windows outside the one-phase node, windows attached by a TVF
-//! upstream
-//! (strategy `WindowAttached`, or `SliceAttached` outside the global phase), a
-//! TIMESTAMP_LTZ time column unless `table.local-time-zone` is UTC (Flink then shifts
-//! windows into the session zone), FIRST_VALUE/LAST_VALUE/LISTAGG on HOP or CUMULATE (no
-//! `merge`), two-phase DISTINCT (Flink's partial carries a `RAW` `MapView`), and whatever
-//! GROUP BY refuses.
+//! upstream (strategy `WindowAttached`, or `SliceAttached` outside the global phase),
+//! FIRST_VALUE/LAST_VALUE/LISTAGG on HOP or CUMULATE (no `merge`), two-phase DISTINCT
+//! (Flink's partial carries a `RAW` `MapView`), and whatever GROUP BY refuses. A
+//! TIMESTAMP_LTZ time column outside UTC is planned in the session time zone
+//! ([`window_zone`]).
 
 use serde_json::Value;
 
@@ -131,7 +130,7 @@ pub fn plan(
             rowtime_column(raw_input.expect("the global phase reads it above"))?
         }
     };
-    check_time_type(&spec_input[time_column].ty, config)?;
+    let time_zone = window_zone(&spec_input[time_column].ty, config)?;
     let properties = match phase {
         Phase::Local => Vec::new(),
         Phase::OnePhase | Phase::Global => properties_of(field("namedWindowProperties")?)?,
@@ -144,6 +143,7 @@ pub fn plan(
                 time_column,
                 properties,
                 legacy: false,
+                time_zone,
             })
         }
         (Windowing::Session { .. }, Phase::Local | Phase::Global) => {
@@ -158,6 +158,7 @@ pub fn plan(
                 window,
                 time_column,
                 properties,
+                time_zone,
             };
             match phase {
                 Phase::OnePhase => OperatorPlan::WindowAggregate(spec),
@@ -354,13 +355,13 @@ pub fn plan_group_window(
         input.len(),
         "time field",
     )?;
-    check_time_type(&input[time_column].ty, config)?;
     let plan = OperatorPlan::SessionWindowAggregate(SessionWindowAggSpec {
         aggregate: aggregate_of(node, "GroupWindowAggregate", input, config)?,
         gap,
         time_column,
         properties: properties_of(field("namedWindowProperties")?)?,
         legacy: true,
+        time_zone: window_zone(&input[time_column].ty, config)?,
     });
     checked(plan, field("outputType")?, input)
 }
@@ -403,22 +404,6 @@ fn rowtime_column(row: &Value) -> Result<usize> {
             "{} row time fields in the local phase's input (one is expected)",
             rowtimes.len()
         ))),
-    }
-}
-
-/// The time column must be TIMESTAMP(3), or TIMESTAMP_LTZ(3) windowed in UTC.
-pub(super) fn check_time_type(ty: &LogicalType, config: &FlinkConfig) -> Result<()> {
-    match ty {
-        LogicalType::Timestamp(3) => Ok(()),
-        LogicalType::TimestampLtz(3) if is_utc(&config.local_time_zone) => Ok(()),
-        LogicalType::TimestampLtz(3) => Err(Unsupported::Feature(format!(
-            "windows on a TIMESTAMP_LTZ row time in the session time zone {} (only UTC)",
-            config.local_time_zone
-        ))),
-        other => Err(Unsupported::Type {
-            ty: other.to_string(),
-            why: "a window's row time must be TIMESTAMP(3) or TIMESTAMP_LTZ(3)".into(),
-        }),
     }
 }
 

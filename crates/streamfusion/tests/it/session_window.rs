@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use streamfusion::aggregate::session::SessionWindowAggSpec;
 use streamfusion::aggregate::{AggCall, AggFunction};
 use streamfusion::ops::{OperatorPlan, StateConfig};
+use streamfusion::types::LogicalType;
 
 use super::common::Backend;
 use super::window_aggregate::{Event, Out, aggregate, events, properties, run_plan};
@@ -26,6 +27,7 @@ fn legacy_or_not(gap: i64, legacy: bool) -> OperatorPlan {
         time_column: 2,
         properties: properties(),
         legacy,
+        time_zone: None,
     })
 }
 
@@ -38,6 +40,13 @@ struct Open {
 
 /// The model: each watermark's emissions, as a sorted multiset.
 fn model(gap: i64, events: &[Event]) -> Vec<Vec<Out>> {
+    model_at_offset(gap, events, 0)
+}
+
+/// The model in a session time zone a fixed `offset` ahead of UTC: sessions cover local
+/// times (`ts + offset`) and fire, and are late, at the instant of their last local
+/// millisecond (`end - 1 - offset`), which is also `window_time`.
+fn model_at_offset(gap: i64, events: &[Event], offset: i64) -> Vec<Vec<Out>> {
     let mut watermark = i64::MIN;
     let mut open: BTreeMap<Option<i32>, Vec<Open>> = BTreeMap::new();
     let mut out = Vec::new();
@@ -45,13 +54,14 @@ fn model(gap: i64, events: &[Event]) -> Vec<Vec<Out>> {
         match *event {
             Event::Row { key, ts, v } => {
                 let sessions = open.entry(key).or_default();
+                let ts = ts + offset;
                 let mut cur = Open {
                     start: ts,
                     end: ts + gap,
                     values: vec![v],
                 };
                 let touches = |o: &Open, c: &Open| o.start <= c.end && c.start <= o.end;
-                if !sessions.iter().any(|o| touches(o, &cur)) && cur.end - 1 <= watermark {
+                if !sessions.iter().any(|o| touches(o, &cur)) && cur.end - 1 - offset <= watermark {
                     continue;
                 }
                 while let Some(i) = sessions.iter().position(|o| touches(o, &cur)) {
@@ -71,7 +81,7 @@ fn model(gap: i64, events: &[Event]) -> Vec<Vec<Out>> {
                 let mut emitted = Vec::new();
                 for (key, sessions) in &mut open {
                     let (due, kept): (Vec<Open>, Vec<Open>) =
-                        sessions.drain(..).partition(|o| o.end - 1 <= w);
+                        sessions.drain(..).partition(|o| o.end - 1 - offset <= w);
                     *sessions = kept;
                     for o in due {
                         let present: Vec<i64> = o.values.iter().flatten().copied().collect();
@@ -84,7 +94,7 @@ fn model(gap: i64, events: &[Event]) -> Vec<Vec<Out>> {
                             present.iter().copied().reduce(i64::wrapping_add),
                             present.iter().copied().min(),
                             present.iter().copied().max(),
-                            o.end - 1,
+                            o.end - 1 - offset,
                         ));
                     }
                 }
@@ -117,6 +127,29 @@ fn sessions_match_the_model_on_both_backends_whole_and_chunked() {
                     "gap {gap} on {backend:?} in {chunk}-row batches"
                 );
             }
+        }
+    }
+}
+
+/// In Asia/Shanghai (UTC+8 throughout), sessions are cut on local time and fire, and judge
+/// rows late, at the instant of their last local millisecond, for the TVF and the legacy
+/// group window alike.
+#[test]
+fn sessions_in_a_session_time_zone_are_local_and_fire_at_their_instants() {
+    const SHANGHAI: i64 = 8 * 3_600_000;
+    for (n, gap) in GAPS.into_iter().enumerate() {
+        let events = events(0x5A_5E55 + n as u64, 900, 10, -3_000);
+        let expected = model_at_offset(gap, &events, SHANGHAI);
+        for (legacy, backend) in [(false, Backend::Rocks), (true, Backend::Memory)] {
+            let OperatorPlan::SessionWindowAggregate(mut spec) = legacy_or_not(gap, legacy) else {
+                unreachable!("a session plan");
+            };
+            spec.aggregate.input_types[2] = LogicalType::TimestampLtz(3);
+            spec.time_zone = Some("Asia/Shanghai".into());
+            let plan = OperatorPlan::SessionWindowAggregate(spec);
+            let restores = [(events.len() / 2, 2)];
+            let got = run_plan(None, &plan, backend, &events, &restores, 17);
+            assert_eq!(got, expected, "gap {gap}, legacy {legacy} on {backend:?}");
         }
     }
 }
@@ -188,6 +221,7 @@ fn plans_that_cannot_run_are_refused() {
         time_column: 2,
         properties: properties(),
         legacy: false,
+        time_zone: None,
     };
     let mut zero = base();
     zero.gap = 0;

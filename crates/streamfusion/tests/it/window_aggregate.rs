@@ -87,6 +87,13 @@ fn windows_of(window: SliceAssigner, ts: i64) -> Vec<(i64, i64)> {
 
 /// The model: each watermark's emissions, as a sorted multiset.
 fn model(window: SliceAssigner, events: &[Event]) -> Vec<Vec<Out>> {
+    model_at_offset(window, events, 0)
+}
+
+/// The model in a session time zone a fixed `offset` ahead of UTC: windows hold local
+/// times (`ts + offset`) and fire, and are late, when the watermark reaches the instant of
+/// their last local millisecond (`end - 1 - offset`), which is also `window_time`.
+fn model_at_offset(window: SliceAssigner, events: &[Event], offset: i64) -> Vec<Vec<Out>> {
     let mut watermark = i64::MIN;
     let mut open: BTreeMap<(Option<i32>, i64, i64), Vec<Option<i64>>> = BTreeMap::new();
     let mut fired: BTreeSet<(Option<i32>, i64, i64)> = BTreeSet::new();
@@ -94,8 +101,8 @@ fn model(window: SliceAssigner, events: &[Event]) -> Vec<Vec<Out>> {
     for event in events {
         match *event {
             Event::Row { key, ts, v } => {
-                for (start, end) in windows_of(window, ts) {
-                    if end - 1 > watermark {
+                for (start, end) in windows_of(window, ts + offset) {
+                    if end - 1 - offset > watermark {
                         open.entry((key, start, end)).or_default().push(v);
                     }
                 }
@@ -108,7 +115,7 @@ fn model(window: SliceAssigner, events: &[Event]) -> Vec<Vec<Out>> {
                 watermark = w;
                 let due: Vec<_> = open
                     .keys()
-                    .filter(|(_, _, end)| end - 1 <= w)
+                    .filter(|(_, _, end)| end - 1 - offset <= w)
                     .copied()
                     .collect();
                 let mut emitted = Vec::new();
@@ -126,7 +133,7 @@ fn model(window: SliceAssigner, events: &[Event]) -> Vec<Vec<Out>> {
                         sum,
                         present.iter().copied().min(),
                         present.iter().copied().max(),
-                        id.2 - 1,
+                        id.2 - 1 - offset,
                     ));
                 }
                 emitted.sort();
@@ -143,7 +150,16 @@ fn spec(window: SliceAssigner) -> WindowAggSpec {
         window,
         time_column: 2,
         properties: properties(),
+        time_zone: None,
     }
+}
+
+/// `spec(window)` over a TIMESTAMP_LTZ(3) row time windowed in the session time zone `zone`.
+fn zoned_spec(window: SliceAssigner, zone: &str) -> WindowAggSpec {
+    let mut spec = spec(window);
+    spec.aggregate.input_types[2] = LogicalType::TimestampLtz(3);
+    spec.time_zone = Some(zone.to_owned());
+    spec
 }
 
 /// `COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v)` grouped by `k` over `(k INT, v BIGINT, ts
@@ -183,11 +199,20 @@ pub(super) fn properties() -> Vec<(String, WindowProperty)> {
 }
 
 fn batch(rows: &[(Option<i32>, i64, Option<i64>)]) -> ChangelogBatch {
+    typed_batch(rows, &LogicalType::Timestamp(3))
+}
+
+/// `rows` as `(k, v, ts)`, `ts` of `time_type` (TIMESTAMP(3) or TIMESTAMP_LTZ(3)).
+fn typed_batch(
+    rows: &[(Option<i32>, i64, Option<i64>)],
+    time_type: &LogicalType,
+) -> ChangelogBatch {
     let k: ArrayRef = Arc::new(Int32Array::from_iter(rows.iter().map(|r| r.0)));
     let v: ArrayRef = Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.2)));
-    let ts: ArrayRef = Arc::new(TimestampMillisecondArray::from_iter_values(
-        rows.iter().map(|r| r.1),
-    ));
+    let ts: ArrayRef = Arc::new(
+        TimestampMillisecondArray::from_iter_values(rows.iter().map(|r| r.1))
+            .with_data_type(time_type.to_arrow()),
+    );
     let schema = Arc::new(arrow::datatypes::Schema::new(vec![
         arrow::datatypes::Field::new("k", k.data_type().clone(), true),
         arrow::datatypes::Field::new("v", v.data_type().clone(), true),
@@ -314,7 +339,18 @@ fn run_phases(
     restores: &[(usize, u32)],
     chunk: usize,
 ) -> Vec<Vec<Out>> {
-    let spec = spec(window);
+    run_spec(phases, backend, spec(window), events, restores, chunk)
+}
+
+/// Runs `events` through `spec` in the plan of `phases` ([`run_plan`]).
+fn run_spec(
+    phases: Phases,
+    backend: Backend,
+    spec: WindowAggSpec,
+    events: &[Event],
+    restores: &[(usize, u32)],
+    chunk: usize,
+) -> Vec<Vec<Out>> {
     let (local, plan) = match phases {
         Phases::One => (None, OperatorPlan::WindowAggregate(spec)),
         Phases::Two => (
@@ -339,6 +375,15 @@ pub(super) fn run_plan(
 ) -> Vec<Vec<Out>> {
     let dir = tempfile::tempdir().unwrap();
     let mut local = local.map(|l| l.build(&StateConfig::memory(), None).unwrap());
+    // The row time's type, as the plan reads it.
+    let time_type = match (&local, plan) {
+        (Some(local), _) => local.input_types(0)[2].clone(),
+        (None, plan) => plan
+            .build(&StateConfig::memory(), None)
+            .unwrap()
+            .input_types(0)[2]
+            .clone(),
+    };
     let state = |i: usize| -> StateConfig {
         match backend {
             Backend::Memory => StateConfig::memory(),
@@ -371,13 +416,14 @@ pub(super) fn run_plan(
                       local: &mut Option<Box<dyn Operator>>,
                       pending: &mut Vec<(Option<i32>, i64, Option<i64>)>| {
         for rows in pending.chunks(chunk) {
+            let rows = typed_batch(rows, &time_type);
             match local {
                 Some(local) => {
                     let mut partials = Output::new();
-                    local.process(0, &batch(rows), &mut partials).unwrap();
+                    local.process(0, &rows, &mut partials).unwrap();
                     deliver(subtasks, partials.take());
                 }
-                None => deliver(subtasks, vec![batch(rows)]),
+                None => deliver(subtasks, vec![rows]),
             }
         }
         pending.clear();
@@ -453,6 +499,28 @@ fn windows_match_the_model_on_both_backends() {
                 let got = run_phases(phases, backend, window, &events, &[], 17);
                 assert_eq!(got, expected, "{window:?} on {backend:?}, {phases:?}");
             }
+        }
+    }
+}
+
+/// In Asia/Shanghai (UTC+8 throughout, whose offset the windows here divide, so Flink's
+/// buffer triggers stay on slice ends), windows hold local times and fire, and judge rows
+/// late, at the instant of their last local millisecond; `window_time` is that instant.
+#[test]
+fn windows_in_a_session_time_zone_are_local_and_fire_at_their_instants() {
+    const SHANGHAI: i64 = 8 * 3_600_000;
+    for (n, window) in windows().into_iter().enumerate() {
+        for (phases, backend) in [
+            (Phases::One, Backend::Rocks),
+            (Phases::Two, Backend::Memory),
+        ] {
+            let events = events(0x5A_0800 + n as u64, 900, 25, phases.start());
+            let expected = model_at_offset(window, &events, SHANGHAI);
+            assert_ne!(expected, model(window, &events), "{window:?}");
+            let spec = zoned_spec(window, "Asia/Shanghai");
+            let restores = [(events.len() / 2, 2)];
+            let got = run_spec(phases, backend, spec, &events, &restores, 17);
+            assert_eq!(got, expected, "{window:?} on {backend:?}, {phases:?}");
         }
     }
 }

@@ -368,7 +368,7 @@ impl Zone {
 
     /// `TimeZone.useDaylightTime()`: whether the zone's current rules keep daylight saving
     /// time (its January and July offsets differ).
-    fn uses_daylight_time(&self) -> bool {
+    pub fn uses_daylight_time(&self) -> bool {
         self.tzdb_offset(JANUARY_2100) != self.tzdb_offset(JULY_2100)
     }
 
@@ -392,15 +392,26 @@ impl Zone {
     }
 
     /// Flink's `TimeWindowUtil.toEpochMillsForTimer`: the instant a timer for a window's
-    /// local time fires at. In a zone with daylight saving, the later of the two instants
-    /// of a local time that occurs twice (so an hour that repeats fires once, after both),
-    /// else as [`Zone::window_instant`].
+    /// local time fires at. In a zone with daylight saving it compares the instants of the
+    /// local time and of an hour later: equal (the local time is in a gap) gives the gap's
+    /// end floored to the hour; more than an hour apart (the local hour repeats) gives the
+    /// later occurrence; else the instant. Without daylight saving, as
+    /// [`Zone::window_instant`].
     pub fn window_timer(self, local_millis: i64) -> i64 {
+        const HOUR: i64 = 3_600_000;
         if local_millis == i64::MAX || !self.uses_daylight_time() {
             return self.window_instant(local_millis);
         }
-        self.window_instant(local_millis)
-            .max(self.to_instant_java_time_later(local_millis))
+        let t1 = self.to_instant_java_time(local_millis);
+        let t2 = self.to_instant_java_time(local_millis.wrapping_add(HOUR));
+        if t1 == t2 {
+            // Java's `%` truncates, as Rust's does.
+            t1 - t1 % HOUR
+        } else if t2 - t1 > HOUR {
+            t1 + HOUR
+        } else {
+            t1
+        }
     }
 
     fn tzdb_offset(&self, epoch_millis: i64) -> i64 {
@@ -430,16 +441,6 @@ impl Zone {
     /// offsets throughout, in an overlap the earlier offset, in a gap shifted later by the
     /// gap's length.
     pub fn to_instant_java_time(self, local_millis: i64) -> i64 {
-        self.java_time_instant(local_millis, false)
-    }
-
-    /// As [`Zone::to_instant_java_time`], but in an overlap the later offset
-    /// (`ZonedDateTime.withLaterOffsetAtOverlap`).
-    fn to_instant_java_time_later(self, local_millis: i64) -> i64 {
-        self.java_time_instant(local_millis, true)
-    }
-
-    fn java_time_instant(self, local_millis: i64, later_at_overlap: bool) -> i64 {
         let shift = last_rule_shift(local_millis);
         let local_millis = local_millis.wrapping_add(shift);
         let Some(t) = DateTime::from_timestamp_millis(local_millis) else {
@@ -447,10 +448,7 @@ impl Zone {
         };
         let offset = match self.0.offset_from_local_datetime(&t.naive_utc()) {
             LocalResult::Single(o) => i64::from(o.fix().local_minus_utc()) * 1000,
-            LocalResult::Ambiguous(earlier, later) => {
-                let chosen = if later_at_overlap { later } else { earlier };
-                i64::from(chosen.fix().local_minus_utc()) * 1000
-            }
+            LocalResult::Ambiguous(earlier, _) => i64::from(earlier.fix().local_minus_utc()) * 1000,
             // The offset before the transition: the local time read with it lands past the gap.
             LocalResult::None => self.tzdb_offset(local_millis - MILLIS_PER_DAY),
         };

@@ -150,6 +150,11 @@ public final class WindowParity {
         QUERIES.add(new Query(name, sql, Reach.EVERYWHERE, Expect.TWO_PHASE, false));
     }
 
+    /** A two-phase query planned in the session time zone {@code zone}. */
+    static void ztwo(String name, String zone, String sql) {
+        QUERIES.add(new Query(name, sql, Reach.EVERYWHERE, Expect.TWO_PHASE, false, zone));
+    }
+
     static String tumble(String table, String time, String size) {
         return " FROM TABLE(TUMBLE(TABLE " + table + ", DESCRIPTOR(" + time + "), INTERVAL "
                 + size + "))";
@@ -427,6 +432,56 @@ public final class WindowParity {
                         byWindow + "k2 ORDER BY amount DESC NULLS LAST, id",
                         " FROM TABLE(CUMULATE(TABLE tspring, DESCRIPTOR(rt), INTERVAL '1' HOUR,"
                                 + " INTERVAL '2' HOUR))", "rn <= 3"));
+        // Window aggregates on the same days: a local hour that repeats (the rows' local
+        // times step back from 01:59 PDT to 01:00 PST) keeps its windows open until its
+        // second occurrence has passed; a window ending in the spring gap fires when the gap
+        // ends (10:00Z), so rows behind it are late; sessions are cut on local time.
+        String byZoned = " GROUP BY window_start, window_end, window_time, ";
+        // Minute windows in the repeated hour: Flink's next buffer trigger is the end of the
+        // hour's second occurrence, so their rows wait in the buffer and their windows, fired
+        // by then, never emit; unless the buffer fills first, which depends on the managed
+        // memory each operator of this many-query job gets (on RocksDB it does fill). On the
+        // heap it does not, and native does what Flink does then.
+        zq("dst_fall_tumble_minute", Reach.FIRST_ONLY, la,
+                "SELECT k2, window_start, window_end, window_time, COUNT(*), SUM(l), MAX(s)"
+                        + tumble("tfall", "rt", "'1' MINUTE") + byZoned + "k2");
+        // Slices of half an hour and more: no window ends before the next trigger.
+        zq("dst_fall_hop", Reach.BACKENDS, la,
+                "SELECT k, window_start, window_end, COUNT(*), SUM(i), MIN(d)"
+                        + " FROM TABLE(HOP(TABLE tfall, DESCRIPTOR(rt), INTERVAL '1' HOUR,"
+                        + " INTERVAL '2' HOUR))" + BY + ", k");
+        zq("dst_fall_cumulate", Reach.BACKENDS, la,
+                "SELECT k2, window_start, window_end, window_time, COUNT(*), SUM(i), MAX(amount)"
+                        + " FROM TABLE(CUMULATE(TABLE tfall, DESCRIPTOR(rt), INTERVAL '30' MINUTE,"
+                        + " INTERVAL '2' HOUR))" + byZoned + "k2");
+        zq("dst_spring_hop_hours", Reach.BACKENDS, la,
+                "SELECT k2, window_start, window_end, window_time, COUNT(*), SUM(l), MIN(s)"
+                        + " FROM TABLE(HOP(TABLE tspring, DESCRIPTOR(rt), INTERVAL '1' HOUR,"
+                        + " INTERVAL '2' HOUR))" + byZoned + "k2");
+        zq("dst_spring_tumble_hour", Reach.EVERYWHERE, la,
+                "SELECT g, window_start, window_end, window_time, COUNT(*), AVG(l)"
+                        + tumble("tspring", "rt", "'1' HOUR") + byZoned + "g");
+        zq("dst_fall_session", Reach.BACKENDS, la,
+                "SELECT k2, window_start, window_end, window_time, COUNT(*), SUM(l), MIN(s)"
+                        + session("tfall PARTITION BY k2", "rt", "'2' SECOND") + byZoned + "k2");
+        zq("dst_fall_legacy_session", Reach.BACKENDS, la,
+                "SELECT k2, SESSION_START(rt, INTERVAL '2' SECOND), SESSION_END(rt, INTERVAL"
+                        + " '2' SECOND), SESSION_ROWTIME(rt, INTERVAL '2' SECOND), COUNT(*),"
+                        + " SUM(i) FROM tfall GROUP BY k2, SESSION(rt, INTERVAL '2' SECOND)");
+        ztwo("dst_fall_two_phase", la,
+                "SELECT k, window_start, window_end, window_time, COUNT(*), SUM(i), MAX(l)"
+                        + tumble("tfall", "rt", "'30' MINUTE") + byZoned + "k");
+        // Zones without daylight saving: Flink aligns its buffer triggers on UTC there, so
+        // with Kolkata's half-hour offset 7-second windows end 4 s before each trigger.
+        zq("shanghai_tumble_day", Reach.EVERYWHERE, "Asia/Shanghai",
+                "SELECT k2, window_start, window_end, window_time, COUNT(*), SUM(i)"
+                        + tumble("tl", "rt", "'1' DAY") + byZoned + "k2");
+        zq("kolkata_tumble_odd", Reach.BACKENDS, "Asia/Kolkata",
+                "SELECT k2, window_start, window_end, window_time, COUNT(*), SUM(l), MAX(s)"
+                        + tumble("tl", "rt", "'7' SECOND") + byZoned + "k2");
+        zq("kolkata_session", Reach.BACKENDS, "Asia/Kolkata",
+                "SELECT k, window_start, window_end, window_time, COUNT(*), SUM(i)"
+                        + session("tl PARTITION BY k", "rt", "'1' SECOND") + byZoned + "k");
         // The default (AUTO) plan: a local window aggregate before the exchange, a global one
         // after it, both native, exchanging Flink's partial rows.
         two("two_phase_tumble",
