@@ -7,12 +7,11 @@
 //!
 //! # State
 //!
-//! - Each key's in-flight sessions, `[key group][key row]` → `(start, end)` pairs
-//!   ([`Sessions`]; Flink's `session-window-mapping`).
-//! - One accumulator row per key and session, `[key group][key row][session end]`, in the
-//!   GROUP BY's typed table (a key's sessions are disjoint, so the end names one). Flink
-//!   keeps a merged session's accumulators under the window they started in and maps to
-//!   it; here they move to the merged session's end, which reads the same.
+//! - Each key's in-flight sessions with their accumulators, one value per key,
+//!   `[key group][key row]` → `(start, end, accumulators)` in session order
+//!   ([`KeySessions`]). Flink keeps the sessions (`session-window-mapping`) and each
+//!   session's accumulators (under the window it started in) apart; one value per key makes
+//!   a row one read and one write, and a merge of two sessions no more.
 //! - One event-time timer per session at `end - 1`, namespace its end, in the keyed
 //!   driver's timer table. All of it is checkpointed and rescaled with its key groups.
 //!
@@ -46,14 +45,14 @@ use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::SchemaRef;
 
 use super::acc_codec::AccCodec;
-use super::function::BoundCall;
+use super::function::{Acc, BoundCall};
 use super::group::{
-    AccTable, CallInputs, GroupAggSpec, Groups, access_order, check_input, check_max_parallelism,
+    CallInputs, GroupAggSpec, Groups, access_order, check_input, check_max_parallelism,
     rows_by_slot,
 };
 use super::window::{
-    AccCache, Fired, NAMESPACE_BYTES, WindowCalls, WindowProperty, end_of, fresh_accs, groups_of,
-    key_group_of, namespace, row_times, with_properties,
+    Fired, NAMESPACE_BYTES, WindowCalls, WindowProperty, end_of, groups_of, key_group_of,
+    namespace, row_times, with_properties,
 };
 use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
@@ -62,19 +61,20 @@ use crate::keys::layout::KEY_GROUP_BYTES;
 use crate::ops::keyed::{Keyed, RestoredWatermark};
 use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port, StateConfig};
 use crate::state::checkpoint::Checkpoint;
-use crate::state::rows::RowTable;
+use crate::state::rows::RowCodec;
 use crate::state::{TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 use crate::window::TimeWindow;
 use crate::window::session::{Assigned, Sessions};
 use crate::window_clock::WindowClock;
 
-/// The version of the session aggregate's state layout, stored with its checkpoints.
-pub const STATE_VERSION: u32 = 1;
-const ACC_TABLE: &str = "session_agg.acc";
+/// The version of the session aggregate's state layout, stored with its checkpoints
+/// (2: sessions and their accumulators in one value per key).
+pub const STATE_VERSION: u32 = 2;
 const SESSION_TABLE: &str = "session_agg.sessions";
-/// A session in the session table: start and end, big-endian.
-const SESSION_BYTES: usize = 16;
+/// A session's head in its key's value: start and end (big-endian), then the length of its
+/// accumulators' encoding (`u32`, big-endian).
+const SESSION_HEAD_BYTES: usize = 20;
 
 /// A SESSION window aggregation, as JSON: `{"aggregate": <GroupAggSpec, insert-only,
 /// without mini-batch or TTL>, "gap": 2000, "time_column": 2, "properties":
@@ -130,7 +130,7 @@ pub struct SessionWindowAggregate {
     output_types: Vec<LogicalType>,
     identity: PlanIdentity,
     keyed: Keyed,
-    accs: AccTable,
+    codec: AccCodec,
     sessions: TableId,
     clock: WindowClock,
     late_rows_dropped: u64,
@@ -143,14 +143,6 @@ impl std::fmt::Debug for SessionWindowAggregate {
             .field("keyed", &self.keyed)
             .finish_non_exhaustive()
     }
-}
-
-/// `[key group][key row][session end]`, from a state key `[key group][key row]`.
-fn acc_key(state_key: &[u8], end: i64) -> Vec<u8> {
-    let mut key = Vec::with_capacity(state_key.len() + NAMESPACE_BYTES);
-    key.extend_from_slice(state_key);
-    key.extend_from_slice(&namespace(end));
-    key
 }
 
 /// The ends only in `old` (`Ok`) and only in `new` (`Err`), both ascending.
@@ -187,34 +179,102 @@ fn sorted_difference(
     }
 }
 
-fn encode_sessions(sessions: &Sessions) -> Vec<u8> {
-    let mut out = Vec::with_capacity(sessions.windows().len() * SESSION_BYTES);
-    for w in sessions.windows() {
-        out.extend_from_slice(&w.start.to_be_bytes());
-        out.extend_from_slice(&w.end.to_be_bytes());
-    }
-    out
+/// One key's in-flight sessions and each one's accumulators, as its state value holds them.
+struct KeySessions {
+    sessions: Sessions,
+    /// Each session's accumulators, by the session's end.
+    accs: Vec<(i64, Vec<Acc>)>,
 }
 
-fn decode_sessions(bytes: Option<&[u8]>) -> Result<Sessions> {
-    let Some(bytes) = bytes else {
-        return Ok(Sessions::default());
-    };
-    if bytes.len() % SESSION_BYTES != 0 {
-        return Err(Error::State(format!(
-            "a key's sessions are {SESSION_BYTES}-byte pairs, not {} bytes",
-            bytes.len()
-        )));
+impl KeySessions {
+    /// The sessions of a stored value (none without one).
+    fn decode(value: Option<&[u8]>, codec: &AccCodec) -> Result<Self> {
+        let mut windows = Vec::new();
+        let mut accs = Vec::new();
+        let mut rest = value.unwrap_or_default();
+        while !rest.is_empty() {
+            let Some((head, tail)) = rest.split_first_chunk::<SESSION_HEAD_BYTES>() else {
+                return Err(Error::State(format!(
+                    "a key's sessions end in {} bytes, short of a session's \
+                     {SESSION_HEAD_BYTES}-byte head",
+                    rest.len()
+                )));
+            };
+            let long = |b: &[u8]| i64::from_be_bytes(b.try_into().expect("8 bytes"));
+            let window = TimeWindow {
+                start: long(&head[..8]),
+                end: long(&head[8..16]),
+            };
+            let len = u32::from_be_bytes(head[16..].try_into().expect("4 bytes")) as usize;
+            if tail.len() < len {
+                return Err(Error::State(format!(
+                    "the session [{}, {}) has {len} bytes of accumulators, {} are stored",
+                    window.start,
+                    window.end,
+                    tail.len()
+                )));
+            }
+            let (encoded, tail) = tail.split_at(len);
+            let mut row = codec.fresh().to_vec();
+            codec.decode_into(encoded, &mut row)?;
+            windows.push(window);
+            accs.push((window.end, row));
+            rest = tail;
+        }
+        Ok(Self {
+            sessions: Sessions::from_windows(windows)?,
+            accs,
+        })
     }
-    Sessions::from_windows(bytes.chunks_exact(SESSION_BYTES).map(session_of).collect())
-}
 
-/// One stored session: start and end, big-endian (`chunk` is [`SESSION_BYTES`] long).
-fn session_of(chunk: &[u8]) -> TimeWindow {
-    let long = |b: &[u8]| i64::from_be_bytes(b.try_into().expect("8 bytes"));
-    TimeWindow {
-        start: long(&chunk[..8]),
-        end: long(&chunk[8..SESSION_BYTES]),
+    /// The value of the sessions: each one's head and accumulators, in session order.
+    fn encode(&self, codec: &AccCodec) -> Result<Vec<u8>> {
+        // A head and a few words of accumulators per session, grown only by wide ones.
+        let mut out = Vec::with_capacity(self.accs.len() * (SESSION_HEAD_BYTES + 48));
+        for w in self.sessions.windows() {
+            let Some((_, row)) = self.accs.iter().find(|(end, _)| *end == w.end) else {
+                return Err(Error::State(format!(
+                    "the session [{}, {}) has no accumulators",
+                    w.start, w.end
+                )));
+            };
+            out.extend_from_slice(&w.start.to_be_bytes());
+            out.extend_from_slice(&w.end.to_be_bytes());
+            let at = out.len();
+            out.extend_from_slice(&[0; 4]);
+            codec.encode(row, &mut out);
+            let len = u32::try_from(out.len() - at - 4).map_err(|_| {
+                Error::State(format!(
+                    "the accumulators of the session [{}, {}) exceed 4 GiB",
+                    w.start, w.end
+                ))
+            })?;
+            out[at..at + 4].copy_from_slice(&len.to_be_bytes());
+        }
+        Ok(out)
+    }
+
+    /// The ends of the sessions, ascending.
+    fn ends(&self) -> impl Iterator<Item = i64> + '_ {
+        self.sessions.windows().iter().map(|w| w.end)
+    }
+
+    /// Removes and returns the accumulators of the session ending at `end`.
+    fn take(&mut self, end: i64) -> Option<Vec<Acc>> {
+        let at = self.accs.iter().position(|(e, _)| *e == end)?;
+        Some(self.accs.swap_remove(at).1)
+    }
+
+    /// The accumulators of the session ending at `end`: `fresh` when it has none yet.
+    fn accs_of(&mut self, end: i64, fresh: &[Acc]) -> &mut Vec<Acc> {
+        let at = match self.accs.iter().position(|(e, _)| *e == end) {
+            Some(at) => at,
+            None => {
+                self.accs.push((end, fresh.to_vec()));
+                self.accs.len() - 1
+            }
+        };
+        &mut self.accs[at].1
     }
 }
 
@@ -257,7 +317,6 @@ impl SessionWindowAggregate {
             &spec.aggregate.input_types[spec.time_column],
         );
         let codec = AccCodec::new(calls.iter().map(BoundCall::create_local).collect());
-        let accs = RowTable::open(keyed.store_mut(), ACC_TABLE, codec, None)?;
         let sessions = keyed
             .store_mut()
             .open_table_with(SESSION_TABLE, TableAccess::Point)?;
@@ -271,7 +330,7 @@ impl SessionWindowAggregate {
             identity: Self::identity_of(&spec),
             spec,
             keyed,
-            accs,
+            codec,
             sessions,
             clock,
             late_rows_dropped: 0,
@@ -341,32 +400,21 @@ impl SessionWindowAggregate {
         let stored = self
             .keyed
             .read_groups(self.sessions, &groups, &order, None)?;
-        let mut sessions = stored
+        let mut keys = stored
             .iter()
-            .map(|v| decode_sessions(v.as_deref()))
+            .map(|v| KeySessions::decode(v.as_deref(), &self.codec))
             .collect::<Result<Vec<_>>>()?;
+        let old_ends: Vec<Vec<i64>> = keys.iter().map(|k| k.ends().collect()).collect();
 
-        let mut wanted = Vec::new();
-        for (group, key_sessions) in sessions.iter().enumerate() {
-            let state_key = groups.key(group);
-            wanted.extend(
-                key_sessions
-                    .windows()
-                    .iter()
-                    .map(|w| acc_key(state_key, w.end)),
-            );
-        }
-        let mut cache = AccCache::default();
-        cache.load(&self.accs, self.keyed.store_mut(), wanted)?;
-
-        let fresh = fresh_accs(&self.accs);
+        let fresh = self.codec.fresh().to_vec();
         let inputs = CallInputs::new(&self.calls, batch, &aggregate.input_types)?;
         let (starts, grouped) = rows_by_slot(&row_group, groups.len());
         let watermark = self.keyed.watermark();
         let gap = self.spec.gap;
         let clock = self.clock;
-        for (group, key_sessions) in sessions.iter_mut().enumerate() {
-            let state_key = groups.key(group);
+        // Whether a key took a row (a key whose rows were all late is left as it is).
+        let mut touched = vec![false; keys.len()];
+        for (group, key) in keys.iter_mut().enumerate() {
             for &row in &grouped[starts[group] as usize..starts[group + 1] as usize] {
                 let row = row as usize;
                 let t = clock.local(times[row]);
@@ -374,7 +422,7 @@ impl SessionWindowAggregate {
                     start: t,
                     end: t.wrapping_add(gap),
                 };
-                let target = match key_sessions.add(window, watermark, |t| clock.timer(t))? {
+                let target = match key.sessions.add(window, watermark, |t| clock.timer(t))? {
                     Assigned::Late => {
                         self.late_rows_dropped += 1;
                         continue;
@@ -383,11 +431,9 @@ impl SessionWindowAggregate {
                     Assigned::Merged { result, merged } => {
                         // `DefaultAccMergingConsumer`: the first session's accumulators
                         // take the others'.
-                        let mut kept = cache
-                            .take(&acc_key(state_key, merged[0].end))
-                            .unwrap_or_else(|| fresh.clone());
+                        let mut kept = key.take(merged[0].end).unwrap_or_else(|| fresh.clone());
                         for other in &merged[1..] {
-                            if let Some(other) = cache.take(&acc_key(state_key, other.end)) {
+                            if let Some(other) = key.take(other.end) {
                                 for ((call, acc), other) in
                                     self.calls.iter().zip(&mut kept).zip(&other)
                                 {
@@ -395,11 +441,12 @@ impl SessionWindowAggregate {
                                 }
                             }
                         }
-                        cache.put(acc_key(state_key, result.end), Some(kept));
+                        key.accs.push((result.end, kept));
                         result
                     }
                 };
-                let accs = cache.row_or(acc_key(state_key, target.end), &fresh);
+                touched[group] = true;
+                let accs = key.accs_of(target.end, &fresh);
                 for (c, call) in self.calls.iter().enumerate() {
                     if let Some((x, y)) = inputs.read(c, row) {
                         call.update(&mut accs[c], &x, &y, false, None)?;
@@ -407,48 +454,37 @@ impl SessionWindowAggregate {
                 }
             }
         }
-        cache.write(&self.accs, self.keyed.store_mut())?;
 
-        // Sessions written back; a session's timer follows its end.
+        // Keys written back, in the order they were read (key order where the store prefers
+        // it: sequential memtable inserts); a session's timer follows its end.
         let mut batch = WriteBatch::new();
         let mut gone = Vec::new();
         let mut added = Vec::new();
-        for (group, (after, before)) in sessions.iter().zip(&stored).enumerate() {
-            let before_bytes = before.as_deref().unwrap_or_default();
-            // Most keys' sessions are unchanged (a row inside a session): compared in place.
-            let unchanged = before_bytes.len() == after.windows().len() * SESSION_BYTES
-                && before_bytes
-                    .chunks_exact(SESSION_BYTES)
-                    .zip(after.windows())
-                    .all(|(c, w)| session_of(c) == *w);
-            if unchanged {
+        for &group in &order {
+            let group = group as usize;
+            if !touched[group] {
                 continue;
             }
+            let key = &keys[group];
             let state_key = groups.key(group);
-            if after.is_empty() {
-                batch.delete(self.sessions, state_key);
-            } else {
-                batch.put(self.sessions, state_key, encode_sessions(after));
-            }
-            // Both lists are sorted and disjoint, so their ends are sorted too.
-            let old = before_bytes
-                .chunks_exact(SESSION_BYTES)
-                .map(|c| session_of(c).end);
-            let new = after.windows().iter().map(|w| w.end);
-            for change in sorted_difference(old, new) {
-                match change {
-                    Ok(end) => gone.push((group, end)),
-                    Err(end) => added.push((group, end)),
-                }
+            batch.put(self.sessions, state_key, key.encode(&self.codec)?);
+            for change in sorted_difference(old_ends[group].iter().copied(), key.ends()) {
+                let (list, end) = match change {
+                    Ok(end) => (&mut gone, end),
+                    Err(end) => (&mut added, end),
+                };
+                list.push((key_group_of(state_key), clock.window_timer(end), group, end));
             }
         }
         self.keyed.store_mut().write(&batch)?;
-        let timer = |&(group, end): &(usize, i64)| {
-            let state_key = groups.key(group);
+        // In timer order (key group, time, then key, as the groups' order already is).
+        gone.sort_by_key(|&(kg, at, ..)| (kg, at));
+        added.sort_by_key(|&(kg, at, ..)| (kg, at));
+        let timer = |&(kg, at, group, end): &(u16, i64, usize, i64)| {
             (
-                key_group_of(state_key),
-                clock.window_timer(end),
-                &state_key[KEY_GROUP_BYTES..],
+                kg,
+                at,
+                &groups.key(group)[KEY_GROUP_BYTES..],
                 namespace(end),
             )
         };
@@ -471,14 +507,9 @@ impl SessionWindowAggregate {
             key.extend_from_slice(&key_ns[..key_ns.len() - NAMESPACE_BYTES]);
             key
         };
-        let mut keys: BTreeMap<Vec<u8>, Sessions> = due
+        let mut keys: BTreeMap<Vec<u8>, Option<KeySessions>> = due
             .iter()
-            .map(|t| {
-                (
-                    state_key(t.key_group, &t.key_and_namespace),
-                    Sessions::default(),
-                )
-            })
+            .map(|t| (state_key(t.key_group, &t.key_and_namespace), None))
             .collect();
         let refs: Vec<&[u8]> = keys.keys().map(Vec::as_slice).collect();
         let groups = groups_of(&refs);
@@ -487,17 +518,10 @@ impl SessionWindowAggregate {
             .keyed
             .read_groups(self.sessions, &groups, &order, None)?;
         for ((_, sessions), value) in keys.iter_mut().zip(&stored) {
-            *sessions = decode_sessions(value.as_deref())?;
+            *sessions = Some(KeySessions::decode(value.as_deref(), &self.codec)?);
         }
-        let mut wanted = Vec::with_capacity(due.len());
-        for t in &due {
-            let end = end_of(&t.key_and_namespace[t.key_and_namespace.len() - NAMESPACE_BYTES..])?;
-            wanted.push(acc_key(&state_key(t.key_group, &t.key_and_namespace), end));
-        }
-        let mut cache = AccCache::default();
-        cache.load(&self.accs, self.keyed.store_mut(), wanted)?;
 
-        let fresh = fresh_accs(&self.accs);
+        let fresh = self.codec.fresh();
         let visible = &self.calls[..self.spec.aggregate.calls.len()];
         let mut fired = Fired::default();
         for t in &due {
@@ -506,27 +530,28 @@ impl SessionWindowAggregate {
                 .split_at(t.key_and_namespace.len() - NAMESPACE_BYTES);
             let end = end_of(ns)?;
             let key = state_key(t.key_group, &t.key_and_namespace);
-            let sessions = keys.get_mut(&key).expect("every due key was read");
-            let Some(window) = sessions.ending_at(end) else {
+            let sessions = keys
+                .get_mut(&key)
+                .and_then(Option::as_mut)
+                .expect("every due key was read");
+            let Some(window) = sessions.sessions.ending_at(end) else {
                 return Err(Error::State(format!(
                     "a timer at {} of key group {} names a session ending at {end} that is not \
                      in state",
                     t.timestamp, t.key_group
                 )));
             };
-            sessions.remove(&window);
-            let mut acc = cache
-                .take(&acc_key(&key, end))
-                .unwrap_or_else(|| fresh.clone());
+            sessions.sessions.remove(&window);
+            let mut acc = sessions.take(end).unwrap_or_else(|| fresh.to_vec());
             fired.push(key_row, window, visible, &mut acc)?;
         }
-        cache.write(&self.accs, self.keyed.store_mut())?;
         let mut batch = WriteBatch::new();
         for (key, sessions) in &keys {
-            if sessions.is_empty() {
+            let sessions = sessions.as_ref().expect("every due key was read");
+            if sessions.sessions.is_empty() {
                 batch.delete(self.sessions, key);
             } else {
-                batch.put(self.sessions, key, encode_sessions(sessions));
+                batch.put(self.sessions, key, sessions.encode(&self.codec)?);
             }
         }
         self.keyed.store_mut().write(&batch)?;
@@ -595,5 +620,94 @@ impl Operator for SessionWindowAggregate {
 
     fn memory_bytes(&self) -> u64 {
         self.keyed.memory_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aggregate::value::Value;
+
+    fn codec() -> AccCodec {
+        AccCodec::new(vec![
+            Acc::Count(0),
+            Acc::Sum {
+                sum: Value::Null,
+                count: 0,
+            },
+        ])
+    }
+
+    fn two_sessions() -> KeySessions {
+        let windows = vec![
+            TimeWindow { start: -5, end: 10 },
+            TimeWindow { start: 20, end: 31 },
+        ];
+        KeySessions {
+            sessions: Sessions::from_windows(windows).unwrap(),
+            // Out of session order, as merges leave them.
+            accs: vec![
+                (
+                    31,
+                    vec![
+                        Acc::Count(2),
+                        Acc::Sum {
+                            sum: Value::Int(-4),
+                            count: 2,
+                        },
+                    ],
+                ),
+                (10, vec![Acc::Count(1), codec().fresh()[1].clone()]),
+            ],
+        }
+    }
+
+    #[test]
+    fn a_keys_sessions_round_trip_in_session_order() {
+        let codec = codec();
+        let bytes = two_sessions().encode(&codec).unwrap();
+        // Heads in session order: the first session starts at -5.
+        assert_eq!(&bytes[..8], &(-5i64).to_be_bytes());
+        let back = KeySessions::decode(Some(&bytes), &codec).unwrap();
+        assert_eq!(back.sessions.windows(), two_sessions().sessions.windows());
+        assert_eq!(back.ends().collect::<Vec<_>>(), [10, 31]);
+        let mut back = back;
+        assert_eq!(back.take(31), Some(two_sessions().accs[0].1.clone()));
+        assert_eq!(back.take(10), Some(two_sessions().accs[1].1.clone()));
+        let none = KeySessions::decode(None, &codec).unwrap();
+        assert!(none.sessions.is_empty());
+        assert!(none.encode(&codec).unwrap().is_empty());
+    }
+
+    #[test]
+    fn damaged_values_and_sessions_without_accumulators_are_refused() {
+        let codec = codec();
+        let bytes = two_sessions().encode(&codec).unwrap();
+        // A cut head, cut accumulators, and bytes past the last session.
+        for bad in [
+            &bytes[..SESSION_HEAD_BYTES - 1],
+            &bytes[..bytes.len() - 1],
+            &[bytes.as_slice(), &[0; 3]].concat()[..],
+        ] {
+            let err = KeySessions::decode(Some(bad), &codec)
+                .err()
+                .expect("refused");
+            assert!(matches!(err, Error::State(_)), "{err}");
+        }
+        // Sessions out of order.
+        let len = u32::from_be_bytes(bytes[16..SESSION_HEAD_BYTES].try_into().unwrap());
+        let first = SESSION_HEAD_BYTES + len as usize;
+        let swapped = [&bytes[first..], &bytes[..first]].concat();
+        let err = KeySessions::decode(Some(&swapped), &codec)
+            .err()
+            .expect("refused");
+        assert!(err.to_string().contains("out of order"), "{err}");
+        let mut lone = two_sessions();
+        lone.accs.pop();
+        let err = lone.encode(&codec).unwrap_err();
+        assert!(
+            err.to_string().contains("[-5, 10) has no accumulators"),
+            "{err}"
+        );
     }
 }

@@ -974,25 +974,6 @@ impl AccCache {
         self.slots.get(key).and_then(|slot| slot.row.as_deref())
     }
 
-    /// The row of `key`, which is then absent (a delete when written).
-    pub(super) fn take(&mut self, key: &[u8]) -> Option<Vec<Acc>> {
-        let slot = self.slots.get_mut(key)?;
-        let row = slot.row.take()?;
-        slot.changed = true;
-        Some(row)
-    }
-
-    /// The row of `key`, to change: `fresh` when absent.
-    pub(super) fn row_or(&mut self, key: Vec<u8>, fresh: &[Acc]) -> &mut Vec<Acc> {
-        let slot = self.slots.entry(key).or_insert(Slot {
-            row: None,
-            stored: false,
-            changed: false,
-        });
-        slot.changed = true;
-        slot.row.get_or_insert_with(|| fresh.to_vec())
-    }
-
     pub(super) fn put(&mut self, key: Vec<u8>, row: Option<Vec<Acc>>) {
         let slot = self.slots.entry(key).or_insert(Slot {
             row: None,
