@@ -190,6 +190,7 @@ fn tumble_plan() -> OperatorPlan {
         time_column: 2,
         properties: properties(),
         time_zone: None,
+        legacy: false,
     })
 }
 

@@ -185,6 +185,7 @@ fn plan(ty: Type) -> OperatorPlan {
             ("window_end".into(), WindowProperty::End),
         ],
         time_zone: None,
+        legacy: false,
     })
 }
 

@@ -690,8 +690,8 @@ mod tests {
             &[bytes.as_slice(), &[0; 3]].concat()[..],
         ] {
             let err = KeySessions::decode(Some(bad), &codec)
-                .err()
-                .expect("refused");
+                .map(|_| ())
+                .expect_err("refused");
             assert!(matches!(err, Error::State(_)), "{err}");
         }
         // Sessions out of order.
@@ -699,8 +699,8 @@ mod tests {
         let first = SESSION_HEAD_BYTES + len as usize;
         let swapped = [&bytes[first..], &bytes[..first]].concat();
         let err = KeySessions::decode(Some(&swapped), &codec)
-            .err()
-            .expect("refused");
+            .map(|_| ())
+            .expect_err("refused");
         assert!(err.to_string().contains("out of order"), "{err}");
         let mut lone = two_sessions();
         lone.accs.pop();

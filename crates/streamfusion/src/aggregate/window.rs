@@ -119,6 +119,12 @@ pub struct WindowAggSpec {
     /// ([`WindowClock`]); `None` is UTC (and TIMESTAMP(3)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_zone: Option<String>,
+    /// The legacy `GROUP BY k, TUMBLE(ts, size)` group window (Flink's `WindowOperator`)
+    /// rather than the window TVF (`WindowAggOperator`): the same windows and results in
+    /// UTC, but its timer service keeps no watermark, so a restored operator starts without
+    /// one (decision 0030). TUMBLE only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub legacy: bool,
 }
 
 impl WindowAggSpec {
@@ -130,9 +136,13 @@ impl WindowAggSpec {
             "window": self.window,
             "time_column": self.time_column,
         });
-        // UTC plans keep the identity they had before zones were supported.
+        // UTC plans keep the identity they had before zones were supported, and window
+        // TVF plans the one they had before legacy windows were.
         if let Some(zone) = &self.time_zone {
             semantics["time_zone"] = zone.as_str().into();
+        }
+        if self.legacy {
+            semantics["legacy"] = true.into();
         }
         semantics
     }
@@ -488,6 +498,13 @@ impl WindowAggregate {
 
     fn open_phase(spec: WindowAggSpec, mut keyed: Keyed, global: bool) -> Result<Self> {
         check_max_parallelism(&spec.aggregate, &keyed)?;
+        if spec.legacy && (global || !matches!(spec.window, SliceAssigner::Tumble { .. })) {
+            return Err(Error::Plan(format!(
+                "a legacy group window is one phase of TUMBLE, not {:?}{}",
+                spec.window,
+                if global { " in a global phase" } else { "" }
+            )));
+        }
         let WindowCalls {
             calls,
             count_star,
@@ -551,7 +568,11 @@ impl WindowAggregate {
             spec.aggregate.max_parallelism,
             key_groups,
             checkpoints,
-            crate::ops::keyed::RestoredWatermark::Lowest,
+            if spec.legacy {
+                crate::ops::keyed::RestoredWatermark::Unset
+            } else {
+                crate::ops::keyed::RestoredWatermark::Lowest
+            },
         )?;
         Self::open_phase(spec, keyed, global)
     }

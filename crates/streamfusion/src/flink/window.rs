@@ -159,6 +159,7 @@ pub fn plan(
                 time_column,
                 properties,
                 time_zone,
+                legacy: false,
             };
             match phase {
                 Phase::OnePhase => OperatorPlan::WindowAggregate(spec),
@@ -277,15 +278,20 @@ pub fn plan_table_function(
 }
 
 /// The native plan of a legacy group window aggregation `node`
-/// (`stream-exec-group-window-aggregate_1`, `GROUP BY k, SESSION(ts, gap)`) over `inputs`
-/// (exactly one row type): an event-time SESSION window with early and late firing off and
-/// no allowed lateness, as [`OperatorPlan::SessionWindowAggregate`] marked `legacy`.
+/// (`stream-exec-group-window-aggregate_1`, `GROUP BY k, SESSION(ts, gap)` or
+/// `GROUP BY k, TUMBLE(ts, size)`) over `inputs` (exactly one row type): an event-time
+/// window with early and late firing off and no allowed lateness, as
+/// [`OperatorPlan::SessionWindowAggregate`] or [`OperatorPlan::WindowAggregate`] marked
+/// `legacy` (restored without a watermark, as Flink's `WindowOperator` is).
 ///
-/// Read: `grouping` and `aggCalls` as for GROUP BY; `window` (`kind` `SESSION`, `gap`, and
-/// `timeField.fieldIndex`, whose type must be a `ROWTIME`); `namedWindowProperties`
-/// (`WindowStart`, `WindowEnd`, `Rowtime`, `Proctime`). Refused: TUMBLE and HOP group windows
-/// (their `WindowOperator` restores differently from the sliced operator), row-count and
-/// processing-time windows, `table.exec.emit.*` early or late firing, allowed lateness.
+/// Read: `grouping` and `aggCalls` as for GROUP BY; `window` (`kind` `SESSION` with `gap`, or
+/// `TUMBLING` with `size`, and `timeField.fieldIndex`, whose type must be a `ROWTIME`);
+/// `namedWindowProperties` (`WindowStart`, `WindowEnd`, `Rowtime`, `Proctime`). Refused: HOP
+/// group windows (Flink accumulates each window row by row, the sliced operator merges
+/// slices, so sums of doubles may differ), TUMBLE over TIMESTAMP_LTZ outside UTC (the legacy
+/// operator applies rows at once, the sliced one at buffer triggers, which fall off its
+/// windows in some zones), row-count and processing-time windows, `table.exec.emit.*` early
+/// or late firing, allowed lateness.
 pub fn plan_group_window(
     node: &Value,
     inputs: &[Vec<RowField>],
@@ -319,14 +325,18 @@ pub fn plan_group_window(
         }
     }
     let window = field("window")?;
-    let gap = match window.get("kind").and_then(Value::as_str) {
-        Some("SESSION") => window
-            .get("gap")
+    let duration = |name: &str| {
+        window
+            .get(name)
             .and_then(Value::as_str)
             .ok_or_else(|| {
-                Unsupported::Malformed(format!("a session window without a gap: {window}"))
+                Unsupported::Malformed(format!("a group window without {name}: {window}"))
             })
-            .and_then(iso_millis)?,
+            .and_then(iso_millis)
+    };
+    let (kind, length) = match window.get("kind").and_then(Value::as_str) {
+        Some(kind @ "SESSION") => (kind, duration("gap")?),
+        Some(kind @ "TUMBLING") => (kind, duration("size")?),
         Some(kind) => {
             return Err(Unsupported::Feature(format!(
                 "a legacy {kind} group window"
@@ -334,8 +344,10 @@ pub fn plan_group_window(
         }
         None => return Err(Unsupported::Malformed(format!("group window {window}"))),
     };
-    if gap <= 0 {
-        return Err(Unsupported::Feature(format!("a session gap of {gap} ms")));
+    if length <= 0 {
+        return Err(Unsupported::Feature(format!(
+            "a {kind} group window of {length} ms"
+        )));
     }
     let time_field = window.get("timeField").ok_or_else(|| {
         Unsupported::Malformed(format!("a group window without timeField: {window}"))
@@ -355,14 +367,37 @@ pub fn plan_group_window(
         input.len(),
         "time field",
     )?;
-    let plan = OperatorPlan::SessionWindowAggregate(SessionWindowAggSpec {
-        aggregate: aggregate_of(node, "GroupWindowAggregate", input, config)?,
-        gap,
-        time_column,
-        properties: properties_of(field("namedWindowProperties")?)?,
-        legacy: true,
-        time_zone: window_zone(&input[time_column].ty, config)?,
-    });
+    let time_zone = window_zone(&input[time_column].ty, config)?;
+    let aggregate = aggregate_of(node, "GroupWindowAggregate", input, config)?;
+    let properties = properties_of(field("namedWindowProperties")?)?;
+    let plan = if kind == "SESSION" {
+        OperatorPlan::SessionWindowAggregate(SessionWindowAggSpec {
+            aggregate,
+            gap: length,
+            time_column,
+            properties,
+            legacy: true,
+            time_zone,
+        })
+    } else {
+        if let Some(zone) = time_zone {
+            return Err(Unsupported::Feature(format!(
+                "a legacy TUMBLING group window on a TIMESTAMP_LTZ row time in the session time \
+                 zone {zone} (only UTC)"
+            )));
+        }
+        OperatorPlan::WindowAggregate(WindowAggSpec {
+            aggregate,
+            window: SliceAssigner::Tumble {
+                size: length,
+                offset: 0,
+            },
+            time_column,
+            properties,
+            time_zone: None,
+            legacy: true,
+        })
+    };
     checked(plan, field("outputType")?, input)
 }
 

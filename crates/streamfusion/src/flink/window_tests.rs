@@ -188,19 +188,55 @@ fn group_windows_with_early_or_late_firing_stay_stock() {
     }
 }
 
+/// `GROUP BY k, TUMBLE(ts, INTERVAL '5' SECOND)` with `TUMBLE_END` and `COUNT(*)`: the sliced
+/// TUMBLE aggregate, marked legacy (restored without a watermark).
+#[test]
+fn a_legacy_tumble_group_window_plans_a_legacy_tumble() {
+    let tumble = spec("group_tumble");
+    assert!(tumble.legacy);
+    assert_eq!(
+        tumble.window,
+        SliceAssigner::Tumble {
+            size: 5_000,
+            offset: 0
+        }
+    );
+    assert_eq!(
+        (tumble.time_column, &tumble.aggregate.grouping[..]),
+        (1, &[0][..])
+    );
+    let properties: Vec<WindowProperty> = tumble.properties.iter().map(|(_, p)| *p).collect();
+    assert_eq!(
+        properties,
+        [
+            WindowProperty::Start,
+            WindowProperty::End,
+            WindowProperty::Time,
+            WindowProperty::Proctime
+        ]
+    );
+}
+
 #[test]
 fn what_is_not_native_yet_is_refused_with_a_reason() {
     let reason = |name: &str| parse(name).unwrap_err().to_string();
-    assert!(
-        reason("group_tumble").contains("a legacy TUMBLING group window"),
-        "{}",
-        reason("group_tumble")
-    );
     assert!(
         reason("proctime").contains("processing-time windows"),
         "{}",
         reason("proctime")
     );
+    // A legacy HOP (SLIDING) group window: the group TUMBLE's node with a slide.
+    let path = format!(
+        "{}/tests/flink-2.3.0-nodes/window-group_tumble.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    value["node"]["window"]["kind"] = Value::from("SLIDING");
+    value["node"]["window"]["slide"] = Value::from("PT1S");
+    let reason = plan_node(&value.to_string(), Some(&value["config"].to_string()))
+        .unwrap_err()
+        .to_string();
+    assert!(reason.contains("a legacy SLIDING group window"), "{reason}");
 }
 
 #[test]

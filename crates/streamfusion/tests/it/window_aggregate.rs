@@ -151,6 +151,7 @@ fn spec(window: SliceAssigner) -> WindowAggSpec {
         time_column: 2,
         properties: properties(),
         time_zone: None,
+        legacy: false,
     }
 }
 
@@ -726,4 +727,78 @@ fn a_restore_from_sections_starts_at_the_watermark_flink_keeps_for_windows() {
     op.advance_watermark(3_000, &mut out).unwrap();
     let keys: Vec<Option<i32>> = rows_of(&mut out).iter().map(|o| o.0).collect();
     assert!(keys.contains(&Some(2)), "{keys:?}");
+}
+
+/// Flink's legacy `GROUP BY k, TUMBLE(ts, size)` runs in `WindowOperator`, which keeps no
+/// watermark across a restore (decision 0030), while the TVF's `WindowAggOperator` restores
+/// the lowest: after a restore, a row behind the old watermark is late for the TVF only.
+/// Otherwise the two emit the same windows.
+#[test]
+fn a_restored_legacy_tumble_starts_without_a_watermark() {
+    let tumble = SliceAssigner::Tumble {
+        size: 1_000,
+        offset: 0,
+    };
+    let legacy_or_not = |legacy| {
+        let mut spec = spec(tumble);
+        spec.legacy = legacy;
+        OperatorPlan::WindowAggregate(spec)
+    };
+    let events = events(0x1E6AC7, 600, 9, 0);
+    for legacy in [false, true] {
+        let got = run_plan(
+            None,
+            &legacy_or_not(legacy),
+            Backend::Rocks,
+            &events,
+            &[],
+            17,
+        );
+        assert_eq!(got, model(tumble, &events), "legacy {legacy}");
+    }
+    let row = |ts, v| Event::Row {
+        key: Some(1),
+        ts,
+        v: Some(v),
+    };
+    let events = [
+        row(5_000, 1),
+        Event::Watermark(4_000),
+        row(6_000, 2),
+        row(100, 10),
+        Event::Watermark(i64::MAX),
+    ];
+    // Restored just before the row at 100.
+    let restored = |legacy| {
+        run_plan(
+            None,
+            &legacy_or_not(legacy),
+            Backend::Memory,
+            &events,
+            &[(3, 1)],
+            1,
+        )
+        .concat()
+    };
+    assert_eq!(restored(false), model(tumble, &events).concat());
+    let without_old_watermark: Vec<Event> = events
+        .iter()
+        .copied()
+        .filter(|e| !matches!(e, Event::Watermark(4_000)))
+        .collect();
+    let legacy = restored(true);
+    assert_eq!(legacy, model(tumble, &without_old_watermark).concat());
+    assert_eq!(legacy.len(), 3, "the row at 100 opens its own window");
+    // Legacy windows are one phase of TUMBLE.
+    let mut hop = spec(SliceAssigner::Hop {
+        size: 2_000,
+        slide: 1_000,
+        offset: 0,
+    });
+    hop.legacy = true;
+    let err = OperatorPlan::WindowAggregate(hop)
+        .build(&StateConfig::memory(), None)
+        .map(|_| ())
+        .expect_err("refused");
+    assert!(err.to_string().contains("one phase of TUMBLE"), "{err}");
 }

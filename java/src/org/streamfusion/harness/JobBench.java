@@ -128,6 +128,12 @@ public final class JobBench {
                             + "TABLE wsrc PARTITION BY k, DESCRIPTOR(ts), INTERVAL '10' SECOND))"
                             + " GROUP BY window_start, window_end, k",
                     new String[] {"WindowAggregate"}),
+            new Job("window_legacy_tumble",
+                    "Legacy GROUP BY k, TUMBLE(ts, 1 s) COUNT(*), SUM(v) with TUMBLE_END, event"
+                            + " time, append-only input",
+                    "SELECT k, TUMBLE_END(ts, INTERVAL '1' SECOND), COUNT(*), SUM(v) FROM wsrc"
+                            + " GROUP BY k, TUMBLE(ts, INTERVAL '1' SECOND)",
+                    new String[] {"GroupWindowAggregate"}),
             new Job("window_topn",
                     "Window Top-3 per TUMBLE 1 s window and k by v DESC, id: ROW_NUMBER() over"
                             + " the window TVF's rows, event time",
