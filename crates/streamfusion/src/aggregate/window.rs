@@ -119,10 +119,10 @@ pub struct WindowAggSpec {
     /// ([`WindowClock`]); `None` is UTC (and TIMESTAMP(3)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_zone: Option<String>,
-    /// The legacy `GROUP BY k, TUMBLE(ts, size)` group window (Flink's `WindowOperator`)
-    /// rather than the window TVF (`WindowAggOperator`): the same windows and results in
-    /// UTC, but its timer service keeps no watermark, so a restored operator starts without
-    /// one (decision 0030). TUMBLE only.
+    /// The legacy `GROUP BY k, TUMBLE(ts, size)` or `HOP(ts, slide, size)` group window
+    /// (Flink's `WindowOperator`) rather than the window TVF (`WindowAggOperator`): the same
+    /// windows and results in UTC, but its timer service keeps no watermark, so a restored
+    /// operator starts without one (decision 0030). TUMBLE and HOP only.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub legacy: bool,
 }
@@ -498,9 +498,9 @@ impl WindowAggregate {
 
     fn open_phase(spec: WindowAggSpec, mut keyed: Keyed, global: bool) -> Result<Self> {
         check_max_parallelism(&spec.aggregate, &keyed)?;
-        if spec.legacy && (global || !matches!(spec.window, SliceAssigner::Tumble { .. })) {
+        if spec.legacy && (global || matches!(spec.window, SliceAssigner::Cumulate { .. })) {
             return Err(Error::Plan(format!(
-                "a legacy group window is one phase of TUMBLE, not {:?}{}",
+                "a legacy group window is one phase of TUMBLE or HOP, not {:?}{}",
                 spec.window,
                 if global { " in a global phase" } else { "" }
             )));
@@ -839,6 +839,11 @@ impl WindowAggregate {
             };
             if window.is_shared() {
                 window.slices_to_merge(end, &mut slices);
+                // A legacy HOP merges its panes from the window's start
+                // (`PanedWindowProcessFunction`), the TVF's slices from its end.
+                if self.spec.legacy {
+                    slices.reverse();
+                }
                 for &slice in &slices {
                     if let Some(slice_accs) = cache.get(&slice_key(kg, key_row, slice)) {
                         for ((call, acc), other) in self.calls.iter().zip(&mut acc).zip(slice_accs)

@@ -278,20 +278,22 @@ pub fn plan_table_function(
 }
 
 /// The native plan of a legacy group window aggregation `node`
-/// (`stream-exec-group-window-aggregate_1`, `GROUP BY k, SESSION(ts, gap)` or
-/// `GROUP BY k, TUMBLE(ts, size)`) over `inputs` (exactly one row type): an event-time
-/// window with early and late firing off and no allowed lateness, as
-/// [`OperatorPlan::SessionWindowAggregate`] or [`OperatorPlan::WindowAggregate`] marked
-/// `legacy` (restored without a watermark, as Flink's `WindowOperator` is).
+/// (`stream-exec-group-window-aggregate_1`, `GROUP BY k, SESSION(ts, gap)`,
+/// `GROUP BY k, TUMBLE(ts, size)` or `GROUP BY k, HOP(ts, slide, size)`) over `inputs`
+/// (exactly one row type): an event-time window with early and late firing off and no
+/// allowed lateness, as [`OperatorPlan::SessionWindowAggregate`] or
+/// [`OperatorPlan::WindowAggregate`] marked `legacy` (restored without a watermark, as
+/// Flink's `WindowOperator` is). A legacy HOP accumulates panes of `gcd(size, slide)` and
+/// merges a window's panes in time order when it fires (`PanedWindowProcessFunction`), as
+/// the sliced HOP does with its slices.
 ///
-/// Read: `grouping` and `aggCalls` as for GROUP BY; `window` (`kind` `SESSION` with `gap`, or
-/// `TUMBLING` with `size`, and `timeField.fieldIndex`, whose type must be a `ROWTIME`);
-/// `namedWindowProperties` (`WindowStart`, `WindowEnd`, `Rowtime`, `Proctime`). Refused: HOP
-/// group windows (Flink accumulates each window row by row, the sliced operator merges
-/// slices, so sums of doubles may differ), TUMBLE over TIMESTAMP_LTZ outside UTC (the legacy
-/// operator applies rows at once, the sliced one at buffer triggers, which fall off its
-/// windows in some zones), row-count and processing-time windows, `table.exec.emit.*` early
-/// or late firing, allowed lateness.
+/// Read: `grouping` and `aggCalls` as for GROUP BY; `window` (`kind` `SESSION` with `gap`,
+/// `TUMBLING` with `size`, or `SLIDING` with `size` and `slide`, and `timeField.fieldIndex`,
+/// whose type must be a `ROWTIME`); `namedWindowProperties` (`WindowStart`, `WindowEnd`,
+/// `Rowtime`, `Proctime`). Refused: TUMBLE and HOP over TIMESTAMP_LTZ outside UTC (the
+/// legacy operator applies rows at once, the sliced one at buffer triggers, which fall off
+/// its windows in some zones), row-count and processing-time windows, `table.exec.emit.*`
+/// early or late firing, allowed lateness.
 pub fn plan_group_window(
     node: &Value,
     inputs: &[Vec<RowField>],
@@ -334,9 +336,10 @@ pub fn plan_group_window(
             })
             .and_then(iso_millis)
     };
-    let (kind, length) = match window.get("kind").and_then(Value::as_str) {
-        Some(kind @ "SESSION") => (kind, duration("gap")?),
-        Some(kind @ "TUMBLING") => (kind, duration("size")?),
+    let (kind, length, slide) = match window.get("kind").and_then(Value::as_str) {
+        Some(kind @ "SESSION") => (kind, duration("gap")?, None),
+        Some(kind @ "TUMBLING") => (kind, duration("size")?, None),
+        Some(kind @ "SLIDING") => (kind, duration("size")?, Some(duration("slide")?)),
         Some(kind) => {
             return Err(Unsupported::Feature(format!(
                 "a legacy {kind} group window"
@@ -344,9 +347,10 @@ pub fn plan_group_window(
         }
         None => return Err(Unsupported::Malformed(format!("group window {window}"))),
     };
-    if length <= 0 {
+    if length <= 0 || slide.is_some_and(|s| s <= 0) {
         return Err(Unsupported::Feature(format!(
-            "a {kind} group window of {length} ms"
+            "a {kind} group window of {length} ms{}",
+            slide.map_or(String::new(), |s| format!(" sliding by {s} ms"))
         )));
     }
     let time_field = window.get("timeField").ok_or_else(|| {
@@ -382,16 +386,24 @@ pub fn plan_group_window(
     } else {
         if let Some(zone) = time_zone {
             return Err(Unsupported::Feature(format!(
-                "a legacy TUMBLING group window on a TIMESTAMP_LTZ row time in the session time \
+                "a legacy {kind} group window on a TIMESTAMP_LTZ row time in the session time \
                  zone {zone} (only UTC)"
             )));
         }
-        OperatorPlan::WindowAggregate(WindowAggSpec {
-            aggregate,
-            window: SliceAssigner::Tumble {
+        let window = match slide {
+            None => SliceAssigner::Tumble {
                 size: length,
                 offset: 0,
             },
+            Some(slide) => SliceAssigner::Hop {
+                size: length,
+                slide,
+                offset: 0,
+            },
+        };
+        OperatorPlan::WindowAggregate(WindowAggSpec {
+            aggregate,
+            window,
             time_column,
             properties,
             time_zone: None,

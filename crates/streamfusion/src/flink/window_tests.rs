@@ -225,18 +225,44 @@ fn what_is_not_native_yet_is_refused_with_a_reason() {
         "{}",
         reason("proctime")
     );
-    // A legacy HOP (SLIDING) group window: the group TUMBLE's node with a slide.
+}
+
+/// A legacy HOP (`SLIDING`) group window: the group TUMBLE's node with a slide plans the
+/// sliced HOP, marked legacy; a row-count window (not a duration) is refused.
+#[test]
+fn a_legacy_hop_group_window_plans_a_legacy_hop() {
     let path = format!(
         "{}/tests/flink-2.3.0-nodes/window-group_tumble.json",
         env!("CARGO_MANIFEST_DIR")
     );
-    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    value["node"]["window"]["kind"] = Value::from("SLIDING");
-    value["node"]["window"]["slide"] = Value::from("PT1S");
-    let reason = plan_node(&value.to_string(), Some(&value["config"].to_string()))
-        .unwrap_err()
-        .to_string();
-    assert!(reason.contains("a legacy SLIDING group window"), "{reason}");
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let with_window = |kind: &str, slide: Option<&str>| {
+        let mut node = value.clone();
+        node["node"]["window"]["kind"] = Value::from(kind);
+        if let Some(slide) = slide {
+            node["node"]["window"]["slide"] = Value::from(slide);
+        }
+        plan_node(&node.to_string(), Some(&node["config"].to_string()))
+    };
+    let Ok(OperatorPlan::WindowAggregate(hop)) = with_window("SLIDING", Some("PT1S")) else {
+        panic!("a legacy HOP plans a window aggregate");
+    };
+    assert!(hop.legacy);
+    assert_eq!(
+        hop.window,
+        SliceAssigner::Hop {
+            size: 5_000,
+            slide: 1_000,
+            offset: 0
+        }
+    );
+    let reason = with_window("SLIDING", None).unwrap_err().to_string();
+    assert!(reason.contains("slide"), "{reason}");
+    let reason = with_window("COUNT_TUMBLING", None).unwrap_err().to_string();
+    assert!(
+        reason.contains("a legacy COUNT_TUMBLING group window"),
+        "{reason}"
+    );
 }
 
 #[test]

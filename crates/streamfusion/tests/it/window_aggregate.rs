@@ -789,16 +789,19 @@ fn a_restored_legacy_tumble_starts_without_a_watermark() {
     let legacy = restored(true);
     assert_eq!(legacy, model(tumble, &without_old_watermark).concat());
     assert_eq!(legacy.len(), 3, "the row at 100 opens its own window");
-    // Legacy windows are one phase of TUMBLE.
-    let mut hop = spec(SliceAssigner::Hop {
-        size: 2_000,
-        slide: 1_000,
+    // Legacy windows are one phase of TUMBLE or HOP.
+    let mut cumulate = spec(SliceAssigner::Cumulate {
+        max_size: 2_000,
+        step: 1_000,
         offset: 0,
     });
-    hop.legacy = true;
-    let err = OperatorPlan::WindowAggregate(hop)
+    cumulate.legacy = true;
+    let err = OperatorPlan::WindowAggregate(cumulate)
         .build(&StateConfig::memory(), None)
         .map(|_| ())
         .expect_err("refused");
-    assert!(err.to_string().contains("one phase of TUMBLE"), "{err}");
+    assert!(
+        err.to_string().contains("one phase of TUMBLE or HOP"),
+        "{err}"
+    );
 }

@@ -347,6 +347,26 @@ public final class WindowParity {
                 "SELECT k, TUMBLE_START(rt, INTERVAL '2' SECOND), TUMBLE_ROWTIME(rt, INTERVAL"
                         + " '2' SECOND), COUNT(*), SUM(l) FROM tl GROUP BY k, TUMBLE(rt, INTERVAL"
                         + " '2' SECOND)");
+        // Legacy GROUP BY k, HOP(ts, slide, size): Flink accumulates panes of gcd(size,
+        // slide) and merges a window's panes in time order, as the sliced HOP merges slices.
+        String hop13 = "ts, INTERVAL '1' SECOND, INTERVAL '3' SECOND";
+        q("legacy_hop", Reach.EVERYWHERE,
+                "SELECT k2, HOP_START(" + hop13 + "), HOP_END(" + hop13 + "), HOP_ROWTIME("
+                        + hop13 + "), COUNT(*), SUM(i), MAX(s), AVG(l) FROM t GROUP BY k2,"
+                        + " HOP(" + hop13 + ")");
+        String hop26 = "ts, INTERVAL '2' SECOND, INTERVAL '6' SECOND";
+        q("legacy_hop_panes", Reach.BACKENDS,
+                "SELECT k, HOP_END(" + hop26 + "), COUNT(*), MIN(d), SUM(amount), COUNT(DISTINCT"
+                        + " g) FROM t GROUP BY k, HOP(" + hop26 + ")");
+        // A size that is no multiple of the slide (panes of 1 s) stays stock.
+        String hop25 = "ts, INTERVAL '2' SECOND, INTERVAL '5' SECOND";
+        QUERIES.add(new Query("legacy_hop_odd_stock",
+                "SELECT k, HOP_END(" + hop25 + "), COUNT(*), SUM(i) FROM t GROUP BY k, HOP("
+                        + hop25 + ")", Reach.FIRST_ONLY, Expect.STOCK, false));
+        // Sums of non-dyadic doubles show the order panes merge in.
+        q("legacy_hop_non_dyadic", Reach.FIRST_ONLY,
+                "SELECT k2, HOP_START(" + hop13 + "), SUM(x), AVG(x), STDDEV_SAMP(d), VAR_POP(x)"
+                        + " FROM t GROUP BY k2, HOP(" + hop13 + ")");
         // Stay stock and still match: a legacy TUMBLE on TIMESTAMP_LTZ outside UTC (Flink's
         // WindowOperator has no buffer; the sliced operator's triggers differ in some zones).
         QUERIES.add(new Query("legacy_tumble_zoned_stock",
