@@ -50,19 +50,25 @@ impl RowCodec for AccCodec {
     }
 }
 
+/// `COUNT` and `SUM` accumulators, for tests of what stores them.
+#[cfg(test)]
+pub(super) fn count_and_sum() -> AccCodec {
+    AccCodec::new(vec![
+        Acc::Count(0),
+        Acc::Sum {
+            sum: super::value::Value::Null,
+            count: 0,
+        },
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::aggregate::value::Value;
 
     fn codec() -> AccCodec {
-        AccCodec::new(vec![
-            Acc::Count(0),
-            Acc::Sum {
-                sum: Value::Null,
-                count: 0,
-            },
-        ])
+        count_and_sum()
     }
 
     #[test]

@@ -629,13 +629,7 @@ mod tests {
     use crate::aggregate::value::Value;
 
     fn codec() -> AccCodec {
-        AccCodec::new(vec![
-            Acc::Count(0),
-            Acc::Sum {
-                sum: Value::Null,
-                count: 0,
-            },
-        ])
+        super::super::acc_codec::count_and_sum()
     }
 
     fn two_sessions() -> KeySessions {

@@ -153,16 +153,19 @@ fn a_legacy_session_group_window_reads_as_its_query() {
         functions,
         [(AggFunction::CountStar, None), (AggFunction::Sum, Some(2))]
     );
-    let properties: Vec<WindowProperty> = session.properties.iter().map(|(_, p)| *p).collect();
-    assert_eq!(
-        properties,
-        [
-            WindowProperty::Start,
-            WindowProperty::End,
-            WindowProperty::Time,
-            WindowProperty::Proctime
-        ]
-    );
+    assert_eq!(kinds(&session.properties), GROUP_WINDOW_PROPERTIES);
+}
+
+/// What a legacy group window node names: `w$start`, `w$end`, `w$rowtime`, `w$proctime`.
+const GROUP_WINDOW_PROPERTIES: [WindowProperty; 4] = [
+    WindowProperty::Start,
+    WindowProperty::End,
+    WindowProperty::Time,
+    WindowProperty::Proctime,
+];
+
+fn kinds(properties: &[(String, WindowProperty)]) -> Vec<WindowProperty> {
+    properties.iter().map(|(_, p)| *p).collect()
 }
 
 /// Early or late firing and allowed lateness change what a group window emits: stock.
@@ -205,16 +208,7 @@ fn a_legacy_tumble_group_window_plans_a_legacy_tumble() {
         (tumble.time_column, &tumble.aggregate.grouping[..]),
         (1, &[0][..])
     );
-    let properties: Vec<WindowProperty> = tumble.properties.iter().map(|(_, p)| *p).collect();
-    assert_eq!(
-        properties,
-        [
-            WindowProperty::Start,
-            WindowProperty::End,
-            WindowProperty::Time,
-            WindowProperty::Proctime
-        ]
-    );
+    assert_eq!(kinds(&tumble.properties), GROUP_WINDOW_PROPERTIES);
 }
 
 #[test]

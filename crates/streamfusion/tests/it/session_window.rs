@@ -14,7 +14,10 @@ use streamfusion::ops::{OperatorPlan, StateConfig};
 use streamfusion::types::LogicalType;
 
 use super::common::Backend;
-use super::window_aggregate::{Event, Out, aggregate, events, properties, run_plan};
+use super::window_aggregate::{
+    Event, Out, aggregate, behind_the_old_watermark, events, properties,
+    restored_before_the_late_row, run_plan,
+};
 
 fn plan(gap: i64) -> OperatorPlan {
     legacy_or_not(gap, false)
@@ -240,36 +243,9 @@ fn plans_that_cannot_run_are_refused() {
 /// only.
 #[test]
 fn a_restored_legacy_group_window_starts_without_a_watermark() {
-    let row = |ts, v| Event::Row {
-        key: Some(1),
-        ts,
-        v: Some(v),
-    };
-    let events = [
-        row(5_000, 1),
-        Event::Watermark(4_000),
-        row(6_000, 2),
-        row(100, 10),
-        Event::Watermark(i64::MAX),
-    ];
-    // Restored just before the row at 100.
-    let restored = |legacy| {
-        run_plan(
-            None,
-            &legacy_or_not(500, legacy),
-            Backend::Memory,
-            &events,
-            &[(3, 1)],
-            1,
-        )
-        .concat()
-    };
+    let (events, without_old_watermark) = behind_the_old_watermark();
+    let restored = |legacy| restored_before_the_late_row(&legacy_or_not(500, legacy), &events);
     assert_eq!(restored(false), model(500, &events).concat());
-    let without_old_watermark: Vec<Event> = events
-        .iter()
-        .copied()
-        .filter(|e| !matches!(e, Event::Watermark(4_000)))
-        .collect();
     let legacy = restored(true);
     assert_eq!(legacy, model(500, &without_old_watermark).concat());
     assert_eq!(legacy.len(), 3, "the row at 100 opens its own session");

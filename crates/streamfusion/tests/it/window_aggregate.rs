@@ -729,6 +729,36 @@ fn a_restore_from_sections_starts_at_the_watermark_flink_keeps_for_windows() {
     assert!(keys.contains(&Some(2)), "{keys:?}");
 }
 
+/// One key's rows at 5 s and 6 s around a watermark at 4 s, then a row at 0.1 s behind it
+/// (event 3), and the same events without that watermark: what an operator restored without
+/// a watermark just before the row sees.
+pub(super) fn behind_the_old_watermark() -> (Vec<Event>, Vec<Event>) {
+    let row = |ts, v| Event::Row {
+        key: Some(1),
+        ts,
+        v: Some(v),
+    };
+    let events = vec![
+        row(5_000, 1),
+        Event::Watermark(4_000),
+        row(6_000, 2),
+        row(100, 10),
+        Event::Watermark(i64::MAX),
+    ];
+    let without = events
+        .iter()
+        .copied()
+        .filter(|e| !matches!(e, Event::Watermark(4_000)))
+        .collect();
+    (events, without)
+}
+
+/// `events` ([`behind_the_old_watermark`]) through `plan` on the memory backend, restored
+/// just before the late row; everything emitted.
+pub(super) fn restored_before_the_late_row(plan: &OperatorPlan, events: &[Event]) -> Vec<Out> {
+    run_plan(None, plan, Backend::Memory, events, &[(3, 1)], 1).concat()
+}
+
 /// Flink's legacy `GROUP BY k, TUMBLE(ts, size)` runs in `WindowOperator`, which keeps no
 /// watermark across a restore (decision 0030), while the TVF's `WindowAggOperator` restores
 /// the lowest: after a restore, a row behind the old watermark is late for the TVF only.
@@ -756,36 +786,9 @@ fn a_restored_legacy_tumble_starts_without_a_watermark() {
         );
         assert_eq!(got, model(tumble, &events), "legacy {legacy}");
     }
-    let row = |ts, v| Event::Row {
-        key: Some(1),
-        ts,
-        v: Some(v),
-    };
-    let events = [
-        row(5_000, 1),
-        Event::Watermark(4_000),
-        row(6_000, 2),
-        row(100, 10),
-        Event::Watermark(i64::MAX),
-    ];
-    // Restored just before the row at 100.
-    let restored = |legacy| {
-        run_plan(
-            None,
-            &legacy_or_not(legacy),
-            Backend::Memory,
-            &events,
-            &[(3, 1)],
-            1,
-        )
-        .concat()
-    };
+    let (events, without_old_watermark) = behind_the_old_watermark();
+    let restored = |legacy| restored_before_the_late_row(&legacy_or_not(legacy), &events);
     assert_eq!(restored(false), model(tumble, &events).concat());
-    let without_old_watermark: Vec<Event> = events
-        .iter()
-        .copied()
-        .filter(|e| !matches!(e, Event::Watermark(4_000)))
-        .collect();
     let legacy = restored(true);
     assert_eq!(legacy, model(tumble, &without_old_watermark).concat());
     assert_eq!(legacy.len(), 3, "the row at 100 opens its own window");
