@@ -37,7 +37,7 @@
 //! are late) at [`WindowClock::window_timer`] of their end, and `window_time` is the
 //! instant of `window_end - 1`, as Flink's `shiftTimeZone` does.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::RangeInclusive;
 use std::path::Path;
 
@@ -507,19 +507,21 @@ impl SessionWindowAggregate {
             key.extend_from_slice(&key_ns[..key_ns.len() - NAMESPACE_BYTES]);
             key
         };
-        let mut keys: BTreeMap<Vec<u8>, Option<KeySessions>> = due
+        let due_keys: BTreeSet<Vec<u8>> = due
             .iter()
-            .map(|t| (state_key(t.key_group, &t.key_and_namespace), None))
+            .map(|t| state_key(t.key_group, &t.key_and_namespace))
             .collect();
-        let refs: Vec<&[u8]> = keys.keys().map(Vec::as_slice).collect();
+        let refs: Vec<&[u8]> = due_keys.iter().map(Vec::as_slice).collect();
         let groups = groups_of(&refs);
         let order: Vec<u32> = (0..refs.len() as u32).collect();
         let stored = self
             .keyed
             .read_groups(self.sessions, &groups, &order, None)?;
-        for ((_, sessions), value) in keys.iter_mut().zip(&stored) {
-            *sessions = Some(KeySessions::decode(value.as_deref(), &self.codec)?);
-        }
+        let mut keys = due_keys
+            .into_iter()
+            .zip(&stored)
+            .map(|(key, value)| Ok((key, KeySessions::decode(value.as_deref(), &self.codec)?)))
+            .collect::<Result<BTreeMap<Vec<u8>, KeySessions>>>()?;
 
         let fresh = self.codec.fresh();
         let visible = &self.calls[..self.spec.aggregate.calls.len()];
@@ -530,10 +532,7 @@ impl SessionWindowAggregate {
                 .split_at(t.key_and_namespace.len() - NAMESPACE_BYTES);
             let end = end_of(ns)?;
             let key = state_key(t.key_group, &t.key_and_namespace);
-            let sessions = keys
-                .get_mut(&key)
-                .and_then(Option::as_mut)
-                .expect("every due key was read");
+            let sessions = keys.get_mut(&key).expect("every due key was read");
             let Some(window) = sessions.sessions.ending_at(end) else {
                 return Err(Error::State(format!(
                     "a timer at {} of key group {} names a session ending at {end} that is not \
@@ -547,7 +546,6 @@ impl SessionWindowAggregate {
         }
         let mut batch = WriteBatch::new();
         for (key, sessions) in &keys {
-            let sessions = sessions.as_ref().expect("every due key was read");
             if sessions.sessions.is_empty() {
                 batch.delete(self.sessions, key);
             } else {
