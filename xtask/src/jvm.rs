@@ -62,6 +62,7 @@ const PLANNER_SOURCES: &[&str] = &[
     "org/streamfusion/golden/NodeVectors.java",
     "org/streamfusion/golden/OverVectors.java",
     "org/streamfusion/golden/RankVectors.java",
+    "org/streamfusion/golden/WindowVectors.java",
 ];
 
 #[derive(Debug, Args)]
@@ -558,6 +559,7 @@ mod tests {
             ("org/streamfusion/golden/NodeVectors.java", true),
             ("org/streamfusion/golden/OverVectors.java", true),
             ("org/streamfusion/golden/RankVectors.java", true),
+            ("org/streamfusion/golden/WindowVectors.java", true),
             ("org/streamfusion/golden/CalcVectors.java", false),
             ("org/streamfusion/jni/NativeOperator.java", false),
         ] {

@@ -17,7 +17,8 @@
 //! | 600–639 | temporal | [`super::functions::temporal`] |
 //! | 640–699 | intervals | [`super::functions::interval`] |
 //! | 700–799 | collections | [`super::functions::collection`] |
-//! | 800–849 | JSON predicates | [`super::functions::json`] |
+//! | 800–807 | JSON predicates | [`super::functions::json`] |
+//! | 808–849 | JSON text | [`super::functions::json_string`] |
 //! | 850–899 | values and encodings | [`super::functions::value`] |
 //!
 //! Each module lists its opcodes as documented constants (`arithmetic::PLUS` = 100, ...).
@@ -259,6 +260,7 @@ const FAMILIES: &[&[FunctionDef]] = &[
     functions::interval::FUNCTIONS,
     functions::collection::FUNCTIONS,
     functions::json::FUNCTIONS,
+    functions::json_string::FUNCTIONS,
     functions::value::FUNCTIONS,
 ];
 
@@ -315,7 +317,8 @@ mod tests {
             (600, 639),
             (640, 699),
             (700, 799),
-            (800, 849),
+            (800, 807),
+            (808, 849),
             (850, 899),
         ];
         assert_eq!(ranges.len(), FAMILIES.len());

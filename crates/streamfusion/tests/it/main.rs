@@ -27,6 +27,7 @@ mod session_window;
 mod state;
 mod temporal_sort;
 mod window_aggregate;
+mod window_flink;
 mod window_join;
 mod window_rank;
 mod window_table;

@@ -12,6 +12,7 @@ mod java_chars;
 pub(crate) mod java_format;
 pub mod java_regex;
 pub mod json;
+pub mod json_string;
 pub mod math;
 mod math_fdlibm;
 pub mod string;

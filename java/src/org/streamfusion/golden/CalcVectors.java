@@ -827,6 +827,7 @@ public final class CalcVectors {
         ValueCases.register(g);
         StringCases.register(g);
         RangeCases.register(g);
+        JsonCases.register(g);
         Set<String> names = new LinkedHashSet<>();
         for (Case c : g.cases) {
             if (!names.add(c.name) || (c.legacyToo && !names.add(c.name + "_legacy"))) {

@@ -384,6 +384,8 @@ public final class GroupAggVectors {
             Json.string(out, (String) v);
         } else if (type.equals("INT")) {
             out.append((int) (Integer) v);
+        } else if (type.equals("BOOLEAN")) {
+            out.append((boolean) (Boolean) v);
         } else if (type.equals("BIGINT")) {
             Json.string(out, Long.toString((Long) v));
         } else if (type.equals("DOUBLE")) {

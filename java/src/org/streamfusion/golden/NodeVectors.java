@@ -47,7 +47,7 @@ import org.streamfusion.jni.NativeOperator;
 /**
  * What the golden generators of one planned node share ({@link DedupVectors}'s {@code
  * StreamExecDeduplicate}, {@link RankVectors}' {@code StreamExecRank}, {@link OverVectors}'
- * {@code StreamExecOverAggregate}): scenarios of rows in physical columns, each run through
+ * {@code StreamExecOverAggregate}, {@link WindowVectors}' window nodes): scenarios of rows in physical columns, each run through
  * one SQL query in a MiniCluster at parallelism 1 (the scenarios of one backend in one job,
  * each a pipeline of its own planned under its own options), the node's description taken
  * from the planner's decision (every node refused, so the jobs run stock), and a JSON Lines
@@ -610,7 +610,7 @@ abstract class NodeVectors<S extends NodeVectors.Scenario<S>> {
             String kind = inputType.path("fields").path(i).path("fieldType").path("kind")
                     .asText("");
             String expected = name.equals("pt") && s.proctime() ? "PROCTIME"
-                    : name.equals("ts") && s.rowtime() ? "ROWTIME"
+                    : rowtimeColumn(s, name) ? "ROWTIME"
                     : "";
             if (!kind.equals(expected)) {
                 problems.add("time attribute of " + name + ": " + inputType);
@@ -642,6 +642,11 @@ abstract class NodeVectors<S extends NodeVectors.Scenario<S>> {
         if (!keyNames.equals(sorted)) {
             problems.add(what + " " + keyNames);
         }
+    }
+
+    /** Whether the node's input column {@code name} is its rowtime attribute. */
+    boolean rowtimeColumn(S s, String name) {
+        return name.equals("ts") && s.rowtime();
     }
 
     /** Fails unless the scenario's node has no {@code problems}. */
@@ -760,7 +765,7 @@ abstract class NodeVectors<S extends NodeVectors.Scenario<S>> {
             out.append(",\"type\":");
             Json.string(out, inputTypes[i]);
             boolean proctime = name.equals("pt") && s.proctime();
-            if (proctime || (name.equals("ts") && s.rowtime())) {
+            if (proctime || rowtimeColumn(s, name)) {
                 out.append(",\"time\":\"").append(proctime ? "proctime" : "rowtime").append('"');
             }
             out.append('}');

@@ -576,6 +576,7 @@ public final class OverVectors extends NodeVectors<OverVectors.Scenario> {
                     return ((TimestampData) v).toLocalDateTime();
                 case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
                     return ((TimestampData) v).toInstant();
+                case BOOLEAN:
                 case INTEGER:
                 case BIGINT:
                 case DOUBLE:

@@ -806,6 +806,16 @@ public final class ExprSweep {
                 "bs = bs", "bs <> X''", "bs > X'00'", "bs = CAST(s AS BYTES)",
                 "bs IS NULL", "COALESCE(bs, CAST(s AS BYTES))", "CAST(bs AS STRING) = s",
                 "TO_BASE64(CAST(s AS BYTES))", "MD5(CAST(bs AS STRING))");
+        // JSON text and predicates (a FLOAT/DOUBLE's text is refused on JDK 18 and older).
+        e("json",
+                "JSON_STRING(s)", "JSON_STRING(sn)", "JSON_STRING(st)", "JSON_STRING(i)",
+                "JSON_STRING(l)", "JSON_STRING(si)", "JSON_STRING(ti)", "JSON_STRING(dc)",
+                "JSON_STRING(dw)", "JSON_STRING(dz)", "JSON_STRING(b)", "JSON_STRING(ts)",
+                "JSON_STRING(ts9)", "JSON_STRING(tl)", "JSON_STRING(bs)",
+                "JSON_STRING(JSON_STRING(s))", "JSON_STRING(CONCAT(s, '\"'))",
+                "s IS JSON", "sn IS JSON VALUE", "st IS JSON SCALAR", "s IS JSON ARRAY",
+                "s IS JSON OBJECT", "s IS NOT JSON", "sn IS NOT JSON SCALAR",
+                "JSON_STRING(s) IS JSON", "JSON_STRING(i) IS JSON SCALAR");
         // Session time zone America/New_York.
         ny("tz_new_york",
                 "CAST(tl AS STRING)", "CAST(tl AS TIMESTAMP(3))", "CAST(ts AS TIMESTAMP_LTZ(3))",
