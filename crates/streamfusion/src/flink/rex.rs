@@ -157,8 +157,8 @@ pub const FUNCTIONS: &[(&str, u16)] = &[
     ("ELT", value::ELT),
     ("DECODE", value::DECODE),
     ("ENCODE", value::ENCODE),
-    // Over a value: a JSON_OBJECT or JSON_ARRAY operand, whose text Flink inserts raw, is not
-    // native, so such a call is refused with it.
+    // Over a value (over a JSON_OBJECT or JSON_ARRAY call, whose text Flink inserts raw, it is
+    // that text: see `RexReader::call`).
     ("JSON_STRING", json_string::JSON_STRING),
     ("IS JSON VALUE", json::IS_JSON_VALUE),
     ("IS JSON SCALAR", json::IS_JSON_SCALAR),
@@ -334,6 +334,11 @@ impl RexReader {
                 };
                 Expr::call(op, vec![self.expr(s)?, self.expr(characters)?])
             }
+            ("JSON_OBJECT" | "JSON_ARRAY", [on_null, values @ ..]) => {
+                self.json_constructor(name == "JSON_OBJECT", on_null, values, &function)?
+            }
+            // Flink writes a constructor's text raw: the text itself.
+            ("JSON_STRING", [x]) if json_text_call(x).is_some() => self.expr(x)?,
             ("FLOOR" | "CEIL", [x, unit]) => {
                 let Operand::Symbol(unit) = self.operand(unit)? else {
                     return Err(call_error("with a value as its second operand"));
@@ -399,6 +404,57 @@ impl RexReader {
             x = x.cast(flink.clone());
         }
         Ok(Expr::call(op, vec![x, self.expr(b)?]))
+    }
+
+    /// `JSON_OBJECT(on_null, k, v, ..)` or `JSON_ARRAY(on_null, v, ..)` with the registry's
+    /// layout literal first (see [`json_string`]): the NULL clause, and which values are a
+    /// nested constructor's text, which Flink inserts raw. A `JSON(..)` value is refused.
+    fn json_constructor(
+        &mut self,
+        object: bool,
+        on_null: &Value,
+        operands: &[Value],
+        function: &str,
+    ) -> Result<Expr> {
+        let call_error = |why: &str| Unsupported::Call {
+            function: function.to_string(),
+            why: why.to_string(),
+        };
+        let mut layout = match self.operand(on_null)? {
+            Operand::Symbol(s) if s == "NULL" => String::from("N"),
+            Operand::Symbol(s) if s == "ABSENT" => String::from("A"),
+            _ => {
+                return Err(call_error(
+                    "without a NULL ON NULL or ABSENT ON NULL clause",
+                ));
+            }
+        };
+        let mut args = vec![Expr::lit(
+            LogicalType::VarChar(i32::MAX as u32),
+            String::new(),
+        )];
+        for (i, operand) in operands.iter().enumerate() {
+            let value = !object || i % 2 == 1;
+            if value {
+                match json_text_call(operand) {
+                    Some("JSON") => {
+                        return Err(call_error(
+                            "with a JSON(..) value natively yet: Flink parses and writes it again",
+                        ));
+                    }
+                    Some(_) => layout.push('r'),
+                    None => layout.push('v'),
+                }
+            }
+            args.push(self.expr(operand)?);
+        }
+        args[0] = Expr::lit(LogicalType::VarChar(i32::MAX as u32), layout);
+        let op = if object {
+            json_string::JSON_OBJECT
+        } else {
+            json_string::JSON_ARRAY
+        };
+        Ok(Expr::call(op, args))
     }
 
     fn exprs(&mut self, operands: &[Value]) -> Result<Vec<Expr>> {
@@ -605,6 +661,15 @@ fn function_name(rex: &Value) -> Result<String> {
         }
     }
     Err(malformed("a CALL without a function name", rex))
+}
+
+/// The JSON function a RexNode calls whose text Flink's JSON functions insert raw:
+/// `JSON_OBJECT`, `JSON_ARRAY` or `JSON`.
+fn json_text_call(rex: &Value) -> Option<&'static str> {
+    let name = rex.get("internalName").and_then(Value::as_str)?;
+    ["JSON_OBJECT", "JSON_ARRAY", "JSON"]
+        .into_iter()
+        .find(|f| split_internal_name(name) == Some((f, "1")))
 }
 
 /// `$NAME$VERSION` as `(NAME, VERSION)`; the name itself may contain `$`.
@@ -937,6 +1002,57 @@ mod tests {
         // The probe keeps Flink's type, so a reinterpretation to another type is refused
         // when the program's types are checked.
         assert_eq!(reader.probes()[0].flink, LogicalType::Timestamp(3));
+    }
+
+    #[test]
+    fn json_constructors_carry_their_null_clause_and_raw_values_in_a_layout() {
+        let on_null = |v: &str| {
+            json!({"kind": "LITERAL", "symbol": "JSON_ON_NULL", "value": v,
+                "type": {"type": "SYMBOL", "nullable": false}})
+        };
+        let call = |name: &str, operands: Value, ty: &str| json!({"kind": "CALL", "internalName": name, "operands": operands, "type": ty});
+        let key = json!({"kind": "LITERAL", "value": "k", "type": "CHAR(1) NOT NULL"});
+        let string = "VARCHAR(2147483647) NOT NULL";
+        let inner = call(
+            "$JSON_ARRAY$1",
+            json!([on_null("NULL"), input(1, "INT")]),
+            string,
+        );
+        let outer = call(
+            "$JSON_OBJECT$1",
+            json!([on_null("ABSENT"), key, input(0, "INT"), key, inner]),
+            string,
+        );
+        let layout = |text: &str| Expr::lit(LogicalType::VarChar(i32::MAX as u32), text);
+        let k = Expr::lit(LogicalType::Char(1), "k");
+        assert_eq!(
+            read(outer).unwrap(),
+            Expr::call(
+                json_string::JSON_OBJECT,
+                vec![
+                    layout("Avr"),
+                    k.clone(),
+                    Expr::input(0),
+                    k,
+                    Expr::call(json_string::JSON_ARRAY, vec![layout("Nv"), Expr::input(1)]),
+                ]
+            )
+        );
+        // JSON(..) is parsed and written again: refused.
+        let parsed = call("$JSON$1", json!([input(2, "VARCHAR(2147483647)")]), string);
+        let array = call("$JSON_ARRAY$1", json!([on_null("ABSENT"), parsed]), string);
+        assert!(read(array).is_err());
+        // JSON_STRING writes a constructor's text raw: it is that text.
+        let inner = call(
+            "$JSON_ARRAY$1",
+            json!([on_null("ABSENT"), input(1, "INT")]),
+            string,
+        );
+        let text = call("$JSON_STRING$1", json!([inner]), "VARCHAR(2147483647)");
+        assert_eq!(
+            read(text).unwrap(),
+            Expr::call(json_string::JSON_ARRAY, vec![layout("Av"), Expr::input(1)])
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
-//! `JSON_STRING(x)` (opcode 808): a value as JSON text, as Flink 2.3.0 writes it.
+//! JSON text of values (opcodes 808–810): `JSON_STRING(x)`, `JSON_OBJECT(KEY k VALUE v, ..)`
+//! and `JSON_ARRAY(v, ..)`, as Flink 2.3.0 writes them.
 //!
-//! Flink's `JsonStringCallGen` turns the value into a Jackson tree
+//! Flink's `JsonStringCallGen` (and `JsonObjectCallGen`, `JsonArrayCallGen`) turn each value
+//! into a Jackson tree
 //! (`JsonGenerateUtils.createNodeTerm`) and writes it with `SqlJsonUtils.serializeJson`: the
 //! tree read back into plain Java objects and written by an `ObjectMapper` with
 //! `ORDER_MAP_ENTRIES_BY_KEYS` and `USE_BIG_DECIMAL_FOR_FLOATS` (the shaded Jackson 2.20).
@@ -25,19 +27,27 @@
 //! - DATE, TIME and intervals are refused (Flink's validation rejects them at the top, its code
 //!   generation inside a container).
 //!
-//! Flink writes the text of a `JSON_OBJECT`/`JSON_ARRAY` argument raw; the planner refuses
-//! such a call (neither is native), so every argument here is a value.
+//! `JSON_OBJECT` and `JSON_ARRAY` are never NULL: a NULL value is `null` (`NULL ON NULL`, the
+//! default of `JSON_OBJECT`) or left out (`ABSENT ON NULL`, the default of `JSON_ARRAY`); a
+//! repeated key keeps its last value, and the keys are written in order. A value that is
+//! itself a `JSON_OBJECT` or `JSON_ARRAY` call is inserted as its text, raw. Their first
+//! argument is a VARCHAR literal saying both, which the planner writes: `N` (NULL ON NULL) or
+//! `A` (ABSENT ON NULL), then a letter per value, `r` for raw JSON text and `v` for a value
+//! (`"Nvr"`). A `JSON_STRING` over a `JSON_OBJECT` or `JSON_ARRAY` call, which Flink writes
+//! raw too, is that call to the planner; `JSON(..)` values, which Flink parses and writes
+//! again, are refused.
 
 use std::cmp::Ordering;
 use std::fmt::Write;
 use std::sync::Arc;
 
-use arrow::array::{Array, AsArray, StringBuilder};
+use arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
 use arrow::datatypes::DataType;
 use arrow::datatypes::{
     Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, TimeUnit,
     TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
 };
+use datafusion::common::ScalarValue;
 use datafusion::error::Result as DfResult;
 use datafusion::logical_expr::ColumnarValue;
 
@@ -53,14 +63,193 @@ use super::util::{fail, result};
 
 /// `JSON_STRING(x)`: `x` as JSON text. `STRING`, NULL for a NULL `x`.
 pub const JSON_STRING: u16 = 808;
+/// `JSON_OBJECT(layout, k, v, ..)`: an object of the keys (character strings, not NULL) and
+/// values. `STRING NOT NULL`.
+pub const JSON_OBJECT: u16 = 809;
+/// `JSON_ARRAY(layout, v, ..)`: an array of the values. `STRING NOT NULL`.
+pub const JSON_ARRAY: u16 = 810;
 
 /// The module's functions.
-pub const FUNCTIONS: &[FunctionDef] = &[FunctionDef {
-    opcode: JSON_STRING,
-    name: "JSON_STRING",
-    arity: Arity::Exact(1),
-    bind: bind_json_string,
-}];
+pub const FUNCTIONS: &[FunctionDef] = &[
+    FunctionDef {
+        opcode: JSON_STRING,
+        name: "JSON_STRING",
+        arity: Arity::Exact(1),
+        bind: bind_json_string,
+    },
+    FunctionDef {
+        opcode: JSON_OBJECT,
+        name: "JSON_OBJECT",
+        arity: Arity::AtLeast(1),
+        bind: |a| bind_constructor(a, true),
+    },
+    FunctionDef {
+        opcode: JSON_ARRAY,
+        name: "JSON_ARRAY",
+        arity: Arity::AtLeast(1),
+        bind: |a| bind_constructor(a, false),
+    },
+];
+
+/// How a `JSON_OBJECT`/`JSON_ARRAY` call writes its values: its layout literal.
+#[derive(Debug, Clone)]
+struct Layout {
+    /// `NULL ON NULL` (else `ABSENT ON NULL`).
+    null_on_null: bool,
+    /// Per value: whether it is raw JSON text.
+    raw: Vec<bool>,
+}
+
+impl Layout {
+    fn parse(text: &str, values: usize) -> Result<Self, String> {
+        let mut chars = text.chars();
+        let null_on_null = match chars.next() {
+            Some('N') => true,
+            Some('A') => false,
+            _ => return Err(format!("a JSON constructor layout {text:?} without N or A")),
+        };
+        let raw = chars
+            .map(|c| match c {
+                'r' => Ok(true),
+                'v' => Ok(false),
+                other => Err(format!("a JSON constructor layout {text:?} with {other:?}")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if raw.len() != values {
+            return Err(format!(
+                "a JSON constructor layout {text:?} for {values} values"
+            ));
+        }
+        Ok(Layout { null_on_null, raw })
+    }
+}
+
+fn bind_constructor(args: &Args<'_>, object: bool) -> Result<Bound, String> {
+    let layout = match args.literal(0) {
+        Some(
+            ScalarValue::Utf8(Some(text))
+            | ScalarValue::LargeUtf8(Some(text))
+            | ScalarValue::Utf8View(Some(text)),
+        ) => text.clone(),
+        _ => return Err("the first argument must be the layout literal".into()),
+    };
+    let operands = &args.types[1..];
+    if object && !operands.len().is_multiple_of(2) {
+        return Err("keys and values must come in pairs".into());
+    }
+    let values: Vec<LogicalType> = if object {
+        for key in operands.iter().step_by(2) {
+            if !is_string(key) {
+                return Err(format!("a key must be a character string, not {key}"));
+            }
+        }
+        operands.iter().skip(1).step_by(2).cloned().collect()
+    } else {
+        operands.to_vec()
+    };
+    let layout = Layout::parse(&layout, values.len())?;
+    for (ty, &raw) in values.iter().zip(&layout.raw) {
+        if raw && !is_string(ty) {
+            return Err(format!(
+                "raw JSON text must be a character string, not {ty}"
+            ));
+        }
+        convertible(ty, args.float_text)?;
+    }
+    Ok(Bound {
+        args: args.types.to_vec(),
+        result: STRING,
+        kernel: Kernel::function(
+            if object { "JSON_OBJECT" } else { "JSON_ARRAY" },
+            &STRING,
+            move |args, rows| constructor(args, rows, object, &layout, &values),
+        ),
+    })
+}
+
+fn constructor(
+    args: &[ColumnarValue],
+    rows: usize,
+    object: bool,
+    layout: &Layout,
+    types: &[LogicalType],
+) -> DfResult<ColumnarValue> {
+    let rows = if args[1..]
+        .iter()
+        .all(|a| matches!(a, ColumnarValue::Scalar(_)))
+    {
+        1
+    } else {
+        rows
+    };
+    let arrays = args[1..]
+        .iter()
+        .map(|a| a.to_array(rows))
+        .collect::<DfResult<Vec<_>>>()?;
+    let (keys, values): (Vec<&ArrayRef>, Vec<&ArrayRef>) = if object {
+        (
+            arrays.iter().step_by(2).collect(),
+            arrays.iter().skip(1).step_by(2).collect(),
+        )
+    } else {
+        (Vec::new(), arrays.iter().collect())
+    };
+    let mut out = StringBuilder::with_capacity(rows, rows * 16);
+    let mut text = String::new();
+    let mut members: Vec<(&str, String)> = Vec::with_capacity(values.len());
+    for row in 0..rows {
+        text.clear();
+        members.clear();
+        for (v, (array, ty)) in values.iter().zip(types).enumerate() {
+            if array.is_null(row) && !layout.null_on_null {
+                continue;
+            }
+            let mut value = String::new();
+            if layout.raw[v] && !array.is_null(row) {
+                value.push_str(array.as_string::<i32>().value(row));
+            } else {
+                write_value(&mut value, array.as_ref(), row, ty).map_err(fail)?;
+            }
+            let key = match keys.get(v) {
+                Some(keys) if keys.is_null(row) => {
+                    return Err(fail("a JSON_OBJECT key is NULL"));
+                }
+                Some(keys) => keys.as_string::<i32>().value(row),
+                None => "",
+            };
+            match members.iter_mut().find(|(k, _)| object && *k == key) {
+                Some(member) => member.1 = value,
+                None => members.push((key, value)),
+            }
+        }
+        if object {
+            members.sort_by(|a, b| utf16_order(a.0, b.0));
+            write_object(&mut text, members.iter().map(|(k, v)| (*k, v.as_str())));
+        } else {
+            text.push('[');
+            for (n, (_, value)) in members.iter().enumerate() {
+                if n > 0 {
+                    text.push(',');
+                }
+                text.push_str(value);
+            }
+            text.push(']');
+        }
+        out.append_value(&text);
+    }
+    let array: ArrayRef = Arc::new(out.finish());
+    if rows == 1
+        && args[1..]
+            .iter()
+            .all(|a| matches!(a, ColumnarValue::Scalar(_)))
+    {
+        Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(
+            &array, 0,
+        )?))
+    } else {
+        Ok(ColumnarValue::Array(array))
+    }
+}
 
 fn bind_json_string(args: &Args<'_>) -> Result<Bound, String> {
     let ty = args.types[0].clone();

@@ -14,6 +14,48 @@ final class JsonCases {
         return f("JSON_STRING", x);
     }
 
+    /** Whether {@code x} calls JSON_OBJECT or JSON_ARRAY (its text is inserted raw). */
+    static boolean constructor(X x) {
+        return x.ir.startsWith("{\"call\":{\"fn\":\"JSON_OBJECT\"")
+                || x.ir.startsWith("{\"call\":{\"fn\":\"JSON_ARRAY\"");
+    }
+
+    /**
+     * {@code JSON_OBJECT(KEY k VALUE v, .. NULL|ABSENT ON NULL)}, or {@code JSON_ARRAY(v, ..
+     * NULL|ABSENT ON NULL)}; the registry call's first argument is its layout literal (the
+     * clause, then {@code r} for each raw value, {@code v} for the others), which the SQL does
+     * not show.
+     */
+    static X constructor(String fn, boolean absent, X... operands) {
+        boolean object = fn.equals("JSON_OBJECT");
+        StringBuilder layout = new StringBuilder(absent ? "A" : "N");
+        StringBuilder t = new StringBuilder(fn).append('(');
+        X[] args = new X[operands.length + 1];
+        for (int k = 0; k < operands.length; k++) {
+            args[k + 1] = operands[k];
+            boolean value = !object || k % 2 == 1;
+            if (value) {
+                layout.append(constructor(operands[k]) ? 'r' : 'v');
+            }
+            t.append(k == 0 ? "" : object && value ? " " : ", ")
+                    .append(object ? (value ? "VALUE " : "KEY ") : "")
+                    .append('{').append(k + 1).append('}');
+        }
+        if (operands.length > 0) {
+            t.append(absent ? " ABSENT ON NULL" : " NULL ON NULL");
+        }
+        args[0] = lit("STRING", layout.toString(), "");
+        return call(fn, t.append(')').toString(), args);
+    }
+
+    static X object(boolean absent, X... keysAndValues) {
+        return constructor("JSON_OBJECT", absent, keysAndValues);
+    }
+
+    static X array(boolean absent, X... values) {
+        return constructor("JSON_ARRAY", absent, values);
+    }
+
     static void register(CalcVectors g) {
         X a = col(0), b = col(1), c = col(2), d = col(3), e = col(4), f = col(5), h = col(6),
                 k = col(7);
@@ -81,6 +123,25 @@ final class JsonCases {
                                 "[]"),
                         r(null, null, null, null, null, null, null, null)),
                 json(a), json(b), json(c), json(d), json(e), json(f), json(h), json(k));
+        g.add("json_object_array",
+                t("STRING", "INT", "DOUBLE", "DECIMAL(10, 2)", "TIMESTAMP(3)", "BYTES",
+                        "ARRAY<INT>", "BOOLEAN"),
+                rows(r("x", "1", "1.0E10", "100.00", "2024-01-15 12:34:56.000", "4869",
+                                "[1, null]", "true"),
+                        r(null, "-7", "-0.0", "-0.01", "1969-12-31 23:59:59.999", "", "[]",
+                                "false"),
+                        r("q\"\\\n\u00e9", null, "NaN", null, null, null, null, null),
+                        r(null, null, null, null, null, null, null, null)),
+                object(false, s("b"), b, s("a"), a), object(true, s("b"), b, s("a"), a),
+                object(false, s("\u00e9"), c, s("a\"b"), d, s("Z"), e, s("bin"), f,
+                        s("arr"), h, s("t"), k),
+                object(false, s("x"), b, s("x"), a), object(true, s("x"), b, s("x"), a),
+                object(false), array(true), object(false, s("\ud83d\ude00"), b, s("\uff01"), a),
+                object(false, s("k"), object(false, s("z"), b, s("y"), a)),
+                object(true, s("k"), array(false, b, a), s("j"), json(a)),
+                array(true, b, a, c, d), array(false, b, a, c, d),
+                array(true, object(false, s("b"), b), array(true, b), s("[1]"), e, f, h),
+                array(false, array(true), object(true, s("n"), a)));
         g.add("json_string_map_null_key", t("MAP<STRING, INT>"),
                 rows(r("[[\"a\", 1], [null, 2]]")), json(a)).expectError = true;
     }

@@ -815,7 +815,13 @@ public final class ExprSweep {
                 "JSON_STRING(JSON_STRING(s))", "JSON_STRING(CONCAT(s, '\"'))",
                 "s IS JSON", "sn IS JSON VALUE", "st IS JSON SCALAR", "s IS JSON ARRAY",
                 "s IS JSON OBJECT", "s IS NOT JSON", "sn IS NOT JSON SCALAR",
-                "JSON_STRING(s) IS JSON", "JSON_STRING(i) IS JSON SCALAR");
+                "JSON_STRING(s) IS JSON", "JSON_STRING(i) IS JSON SCALAR",
+                "JSON_OBJECT('a' VALUE i, 'b' VALUE s)", "JSON_OBJECT(KEY 'k' VALUE l ABSENT ON NULL)",
+                "JSON_OBJECT(KEY COALESCE(st, '') VALUE dc, 'x' VALUE b)", "JSON_OBJECT()",
+                "JSON_ARRAY(i, s, dc, ts, bs)", "JSON_ARRAY(i, sn NULL ON NULL)", "JSON_ARRAY()",
+                "JSON_OBJECT('o' VALUE JSON_OBJECT('t' VALUE tl), 'a' VALUE JSON_ARRAY(b, ti))",
+                "JSON_ARRAY(JSON_STRING(s), JSON_ARRAY(si))", "JSON_STRING(JSON_OBJECT('a' VALUE s))",
+                "JSON_STRING(JSON_ARRAY(l, dw NULL ON NULL))");
         // Session time zone America/New_York.
         ny("tz_new_york",
                 "CAST(tl AS STRING)", "CAST(tl AS TIMESTAMP(3))", "CAST(ts AS TIMESTAMP_LTZ(3))",
