@@ -47,8 +47,8 @@ use super::types::logical_type;
 use super::{Result, Unsupported};
 use crate::calc::Expr;
 use crate::calc::functions::{
-    arithmetic, comparison, hash, interval, json, json_string, math, string, string_codec,
-    string_edit, string_regexp, string_search, temporal, value,
+    arithmetic, collection, comparison, hash, interval, json, json_string, math, string,
+    string_codec, string_edit, string_regexp, string_search, temporal, value,
 };
 use crate::types::LogicalType;
 
@@ -355,6 +355,7 @@ impl RexReader {
                     .iter()
                     .find(|(n, _)| *n == name)
                     .map(|(_, op)| *op)
+                    .or_else(|| collection_function(name))
                     .ok_or_else(|| Unsupported::Function(function.clone()))?;
                 let mut args = Vec::with_capacity(operands.len());
                 for operand in operands {
@@ -661,6 +662,16 @@ fn function_name(rex: &Value) -> Result<String> {
         }
     }
     Err(malformed("a CALL without a function name", rex))
+}
+
+/// The collection function (ARRAY, MAP and ROW constructors, ITEM, CARDINALITY, ELEMENT,
+/// `ARRAY_*`, `MAP_*`) Flink names `name`: the registry's names are Flink's, operands in
+/// Flink's order.
+fn collection_function(name: &str) -> Option<u16> {
+    collection::FUNCTIONS
+        .iter()
+        .find(|d| d.name == name)
+        .map(|d| d.opcode)
 }
 
 /// The JSON function a RexNode calls whose text Flink's JSON functions insert raw:

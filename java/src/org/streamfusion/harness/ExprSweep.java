@@ -806,6 +806,24 @@ public final class ExprSweep {
                 "bs = bs", "bs <> X''", "bs > X'00'", "bs = CAST(s AS BYTES)",
                 "bs IS NULL", "COALESCE(bs, CAST(s AS BYTES))", "CAST(bs AS STRING) = s",
                 "TO_BASE64(CAST(s AS BYTES))", "MD5(CAST(bs AS STRING))");
+        // Collections: constructors, access and the ARRAY_*/MAP_* functions.
+        e("collection",
+                "ARRAY[i, si]", "ARRAY[s, sn, st]", "ARRAY[dc, dz]", "ARRAY[ts, ts]",
+                "MAP[s, i]", "MAP['k', l, 'j', l]", "ROW(i, s)", "CARDINALITY(ARRAY[i, l])",
+                "CARDINALITY(MAP[sn, b])", "ELEMENT(ARRAY[s])", "ARRAY[i, si][2]",
+                "SPLIT(s, 'a')[1]", "MAP[s, i][s]", "MAP['x', dc]['y']",
+                "ARRAY_CONTAINS(ARRAY[i, 1], i)", "ARRAY_POSITION(SPLIT(s, 'a'), '')",
+                "ARRAY_MIN(ARRAY[d, df])", "ARRAY_MAX(ARRAY[s, sn])", "ARRAY_APPEND(ARRAY[i], si)",
+                "ARRAY_PREPEND(SPLIT(s, 'a'), sn)", "ARRAY_REMOVE(ARRAY[i, 0, i], 0)",
+                "ARRAY_CONCAT(ARRAY[i], ARRAY[si, ti])", "ARRAY_UNION(ARRAY[d], ARRAY[df, d])",
+                "ARRAY_EXCEPT(SPLIT(s, 'a'), ARRAY[''])", "ARRAY_INTERSECT(ARRAY[l, 1], ARRAY[1])",
+                "ARRAY_DISTINCT(ARRAY[d, df, d])", "ARRAY_REVERSE(SPLIT(st, '-'))",
+                "ARRAY_SLICE(SPLIT(s, 'a'), 1, 2)", "ARRAY_SORT(ARRAY[d, df, 0.0])",
+                "ARRAY_SORT(ARRAY[s, sn], FALSE)", "ARRAY_JOIN(SPLIT(s, 'a'), '|')",
+                "ARRAY_JOIN(ARRAY[s, sn], ',', 'NULL')", "MAP_KEYS(MAP[s, i])",
+                "MAP_VALUES(MAP[i, s])", "MAP_ENTRIES(MAP[s, dc])",
+                "MAP_UNION(MAP[s, i], MAP['a', 1])", "MAP_FROM_ARRAYS(ARRAY[s], ARRAY[l])",
+                "CARDINALITY(SPLIT(sn, ','))");
         // JSON text and predicates (a FLOAT/DOUBLE's text is refused on JDK 18 and older).
         e("json",
                 "JSON_STRING(s)", "JSON_STRING(sn)", "JSON_STRING(st)", "JSON_STRING(i)",
