@@ -1,5 +1,5 @@
 //! A mini-batch bundle of integer COUNT/SUM/SUM0 calls applied column by column
-//! (decision 0021).
+//! (decision 0021); a window aggregate's slices accumulate through the same kernels.
 //!
 //! The general [`super::group::Bundle`] reads every argument as a [`Value`], dispatches
 //! every update on the call and accumulator, and builds results as `Value`s that become
@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use arrow::array::{
     Array, ArrayRef, AsArray, Int8Array, Int16Array, Int32Array, Int64Array, NullBufferBuilder,
+    RecordBatch,
 };
 use arrow::buffer::NullBuffer;
 use arrow::datatypes::{DataType, Int64Type};
@@ -379,19 +380,8 @@ impl TypedChanges {
 }
 
 impl TypedCalls {
-    /// Applies a mini-batch bundle (`MiniBatchGroupAggFunction.finishBundle`): each group's
-    /// rows (`grouped[starts[s]..starts[s + 1]]`, in input order) to its accumulators in
-    /// `accs`, then its emission under `rules`. `visible` calls are output; `counter` is
-    /// the record counter's call.
-    pub(super) fn apply_bundle(
-        &self,
-        input: &ChangelogBatch,
-        groups: &Groups,
-        (starts, grouped): (&[u32], &[u32]),
-        accs: &mut impl BundleAccs,
-        (visible, counter, rules): (usize, Option<usize>, EmitRules),
-    ) -> Result<TypedChanges> {
-        let batch = input.batch();
+    /// The columns of `batch` the kernels read, by column index.
+    fn arguments(&self, batch: &RecordBatch) -> Result<Vec<Option<Argument>>> {
         let read = |c: usize| {
             let (mut read, mut sums) = (false, false);
             for kernel in &self.kernels {
@@ -406,9 +396,46 @@ impl TypedCalls {
             read.then(|| Argument::new(batch.column(c), sums))
                 .transpose()
         };
-        let args = (0..batch.num_columns())
-            .map(read)
-            .collect::<Result<Vec<Option<Argument>>>>()?;
+        (0..batch.num_columns()).map(read).collect()
+    }
+
+    /// Accumulates insertions into their groups' accumulators, without emitting (a window
+    /// aggregate's `AggCombiner`): `rows_of(g, rows)` fills `rows` with group `g`'s rows of
+    /// `batch`, in input order.
+    pub(super) fn accumulate(
+        &self,
+        batch: &RecordBatch,
+        groups: usize,
+        mut rows_of: impl FnMut(usize, &mut Vec<u32>),
+        accs: &mut impl BundleAccs,
+    ) -> Result<()> {
+        let args = self.arguments(batch)?;
+        let negate = vec![false; batch.num_rows()];
+        let mut rows = Vec::new();
+        for group in 0..groups {
+            rows.clear();
+            rows_of(group, &mut rows);
+            let accs = accs.get_or_create(group);
+            for (kernel, acc) in self.kernels.iter().zip(accs) {
+                kernel.apply(acc, &args, &rows, &negate)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies a mini-batch bundle (`MiniBatchGroupAggFunction.finishBundle`): each group's
+    /// rows (`grouped[starts[s]..starts[s + 1]]`, in input order) to its accumulators in
+    /// `accs`, then its emission under `rules`. `visible` calls are output; `counter` is
+    /// the record counter's call.
+    pub(super) fn apply_bundle(
+        &self,
+        input: &ChangelogBatch,
+        groups: &Groups,
+        (starts, grouped): (&[u32], &[u32]),
+        accs: &mut impl BundleAccs,
+        (visible, counter, rules): (usize, Option<usize>, EmitRules),
+    ) -> Result<TypedChanges> {
+        let args = self.arguments(input.batch())?;
         let negate: Vec<bool> = (0..input.num_rows())
             .map(|r| !input.kind(r).is_accumulate())
             .collect();

@@ -64,6 +64,7 @@ use super::group::{
     check_input, check_max_parallelism, concat, rows_by_slot,
 };
 use super::local_global::PartialLayout;
+use super::typed_bundle::TypedCalls;
 use super::value::{Value, build_array};
 use crate::binary_row::{BinaryRows, RowReader};
 use crate::changelog::ChangelogBatch;
@@ -161,6 +162,8 @@ pub struct WindowAggregate {
     calls: Vec<BoundCall>,
     /// The `COUNT(*)` that says whether a shared window is empty.
     count_star: Option<usize>,
+    /// The calls' typed kernels, when every call has one (one phase only).
+    typed: Option<TypedCalls>,
     key_types: Vec<LogicalType>,
     hasher: KeyHasher,
     schema: SchemaRef,
@@ -527,6 +530,7 @@ impl WindowAggregate {
         Ok(Self {
             hasher: KeyHasher::new(key_types.clone()),
             key_types,
+            typed: (!global).then(|| TypedCalls::of(&calls)).flatten(),
             calls,
             count_star,
             schema,
@@ -703,6 +707,15 @@ impl WindowAggregate {
                 .map(|&i| kept[i as usize] as usize)
         };
         match &self.partials {
+            // `AggCombiner` with typed kernels (integer COUNT/SUM/SUM0): column by column.
+            None if let Some(typed) = &self.typed => {
+                typed.accumulate(
+                    batch,
+                    groups.len(),
+                    |group, rows| rows.extend(rows_of(group).map(|r| r as u32)),
+                    &mut accs,
+                )?;
+            }
             // `AggCombiner`: rows accumulated into the stored (or a fresh) accumulator.
             None => {
                 let types = &aggregate.input_types;
