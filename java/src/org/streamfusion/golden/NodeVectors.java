@@ -7,9 +7,11 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.Deque;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -20,6 +22,7 @@ import org.apache.flink.api.common.eventtime.WatermarkGeneratorSupplier;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
@@ -111,7 +114,7 @@ abstract class NodeVectors<S extends NodeVectors.Scenario<S>> {
         }
 
         @SuppressWarnings("unchecked")
-        private S self() {
+        S self() {
             return (S) this;
         }
 
@@ -263,6 +266,112 @@ abstract class NodeVectors<S extends NodeVectors.Scenario<S>> {
             }
             return input;
         }
+    }
+
+    /**
+     * A scenario of an event-time node: rows whose last columns are their id {@code id} and
+     * their rowtime {@code ts} (TIMESTAMP(3), or TIMESTAMP_LTZ(3) with {@link #ltz}), and the
+     * watermarks the source emits after them.
+     */
+    abstract static class RowtimeScenario<S extends RowtimeScenario<S>> extends Scenario<S> {
+        /** {@code ts} is a TIMESTAMP_LTZ(3). */
+        boolean ltz;
+
+        RowtimeScenario(String name, String description) {
+            super(name, description);
+        }
+
+        /** The row id {@code id} INT NOT NULL and the rowtime {@code ts}, the last columns. */
+        S idAndTime() {
+            column("id", DataTypes.INT().notNull());
+            return ltz ? column("ts", "TIMESTAMP_LTZ(3)", DataTypes.TIMESTAMP_LTZ(3).notNull())
+                    : column("ts", "TIMESTAMP(3)", DataTypes.TIMESTAMP(3).notNull());
+        }
+
+        /**
+         * A row of the columns before {@code id}, then its id (the row's index) and its rowtime
+         * {@code at}: ms after BASE, or an {@link Instant} or {@link LocalDateTime} as is.
+         */
+        S at(Object at, Object... values) {
+            Object[] row = Arrays.copyOf(values, values.length + 2);
+            row[values.length] = rows.size();
+            row[values.length + 1] = at;
+            row(row);
+            return self();
+        }
+
+        /** The source emits a watermark of BASE + {@code at} ms after the last row. */
+        S wm(long at) {
+            watermark(at);
+            return self();
+        }
+
+        /** The source emits a watermark of {@code at} after the last row. */
+        S wm(Instant at) {
+            watermark(at.toEpochMilli() - BASE_MS);
+            return self();
+        }
+
+        /** A rowtime given as a {@code long} is ms after BASE; one given as a time is as is. */
+        @Override
+        Object[] values(Object[] values) {
+            int ts = columns.size() - 1;
+            Object at = values[ts];
+            if (at instanceof Long) {
+                long ms = BASE_MS + (Long) at;
+                values[ts] = ltz ? Instant.ofEpochMilli(ms) : epochTimestamp(ms);
+            } else if (ltz && at instanceof LocalDateTime) {
+                values[ts] = ((LocalDateTime) at).toInstant(ZoneOffset.UTC);
+            } else if (!ltz && at instanceof Instant) {
+                values[ts] = epochTimestamp(((Instant) at).toEpochMilli());
+            }
+            return values;
+        }
+
+        @Override
+        boolean rowtime() {
+            return true;
+        }
+
+        @Override
+        boolean proctime() {
+            return false;
+        }
+    }
+
+    /** The TIMESTAMP(3) of {@code ms} since the epoch. */
+    static LocalDateTime epochTimestamp(long ms) {
+        return LocalDateTime.ofEpochSecond(Math.floorDiv(ms, 1000), 0, ZoneOffset.UTC)
+                .plusNanos(Math.floorMod(ms, 1000) * 1_000_000L);
+    }
+
+    /**
+     * The one transformation of scenario {@code scenario}'s node among the inputs of {@code
+     * t}: the one whose description (without the planner's {@code [id]:}) or name starts with
+     * {@code operator} and a parenthesis.
+     */
+    static Transformation<?> nodeTransformation(String scenario, Transformation<?> t,
+            String operator) {
+        Transformation<?> found = null;
+        Deque<Transformation<?>> todo = new ArrayDeque<>(List.of(t));
+        String prefix = operator + "(";
+        while (!todo.isEmpty()) {
+            Transformation<?> next = todo.pop();
+            String description = next.getDescription() == null ? ""
+                    : next.getDescription().replaceFirst("^\\[\\d+\\]:", "");
+            if (description.startsWith(prefix) || next.getName().startsWith(operator)) {
+                if (found != null && found != next) {
+                    throw new IllegalStateException(scenario + ": two " + operator
+                            + " operators");
+                }
+                found = next;
+            }
+            todo.addAll(next.getInputs());
+        }
+        if (found == null) {
+            throw new IllegalStateException(scenario + ": no " + operator + " operator");
+        }
+        return found;
     }
 
     /** A scenario planned into a job: its node, operators, input and output. */

@@ -2,13 +2,8 @@ package org.streamfusion.golden;
 
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -178,10 +173,8 @@ public final class OverVectors extends NodeVectors<OverVectors.Scenario> {
         }
     }
 
-    static final class Scenario extends NodeVectors.Scenario<Scenario> {
+    static final class Scenario extends NodeVectors.RowtimeScenario<Scenario> {
         final Frame frame;
-        /** {@code ts} is a TIMESTAMP_LTZ(3). */
-        boolean ltz;
         final List<String> partition = new ArrayList<>();
         /** The OVER aggregates as the query writes them. */
         final List<String> aggregates = new ArrayList<>();
@@ -202,60 +195,9 @@ public final class OverVectors extends NodeVectors<OverVectors.Scenario> {
             return this;
         }
 
-        /** The row id {@code id} INT NOT NULL and the rowtime {@code ts}, the last columns. */
-        Scenario idAndTime() {
-            column("id", DataTypes.INT().notNull());
-            return ltz ? column("ts", "TIMESTAMP_LTZ(3)", DataTypes.TIMESTAMP_LTZ(3).notNull())
-                    : column("ts", "TIMESTAMP(3)", DataTypes.TIMESTAMP(3).notNull());
-        }
-
         Scenario ltz() {
             this.ltz = true;
             return this;
-        }
-
-        /**
-         * A row of the columns before {@code id}, then its id (the row's index) and its rowtime
-         * {@code at}: ms after BASE, or an {@link Instant} or {@link LocalDateTime} as is.
-         */
-        Scenario at(Object at, Object... values) {
-            Object[] row = Arrays.copyOf(values, values.length + 2);
-            row[values.length] = rows.size();
-            row[values.length + 1] = at;
-            row(row);
-            return this;
-        }
-
-        /** The source emits a watermark of BASE + {@code at} ms after the last row. */
-        Scenario wm(long at) {
-            watermark(at);
-            return this;
-        }
-
-        /** A rowtime given as a {@code long} is ms after BASE; one given as a time is as is. */
-        @Override
-        Object[] values(Object[] values) {
-            int ts = columns.size() - 1;
-            Object at = values[ts];
-            if (at instanceof Long) {
-                long ms = BASE_MS + (Long) at;
-                values[ts] = ltz ? Instant.ofEpochMilli(ms)
-                        : LocalDateTime.ofEpochSecond(Math.floorDiv(ms, 1000), 0, ZoneOffset.UTC)
-                                .plusNanos(Math.floorMod(ms, 1000) * 1_000_000L);
-            } else if (ltz && at instanceof LocalDateTime) {
-                values[ts] = ((LocalDateTime) at).toInstant(ZoneOffset.UTC);
-            }
-            return values;
-        }
-
-        @Override
-        boolean rowtime() {
-            return true;
-        }
-
-        @Override
-        boolean proctime() {
-            return false;
         }
 
         @Override
@@ -516,25 +458,7 @@ public final class OverVectors extends NodeVectors<OverVectors.Scenario> {
 
     /** The one OverAggregate transformation among the inputs of {@code t}. */
     static OneInputTransformation<?, ?> overTransformation(Scenario s, Transformation<?> t) {
-        OneInputTransformation<?, ?> found = null;
-        Deque<Transformation<?>> todo = new ArrayDeque<>(List.of(t));
-        while (!todo.isEmpty()) {
-            Transformation<?> next = todo.pop();
-            String description = next.getDescription() == null ? "" : next.getDescription();
-            if (next instanceof OneInputTransformation
-                    && (description.startsWith("OverAggregate(")
-                            || next.getName().startsWith("OverAggregate"))) {
-                if (found != null && found != next) {
-                    throw new IllegalStateException(s.name + ": two OverAggregate operators");
-                }
-                found = (OneInputTransformation<?, ?>) next;
-            }
-            todo.addAll(next.getInputs());
-        }
-        if (found == null) {
-            throw new IllegalStateException(s.name + ": no OverAggregate operator");
-        }
-        return found;
+        return (OneInputTransformation<?, ?>) nodeTransformation(s.name, t, "OverAggregate");
     }
 
     /** A node output row as its line ({@link Encode} over its external values). */
@@ -611,11 +535,6 @@ public final class OverVectors extends NodeVectors<OverVectors.Scenario> {
         "nul\0byte", "more than seven bytes"
     };
 
-    /** The rowtime of {@code ms} since the epoch (not after BASE). */
-    static LocalDateTime epoch(long ms) {
-        return LocalDateTime.ofEpochSecond(Math.floorDiv(ms, 1000), 0, ZoneOffset.UTC)
-                .plusNanos(Math.floorMod(ms, 1000) * 1_000_000L);
-    }
 
     // ---------------------------------------------------------------- scenarios
 
@@ -717,8 +636,8 @@ public final class OverVectors extends NodeVectors<OverVectors.Scenario> {
                 .at(900L, "a", null)          // earlier, before the watermark
                 .at(1_500L, "b", 4L)
                 .at(1_200L, null, 5L)
-                .at(epoch(0), "a", 6L)        // at the epoch
-                .at(epoch(-1), "b", 7L)       // before it
+                .at(epochTimestamp(0), "a", 6L)        // at the epoch
+                .at(epochTimestamp(-1), "b", 7L)       // before it
                 .wm(1_000)
                 .at(950L, "a", 8L)            // behind the watermark and a's last timer
                 .at(800L, "b", 9L)            // behind the watermark, b has fired nothing

@@ -3,12 +3,8 @@ package org.streamfusion.golden;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -140,11 +136,9 @@ public final class WindowVectors extends NodeVectors<WindowVectors.Scenario> {
         return new Window("SESSION", "INTERVAL " + gap);
     }
 
-    static final class Scenario extends NodeVectors.Scenario<Scenario> {
+    static final class Scenario extends NodeVectors.RowtimeScenario<Scenario> {
         final NodeKind node;
         final Window window;
-        /** {@code ts} is a TIMESTAMP_LTZ(3). */
-        boolean ltz;
         String zone = "UTC";
         /** The grouping or partition keys (beside the window). */
         final List<String> keys = new ArrayList<>();
@@ -198,59 +192,6 @@ public final class WindowVectors extends NodeVectors<WindowVectors.Scenario> {
             return this;
         }
 
-        /** The row id {@code id} INT NOT NULL and the rowtime {@code ts}, the last columns. */
-        Scenario idAndTime() {
-            column("id", DataTypes.INT().notNull());
-            return ltz ? column("ts", "TIMESTAMP_LTZ(3)", DataTypes.TIMESTAMP_LTZ(3).notNull())
-                    : column("ts", "TIMESTAMP(3)", DataTypes.TIMESTAMP(3).notNull());
-        }
-
-        /**
-         * A row of the columns before {@code id}, then its id (the row's index) and its rowtime
-         * {@code at}: ms after BASE, or an {@link Instant} as is.
-         */
-        Scenario at(Object at, Object... values) {
-            Object[] row = Arrays.copyOf(values, values.length + 2);
-            row[values.length] = rows.size();
-            row[values.length + 1] = at;
-            row(row);
-            return this;
-        }
-
-        /** The source emits a watermark of BASE + {@code at} ms after the last row. */
-        Scenario wm(long at) {
-            watermark(at);
-            return this;
-        }
-
-        /** The source emits a watermark of {@code at} after the last row. */
-        Scenario wm(Instant at) {
-            watermark(at.toEpochMilli() - BASE_MS);
-            return this;
-        }
-
-        @Override
-        Object[] values(Object[] values) {
-            int ts = columns.size() - 1;
-            Object at = values[ts];
-            if (at instanceof Long) {
-                long ms = BASE_MS + (Long) at;
-                values[ts] = ltz ? Instant.ofEpochMilli(ms) : epoch(ms);
-            } else if (!ltz && at instanceof Instant) {
-                values[ts] = epoch(((Instant) at).toEpochMilli());
-            }
-            return values;
-        }
-
-        @Override
-        boolean rowtime() {
-            return true;
-        }
-
-        @Override
-        boolean proctime() {
-            return false;
-        }
 
         @Override
         String kind() {
@@ -479,7 +420,8 @@ public final class WindowVectors extends NodeVectors<WindowVectors.Scenario> {
     @Override
     DataStream<String> output(Planned<Scenario> p, DataStream<Row> changes, int index) {
         Scenario s = p.scenario;
-        Transformation<?> window = transformation(s, changes.getTransformation());
+        Transformation<?> window =
+                nodeTransformation(s.name, changes.getTransformation(), s.node.operator);
         RowType type = ((InternalTypeInfo<?>) window.getOutputType()).toRowType();
         p.outNames = new ArrayList<>(type.getFieldNames());
         p.outTypes = typeNames(type);
@@ -562,28 +504,6 @@ public final class WindowVectors extends NodeVectors<WindowVectors.Scenario> {
         return p.outNames.indexOf(name);
     }
 
-    /** The one transformation of the scenario's window node among the inputs of {@code t}. */
-    static Transformation<?> transformation(Scenario s, Transformation<?> t) {
-        Transformation<?> found = null;
-        Deque<Transformation<?>> todo = new ArrayDeque<>(List.of(t));
-        String prefix = s.node.operator + "(";
-        while (!todo.isEmpty()) {
-            Transformation<?> next = todo.pop();
-            String description = next.getDescription() == null ? ""
-                    : next.getDescription().replaceFirst("^\\[\\d+\\]:", "");
-            if (description.startsWith(prefix)) {
-                if (found != null && found != next) {
-                    throw new IllegalStateException(s.name + ": two " + prefix + " operators");
-                }
-                found = next;
-            }
-            todo.addAll(next.getInputs());
-        }
-        if (found == null) {
-            throw new IllegalStateException(s.name + ": no " + prefix + " operator");
-        }
-        return found;
-    }
 
     /**
      * The events the node receives: the source's rows and watermarks, or, where its input was
@@ -635,7 +555,7 @@ public final class WindowVectors extends NodeVectors<WindowVectors.Scenario> {
             case "INT" -> v.asInt();
             case "BIGINT" -> Long.parseLong(v.asText());
             case "DOUBLE" -> Double.parseDouble(v.asText());
-            case "TIMESTAMP(3)" -> epoch(Long.parseLong(v.asText()));
+            case "TIMESTAMP(3)" -> epochTimestamp(Long.parseLong(v.asText()));
             case "TIMESTAMP_LTZ(3)" -> Instant.ofEpochMilli(Long.parseLong(v.asText()));
             default -> {
                 if (type.startsWith("DECIMAL(")) {
@@ -646,11 +566,6 @@ public final class WindowVectors extends NodeVectors<WindowVectors.Scenario> {
         };
     }
 
-    /** The TIMESTAMP(3) of {@code ms} since the epoch. */
-    static LocalDateTime epoch(long ms) {
-        return LocalDateTime.ofEpochSecond(Math.floorDiv(ms, 1000), 0, ZoneOffset.UTC)
-                .plusNanos(Math.floorMod(ms, 1000) * 1_000_000L);
-    }
 
     // ---------------------------------------------------------------- values
 
