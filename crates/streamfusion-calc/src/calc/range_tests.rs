@@ -581,6 +581,10 @@ const TEXTS: &[&str] = &[
     "1",
     "-2147483648",
     "{\"a\":1}",
+    // JSON_OBJECT/JSON_ARRAY layouts (the NULL clause, then one letter per value).
+    "N",
+    "Av",
+    "Nvv",
 ];
 
 /// A literal of some type, as program text: unit names (a quarter of the draws, since the
