@@ -430,10 +430,7 @@ impl RexReader {
                 ));
             }
         };
-        let mut args = vec![Expr::lit(
-            LogicalType::VarChar(i32::MAX as u32),
-            String::new(),
-        )];
+        let mut args = Vec::with_capacity(operands.len() + 1);
         for (i, operand) in operands.iter().enumerate() {
             let value = !object || i % 2 == 1;
             if value {
@@ -449,7 +446,7 @@ impl RexReader {
             }
             args.push(self.expr(operand)?);
         }
-        args[0] = Expr::lit(LogicalType::VarChar(i32::MAX as u32), layout);
+        args.insert(0, Expr::lit(LogicalType::VarChar(i32::MAX as u32), layout));
         let op = if object {
             json_string::JSON_OBJECT
         } else {

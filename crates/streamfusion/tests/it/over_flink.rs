@@ -25,13 +25,11 @@
 //! classpath are present, the Java program is run again and must write the committed file
 //! byte for byte.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::Value as Json;
 use streamfusion::types::LogicalType;
 
-use super::common::Backend;
 use super::common::golden_replay::{self, Replays, Scenario};
 
 const GOLDEN: &str = concat!(
@@ -78,22 +76,9 @@ fn native(s: &Scenario<()>) -> bool {
 #[test]
 fn over_aggregation_matches_released_flink_changelogs() {
     let scenarios = golden_replay::read(GOLDEN, |_| ());
-    assert!(
-        scenarios.len() >= 40,
-        "only {} golden scenarios",
-        scenarios.len()
-    );
-    let names: BTreeSet<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names.len(), scenarios.len(), "scenario names repeat");
+    golden_replay::assert_enough(&scenarios);
     for kind in NATIVE_KINDS {
-        for backend in [Backend::Memory, Backend::Rocks] {
-            assert!(
-                scenarios
-                    .iter()
-                    .any(|s| s.kind == kind && s.backend == backend),
-                "no {kind} scenario on {backend:?}"
-            );
-        }
+        golden_replay::assert_on_both_backends(&scenarios, kind, |s| s.kind == kind);
     }
     assert!(
         scenarios.iter().any(|s| s.output_keys.is_empty()),

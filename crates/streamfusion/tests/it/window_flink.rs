@@ -24,12 +24,10 @@
 //! multiset. When a JDK and the planner classpath are present, the Java program is run again
 //! and must write the committed file byte for byte.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::Value as Json;
 
-use super::common::Backend;
 use super::common::golden_replay::{self, Replays};
 
 const GOLDEN: &str = concat!(
@@ -58,31 +56,13 @@ fn zone(v: &Json) -> String {
 #[test]
 fn window_operators_match_released_flink_changelogs() {
     let scenarios = golden_replay::read(GOLDEN, zone);
-    assert!(
-        scenarios.len() >= 40,
-        "only {} golden scenarios",
-        scenarios.len()
-    );
-    let names: BTreeSet<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names.len(), scenarios.len(), "scenario names repeat");
+    golden_replay::assert_enough(&scenarios);
     for kind in KINDS {
-        for backend in [Backend::Memory, Backend::Rocks] {
-            assert!(
-                scenarios
-                    .iter()
-                    .any(|s| s.kind == kind && s.backend == backend),
-                "no {kind} scenario on {backend:?}"
-            );
-        }
+        golden_replay::assert_on_both_backends(&scenarios, kind, |s| s.kind == kind);
     }
-    for backend in [Backend::Memory, Backend::Rocks] {
-        assert!(
-            scenarios
-                .iter()
-                .any(|s| s.kind.starts_with("two-phase ") && s.backend == backend),
-            "no two-phase scenario on {backend:?}"
-        );
-    }
+    golden_replay::assert_on_both_backends(&scenarios, "two-phase", |s| {
+        s.kind.starts_with("two-phase ")
+    });
     assert!(
         scenarios.iter().any(|s| s.own == "America/Los_Angeles"),
         "no scenario across daylight saving transitions"

@@ -176,6 +176,32 @@ fn parse<T>(text: &str, own: impl Fn(&Json) -> T) -> Vec<Scenario<T>> {
     scenarios
 }
 
+/// Fails unless a golden file holds at least 40 scenarios, under distinct names.
+pub fn assert_enough<T>(scenarios: &[Scenario<T>]) {
+    assert!(
+        scenarios.len() >= 40,
+        "only {} golden scenarios",
+        scenarios.len()
+    );
+    let names: std::collections::BTreeSet<&str> =
+        scenarios.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names.len(), scenarios.len(), "scenario names repeat");
+}
+
+/// Fails unless some scenario of each backend is `what` (`is` says which are).
+pub fn assert_on_both_backends<T>(
+    scenarios: &[Scenario<T>],
+    what: &str,
+    is: impl Fn(&Scenario<T>) -> bool,
+) {
+    for backend in [Backend::Memory, Backend::Rocks] {
+        assert!(
+            scenarios.iter().any(|s| s.backend == backend && is(s)),
+            "no {what} scenario on {backend:?}"
+        );
+    }
+}
+
 /// How a replay cuts the events into calls.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Replay {

@@ -707,10 +707,25 @@ abstract class NodeVectors<S extends NodeVectors.Scenario<S>> {
      */
     JsonNode readNode(S s, Node found, int extraOutputs, List<String> problems)
             throws IOException {
+        JsonNode node = readInput(s, found, nodeType, problems);
+        state(s, found, node, problems);
+        List<String> outputFields = fieldNames(node.get("outputType"));
+        if (outputFields.size() != found.fields.size() + extraOutputs
+                || !outputFields.subList(0, found.fields.size()).equals(found.fields)) {
+            problems.add("output fields " + outputFields);
+        }
+        return node;
+    }
+
+    /**
+     * The node's JSON, its input fields read into {@code found}, with the problems of its
+     * type (not {@code type}) and of the time attributes of its input fields.
+     */
+    JsonNode readInput(S s, Node found, String type, List<String> problems)
+            throws IOException {
         JsonNode description = JSON.readTree(found.description);
         JsonNode node = description.get("node");
-        expect(problems, node, "type", nodeType);
-        state(s, found, node, problems);
+        expect(problems, node, "type", type);
         JsonNode inputType = description.get("inputs").get(0);
         found.fields.addAll(fieldNames(inputType));
         for (int i = 0; i < found.fields.size(); i++) {
@@ -724,11 +739,6 @@ abstract class NodeVectors<S extends NodeVectors.Scenario<S>> {
             if (!kind.equals(expected)) {
                 problems.add("time attribute of " + name + ": " + inputType);
             }
-        }
-        List<String> outputFields = fieldNames(node.get("outputType"));
-        if (outputFields.size() != found.fields.size() + extraOutputs
-                || !outputFields.subList(0, found.fields.size()).equals(found.fields)) {
-            problems.add("output fields " + outputFields);
         }
         return node;
     }

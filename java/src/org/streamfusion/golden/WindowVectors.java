@@ -383,19 +383,7 @@ public final class WindowVectors extends NodeVectors<WindowVectors.Scenario> {
         StreamFusionPlanner.Decision d = decision(s, s.node.type, what, true);
         Node found = new Node(d.description, d.config);
         List<String> problems = new ArrayList<>();
-        JsonNode description = JSON.readTree(found.description);
-        JsonNode node = description.get("node");
-        expect(problems, node, "type", s.node.type);
-        JsonNode inputType = description.get("inputs").get(0);
-        found.fields.addAll(fieldNames(inputType));
-        for (int i = 0; i < found.fields.size(); i++) {
-            String name = found.fields.get(i);
-            String kind = inputType.path("fields").path(i).path("fieldType").path("kind")
-                    .asText("");
-            if (!kind.equals(rowtimeColumn(s, name) ? "ROWTIME" : "")) {
-                problems.add("time attribute of " + name + ": " + inputType);
-            }
-        }
+        JsonNode node = readInput(s, found, s.node.type, problems);
         JsonNode keys = switch (s.node) {
             case AGGREGATE, GROUP_WINDOW, GLOBAL -> node.path("grouping");
             case RANK -> node.path("partitionSpec").path("fields");
