@@ -48,7 +48,7 @@
 //! [`WindowClock`] (`TimeWindowUtil`, daylight saving days included) and `window_time` is
 //! the instant of `window_end - 1`.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::ops::RangeInclusive;
 use std::path::Path;
 use std::sync::Arc;
@@ -450,6 +450,16 @@ fn slice_key(key_group: u16, key_row: &[u8], end: i64) -> Vec<u8> {
     key
 }
 
+/// [`slice_key`] written into `buf` (its previous bytes dropped), without allocating once
+/// `buf` is large enough.
+fn slice_key_into<'b>(buf: &'b mut Vec<u8>, key_group: u16, key_row: &[u8], end: i64) -> &'b [u8] {
+    buf.clear();
+    buf.extend_from_slice(&key_group.to_be_bytes());
+    buf.extend_from_slice(key_row);
+    buf.extend_from_slice(&namespace(end));
+    buf
+}
+
 /// State keys as the groups of a table read or write, one group each.
 pub(super) fn groups_of(keys: &[&[u8]]) -> Groups {
     let mut data = Vec::with_capacity(keys.iter().map(|k| k.len()).sum());
@@ -808,22 +818,20 @@ impl WindowAggregate {
     /// Fires every window whose timer is at or before `watermark` (already the keyed
     /// driver's), in timestamp order, with the timers registered while firing.
     fn fire_timers(&mut self, watermark: i64) -> Result<ChangelogBatch> {
-        let due = self.keyed.fire_event_timers()?;
+        // In firing order (timestamp, key group, key and namespace), each once.
+        let mut due = self.keyed.fire_event_timers()?;
         if due.is_empty() {
             return self.empty();
         }
         let window = self.spec.window;
-        // Timers in firing order, each once; `true` once their slices are in the cache.
-        let mut pending: BTreeMap<(i64, u16, Vec<u8>), bool> = due
-            .into_iter()
-            .map(|t| ((t.timestamp, t.key_group, t.key_and_namespace), true))
-            .collect();
+        // Timers registered while firing that are due too: they fire in order among `due`,
+        // their slices read when they do.
+        let mut registered: BTreeSet<(i64, u16, Vec<u8>)> = BTreeSet::new();
         let mut cache = AccCache::default();
-        // One read of every slice the due windows merge; later windows read theirs as
-        // they are registered.
+        // One read of every slice the due windows merge.
         let mut wanted = Vec::new();
-        for (_, kg, key_ns) in pending.keys() {
-            self.slices_of(*kg, key_ns, &mut wanted)?;
+        for t in &due {
+            self.slices_of(t.key_group, &t.key_and_namespace, &mut wanted)?;
         }
         cache.load(&self.accs, self.keyed.store_mut(), wanted)?;
 
@@ -831,22 +839,40 @@ impl WindowAggregate {
         let mut fired = Fired::default();
         let mut later_timers = Vec::new();
         let mut slices = Vec::new();
-        while let Some(((_, kg, key_ns), loaded)) = pending.pop_first() {
-            let (key_row, ns) = key_ns.split_at(key_ns.len() - NAMESPACE_BYTES);
-            let end = end_of(ns)?;
-            if !loaded {
+        let mut key = Vec::new();
+        let mut next_due = 0;
+        loop {
+            let take_due = match (due.get(next_due), registered.first()) {
+                (Some(t), Some((ts, kg, key_ns))) => {
+                    (t.timestamp, t.key_group, t.key_and_namespace.as_slice())
+                        < (*ts, *kg, key_ns.as_slice())
+                }
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let (kg, key_ns) = if take_due {
+                let t = &mut due[next_due];
+                next_due += 1;
+                (t.key_group, std::mem::take(&mut t.key_and_namespace))
+            } else {
+                let (_, kg, key_ns) = registered.pop_first().expect("a registered timer");
                 let mut wanted = Vec::new();
                 self.slices_of(kg, &key_ns, &mut wanted)?;
                 cache.load(&self.accs, self.keyed.store_mut(), wanted)?;
-            }
+                (kg, key_ns)
+            };
+            let (key_row, ns) = key_ns.split_at(key_ns.len() - NAMESPACE_BYTES);
+            let end = end_of(ns)?;
 
             let target = window.merge_target(end);
             let mut acc = match (window, target) {
+                // The slice is the window, and expires with it: its accumulators move out.
                 (SliceAssigner::Tumble { .. }, _) => cache
-                    .get(&slice_key(kg, key_row, end))
-                    .map_or_else(|| fresh.clone(), <[Acc]>::to_vec),
+                    .take(slice_key_into(&mut key, kg, key_row, end))
+                    .unwrap_or_else(|| fresh.clone()),
                 (_, Some(first)) => cache
-                    .get(&slice_key(kg, key_row, first))
+                    .get(slice_key_into(&mut key, kg, key_row, first))
                     .map_or_else(|| fresh.clone(), <[Acc]>::to_vec),
                 (_, None) => fresh.clone(),
             };
@@ -858,7 +884,9 @@ impl WindowAggregate {
                     slices.reverse();
                 }
                 for &slice in &slices {
-                    if let Some(slice_accs) = cache.get(&slice_key(kg, key_row, slice)) {
+                    if let Some(slice_accs) =
+                        cache.get(slice_key_into(&mut key, kg, key_row, slice))
+                    {
                         for ((call, acc), other) in self.calls.iter().zip(&mut acc).zip(slice_accs)
                         {
                             call.merge(acc, other, None)?;
@@ -867,7 +895,10 @@ impl WindowAggregate {
                 }
             }
             if let Some(first) = target {
-                cache.put(slice_key(kg, key_row, first), Some(acc.clone()));
+                cache.put(
+                    slice_key_into(&mut key, kg, key_row, first),
+                    Some(acc.clone()),
+                );
             }
             let empty = self
                 .count_star
@@ -890,14 +921,26 @@ impl WindowAggregate {
                 next_key.extend_from_slice(&namespace(next));
                 if timestamp <= watermark {
                     // A timer already due for that window fires once.
-                    pending.entry((timestamp, kg, next_key)).or_insert(false);
+                    let unfired = &due[next_due..];
+                    let in_due = unfired
+                        .binary_search_by(|t| {
+                            (t.timestamp, t.key_group, t.key_and_namespace.as_slice()).cmp(&(
+                                timestamp,
+                                kg,
+                                next_key.as_slice(),
+                            ))
+                        })
+                        .is_ok();
+                    if !in_due {
+                        registered.insert((timestamp, kg, next_key));
+                    }
                 } else {
                     later_timers.push((kg, timestamp, next_key));
                 }
             }
             window.expired_slices(end, &mut slices);
             for &slice in &slices {
-                cache.put(slice_key(kg, key_row, slice), None);
+                cache.put(slice_key_into(&mut key, kg, key_row, slice), None);
             }
         }
         cache.write(&self.accs, self.keyed.store_mut())?;
@@ -1013,14 +1056,25 @@ impl AccCache {
         self.slots.get(key).and_then(|slot| slot.row.as_deref())
     }
 
-    pub(super) fn put(&mut self, key: Vec<u8>, row: Option<Vec<Acc>>) {
-        let slot = self.slots.entry(key).or_insert(Slot {
-            row: None,
-            stored: false,
-            changed: false,
-        });
+    /// Sets `key`'s accumulators (`None`: drops the row).
+    pub(super) fn put(&mut self, key: &[u8], row: Option<Vec<Acc>>) {
+        let slot = match self.slots.get_mut(key) {
+            Some(slot) => slot,
+            None => self.slots.entry(key.to_vec()).or_insert(Slot {
+                row: None,
+                stored: false,
+                changed: false,
+            }),
+        };
         slot.row = row;
         slot.changed = true;
+    }
+
+    /// Moves `key`'s accumulators out of a loaded row, which is dropped.
+    pub(super) fn take(&mut self, key: &[u8]) -> Option<Vec<Acc>> {
+        let slot = self.slots.get_mut(key)?;
+        slot.changed = true;
+        slot.row.take()
     }
 
     pub(super) fn write(self, table: &AccTable, store: &mut dyn StateBackend) -> Result<()> {
