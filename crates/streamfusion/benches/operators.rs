@@ -15,6 +15,9 @@
 //!   keys, and the local phase's typed `SUM, MIN, MAX` partials (update and flush).
 //! - `typed_distinct/...`: `COUNT(DISTINCT v)` over DATE, TIME, TIMESTAMP(9), BIGINT and
 //!   STRING, 4,096 nullable rows, 16 keys, four or 256 distinct values.
+//! - `window_count_validity/...`: TUMBLE `COUNT(v)` over DATE, TIME, BOOLEAN, 8/256-byte
+//!   STRING and TIMESTAMP(9) through the production window operator, 128/4,096 rows and
+//!   one/64/1,024 keys, checked window by window against `window_fixtures`' model.
 //!
 //! 256/4,096 rows and one/64 keys unless said otherwise. Every case is checked before
 //! timing against an independent model: `bench_support::group_model::ValueModel` with the
@@ -25,6 +28,7 @@
 //! the timed update and requires the restored operator's next update to match the model.
 
 mod group_fixtures;
+mod window_fixtures;
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
@@ -54,6 +58,7 @@ fn main() {
     zero_sum(&mut suite);
     floating(&mut suite);
     typed_distinct(&mut suite);
+    window_count_validity(&mut suite);
     suite.finish();
 }
 
@@ -863,6 +868,48 @@ fn typed_distinct(suite: &mut Suite) {
                     next: None,
                 }
             });
+        }
+    }
+}
+
+// ------------------------------------------------------------------ window COUNT validity
+
+/// `window_count_validity/<type>/rows=R/keys=K`: TUMBLE `COUNT(v)` over nullable scalar
+/// values through the production window operator (`window_fixtures::window_case`: one
+/// batch, then the watermark that fires every window), at 128/4,096 rows and one/64/1,024
+/// keys; NULL every 5th row and a NULL-only key 0 (count 0) in the multi-key cases. Every
+/// window's count is checked against the model's count of non-NULL values before timing.
+fn window_count_validity(suite: &mut Suite) {
+    use window_fixtures::{Call, Shape, fixture, rows, window_case};
+    // Name, type, and row `r`'s value.
+    type Values = (&'static str, LogicalType, fn(usize) -> V);
+    let types: [Values; 6] = [
+        ("date", LogicalType::Date, |r| {
+            V::Int(r as i64 % 40_000 - 20_000)
+        }),
+        ("time", LogicalType::Time(3), |r| {
+            V::Int(r as i64 * 7_919 % 86_400_000)
+        }),
+        ("boolean", LogicalType::Boolean, |r| V::Bool(r % 2 == 0)),
+        ("utf8_8", STRING, |r| V::Str(text(r, 8))),
+        ("utf8_256", STRING, |r| V::Str(text(r, 256))),
+        ("timestamp_9", LogicalType::Timestamp(9), |r| {
+            V::Int((mix(r as u64, 5) as i64) | 1)
+        }),
+    ];
+    for (name, ty, value) in &types {
+        for n in [128, 4_096] {
+            for keys in [1, 64, 1_024] {
+                let id = format!("window_count_validity/{name}/rows={n}/keys={keys}");
+                window_case(suite, &id, 1, || {
+                    fixture(
+                        Shape::Tumble,
+                        ty,
+                        &[Call::Count],
+                        &[rows(n, keys, |row, _| value(row))],
+                    )
+                });
+            }
         }
     }
 }

@@ -28,6 +28,19 @@
 //! the session `[100, 3100)` (or each TUMBLE window) with its row count and the sum of its
 //! non-NULL values, checked before timing; restores are checked to keep the watermark and to
 //! fire the restored sessions exactly once.
+//!
+//! `window_count/rocksdb/<window>/rows=R/keys=low|unique/width=W`: `COUNT(v)` over TUMBLE
+//! (10 s), HOP (10 s every 5 s) and CUMULATE (2.5 s steps to 10 s) on RocksDB, through
+//! `window_fixtures::window_case`: four batches of R = 16, 1,024 or 8,192 rows, a watermark
+//! after each of the first three that closes no window, then the watermark that fires every
+//! window, all timed together (buffered rows applied on the trigger, deferred state writes,
+//! timers, firing, deletes). Keys are UTF-8 key ids padded to 8 or 256 bytes, eight of them
+//! (`low`) or one per row (`unique`), every 13th key id NULL; `v` NULL every 5th row and for
+//! the NULL-only key id 0. Each window's count is checked against the model, and the output
+//! against the same operator on the memory backend; the end of input must emit nothing more.
+
+mod group_fixtures;
+mod window_fixtures;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -69,6 +82,7 @@ fn main() {
             }
         }
     }
+    window_count(&mut suite);
     suite.finish();
 }
 
@@ -471,5 +485,53 @@ fn owned_keys(shape: Shape, mode: &RestoreMode) -> impl Fn(&Option<String>) -> b
     move |key| match &range {
         None => true,
         Some(range) => by_key.get(key).is_some_and(|g| range.contains(g)),
+    }
+}
+
+/// The `window_count/rocksdb/...` cases (see the module docs).
+fn window_count(suite: &mut Suite) {
+    use group_fixtures::{V, text};
+    use window_fixtures::{Call, Phases, Row, Shape as WindowShape, Store, keyed, keyed_rows};
+    let string = LogicalType::VarChar(i32::MAX as u32);
+    for shape in WindowShape::SLICED {
+        for rows in [16, 1_024, 8_192] {
+            // Unique: one key per row of the four batches.
+            for (cardinality, keys) in [("low", 8), ("unique", 4 * rows)] {
+                for width in [8, 256] {
+                    let id = format!(
+                        "window_count/rocksdb/{}/rows={rows}/keys={cardinality}/width={width}",
+                        shape.name()
+                    );
+                    window_fixtures::window_case(suite, &id, 1, || {
+                        let all = keyed_rows(
+                            4 * rows,
+                            keys,
+                            |k| {
+                                if k % 13 == 12 {
+                                    V::Null
+                                } else {
+                                    V::Str(text(k as usize, width))
+                                }
+                            },
+                            |row, _| V::Int(row as i64),
+                        );
+                        let batches: Vec<Vec<Row>> =
+                            all.chunks(rows).map(<[Row]>::to_vec).collect();
+                        let mut f = keyed(
+                            shape,
+                            Phases::One,
+                            &string,
+                            &LogicalType::BigInt,
+                            &[Call::Count],
+                            &batches,
+                        );
+                        // Below every window's end: nothing fires before the last watermark.
+                        f.watermarks = vec![Some(0), Some(100), Some(200)];
+                        f.store = Store::Rocksdb;
+                        f
+                    });
+                }
+            }
+        }
     }
 }

@@ -11,12 +11,13 @@ use std::sync::Arc;
 use arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Date32Array, Decimal128Array, DurationMillisecondArray,
     Float32Array, Float64Array, Int8Array, Int32Array, Int64Array, IntervalYearMonthArray,
-    RecordBatch, StringArray, Time32MillisecondArray, TimestampNanosecondArray,
+    RecordBatch, StringArray, Time32MillisecondArray, TimestampMillisecondArray,
+    TimestampNanosecondArray,
 };
 use arrow::datatypes::{
     DataType, Date32Type, Decimal128Type, DurationMillisecondType, Float32Type, Float64Type,
     Int32Type, Int64Type, IntervalUnit, IntervalYearMonthType, Time32MillisecondType, TimeUnit,
-    TimestampNanosecondType,
+    TimestampMillisecondType, TimestampNanosecondType,
 };
 use bench_support::Verdict;
 use bench_support::adapters::StoreLifecycle;
@@ -103,6 +104,12 @@ pub fn column(ty: &LogicalType, values: &[V]) -> ArrayRef {
         DataType::Timestamp(TimeUnit::Nanosecond, None) => {
             Arc::new(values.iter().map(int).collect::<TimestampNanosecondArray>())
         }
+        DataType::Timestamp(TimeUnit::Millisecond, None) => Arc::new(
+            values
+                .iter()
+                .map(int)
+                .collect::<TimestampMillisecondArray>(),
+        ),
         DataType::Interval(IntervalUnit::YearMonth) => Arc::new(
             values
                 .iter()
@@ -161,6 +168,9 @@ pub fn read(array: &dyn Array, row: usize) -> Result<V, String> {
         ),
         DataType::Timestamp(TimeUnit::Nanosecond, None) => {
             V::Int(array.as_primitive::<TimestampNanosecondType>().value(row))
+        }
+        DataType::Timestamp(TimeUnit::Millisecond, None) => {
+            V::Int(array.as_primitive::<TimestampMillisecondType>().value(row))
         }
         DataType::Interval(IntervalUnit::YearMonth) => V::Int(
             array
