@@ -116,6 +116,18 @@ impl Groups {
         (Self::new(keys, hashes, first_row, key_bytes), row_group)
     }
 
+    /// [`Groups::of`] by `grouping` hashes, any hash of the state keys cheaper to get per row
+    /// than [`hash_of`] (equal keys must hash equal); each group then gets its [`hash_of`],
+    /// which tables look it up by, computed once per group instead of once per row.
+    pub fn of_rehashed(keys: BinaryRows, grouping: Vec<i32>) -> (Self, Vec<u32>) {
+        let (mut groups, row_group) = Self::of(keys, grouping);
+        for &row in &groups.first_row {
+            let row = row as usize;
+            groups.hashes[row] = hash_of(groups.keys.prefixed_row(row));
+        }
+        (groups, row_group)
+    }
+
     /// The number of groups.
     pub fn len(&self) -> usize {
         self.first_row.len()

@@ -341,3 +341,27 @@ fn a_refused_budget_writes_nothing_on_the_heap() {
     assert_eq!(store.len(side), 0);
     assert_eq!(budget.reserved(), 0);
 }
+
+/// Grouping by a cheaper hash gives the groups plain grouping gives, each with the table's
+/// hash of its key; a grouping hash that collides for every key changes nothing either.
+#[test]
+fn groups_by_a_grouping_hash_carry_the_table_hash() {
+    let mut next = numbers(5);
+    for bundle in 0..50 {
+        let ids: Vec<u64> = (0..1 + next(60)).map(|_| next(40)).collect();
+        let (keys, hashes) = bundle_keys(&ids);
+        let (plain, plain_rows) = Groups::of(keys.clone(), hashes);
+        for grouping in [
+            ids.iter().map(|&id| (id % 7) as i32).collect::<Vec<_>>(),
+            vec![0; ids.len()],
+        ] {
+            let (rehashed, rows) = Groups::of_rehashed(keys.clone(), grouping);
+            assert_eq!(rows, plain_rows, "bundle {bundle}");
+            assert_eq!(rehashed.first_rows(), plain.first_rows(), "bundle {bundle}");
+            for g in 0..rehashed.len() {
+                assert_eq!(rehashed.key(g), plain.key(g));
+                assert_eq!(rehashed.hash(g), hash_of(rehashed.key(g)), "bundle {bundle}");
+            }
+        }
+    }
+}

@@ -181,7 +181,8 @@ pub struct WindowAggregate {
 }
 
 /// Rows taken but not yet in state (Flink's `RecordsWindowBuffer`): the batches, and each
-/// kept row's index in them (concatenated) with its state key `[key group][key][slice]`.
+/// kept row's index in them (concatenated) with its state key `[key group][key][slice]` and
+/// grouping hash ([`grouping_hash`]).
 struct Pending {
     batches: Vec<ChangelogBatch>,
     /// Rows of `batches` together, kept or not.
@@ -450,6 +451,14 @@ fn slice_key(key_group: u16, key_row: &[u8], end: i64) -> Vec<u8> {
     key
 }
 
+/// The hash a buffered row is grouped by: its key's (`BinaryRowData.hashCode`, computed for
+/// its key group anyway) mixed with its slice, instead of hashing the whole state key per
+/// row; each group gets the table's hash once ([`Groups::of_rehashed`]).
+fn grouping_hash(key_hash: i32, slice_end: i64) -> i32 {
+    let slice = (slice_end as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (key_hash as u32 ^ (slice >> 32) as u32) as i32
+}
+
 /// [`slice_key`] written into `buf` (its previous bytes dropped), without allocating once
 /// `buf` is large enough.
 fn slice_key_into<'b>(buf: &'b mut Vec<u8>, key_group: u16, key_row: &[u8], end: i64) -> &'b [u8] {
@@ -642,12 +651,18 @@ impl WindowAggregate {
                 .collect(),
             Some(_) => batch.columns()[..aggregate.grouping.len()].to_vec(),
         };
-        let (keys, _) = self.keyed.state_keys(&self.hasher, &key_columns, n)?;
+        let (keys, key_hashes) = self.keyed.state_keys(&self.hasher, &key_columns, n)?;
         let window = self.spec.window;
         let watermark = self.keyed.watermark();
         let clock = self.clock;
         let is_fired = |end: i64| clock.is_fired(end, watermark);
         let pending = &mut self.pending;
+        pending
+            .data
+            .reserve(keys.data().len() + n * NAMESPACE_BYTES);
+        pending.offsets.reserve(n);
+        pending.hashes.reserve(n);
+        pending.rows.reserve(n);
         let mut late_timers: Vec<(u16, i64, Vec<u8>)> = Vec::new();
         for (row, &slice) in slices.iter().enumerate() {
             let target = if is_fired(slice) {
@@ -665,11 +680,10 @@ impl WindowAggregate {
             } else {
                 slice
             };
-            let start = pending.data.len();
             pending.data.extend_from_slice(keys.prefixed_row(row));
             pending.data.extend_from_slice(&namespace(target));
             pending.offsets.push(pending.data.len());
-            pending.hashes.push(hash_of(&pending.data[start..]));
+            pending.hashes.push(grouping_hash(key_hashes[row], target));
             pending.rows.push((pending.held + row) as u32);
             pending.min_slice = pending.min_slice.min(target);
         }
@@ -702,7 +716,7 @@ impl WindowAggregate {
         let input = concat(&pending.batches)?;
         let batch = input.batch();
         let aggregate = &self.spec.aggregate;
-        let (groups, row_group) = Groups::of(
+        let (groups, row_group) = Groups::of_rehashed(
             BinaryRows::from_parts(pending.data, pending.offsets),
             pending.hashes,
         );
