@@ -29,5 +29,6 @@ mod temporal_sort;
 mod window_aggregate;
 mod window_flink;
 mod window_join;
+mod window_join_flink;
 mod window_rank;
 mod window_table;
