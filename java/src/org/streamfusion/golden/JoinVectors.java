@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.function.Function;
 
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -547,19 +548,7 @@ public final class JoinVectors {
         // would be offered): with no loadable native library every node is refused.
         System.setProperty(NativeOperator.LIBRARY_PATH_PROPERTY,
                 "/nonexistent/streamfusion-golden-vectors-run-stock/libstreamfusion_jni.so");
-        List<Scenario> scenarios = new ArrayList<>();
-        Set<String> names = new HashSet<>();
-        for (Scenario s : scenarios()) {
-            if (!names.add(s.name)) {
-                throw new IllegalStateException("two scenarios named " + s.name);
-            }
-            if (only.isEmpty() || only.contains(s.name)) {
-                scenarios.add(s);
-            }
-        }
-        if (scenarios.isEmpty()) {
-            throw new IllegalArgumentException("no scenario named " + only);
-        }
+        List<Scenario> scenarios = select(scenarios(), s -> s.name, only);
         List<Planned> planned = new ArrayList<>();
         StreamExecutionEnvironment planEnv = StreamExecutionEnvironment.getExecutionEnvironment();
         planEnv.setParallelism(1);
@@ -1211,9 +1200,53 @@ public final class JoinVectors {
     }
 
     /**
-     * Fails unless every scenario and its {@code _rocksdb} twin have the same outputs for every
-     * event, as multisets (a state map iterates in another order on each backend); reports how
-     * many events' outputs came in another order.
+     * Fails unless a scenario's outputs on the hashmap and RocksDB backends are the same for
+     * every event as multisets (a state map iterates in another order on each backend);
+     * reports how many events' outputs came in another order.
+     */
+    static void compareOutputs(String name, List<List<String>> heap, List<List<String>> rocks) {
+        int reordered = 0;
+        for (int i = 0; i < heap.size(); i++) {
+            List<String> a = new ArrayList<>(heap.get(i));
+            List<String> b = new ArrayList<>(rocks.get(i));
+            if (!a.equals(b)) {
+                reordered++;
+            }
+            Collections.sort(a);
+            Collections.sort(b);
+            if (!a.equals(b)) {
+                throw new IllegalStateException(name + " event " + i + ": hashmap emitted "
+                        + heap.get(i) + ", rocksdb " + rocks.get(i));
+            }
+        }
+        System.err.printf("%s: the same outputs on both backends, %d events' in another"
+                + " order%n", name, reordered);
+    }
+
+    /**
+     * The scenarios named {@code only} (all when it is empty), failing on two scenarios of one
+     * name or on a name that matches none.
+     */
+    static <S> List<S> select(List<S> all, Function<S, String> name, List<String> only) {
+        List<S> selected = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        for (S s : all) {
+            if (!names.add(name.apply(s))) {
+                throw new IllegalStateException("two scenarios named " + name.apply(s));
+            }
+            if (only.isEmpty() || only.contains(name.apply(s))) {
+                selected.add(s);
+            }
+        }
+        if (selected.isEmpty()) {
+            throw new IllegalArgumentException("no scenario named " + only);
+        }
+        return selected;
+    }
+
+    /**
+     * Fails unless every scenario and its {@code _rocksdb} twin have the same events and the
+     * same outputs for every event ({@link #compareOutputs}).
      */
     static void compareTwins(List<Planned> planned) {
         Map<String, Planned> byName = new LinkedHashMap<>();
@@ -1228,23 +1261,7 @@ public final class JoinVectors {
             if (!rocks.rows.equals(heap.rows) || !rocks.sides.equals(heap.sides)) {
                 throw new IllegalStateException(heap.scenario.name + ": its twin has other events");
             }
-            int reordered = 0;
-            for (int i = 0; i < heap.outputs.size(); i++) {
-                List<String> a = new ArrayList<>(heap.outputs.get(i));
-                List<String> b = new ArrayList<>(rocks.outputs.get(i));
-                if (!a.equals(b)) {
-                    reordered++;
-                }
-                Collections.sort(a);
-                Collections.sort(b);
-                if (!a.equals(b)) {
-                    throw new IllegalStateException(heap.scenario.name + " event " + i
-                            + ": hashmap emitted " + heap.outputs.get(i) + ", rocksdb "
-                            + rocks.outputs.get(i));
-                }
-            }
-            System.err.printf("%s: the same outputs on both backends, %d events' in another"
-                    + " order%n", heap.scenario.name, reordered);
+            compareOutputs(heap.scenario.name, heap.outputs, rocks.outputs);
         }
     }
 

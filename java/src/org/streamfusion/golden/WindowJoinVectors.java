@@ -13,7 +13,6 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.Deque;
-import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -569,19 +568,7 @@ public final class WindowJoinVectors {
         // library every node is refused.
         System.setProperty(NativeOperator.LIBRARY_PATH_PROPERTY,
                 "/nonexistent/streamfusion-golden-vectors-run-stock/libstreamfusion_jni.so");
-        List<Scenario> scenarios = new ArrayList<>();
-        Set<String> names = new HashSet<>();
-        for (Scenario s : scenarios()) {
-            if (!names.add(s.name)) {
-                throw new IllegalStateException("two scenarios named " + s.name);
-            }
-            if (only.isEmpty() || only.contains(s.name)) {
-                scenarios.add(s);
-            }
-        }
-        if (scenarios.isEmpty()) {
-            throw new IllegalArgumentException("no scenario named " + only);
-        }
+        List<Scenario> scenarios = JoinVectors.select(scenarios(), s -> s.name, only);
         List<Planned> planned = inputs(scenarios);
         for (String backend : BACKENDS) {
             List<Planned> group = new ArrayList<>();
@@ -1418,23 +1405,7 @@ public final class WindowJoinVectors {
             if (!heap.sql.equals(rocks.sql) || heap.feed.size() != rocks.feed.size()) {
                 throw new IllegalStateException(heap.scenario.name + ": its twin differs");
             }
-            int reordered = 0;
-            for (int i = 0; i < heap.outputs.size(); i++) {
-                List<String> a = new ArrayList<>(heap.outputs.get(i));
-                List<String> b = new ArrayList<>(rocks.outputs.get(i));
-                if (!a.equals(b)) {
-                    reordered++;
-                }
-                Collections.sort(a);
-                Collections.sort(b);
-                if (!a.equals(b)) {
-                    throw new IllegalStateException(heap.scenario.name + " event " + i
-                            + ": hashmap emitted " + heap.outputs.get(i) + ", rocksdb "
-                            + rocks.outputs.get(i));
-                }
-            }
-            System.err.printf("%s: the same outputs on both backends, %d events' in another"
-                    + " order%n", heap.scenario.name, reordered);
+            JoinVectors.compareOutputs(heap.scenario.name, heap.outputs, rocks.outputs);
         }
     }
 
