@@ -360,7 +360,11 @@ fn groups_by_a_grouping_hash_carry_the_table_hash() {
             assert_eq!(rehashed.first_rows(), plain.first_rows(), "bundle {bundle}");
             for g in 0..rehashed.len() {
                 assert_eq!(rehashed.key(g), plain.key(g));
-                assert_eq!(rehashed.hash(g), hash_of(rehashed.key(g)), "bundle {bundle}");
+                assert_eq!(
+                    rehashed.hash(g),
+                    hash_of(rehashed.key(g)),
+                    "bundle {bundle}"
+                );
             }
         }
     }
