@@ -144,6 +144,7 @@ pub fn is_implicit(from: &LogicalType, to: &LogicalType) -> bool {
         || timestamp_widening(from, to).is_some_and(|q| q <= 6)
         || is_exact_widening(from, to)
         || (is_string(from) && fits(from, to))
+        || binary_fits(from, to)
         // Arithmetic and comparisons of a DECIMAL with an approximate number compute in it,
         // and FLOAT with DOUBLE in the first operand's type (Calcite's leastRestrictive).
         || matches!((from, to), (Decimal { .. }, Float | Double) | (Double, Float))

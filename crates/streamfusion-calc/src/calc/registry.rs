@@ -11,7 +11,8 @@
 //! | 330–349 | string edits | [`super::functions::string_edit`] |
 //! | 350–364 | string searches | [`super::functions::string_search`] |
 //! | 365–384 | string encodings | [`super::functions::string_codec`] |
-//! | 385–399 | regular expressions and splitting | [`super::functions::string_regexp`] |
+//! | 385–389 | regular expressions and splitting | [`super::functions::string_regexp`] |
+//! | 390 | SIMILAR TO | [`super::functions::string_similar`] |
 //! | 400–499 | math | [`super::functions::math`] |
 //! | 500–549 | hashes | [`super::functions::hash`] |
 //! | 600–639 | temporal | [`super::functions::temporal`] |
@@ -254,6 +255,7 @@ const FAMILIES: &[&[FunctionDef]] = &[
     functions::string_search::FUNCTIONS,
     functions::string_codec::FUNCTIONS,
     functions::string_regexp::FUNCTIONS,
+    functions::string_similar::FUNCTIONS,
     functions::math::FUNCTIONS,
     functions::hash::FUNCTIONS,
     functions::temporal::FUNCTIONS,

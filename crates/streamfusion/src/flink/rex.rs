@@ -48,7 +48,7 @@ use super::{Result, Unsupported};
 use crate::calc::Expr;
 use crate::calc::functions::{
     arithmetic, collection, comparison, hash, interval, json, json_string, math, string,
-    string_codec, string_edit, string_regexp, string_search, temporal, value,
+    string_codec, string_edit, string_regexp, string_search, string_similar, temporal, value,
 };
 use crate::types::LogicalType;
 
@@ -114,6 +114,7 @@ pub const FUNCTIONS: &[(&str, u16)] = &[
     ("REGEXP", string::REGEXP),
     ("SPLIT_INDEX", string::SPLIT_INDEX),
     ("LIKE", string::LIKE),
+    ("SIMILAR TO", string_similar::SIMILAR_TO),
     ("SUBSTR", string::SUBSTRING),
     ("LEFT", string_edit::LEFT),
     ("RIGHT", string_edit::RIGHT),

@@ -8,7 +8,8 @@
 //!   precision (see [`super::decimal`]). An integer operand counts as `DECIMAL(digits, 0)`; a
 //!   DECIMAL with a FLOAT/DOUBLE operand computes in DOUBLE.
 //! - `%` (MOD) returns the type of its second operand, computing in the common type first
-//!   (Calcite's `NULLABLE_MOD`).
+//!   (Calcite's `NULLABLE_MOD`); a DECIMAL of scale 0 MOD an integer computes in a `long`, as
+//!   Flink's generated code does.
 
 use std::sync::Arc;
 
@@ -103,6 +104,9 @@ fn bind_binary(args: &Args<'_>, op: BinaryOp) -> Result<Bound, String> {
             integer_as_decimal(a).expect("exact"),
             integer_as_decimal(b).expect("exact"),
         );
+        if op == BinaryOp::Mod && pa.1 == 0 && pb.1 == 0 && is_integer(b) {
+            return Ok(integral_decimal_mod(a, b));
+        }
         let dop = match op {
             BinaryOp::Plus | BinaryOp::Minus => DecimalOp::Add,
             BinaryOp::Times => DecimalOp::Multiply,
@@ -195,6 +199,37 @@ fn integer_kernel(
         other => return Err(fail(format!("integer division of {other}"))),
     };
     result(args, out)
+}
+
+/// `MOD(a, b)` of a DECIMAL with scale 0 and an integer: Flink types it as `b`
+/// (`FlinkTypeSystem.deriveDecimalModType` when both scales are 0) and computes it as
+/// `(b) (DecimalDataUtils.castToLong(a) % b)`, so a DECIMAL beyond a `long` wraps to its low 64
+/// bits (`BigDecimal.longValue`) before the remainder.
+fn integral_decimal_mod(a: &LogicalType, b: &LogicalType) -> Bound {
+    let result_type = b.clone();
+    let out_type = b.clone();
+    Bound {
+        args: vec![a.clone(), LogicalType::BigInt],
+        result: result_type,
+        kernel: Kernel::function("MOD of an integral DECIMAL", b, move |args, rows| {
+            let a = arrays(args, rows)?;
+            let (x, y) = (
+                a[0].as_primitive::<Decimal128Type>(),
+                a[1].as_primitive::<Int64Type>(),
+            );
+            let remainders: PrimitiveArray<Int64Type> = try_binary(x, y, |x, y| {
+                if y == 0 {
+                    Err(ArrowError::DivideByZero)
+                } else {
+                    Ok((x as i64).wrapping_rem(y))
+                }
+            })
+            .map_err(|_| fail("java.lang.ArithmeticException: / by zero"))?;
+            // The remainder's magnitude is below the divisor's, so it fits `b`'s type.
+            let out = arrow::compute::cast(&remainders, &out_type.to_arrow())?;
+            result(args, out)
+        }),
+    }
 }
 
 fn integer_op<T: ArrowPrimitiveType>(

@@ -3,13 +3,18 @@
 //! Operands are cast to their common type first. Integers, DECIMALs, strings (UTF-8 byte
 //! order, as `BinaryStringData.compareTo`), binaries, booleans and temporal values compare
 //! with Arrow's kernels. FLOAT/DOUBLE compare as Java primitives do, not by Arrow's total
-//! order: NaN is unequal to everything (itself included) and `-0.0 = 0.0`.
+//! order: NaN is unequal to everything (itself included) and `-0.0 = 0.0`. TIMESTAMPs of
+//! different precisions, one of them above 6, compare uncast as exact nanoseconds (the
+//! nanosecond carrier would not hold the other's years before 1677 or after 2262).
 
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, BooleanArray};
 use arrow::compute::interleave;
-use arrow::datatypes::{ArrowPrimitiveType, DataType, Float32Type, Float64Type};
+use arrow::datatypes::{
+    ArrowPrimitiveType, DataType, Float32Type, Float64Type, TimeUnit, TimestampMicrosecondType,
+    TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType,
+};
 use arrow::row::{RowConverter, Rows, SortField};
 use datafusion::logical_expr::{ColumnarValue, Operator};
 use datafusion::physical_expr::expressions::{IsNotNullExpr, IsNullExpr};
@@ -329,6 +334,19 @@ fn bind_compare_as(args: &Args<'_>, cmp: Cmp, bits: bool) -> Result<Bound, Strin
     let total_order = (decimal(a) && is_approximate(b))
         || (is_approximate(a) && decimal(b))
         || (bits && is_approximate(&common));
+    // TIMESTAMP(p) against TIMESTAMP(q), q > 6: `TimestampData.compareTo` on each value as it
+    // is, since widening to nanoseconds would fail before 1677 and after 2262.
+    if mixed_timestamps(a, b) {
+        return Ok(Bound {
+            args: vec![a.clone(), b.clone()],
+            result: LogicalType::Boolean,
+            kernel: Kernel::function(
+                format!("timestamp {cmp:?}"),
+                &LogicalType::Boolean,
+                move |args, rows| timestamp_compare(args, rows, cmp),
+            ),
+        });
+    }
     let kernel = if total_order {
         Kernel::function(
             format!("Double.compare {cmp:?}"),
@@ -348,6 +366,55 @@ fn bind_compare_as(args: &Args<'_>, cmp: Cmp, bits: bool) -> Result<Bound, Strin
         args: vec![operand(a), operand(b)],
         result: LogicalType::Boolean,
         kernel,
+    })
+}
+
+/// Two TIMESTAMPs (or two TIMESTAMP_LTZs) of different precisions, one of them carried in
+/// nanoseconds.
+fn mixed_timestamps(a: &LogicalType, b: &LogicalType) -> bool {
+    use LogicalType::{Timestamp, TimestampLtz};
+    match (a, b) {
+        (Timestamp(p), Timestamp(q)) | (TimestampLtz(p), TimestampLtz(q)) => {
+            p != q && *p.max(q) > 6
+        }
+        _ => false,
+    }
+}
+
+/// Two timestamp arrays of any units compared as exact nanoseconds since the epoch.
+fn timestamp_compare(
+    args: &[ColumnarValue],
+    rows: usize,
+    cmp: Cmp,
+) -> datafusion::error::Result<ColumnarValue> {
+    let a = arrays(args, rows)?;
+    let (x, y) = (timestamp_nanos(&a[0])?, timestamp_nanos(&a[1])?);
+    let out: BooleanArray = x
+        .iter()
+        .zip(y.iter())
+        .map(|(x, y)| Some(cmp.test((*x)?, (*y)?)))
+        .collect();
+    result(args, Arc::new(out))
+}
+
+/// A timestamp array's values as nanoseconds since the epoch (exact in an `i128`).
+fn timestamp_nanos(a: &ArrayRef) -> DfResult<Vec<Option<i128>>> {
+    fn scaled<T: ArrowPrimitiveType<Native = i64>>(a: &ArrayRef, nanos: i128) -> Vec<Option<i128>> {
+        a.as_primitive::<T>()
+            .iter()
+            .map(|v| v.map(|v| i128::from(v) * nanos))
+            .collect()
+    }
+    Ok(match a.data_type() {
+        DataType::Timestamp(TimeUnit::Second, _) => scaled::<TimestampSecondType>(a, 1_000_000_000),
+        DataType::Timestamp(TimeUnit::Millisecond, _) => {
+            scaled::<TimestampMillisecondType>(a, 1_000_000)
+        }
+        DataType::Timestamp(TimeUnit::Microsecond, _) => {
+            scaled::<TimestampMicrosecondType>(a, 1_000)
+        }
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => scaled::<TimestampNanosecondType>(a, 1),
+        other => return Err(fail(format!("timestamp comparison of {other}"))),
     })
 }
 

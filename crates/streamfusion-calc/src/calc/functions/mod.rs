@@ -20,6 +20,7 @@ pub mod string_codec;
 pub mod string_edit;
 pub mod string_regexp;
 pub mod string_search;
+pub mod string_similar;
 pub mod temporal;
 pub(crate) mod temporal_calendar;
 mod temporal_format;

@@ -1,4 +1,4 @@
-//! Regular-expression and splitting functions (opcodes 385–399): `REGEXP_COUNT`,
+//! Regular-expression and splitting functions (opcodes 385–389): `REGEXP_COUNT`,
 //! `REGEXP_SUBSTR`, `REGEXP_INSTR`, `REGEXP_EXTRACT_ALL` and `SPLIT`, with Flink 2.3.0's
 //! semantics (`RegexpCountFunction`, `RegexpSubstrFunction`, `RegexpInstrFunction`,
 //! `RegexpExtractAllFunction`, `SplitFunction`, `SqlFunctionUtils.getRegexpMatcher`).

@@ -534,9 +534,28 @@ fn bind_floor_ceil(args: &Args<'_>, floor: bool) -> Result<Bound, String> {
             };
             Ok(Some(Out::Ts(out, 0)))
         }),
+        // `SqlFunctionUtils.floor|ceil((int) tm, (int) multiplier)`. Flink gives FLOOR(TIME TO
+        // DAY) back unchanged, and the calendar units would read the milliseconds of the day
+        // as a date: both refused.
+        LogicalType::Time(_) if arithmetic && unit != Unit::Day => {
+            rowwise(name, &ty, true, move |row| {
+                let Some(In::Time(ms)) = row[0] else {
+                    return Ok(None);
+                };
+                let out = floor_to(i64::from(ms), mult, floor);
+                if out >= MILLIS_PER_DAY {
+                    // Flink keeps 24:00:00 (86,400,000) as an int no TIME reader accepts.
+                    return Err(fail(format!(
+                        "{name}(TIME TO {unit:?}) of {ms} ms is midnight of the next day, outside \
+                     TIME's range"
+                    )));
+                }
+                Ok(Some(Out::Time(out as i32)))
+            })
+        }
         other => {
             return Err(format!(
-                "{name}(... TO {unit:?}) needs a DATE or TIMESTAMP, not {other}"
+                "{name}(... TO {unit:?}) needs a DATE, TIME or TIMESTAMP, not {other}"
             ));
         }
     };

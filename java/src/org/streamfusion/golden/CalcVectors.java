@@ -321,6 +321,19 @@ public final class CalcVectors {
                 mod(col(0), col(2)), mod(col(2), col(0)), mod(col(3), col(1)),
                 mod(col(2), col(3)), mod(col(4), col(2)), mod(col(2), col(4)),
                 rem(col(1), col(0)));
+        // A DECIMAL with scale 0 MOD an integer is typed as the integer and computed in a
+        // long: a DECIMAL beyond a long wraps to its low 64 bits first.
+        add("mod_integral_decimal",
+                t("DECIMAL(5, 0)", "INT", "DECIMAL(20, 0)", "BIGINT", "TINYINT"),
+                rows(r("12345", "7", "99999999999999999999", "-3", "2"),
+                        r("-99999", "-7", "-18446744073709551617", "1000000007", "-5"),
+                        r("0", "2147483647", "9223372036854775808", "-9223372036854775808", "127"),
+                        r(null, "5", null, "5", null)),
+                mod(col(0), col(1)), mod(col(0), i(-7)), mod(col(2), col(1)),
+                mod(col(2), col(3)), mod(col(0), col(4)), mod(col(2), col(4)),
+                rem(col(0), col(3)));
+        add("mod_integral_decimal_by_zero", t("DECIMAL(5, 0)", "INT"), rows(r("5", "0")),
+                mod(col(0), col(1)));
         add("float_arith", t("DOUBLE", "DOUBLE", "FLOAT", "FLOAT"),
                 rows(r("1.0", "0.0", "1.0", "0.0"), r("-1.0", "0.0", "-1.0", "-0.0"),
                         r("0.0", "0.0", "0.0", "0.0"), r("0.1", "0.2", "0.1", "0.2"),
@@ -398,6 +411,20 @@ public final class CalcVectors {
                 ge(a, epoch), lt(col(2), epoch), eq(a, b), lt(a, b), ge(b, epoch),
                 and(ge(a, epoch), le(a, lit("TIMESTAMP(0)", "2024-01-01 00:00:00",
                         "TIMESTAMP '2024-01-01 00:00:00'"))));
+        // Against TIMESTAMP(9) each value compares as it is, years 0001 and 9999 included.
+        add("timestamp_nanos_compare",
+                t("TIMESTAMP(3)", "TIMESTAMP(9)", "TIMESTAMP_LTZ(3)", "TIMESTAMP_LTZ(9)"),
+                rows(r("0001-01-01 00:00:00", "1969-12-31 23:59:59.999999999",
+                                "0001-01-01 00:00:00", "1969-12-31 23:59:59.999999999"),
+                        r("9999-12-31 23:59:59.999", "2262-04-11 23:47:16.854775807",
+                                "9999-12-31 23:59:59.999", "2262-04-11 23:47:16.854775807"),
+                        r("1970-01-01 00:00:00.001", "1970-01-01 00:00:00.001",
+                                "1970-01-01 00:00:00.001", "1970-01-01 00:00:00.000999999"),
+                        r("1677-09-21 00:12:43.145", "1677-09-21 00:12:43.145224192",
+                                "1677-09-21 00:12:43.146", "1677-09-21 00:12:43.145224192"),
+                        r(null, "1970-01-01 00:00:00", "1970-01-01 00:00:00", null)),
+                lt(a, b), le(b, a), gt(a, b), ge(a, b), eq(a, b), ne(b, a),
+                lt(col(2), col(3)), ge(col(3), col(2)), eq(col(2), col(3)));
         // A NULL DECIMAL argument that Flink casts to the common type is dereferenced.
         add("greatest_null_decimal_cast", t("DECIMAL(10, 2)", "DOUBLE"),
                 rows(r("1.50", "2.0"), r(null, "1.0")),
@@ -777,6 +804,27 @@ public final class CalcVectors {
                 call("LIKE", "({0} LIKE {1})", a, s("%b_c%")),
                 call("LIKE", "({0} LIKE {1} ESCAPE {2})", a, s("ab!%%"), s("!")),
                 call("LIKE", "({0} LIKE {1})", a, b));
+        // SIMILAR TO: Flink's rewrite to a Java regex (`.` and `*` keep their regex meaning,
+        // `$` and `\` are literal, `[:CLASS:]` inside brackets) matched against all of s.
+        add("similar_to", t("STRING", "STRING"),
+                rows(r("abc", "a%"), r("a", "(a|b)%"), r("ab", "[a-c]+"), r("ba", "_a"),
+                        r("a\nb", "a%"), r("ab$", "%$"), r("a\\b", "a\\b"),
+                        r("x%y", "x!%y"), r("日本", "__"), r("", "%"), r(null, "%"),
+                        r("abc", null), r("Abc9", "[[:ALPHA:]]+[[:DIGIT:]]")),
+                similar(a, s("a.*")), similar(a, s("(a|b)%")), similar(a, s("[a-c]+")),
+                not(similar(a, s("%b"))), similar(a, s("a_")), similar(a, s("%(x)%")),
+                similar(a, s("ab$")), similar(a, s("a\\b")), similar(a, s("[^[:lower:]]%")),
+                similar(a, s("%[[:digit:]]")), similar(a, s("(ab)+|a*")),
+                call("SIMILAR TO", "({0} SIMILAR TO {1} ESCAPE {2})", a, s("x!%y"), s("!")),
+                similar(a, b));
+        add("similar_to_unclosed_bracket", t("STRING"), col1("a"), similar(a, s("[ab")));
+        add("similar_to_invalid_java_regex", t("STRING"), col1("a"), similar(a, s("(a")));
+        add("similar_to_null_rows_skip_the_pattern", t("STRING"), col1((String) null),
+                similar(a, s("a]")));
+    }
+
+    static X similar(X a, X pattern) {
+        return call("SIMILAR TO", "({0} SIMILAR TO {1})", a, pattern);
     }
 
     /** Every column encoding the harness reads, passed through unchanged. */

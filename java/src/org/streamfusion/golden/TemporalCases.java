@@ -127,6 +127,18 @@ final class TemporalCases {
                 floorTo(a, "HOUR"), ceilTo(a, "HOUR"), floorTo(a, "DAY"), ceilTo(a, "DAY"),
                 floorTo(a, "MONTH"), ceilTo(a, "YEAR"), floorTo(a, "WEEK"), floorTo(a, "MINUTE"),
                 ceilTo(a, "SECOND"));
+        // A TIME rounds as an int of milliseconds (SqlFunctionUtils.floor/ceil); CEIL past
+        // 23:00 to HOUR would be 24:00, which no TIME holds (the case below).
+        g.add("temporal_floor_ceil_time", t("TIME(0)", "TIME(3)"),
+                rows(r("00:00:00", "00:00:00.001"), r("12:34:56", "12:34:56.789"),
+                        r("22:59:59", "22:59:59.999"), r("22:00:00", "22:00:00.000"),
+                        r(null, null)),
+                floorTo(a, "HOUR"), ceilTo(a, "HOUR"), floorTo(a, "MINUTE"), ceilTo(a, "MINUTE"),
+                floorTo(a, "SECOND"), ceilTo(b, "SECOND"), floorTo(b, "SECOND"),
+                floorTo(b, "MILLISECOND"), ceilTo(b, "MILLISECOND"), floorTo(b, "HOUR"),
+                ceilTo(b, "MINUTE"));
+        g.add("temporal_ceil_time_to_midnight", t("TIME(0)"), col1("23:30:00"),
+                ceilTo(a, "HOUR"));
 
         // TIMESTAMPADD: month arithmetic clamps to the month's end; DATE + sub-day units is a
         // TIMESTAMP.
