@@ -28,7 +28,7 @@ pub mod registry;
 
 pub use compile::{CompiledCalc, compile};
 pub use functions::temporal_values::Zone;
-pub use program::{CalcProgram, Expr, FloatText};
+pub use program::{CalcProgram, Expr, FloatText, java_feature_version};
 
 pub use streamfusion_core::error::CalcError;
 

@@ -91,8 +91,7 @@ pub enum FloatText {
 impl FloatText {
     /// The text of the JVM whose `java.specification.version` is `version` (`17`, `1.8`).
     pub fn of_java_version(version: &str) -> Option<Self> {
-        let feature = version.strip_prefix("1.").unwrap_or(version);
-        let feature: u32 = feature.split('.').next()?.parse().ok()?;
+        let feature = java_feature_version(version)?;
         Some(if feature >= 19 {
             FloatText::Shortest
         } else {
@@ -103,6 +102,12 @@ impl FloatText {
     fn is_shortest(&self) -> bool {
         *self == FloatText::Shortest
     }
+}
+
+/// The feature release of a `java.specification.version` (`17` of `17`, `8` of `1.8`).
+pub fn java_feature_version(version: &str) -> Option<u32> {
+    let feature = version.strip_prefix("1.").unwrap_or(version);
+    feature.split('.').next()?.parse().ok()
 }
 
 fn utc() -> String {

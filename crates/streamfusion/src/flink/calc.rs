@@ -32,7 +32,7 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
         node.get("outputType")
             .ok_or_else(|| Unsupported::Malformed("a Calc without \"outputType\"".into()))?,
     )?;
-    let mut reader = RexReader::default();
+    let mut reader = RexReader::for_jvm(config.java_version);
     let projection = node
         .get("projection")
         .and_then(Value::as_array)

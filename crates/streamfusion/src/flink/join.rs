@@ -142,7 +142,7 @@ pub(super) fn join_parts(
         Value::Null => None,
         rex => {
             let types: Vec<LogicalType> = left.iter().chain(right).map(|f| f.ty.clone()).collect();
-            let mut reader = RexReader::default();
+            let mut reader = RexReader::for_jvm(config.java_version);
             let mut program = CalcProgram::project(vec![reader.expr(rex)?]);
             program.legacy_cast_behaviour = config.legacy_cast_behaviour;
             program.time_zone = config.local_time_zone.clone();

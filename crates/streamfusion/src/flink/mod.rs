@@ -22,7 +22,8 @@
 //! Flink's defaults. Read here: `table.exec.legacy-cast-behaviour` (`ENABLED`/`DISABLED`) and
 //! `table.local-time-zone` (a zone id, already resolved from `default`), and the planner's JVM's
 //! `java.specification.version` (JDK 18 and older print FLOAT/DOUBLE differently, see
-//! [`FloatText`]; absent means JDK 19 or later); the aggregate nodes
+//! [`FloatText`]; absent means JDK 19 or later; the fdlibm functions are native only for a
+//! JDK known to run them as fdlibm, see [`rex`]); the aggregate nodes
 //! also read `table.exec.mini-batch.enabled`/`.size`, `pipeline.max-parallelism` and
 //! `parallelism.default` (see [`aggregate`]), the deduplicate node two options of its own
 //! (see [`deduplicate`]), the OVER node `table.exec.state.ttl` (see [`over`]); other keys
@@ -76,7 +77,7 @@ pub mod window_rank;
 
 use serde_json::Value;
 
-use crate::calc::FloatText;
+use crate::calc::{FloatText, java_feature_version};
 use crate::ops::OperatorPlan;
 
 /// Why a Flink node cannot run natively. The message names what Flink calls the obstacle
@@ -144,6 +145,8 @@ pub struct FlinkConfig {
     pub local_time_zone: String,
     /// How the job's JVM prints FLOAT/DOUBLE, by its `java.specification.version`.
     pub float_text: FloatText,
+    /// The feature release of the job's JVM (`java.specification.version`), when given.
+    pub java_version: Option<u32>,
     /// Every option as given, by Flink key, for the nodes that read further ones.
     pub options: serde_json::Map<String, Value>,
 }
@@ -154,6 +157,7 @@ impl Default for FlinkConfig {
             legacy_cast_behaviour: false,
             local_time_zone: "UTC".into(),
             float_text: FloatText::Shortest,
+            java_version: None,
             options: serde_json::Map::new(),
         }
     }
@@ -190,9 +194,10 @@ impl FlinkConfig {
             config.local_time_zone = zone;
         }
         if let Some(version) = option_text(options, "java.specification.version")? {
-            config.float_text = FloatText::of_java_version(&version).ok_or_else(|| {
-                Unsupported::Malformed(format!("java.specification.version = {version}"))
-            })?;
+            let malformed =
+                || Unsupported::Malformed(format!("java.specification.version = {version}"));
+            config.float_text = FloatText::of_java_version(&version).ok_or_else(malformed)?;
+            config.java_version = Some(java_feature_version(&version).ok_or_else(malformed)?);
         }
         config.options = options.clone();
         Ok(config)

@@ -153,9 +153,9 @@ pub const FUNCTIONS: &[FunctionDef] = &[
     unary!(SIN, "SIN", f64::sin),
     unary!(COS, "COS", f64::cos),
     unary!(TAN, "TAN", f64::tan),
-    unary!(SINH, "SINH", fdlibm_sinh),
-    unary!(COSH, "COSH", fdlibm_cosh),
-    unary!(TANH, "TANH", fdlibm_tanh),
+    unary!(SINH, "SINH", super::math_fdlibm::sinh),
+    unary!(COSH, "COSH", super::math_fdlibm::cosh),
+    unary!(TANH, "TANH", super::math_fdlibm::tanh),
     FunctionDef {
         opcode: FLOOR,
         name: "FLOOR",
@@ -201,14 +201,18 @@ pub const FUNCTIONS: &[FunctionDef] = &[
         arity: Arity::Range(1, 2),
         bind: |a| bind_rand(a, true),
     },
-    unary!(ASIN, "ASIN", f64::asin),
-    unary!(ACOS, "ACOS", f64::acos),
+    unary!(ASIN, "ASIN", super::math_fdlibm::asin),
+    unary!(ACOS, "ACOS", super::math_fdlibm::acos),
     unary!(ATAN, "ATAN", super::math_fdlibm::atan),
     FunctionDef {
         opcode: ATAN2,
         name: "ATAN2",
         arity: Arity::Exact(2),
-        bind: |a| bind_doubles(a, "ATAN2", |x: &[f64]| x[0].atan2(x[1])),
+        bind: |a| {
+            bind_doubles(a, "ATAN2", |x: &[f64]| {
+                super::math_fdlibm::atan2(x[0], x[1])
+            })
+        },
     },
     unary!(COT, "COT", |x: f64| 1.0 / x.tan()),
 ];
@@ -262,95 +266,6 @@ fn abs(a: &ArrayRef) -> datafusion::error::Result<ArrayRef> {
         ),
         other => return Err(fail(format!("ABS of {other}"))),
     })
-}
-
-/// The high word of `|x|`, as fdlibm's thresholds read it.
-fn high_word(x: f64) -> u32 {
-    ((x.to_bits() >> 32) as u32) & 0x7fff_ffff
-}
-
-/// `StrictMath.cosh` (fdlibm's `e_cosh.c`; Java's `Math.cosh` delegates to it), which can
-/// differ from the C library's in the last place.
-fn fdlibm_cosh(x: f64) -> f64 {
-    let ix = high_word(x);
-    let a = x.abs();
-    if ix >= 0x7ff0_0000 {
-        return x * x;
-    }
-    if ix < 0x3fd6_2e43 {
-        let t = super::math_fdlibm::expm1(a);
-        let w = 1.0 + t;
-        if ix < 0x3c80_0000 {
-            return w;
-        }
-        return 1.0 + (t * t) / (w + w);
-    }
-    if ix < 0x4036_0000 {
-        let t = super::math_fdlibm::exp(a);
-        return 0.5 * t + 0.5 / t;
-    }
-    if ix < 0x4086_2e42 {
-        return 0.5 * super::math_fdlibm::exp(a);
-    }
-    if a.to_bits() <= 0x4086_33ce_8fb9_f87d {
-        let w = super::math_fdlibm::exp(0.5 * a);
-        let t = 0.5 * w;
-        return t * w;
-    }
-    f64::INFINITY
-}
-
-/// `StrictMath.sinh` (fdlibm's `e_sinh.c`).
-fn fdlibm_sinh(x: f64) -> f64 {
-    let ix = high_word(x);
-    if ix >= 0x7ff0_0000 {
-        return x + x;
-    }
-    let h = if x < 0.0 { -0.5 } else { 0.5 };
-    let a = x.abs();
-    if ix < 0x4036_0000 {
-        if ix < 0x3e30_0000 {
-            return x;
-        }
-        let t = super::math_fdlibm::expm1(a);
-        if ix < 0x3ff0_0000 {
-            return h * (2.0 * t - t * t / (t + 1.0));
-        }
-        return h * (t + t / (t + 1.0));
-    }
-    if ix < 0x4086_2e42 {
-        return h * super::math_fdlibm::exp(a);
-    }
-    if a.to_bits() <= 0x4086_33ce_8fb9_f87d {
-        let w = super::math_fdlibm::exp(0.5 * a);
-        let t = h * w;
-        return t * w;
-    }
-    x * f64::INFINITY
-}
-
-/// `StrictMath.tanh` (fdlibm's `s_tanh.c`).
-fn fdlibm_tanh(x: f64) -> f64 {
-    let ix = high_word(x);
-    if ix >= 0x7ff0_0000 {
-        return if x.is_nan() { x } else { x.signum() };
-    }
-    let a = x.abs();
-    let z = if ix < 0x4036_0000 {
-        if ix < 0x3c80_0000 {
-            return x * (1.0 + x);
-        }
-        if ix >= 0x3ff0_0000 {
-            let t = super::math_fdlibm::expm1(2.0 * a);
-            1.0 - 2.0 / (t + 2.0)
-        } else {
-            let t = super::math_fdlibm::expm1(-2.0 * a);
-            -t / (t + 2.0)
-        }
-    } else {
-        1.0
-    };
-    if x >= 0.0 { z } else { -z }
 }
 
 /// Each argument as DOUBLE (`DecimalDataUtils.doubleValue` for a DECIMAL).
