@@ -338,6 +338,16 @@ impl RexReader {
                  bit",
             ));
         }
+        // Calcite widens the coarser TIMESTAMP of `=` or `<>` to the other's precision with a
+        // CAST; into nanoseconds that cannot hold years before 1677, so the comparison reads
+        // the operand uncast (Calc compares mixed precisions exactly, as `compareTo` does).
+        let uncast: Vec<Value>;
+        let operands = if matches!(name, "=" | "<>") {
+            uncast = operands.iter().map(uncast_timestamp_widening).collect();
+            &uncast
+        } else {
+            operands
+        };
         let expr = match (name, operands.as_slice()) {
             ("+" | "-", [a, b]) if temporal_arithmetic(&flink) => {
                 self.temporal_arithmetic(name == "-", a, b, &flink)?
@@ -629,6 +639,32 @@ fn is_interval(ty: &LogicalType) -> bool {
         ty,
         LogicalType::IntervalYearMonth | LogicalType::IntervalDayTime
     )
+}
+
+/// `x` of `CAST(x AS TIMESTAMP(q))` where `x` is a TIMESTAMP of a lower precision and `q`
+/// needs nanoseconds (the same for TIMESTAMP_LTZ); any other operand as it is.
+fn uncast_timestamp_widening(rex: &Value) -> Value {
+    use LogicalType::{Timestamp, TimestampLtz};
+    let is_cast = rex.get("kind").and_then(Value::as_str) == Some("CALL")
+        && rex.get("internalName").and_then(Value::as_str) == Some("$CAST$1");
+    let inner = rex
+        .get("operands")
+        .and_then(Value::as_array)
+        .and_then(|ops| ops.first());
+    if let (true, Some(inner), Some(to)) = (is_cast, inner, operand_type(rex)) {
+        if let Some(from) = operand_type(inner) {
+            let widening = match (&from, &to) {
+                (Timestamp(p), Timestamp(q)) | (TimestampLtz(p), TimestampLtz(q)) => {
+                    p < q && *q > 6
+                }
+                _ => false,
+            };
+            if widening {
+                return inner.clone();
+            }
+        }
+    }
+    rex.clone()
 }
 
 /// The type Flink declared for an operand, when it declares one that parses.
@@ -1265,6 +1301,35 @@ mod tests {
         assert_eq!(
             field.to_string(),
             "RexNode kind FIELD_ACCESS is not supported"
+        );
+    }
+
+    #[test]
+    fn equality_reads_a_timestamp_widened_to_nanoseconds_uncast() {
+        let widened = |ty: &str, to: &str| {
+            json!({"kind": "CALL", "internalName": "$CAST$1", "operands": [input(0, ty)],
+                "type": to})
+        };
+        let compare = |op: &str, left: Value| {
+            read(json!({"kind": "CALL", "internalName": format!("${op}$1"),
+                "operands": [left, input(1, "TIMESTAMP(9)")], "type": "BOOLEAN"}))
+            .unwrap()
+        };
+        let plain = Expr::call(comparison::EQUALS, vec![Expr::Input(0), Expr::Input(1)]);
+        assert_eq!(compare("=", widened("TIMESTAMP(3)", "TIMESTAMP(9)")), plain);
+        // Other casts, and other operators, keep the cast.
+        let kept = compare("=", widened("TIMESTAMP(3)", "TIMESTAMP(6)"));
+        assert_ne!(kept, plain);
+        let kept = compare("<", widened("TIMESTAMP(3)", "TIMESTAMP(9)"));
+        assert_eq!(
+            kept,
+            Expr::call(
+                comparison::LESS_THAN,
+                vec![
+                    Expr::Input(0).cast(LogicalType::Timestamp(9)),
+                    Expr::Input(1)
+                ]
+            )
         );
     }
 
