@@ -651,17 +651,15 @@ fn uncast_timestamp_widening(rex: &Value) -> Value {
         .get("operands")
         .and_then(Value::as_array)
         .and_then(|ops| ops.first());
-    if let (true, Some(inner), Some(to)) = (is_cast, inner, operand_type(rex)) {
-        if let Some(from) = operand_type(inner) {
-            let widening = match (&from, &to) {
-                (Timestamp(p), Timestamp(q)) | (TimestampLtz(p), TimestampLtz(q)) => {
-                    p < q && *q > 6
-                }
-                _ => false,
-            };
-            if widening {
-                return inner.clone();
-            }
+    if let (true, Some(inner), Some(to)) = (is_cast, inner, operand_type(rex))
+        && let Some(from) = operand_type(inner)
+    {
+        let widening = match (&from, &to) {
+            (Timestamp(p), Timestamp(q)) | (TimestampLtz(p), TimestampLtz(q)) => p < q && *q > 6,
+            _ => false,
+        };
+        if widening {
+            return inner.clone();
         }
     }
     rex.clone()
