@@ -198,6 +198,10 @@ pub struct AggCall {
     /// being its key; LISTAGG's separator column); `None` for every other call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value_arg: Option<usize>,
+    /// PERCENTILE's frequency column (`PERCENTILE(x, p, freq)`): each row counts `freq`
+    /// times, a NULL or non-positive frequency not at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency: Option<usize>,
 }
 
 impl AggCall {
@@ -214,6 +218,7 @@ impl AggCall {
             percentage: None,
             separator: None,
             value_arg: None,
+            frequency: None,
         }
     }
 
@@ -271,6 +276,12 @@ impl AggCall {
         self
     }
 
+    /// PERCENTILE weighting each row by its integer column `column` (`PERCENTILE(x, p, freq)`).
+    pub fn with_frequency_column(mut self, column: usize) -> Self {
+        self.frequency = Some(column);
+        self
+    }
+
     /// PERCENTILE with a percentage literal (an OVER node's constant).
     pub fn with_percentage(mut self, percentage: f64) -> Self {
         self.percentage = Some(Percentage(percentage));
@@ -322,6 +333,8 @@ pub(crate) struct BoundCall {
     separator: Vec<u8>,
     /// The second argument column (JSON_OBJECTAGG's value).
     pub(crate) value_arg: Option<usize>,
+    /// PERCENTILE's frequency column.
+    pub(crate) frequency: Option<usize>,
     /// Whether accumulators are merged (two-phase aggregation): LISTAGG with retraction
     /// then keeps the retractions it could not apply, which only `merge` reads.
     pub(crate) merging: bool,
@@ -567,6 +580,22 @@ impl BoundCall {
                 }
             }
         }
+        if let Some(f) = call.frequency {
+            if call.function != AggFunction::Percentile || call.distinct {
+                return Err(invalid(
+                    "a frequency column is supported for PERCENTILE without DISTINCT only".into(),
+                ));
+            }
+            match input.get(f) {
+                Some(ty) if matches!(Class::of(ty), Ok(Class::Int(_))) => {}
+                other => {
+                    return Err(invalid(format!(
+                        "the frequency column {f} must be an integer column, not {}",
+                        other.map_or("missing".into(), ToString::to_string)
+                    )));
+                }
+            }
+        }
         let separator = match (&call.separator, call.function) {
             (None, _) => b",".to_vec(),
             (Some(sep), AggFunction::ListAgg) => sep.as_bytes().to_vec(),
@@ -586,6 +615,7 @@ impl BoundCall {
             percentage: call.percentage.map(|p| p.0),
             separator,
             value_arg,
+            frequency: call.frequency,
             merging: false,
         })
     }
@@ -768,6 +798,95 @@ impl BoundCall {
         }
     }
 
+    /// [`Self::update`] of a row with a weight: `None` for a call without a frequency
+    /// column, else PERCENTILE's frequency (0 for a NULL or non-positive one, which
+    /// `accumulate` still reads the percentages of, as Flink's does, and `retract` skips).
+    pub(crate) fn update_weighted(
+        &self,
+        acc: &mut Acc,
+        x: &Value,
+        y: &Value,
+        negate: bool,
+        weight: Option<i64>,
+        map: Option<&mut MapCtx<'_>>,
+    ) -> Result<()> {
+        match (weight, acc) {
+            (
+                Some(weight),
+                Acc::Percentile {
+                    percentages,
+                    counts,
+                },
+            ) => self.percentile_update(percentages, counts, x, y, negate, weight),
+            (_, acc) => self.update(acc, x, y, negate, map),
+        }
+    }
+
+    /// `PercentileAggFunction.accumulate`/`retract` of value `x` with percentage(s) `y`,
+    /// counted `weight` times (`update(acc, value, ±frequency)`).
+    fn percentile_update(
+        &self,
+        percentages: &mut Option<Vec<f64>>,
+        counts: &mut Vec<(f64, i64)>,
+        x: &Value,
+        y: &Value,
+        negate: bool,
+        weight: i64,
+    ) -> Result<()> {
+        // `accumulate` records the percentages of the first row it sees (NULL value or
+        // frequency or not), checked as `setPercentages` checks them; `retract` never does.
+        if !negate && percentages.is_none() {
+            let given = match y {
+                Value::Float(p) => vec![Value::Float(*p)],
+                Value::List(ps) => ps.clone(),
+                _ => {
+                    return Err(Error::InvalidShape(
+                        "PERCENTILE received a NULL percentage".into(),
+                    ));
+                }
+            };
+            let mut checked = Vec::with_capacity(given.len());
+            for p in given {
+                let Value::Float(p) = p else {
+                    return Err(Error::InvalidShape(
+                        "PERCENTILE received a NULL percentage".into(),
+                    ));
+                };
+                if percentage_outside(p) {
+                    return Err(Error::InvalidShape(format!(
+                        "Percentage of PERCENTILE should be between [0.0, 1.0], but was \
+                         '{p:?}'."
+                    )));
+                }
+                checked.push(p);
+            }
+            *percentages = Some(checked);
+        }
+        if x.is_null() || weight == 0 {
+            return Ok(());
+        }
+        let v = self.double_value(x);
+        // `MapView<Double, Long>`: Double.equals keys, a count of 0 removed, Java's
+        // wrapping long sums.
+        let key = crate::float_order::f64_order_key(v);
+        let at = counts.binary_search_by_key(&key, |(v, _)| crate::float_order::f64_order_key(*v));
+        let delta = if negate {
+            weight.wrapping_neg()
+        } else {
+            weight
+        };
+        match at {
+            Ok(i) => {
+                counts[i].1 = counts[i].1.wrapping_add(delta);
+                if counts[i].1 == 0 {
+                    counts.remove(i);
+                }
+            }
+            Err(i) => counts.insert(i, (v, delta)),
+        }
+        Ok(())
+    }
+
     fn update_one(
         &self,
         acc: &mut Acc,
@@ -824,54 +943,7 @@ impl BoundCall {
             Acc::Percentile {
                 percentages,
                 counts,
-            } => {
-                // `accumulate` records the percentages of the first row it sees (NULL value
-                // or not), checked as `setPercentages` checks them; `retract` never does.
-                if !negate && percentages.is_none() {
-                    let given = match y {
-                        Value::Float(p) => vec![Value::Float(*p)],
-                        Value::List(ps) => ps.clone(),
-                        _ => {
-                            return Err(Error::InvalidShape(
-                                "PERCENTILE received a NULL percentage".into(),
-                            ));
-                        }
-                    };
-                    let mut checked = Vec::with_capacity(given.len());
-                    for p in given {
-                        let Value::Float(p) = p else {
-                            return Err(Error::InvalidShape(
-                                "PERCENTILE received a NULL percentage".into(),
-                            ));
-                        };
-                        if percentage_outside(p) {
-                            return Err(Error::InvalidShape(format!(
-                                "Percentage of PERCENTILE should be between [0.0, 1.0], but \
-                                 was '{p:?}'."
-                            )));
-                        }
-                        checked.push(p);
-                    }
-                    *percentages = Some(checked);
-                }
-                if !x.is_null() {
-                    let v = self.double_value(x);
-                    // `MapView<Double, Long>`: Double.equals keys, a count of 0 removed.
-                    let key = crate::float_order::f64_order_key(v);
-                    let at = counts
-                        .binary_search_by_key(&key, |(v, _)| crate::float_order::f64_order_key(*v));
-                    let delta = if negate { -1 } else { 1 };
-                    match at {
-                        Ok(i) => {
-                            counts[i].1 += delta;
-                            if counts[i].1 == 0 {
-                                counts.remove(i);
-                            }
-                        }
-                        Err(i) => counts.insert(i, (v, delta)),
-                    }
-                }
-            }
+            } => self.percentile_update(percentages, counts, x, y, negate, 1)?,
             // `ListAggFunction`: `acc = x IS NULL ? acc : acc IS NULL ? x : acc || sep || x`,
             // a NULL separator making the concatenation NULL.
             Acc::Concat(text) => {

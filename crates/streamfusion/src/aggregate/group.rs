@@ -576,7 +576,10 @@ impl<'a> Bundle<'a> {
             let negate = !input.input.kind(row).is_accumulate();
             for (c, (call, value)) in self.calls.iter().zip(values.iter_mut()).enumerate() {
                 if let Some((x, y)) = input.inputs.read(c, row) {
-                    self.with_map(slot, c, |ctx| call.update(value, &x, &y, negate, ctx))?;
+                    let weight = input.inputs.weight(c, row);
+                    self.with_map(slot, c, |ctx| {
+                        call.update_weighted(value, &x, &y, negate, weight, ctx)
+                    })?;
                 }
             }
         }
@@ -993,10 +996,11 @@ pub(crate) fn check_columns(
 }
 
 /// Each call's input columns in a batch: its argument, a two-argument call's second
-/// (JSON_OBJECTAGG's value) and its `FILTER` column.
+/// (JSON_OBJECTAGG's value), PERCENTILE's frequency and its `FILTER` column.
 pub(super) struct CallInputs<'a> {
     args: Vec<Option<ColumnReader<'a>>>,
     values: Vec<Option<ColumnReader<'a>>>,
+    frequencies: Vec<Option<ColumnReader<'a>>>,
     filters: Vec<Option<&'a BooleanArray>>,
 }
 
@@ -1032,6 +1036,7 @@ impl<'a> CallInputs<'a> {
         Ok(Self {
             args: readers(|c| c.arg)?,
             values: readers(|c| c.value_arg)?,
+            frequencies: readers(|c| c.frequency)?,
             filters,
         })
     }
@@ -1055,6 +1060,16 @@ impl<'a> CallInputs<'a> {
         }
         let read = |r: &Option<ColumnReader<'_>>| r.as_ref().map_or(Value::Null, |r| r.value(row));
         Some((read(&self.args[c]), read(&self.values[c])))
+    }
+
+    /// Call `c`'s weight at `row` ([`BoundCall::update_weighted`]): `None` without a
+    /// frequency column, else PERCENTILE's frequency there, 0 when it is NULL or not positive
+    /// (`frequency.longValue() <= 0`).
+    pub(super) fn weight(&self, c: usize, row: usize) -> Option<i64> {
+        self.frequencies[c].as_ref().map(|r| match r.value(row) {
+            Value::Int(f) if f > 0 => f,
+            _ => 0,
+        })
     }
 }
 

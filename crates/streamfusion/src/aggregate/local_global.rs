@@ -846,7 +846,7 @@ impl LocalGroupAggregate {
             let key_accs = &mut accs[slot * per_key..(slot + 1) * per_key];
             for (c, (call, acc)) in calls.iter().zip(key_accs).enumerate() {
                 if let Some((x, y)) = inputs.read(c, row) {
-                    call.update(acc, &x, &y, negate, None)?;
+                    call.update_weighted(acc, &x, &y, negate, inputs.weight(c, row), None)?;
                 }
             }
         }

@@ -525,6 +525,12 @@ impl OverAggregate {
                 call.name
             )));
         }
+        if let Some(call) = spec.calls.iter().find(|c| c.frequency.is_some()) {
+            return Err(Error::Plan(format!(
+                "OVER aggregate {} has a PERCENTILE frequency, which is not supported natively",
+                call.name
+            )));
+        }
         // Bounded frames retract rows leaving the frame: Flink's retracting functions.
         let retracting = spec.frame.is_bounded();
         let calls = spec

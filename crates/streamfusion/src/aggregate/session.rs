@@ -449,7 +449,14 @@ impl SessionWindowAggregate {
                 let accs = key.accs_of(target.end, &fresh);
                 for (c, call) in self.calls.iter().enumerate() {
                     if let Some((x, y)) = inputs.read(c, row) {
-                        call.update(&mut accs[c], &x, &y, false, None)?;
+                        call.update_weighted(
+                            &mut accs[c],
+                            &x,
+                            &y,
+                            false,
+                            inputs.weight(c, row),
+                            None,
+                        )?;
                     }
                 }
             }

@@ -749,7 +749,14 @@ impl WindowAggregate {
                     for row in rows_of(group) {
                         for (c, call) in self.calls.iter().enumerate() {
                             if let Some((x, y)) = inputs.read(c, row) {
-                                call.update(&mut row_accs[c], &x, &y, false, None)?;
+                                call.update_weighted(
+                                    &mut row_accs[c],
+                                    &x,
+                                    &y,
+                                    false,
+                                    inputs.weight(c, row),
+                                    None,
+                                )?;
                             }
                         }
                     }

@@ -230,7 +230,14 @@ impl LocalWindowAggregate {
                 let row = row as usize;
                 for (c, call) in self.calls.iter().enumerate() {
                     if let Some((x, y)) = inputs.read(c, row) {
-                        call.update(&mut group_accs[c], &x, &y, false, None)?;
+                        call.update_weighted(
+                            &mut group_accs[c],
+                            &x,
+                            &y,
+                            false,
+                            inputs.weight(c, row),
+                            None,
+                        )?;
                     }
                 }
             }

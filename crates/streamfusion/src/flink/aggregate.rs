@@ -270,9 +270,11 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
         "$$WELFORD_M2$1$1" => (AggFunction::WelfordM2, 1),
         "$ARRAY_AGG$1" => (AggFunction::ArrayAgg, 1),
         // The percentage is a column (the Calc before projects the literal): one DOUBLE
-        // percentage or an ARRAY of them, and no frequency argument. (An OVER node's
-        // percentage is a constant: its call comes here without it, see `super::over`.)
+        // percentage or an ARRAY of them, then an optional integer frequency column. (An
+        // OVER node's percentage is a constant: its call comes here without it, see
+        // `super::over`.)
         "$PERCENTILE$1" if args.len() == 1 => (AggFunction::Percentile, 1),
+        "$PERCENTILE$1" if args.len() == 3 => (AggFunction::Percentile, 3),
         "$PERCENTILE$1" => (AggFunction::Percentile, 2),
         // The planner wraps the value in `JSON_STRING` (the Calc before the node), so the
         // column holds JSON text.
@@ -303,6 +305,9 @@ pub(super) fn agg_call(i: usize, call: &Value, columns: usize) -> Result<AggCall
     native.filter = filter;
     native.ignore_nulls = ignore_nulls;
     native.value_arg = args.get(1).copied();
+    if function == AggFunction::Percentile {
+        native.frequency = args.get(2).copied();
+    }
     native.json_text = matches!(
         function,
         AggFunction::JsonArrayAggAbsentOnNull

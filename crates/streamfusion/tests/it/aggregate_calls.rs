@@ -804,6 +804,87 @@ fn percentile_interpolates_the_live_values_and_checks_its_percentage() {
     );
 }
 
+#[test]
+fn percentile_with_a_frequency_counts_each_row_that_many_times() {
+    let mut types = input_types();
+    types.push(LogicalType::Double);
+    let weighted = |retracts: bool, mini_batch: Option<usize>| {
+        let mut spec = spec(
+            vec![
+                // DECIMAL values weighted by a BIGINT (NULL or negative: not counted) and
+                // BIGINT values weighted by the INT key.
+                AggCall::new(AggFunction::Percentile, Some(4), "pm")
+                    .with_percentage_column(5)
+                    .with_frequency_column(1),
+                AggCall::new(AggFunction::Percentile, Some(1), "pv")
+                    .with_percentage_column(5)
+                    .with_frequency_column(0),
+            ],
+            retracts,
+            mini_batch,
+        );
+        spec.input_names.push("pct".into());
+        spec.input_types = types.clone();
+        spec
+    };
+    // The model repeats each live value `frequency` times.
+    let repeated = |value: Option<f64>, frequency: Option<i64>| {
+        let times = frequency.filter(|&f| f > 0).unwrap_or(0) as usize;
+        value.map(|v| vec![v; times]).unwrap_or_default()
+    };
+    for (retracts, p) in [(false, 0.5), (true, 0.25), (true, 0.9), (false, 1.0)] {
+        let input = changelog(0x5EED_0016, 600, retracts);
+        let expected: BTreeMap<i32, Vec<Out>> = live_rows(&input)
+            .into_iter()
+            .map(|(key, rows)| {
+                let ms = rows
+                    .iter()
+                    .flat_map(|r| repeated(r.m.map(|m| m as f64 / 100.0), r.v))
+                    .collect();
+                let vs = rows
+                    .iter()
+                    .flat_map(|r| repeated(r.v.map(|v| v as f64), Some(i64::from(r.key))))
+                    .collect();
+                (key, vec![percentile_model(ms, p), percentile_model(vs, p)])
+            })
+            .collect();
+        for backend in BACKENDS {
+            for mini_batch in [None, Some(64)] {
+                let spec = weighted(retracts, mini_batch);
+                let got = run_with(&spec, backend, &input, |rows| with_percentage(rows, p));
+                assert_eq!(
+                    got, expected,
+                    "p {p}, {backend:?}, mini-batch {mini_batch:?}"
+                );
+            }
+        }
+    }
+    // The frequency must be an integer column, and PERCENTILE's alone.
+    let bind_error = |call: AggCall| {
+        let mut spec = spec(vec![call], false, None);
+        spec.input_names.push("pct".into());
+        spec.input_types = types.clone();
+        let dir = tempfile::tempdir().unwrap();
+        GroupAggregate::new(spec, open(Backend::Memory, dir.path()))
+            .unwrap_err()
+            .to_string()
+    };
+    let err = bind_error(
+        AggCall::new(AggFunction::Percentile, Some(1), "p")
+            .with_percentage_column(5)
+            .with_frequency_column(3),
+    );
+    assert!(
+        err.contains("the frequency column 3 must be an integer"),
+        "{err}"
+    );
+    let err = bind_error(AggCall::new(AggFunction::Sum, Some(1), "s").with_frequency_column(0));
+    assert!(
+        err.contains("frequency column is supported for PERCENTILE"),
+        "{err}"
+    );
+}
+
 /// [`batch`] with a constant DOUBLE percentage column appended.
 fn with_percentage(rows: &[Row], p: f64) -> ChangelogBatch {
     let b = batch(rows);

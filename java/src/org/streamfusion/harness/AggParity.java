@@ -278,6 +278,13 @@ public final class AggParity {
         noTwoPhase("multi_percentile",
                 "SELECT k2, PERCENTILE(d, ARRAY[0.1, 0.5, 0.9]), PERCENTILE(i, ARRAY[1, 0])"
                         + " FROM t GROUP BY k2");
+        // PERCENTILE with a frequency: each row counts that many times, a NULL or
+        // non-positive frequency not at all (the value column's NULLs too).
+        noTwoPhase("percentile_frequency",
+                "SELECT k2, PERCENTILE(d, 0.5, i), PERCENTILE(amount, ARRAY[0.1, 0.9], n),"
+                        + " PERCENTILE(i, 0.75, id) FROM t GROUP BY k2");
+        noTwoPhase("retract_percentile_frequency",
+                "SELECT k, PERCENTILE(d, 0.5, v), PERCENTILE(amount, 0.25, id) FROM c GROUP BY k");
         // MIN/MAX of BOOLEAN.
         noTwoPhase("min_max_boolean", "SELECT k2, MIN(b), MAX(b), COUNT(b) FROM t GROUP BY k2");
         noTwoPhase("retract_min_max_boolean",
