@@ -1062,6 +1062,22 @@ impl<'a> CallInputs<'a> {
         Some((read(&self.args[c]), read(&self.values[c])))
     }
 
+    /// Accumulates `row` into `accs` (call `c`'s accumulator at `c`), with no retraction and
+    /// no map state: the window and session paths' fold of one row.
+    pub(super) fn accumulate(
+        &self,
+        calls: &[BoundCall],
+        accs: &mut [Acc],
+        row: usize,
+    ) -> Result<()> {
+        for (c, call) in calls.iter().enumerate() {
+            if let Some((x, y)) = self.read(c, row) {
+                call.update_weighted(&mut accs[c], &x, &y, false, self.weight(c, row), None)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Call `c`'s weight at `row` ([`BoundCall::update_weighted`]): `None` without a
     /// frequency column, else PERCENTILE's frequency there, 0 when it is NULL or not positive
     /// (`frequency.longValue() <= 0`).

@@ -447,18 +447,7 @@ impl SessionWindowAggregate {
                 };
                 touched[group] = true;
                 let accs = key.accs_of(target.end, &fresh);
-                for (c, call) in self.calls.iter().enumerate() {
-                    if let Some((x, y)) = inputs.read(c, row) {
-                        call.update_weighted(
-                            &mut accs[c],
-                            &x,
-                            &y,
-                            false,
-                            inputs.weight(c, row),
-                            None,
-                        )?;
-                    }
-                }
+                inputs.accumulate(&self.calls, accs, row)?;
             }
         }
 

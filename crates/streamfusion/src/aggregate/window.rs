@@ -747,18 +747,7 @@ impl WindowAggregate {
                 for group in 0..groups.len() {
                     let (row_accs, _) = accs.get_or_create(group);
                     for row in rows_of(group) {
-                        for (c, call) in self.calls.iter().enumerate() {
-                            if let Some((x, y)) = inputs.read(c, row) {
-                                call.update_weighted(
-                                    &mut row_accs[c],
-                                    &x,
-                                    &y,
-                                    false,
-                                    inputs.weight(c, row),
-                                    None,
-                                )?;
-                            }
-                        }
+                        inputs.accumulate(&self.calls, row_accs, row)?;
                     }
                 }
             }

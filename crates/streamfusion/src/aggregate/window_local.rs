@@ -228,18 +228,7 @@ impl LocalWindowAggregate {
             let group_accs = &mut accs[start..];
             for &row in &grouped[starts[group] as usize..starts[group + 1] as usize] {
                 let row = row as usize;
-                for (c, call) in self.calls.iter().enumerate() {
-                    if let Some((x, y)) = inputs.read(c, row) {
-                        call.update_weighted(
-                            &mut group_accs[c],
-                            &x,
-                            &y,
-                            false,
-                            inputs.weight(c, row),
-                            None,
-                        )?;
-                    }
-                }
+                inputs.accumulate(&self.calls, group_accs, row)?;
             }
         }
 

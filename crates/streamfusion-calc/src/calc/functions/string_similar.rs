@@ -330,36 +330,22 @@ mod tests {
 
     #[test]
     fn patterns_flink_rejects_fail_with_its_message() {
-        assert_eq!(
-            similar_to_regex("a]", '\0'),
-            Err("Invalid regular expression 'a]'".into())
-        );
-        assert_eq!(
-            similar_to_regex("[ab", '\0'),
-            Err("Invalid regular expression '[ab'".into())
-        );
-        assert_eq!(
-            similar_to_regex("[a_]", '\0'),
-            Err("Invalid regular expression '[a_]'".into())
-        );
-        assert_eq!(
-            similar_to_regex("[[:nope:]]", '\0'),
-            Err("Invalid regular expression '[[:nope:]]'".into())
-        );
-        // An escape that is itself special must escape a special character or itself.
-        assert_eq!(
-            similar_to_regex("a+b", '+'),
-            Err("Invalid escape sequence 'a+b', 1".into())
-        );
-        assert_eq!(
-            similar_to_regex("ab!", '!'),
-            Err("Invalid escape sequence 'ab!', 2".into())
-        );
-        // `.` is no SQL SIMILAR special character, so it cannot be escaped.
-        assert_eq!(
-            similar_to_regex("a!.b", '!'),
-            Err("Invalid escape sequence 'a!.b', 1".into())
-        );
+        let invalid = |p: &str| format!("Invalid regular expression '{p}'");
+        let escape = |p: &str, i: usize| format!("Invalid escape sequence '{p}', {i}");
+        let cases = [
+            ("a]", '\0', invalid("a]")),
+            ("[ab", '\0', invalid("[ab")),
+            ("[a_]", '\0', invalid("[a_]")),
+            ("[[:nope:]]", '\0', invalid("[[:nope:]]")),
+            // An escape that is itself special must escape a special character or itself.
+            ("a+b", '+', escape("a+b", 1)),
+            ("ab!", '!', escape("ab!", 2)),
+            // `.` is no SQL SIMILAR special character, so it cannot be escaped.
+            ("a!.b", '!', escape("a!.b", 1)),
+        ];
+        for (pattern, esc, message) in cases {
+            assert_eq!(similar_to_regex(pattern, esc), Err(message), "{pattern}");
+        }
         assert!(escape_char(Some("ab")).is_err());
         assert!(escape_char(Some("😀")).is_err());
     }
