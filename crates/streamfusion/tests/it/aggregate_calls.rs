@@ -746,21 +746,10 @@ fn percentile_model(mut values: Vec<f64>, p: f64) -> Out {
 
 #[test]
 fn percentile_interpolates_the_live_values_and_checks_its_percentage() {
-    let mut types = input_types();
-    types.push(LogicalType::Double);
-    let spec = |retracts: bool, mini_batch: Option<usize>| {
-        let mut spec = spec(
-            vec![
-                AggCall::new(AggFunction::Percentile, Some(1), "p").with_percentage_column(5),
-                AggCall::new(AggFunction::Percentile, Some(4), "pm").with_percentage_column(5),
-            ],
-            retracts,
-            mini_batch,
-        );
-        spec.input_names.push("pct".into());
-        spec.input_types = types.clone();
-        spec
-    };
+    let calls = vec![
+        AggCall::new(AggFunction::Percentile, Some(1), "p").with_percentage_column(5),
+        AggCall::new(AggFunction::Percentile, Some(4), "pm").with_percentage_column(5),
+    ];
     for (retracts, p) in [
         (false, 0.5),
         (true, 0.25),
@@ -781,20 +770,12 @@ fn percentile_interpolates_the_live_values_and_checks_its_percentage() {
                 (key, vec![percentile_model(vs, p), percentile_model(ms, p)])
             })
             .collect();
-        for backend in BACKENDS {
-            for mini_batch in [None, Some(64)] {
-                let spec = spec(retracts, mini_batch);
-                let got = run_with(&spec, backend, &input, |rows| with_percentage(rows, p));
-                assert_eq!(
-                    got, expected,
-                    "p {p}, {backend:?}, mini-batch {mini_batch:?}"
-                );
-            }
-        }
+        assert_percentiles(&calls, retracts, &input, p, &expected);
     }
     // Flink fails the job on a percentage outside [0, 1].
     let dir = tempfile::tempdir().unwrap();
-    let mut op = GroupAggregate::new(spec(false, None), open(Backend::Memory, dir.path())).unwrap();
+    let spec = percentile_spec(calls, false, None);
+    let mut op = GroupAggregate::new(spec, open(Backend::Memory, dir.path())).unwrap();
     let rows = changelog(1, 3, false);
     let err = op.process(&with_percentage(&rows, 1.5)).unwrap_err();
     assert!(
@@ -806,27 +787,16 @@ fn percentile_interpolates_the_live_values_and_checks_its_percentage() {
 
 #[test]
 fn percentile_with_a_frequency_counts_each_row_that_many_times() {
-    let mut types = input_types();
-    types.push(LogicalType::Double);
-    let weighted = |retracts: bool, mini_batch: Option<usize>| {
-        let mut spec = spec(
-            vec![
-                // DECIMAL values weighted by a BIGINT (NULL or negative: not counted) and
-                // BIGINT values weighted by the INT key.
-                AggCall::new(AggFunction::Percentile, Some(4), "pm")
-                    .with_percentage_column(5)
-                    .with_frequency_column(1),
-                AggCall::new(AggFunction::Percentile, Some(1), "pv")
-                    .with_percentage_column(5)
-                    .with_frequency_column(0),
-            ],
-            retracts,
-            mini_batch,
-        );
-        spec.input_names.push("pct".into());
-        spec.input_types = types.clone();
-        spec
-    };
+    let calls = vec![
+        // DECIMAL values weighted by a BIGINT (NULL or negative: not counted) and BIGINT
+        // values weighted by the INT key.
+        AggCall::new(AggFunction::Percentile, Some(4), "pm")
+            .with_percentage_column(5)
+            .with_frequency_column(1),
+        AggCall::new(AggFunction::Percentile, Some(1), "pv")
+            .with_percentage_column(5)
+            .with_frequency_column(0),
+    ];
     // The model repeats each live value `frequency` times.
     let repeated = |value: Option<f64>, frequency: Option<i64>| {
         let times = frequency.filter(|&f| f > 0).unwrap_or(0) as usize;
@@ -848,22 +818,11 @@ fn percentile_with_a_frequency_counts_each_row_that_many_times() {
                 (key, vec![percentile_model(ms, p), percentile_model(vs, p)])
             })
             .collect();
-        for backend in BACKENDS {
-            for mini_batch in [None, Some(64)] {
-                let spec = weighted(retracts, mini_batch);
-                let got = run_with(&spec, backend, &input, |rows| with_percentage(rows, p));
-                assert_eq!(
-                    got, expected,
-                    "p {p}, {backend:?}, mini-batch {mini_batch:?}"
-                );
-            }
-        }
+        assert_percentiles(&calls, retracts, &input, p, &expected);
     }
     // The frequency must be an integer column, and PERCENTILE's alone.
     let bind_error = |call: AggCall| {
-        let mut spec = spec(vec![call], false, None);
-        spec.input_names.push("pct".into());
-        spec.input_types = types.clone();
+        let spec = percentile_spec(vec![call], false, None);
         let dir = tempfile::tempdir().unwrap();
         GroupAggregate::new(spec, open(Backend::Memory, dir.path()))
             .unwrap_err()
@@ -883,6 +842,35 @@ fn percentile_with_a_frequency_counts_each_row_that_many_times() {
         err.contains("frequency column is supported for PERCENTILE"),
         "{err}"
     );
+}
+
+/// [`spec`] over the input with [`with_percentage`]'s DOUBLE column (column 5) appended.
+fn percentile_spec(calls: Vec<AggCall>, retracts: bool, mini_batch: Option<usize>) -> GroupAggSpec {
+    let mut spec = spec(calls, retracts, mini_batch);
+    spec.input_names.push("pct".into());
+    spec.input_types.push(LogicalType::Double);
+    spec
+}
+
+/// `calls` over `input` with percentage `p`, on both backends, immediate and in mini-batches,
+/// must give `expected`.
+fn assert_percentiles(
+    calls: &[AggCall],
+    retracts: bool,
+    input: &[Row],
+    p: f64,
+    expected: &BTreeMap<i32, Vec<Out>>,
+) {
+    for backend in BACKENDS {
+        for mini_batch in [None, Some(64)] {
+            let spec = percentile_spec(calls.to_vec(), retracts, mini_batch);
+            let got = run_with(&spec, backend, input, |rows| with_percentage(rows, p));
+            assert_eq!(
+                &got, expected,
+                "p {p}, {backend:?}, mini-batch {mini_batch:?}"
+            );
+        }
+    }
 }
 
 /// [`batch`] with a constant DOUBLE percentage column appended.

@@ -206,11 +206,10 @@ fn integer_kernel(
 /// `(b) (DecimalDataUtils.castToLong(a) % b)`, so a DECIMAL beyond a `long` wraps to its low 64
 /// bits (`BigDecimal.longValue`) before the remainder.
 fn integral_decimal_mod(a: &LogicalType, b: &LogicalType) -> Bound {
-    let result_type = b.clone();
-    let out_type = b.clone();
+    let out_type = b.to_arrow();
     Bound {
         args: vec![a.clone(), LogicalType::BigInt],
-        result: result_type,
+        result: b.clone(),
         kernel: Kernel::function("MOD of an integral DECIMAL", b, move |args, rows| {
             let a = arrays(args, rows)?;
             let (x, y) = (
@@ -226,7 +225,7 @@ fn integral_decimal_mod(a: &LogicalType, b: &LogicalType) -> Bound {
             })
             .map_err(|_| fail("java.lang.ArithmeticException: / by zero"))?;
             // The remainder's magnitude is below the divisor's, so it fits `b`'s type.
-            let out = arrow::compute::cast(&remainders, &out_type.to_arrow())?;
+            let out = arrow::compute::cast(&remainders, &out_type)?;
             result(args, out)
         }),
     }

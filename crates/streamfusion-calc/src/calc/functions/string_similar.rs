@@ -88,14 +88,7 @@ pub fn similar_to_regex(pattern: &str, escape: char) -> Result<String, String> {
             let Some(&next) = p.get(i + 1) else {
                 return Err(invalid_escape(pattern, i as isize));
             };
-            if SQL_SIMILAR_SPECIALS.contains(next) {
-                if JAVA_REGEX_SPECIALS.contains(next) {
-                    out.push('\\');
-                }
-                out.push(next);
-            } else if next == escape {
-                out.push(next);
-            } else {
+            if !push_escaped(&mut out, next, escape) {
                 return Err(invalid_escape(pattern, i as isize));
             }
             i += 1;
@@ -126,6 +119,24 @@ pub fn similar_to_regex(pattern: &str, escape: char) -> Result<String, String> {
         return Err(invalid_regex(pattern));
     }
     Ok(out)
+}
+
+/// The character after an escape, as Java regex text: a SQL SIMILAR special character
+/// (backslashed where Java's regex syntax needs it) or the escape itself; `false` for any
+/// other character, which Flink rejects.
+fn push_escaped(out: &mut String, next: char, escape: char) -> bool {
+    if SQL_SIMILAR_SPECIALS.contains(next) {
+        if JAVA_REGEX_SPECIALS.contains(next) {
+            out.push('\\');
+        }
+        out.push(next);
+        true
+    } else if next == escape {
+        out.push(next);
+        true
+    } else {
+        false
+    }
 }
 
 /// `similarEscapeRuleChecking` (SQL:2003 Part 2, 8.6, general rules 3.b and 3.c).
@@ -176,14 +187,7 @@ fn enumeration(
                     "java.lang.StringIndexOutOfBoundsException: the escape ends '{pattern}'"
                 ));
             };
-            if SQL_SIMILAR_SPECIALS.contains(next) {
-                if JAVA_REGEX_SPECIALS.contains(next) {
-                    out.push('\\');
-                }
-                out.push(next);
-            } else if next == escape {
-                out.push(next);
-            } else {
+            if !push_escaped(out, next, escape) {
                 return Err(invalid_regex(pattern));
             }
         } else if c == '-' || c == '^' {
