@@ -11,6 +11,8 @@
 //!
 //! The run directory holds `jobs.csv` (every trial, warm-ups marked), `metadata.json`,
 //! `plans/<state>/<job>-{stock,native}.txt`, `jobs.svg` and one log per JVM under `logs/`.
+//! With `--profile`, each job runs once per engine under `perf` instead of being timed, into
+//! `profiles/<job>-<state>-<engine>.perf.{folded,svg}` ([`crate::job_profile`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -21,9 +23,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use xshell::{Shell, cmd};
+use xshell::Shell;
 
 use crate::flink_dist;
+use crate::job_profile;
 use crate::jvm::{self, flink::FLINK_VERSION};
 use crate::metadata::{JobVerifyRecord, JobsRecord};
 use crate::prereqs;
@@ -68,6 +71,10 @@ pub struct JobArgs {
     /// Stop after the parity checks (exit non-zero if any job fails one).
     #[arg(long)]
     pub verify_only: bool,
+    /// After the parity checks, run each job once per engine under Linux `perf` and write
+    /// folded stacks and a flame graph per run into `profiles/`, instead of timing it.
+    #[arg(long, conflicts_with = "verify_only")]
+    pub profile: bool,
     /// `-Xmx`/`-Xms` of every JVM, e.g. 2g.
     #[arg(long, value_name = "SIZE", default_value = "2g", value_parser = parse_heap)]
     pub heap: String,
@@ -524,22 +531,50 @@ impl Jvm {
 
     /// Runs `JobBench <args>` in a fresh JVM; its stdout and stderr go to `logs/<log>.log`.
     fn run(&self, sh: &Shell, log: &str, args: &[String]) -> Result<JvmRun> {
+        self.run_under(sh, &[], &[], log, args)
+    }
+
+    /// [`Jvm::run`] with the JVM started by `prefix` (a profiler) and given `extra` options.
+    fn run_under(
+        &self,
+        sh: &Shell,
+        prefix: &[String],
+        extra: &[&str],
+        log: &str,
+        args: &[String],
+    ) -> Result<JvmRun> {
         let (options, classpath) = (&self.options, &self.classpath);
-        let output = cmd!(
-            sh,
-            "java {options...} -cp {classpath} {MAIN_CLASS} {args...}"
-        )
-        .quiet()
-        .ignore_status()
-        .output()
-        .context("starting java (is a JDK 17 or newer on PATH?)")?;
+        // `java`, or the profiler that starts it.
+        let (program, before_java) = match prefix.split_first() {
+            Some((program, rest)) => (program.as_str(), rest),
+            None => ("java", &[][..]),
+        };
+        let java = (!prefix.is_empty()).then_some("java");
+        let output = sh
+            .cmd(program)
+            .args(before_java)
+            .args(java)
+            .args(options)
+            .args(extra)
+            .args(["-cp", classpath, MAIN_CLASS])
+            .args(args)
+            .quiet()
+            .ignore_status()
+            .output()
+            .context("starting java (is a JDK 17 or newer on PATH?)")?;
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
         let stderr = String::from_utf8_lossy(&output.stderr);
         let path = self.logs.join(format!("{log}.log"));
         let text = format!(
-            "$ java {} -cp <planner classpath> {MAIN_CLASS} {}\n--- stdout\n{stdout}--- stderr\n\
+            "$ {}java {} -cp <planner classpath> {MAIN_CLASS} {}\n--- stdout\n{stdout}--- stderr\n\
              {stderr}--- {}\n",
-            options.join(" "),
+            prefix.iter().map(|p| format!("{p} ")).collect::<String>(),
+            options
+                .iter()
+                .map(String::as_str)
+                .chain(extra.iter().copied())
+                .collect::<Vec<_>>()
+                .join(" "),
             args.join(" "),
             output.status
         );
@@ -596,6 +631,14 @@ fn settings_args(args: &JobArgs, job: &str, state: &str) -> Vec<String> {
         out.push("--nullable".into());
     }
     out
+}
+
+/// `JobBench time` of `job` on `state` by `engine`.
+fn time_command(args: &JobArgs, job: &str, state: &str, engine: Engine) -> Vec<String> {
+    let mut command = vec!["time".to_string()];
+    command.extend(settings_args(args, job, state));
+    command.extend(["--engine".to_string(), engine.as_str().to_string()]);
+    command
 }
 
 fn progress(text: &str) -> Result<()> {
@@ -661,9 +704,7 @@ fn time(
     kind: Kind,
     trial: u32,
 ) -> Result<Row> {
-    let mut command = vec!["time".to_string()];
-    command.extend(settings_args(args, job, state));
-    command.extend(["--engine".to_string(), engine.as_str().to_string()]);
+    let command = time_command(args, job, state, engine);
     let log = format!(
         "{job}-{state}-{}-{}-{trial}",
         kind.as_str(),
@@ -734,6 +775,52 @@ fn time_job(
     Ok(())
 }
 
+/// One run per engine of `job` on `state` under `perf` ([`job_profile`]): the flame graphs'
+/// paths, each with its summary printed.
+fn profile_job(
+    sh: &Shell,
+    jvm: &Jvm,
+    args: &JobArgs,
+    run_dir: &Path,
+    job: &str,
+    state: &str,
+) -> Result<Vec<PathBuf>> {
+    let dir = run_dir.join("profiles");
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut graphs = Vec::new();
+    for engine in [Engine::Stock, Engine::Native] {
+        progress(&format!(
+            "{job} / {state}: profile {} ... ",
+            engine.as_str()
+        ))?;
+        let data = job_profile::data_path(&dir, job, state, engine.as_str());
+        let command = time_command(args, job, state, engine);
+        let run = jvm.run_under(
+            sh,
+            &job_profile::record_prefix(&data),
+            &job_profile::JVM_OPTIONS,
+            &format!("{job}-{state}-profile-{}", engine.as_str()),
+            &command,
+        )?;
+        if !run.success {
+            println!("failed");
+            bail!("{}", run.failure("JobBench time under perf failed"));
+        }
+        let title = format!(
+            "{job} on {state}, {} (rows={} keys={} width={})",
+            engine.as_str(),
+            args.rows,
+            args.keys,
+            args.width
+        );
+        let summary = job_profile::fold_and_plot(sh, &data, &title)?;
+        println!("done");
+        print!("{}", job_profile::render(&summary, 12));
+        graphs.push(data.with_extension("svg"));
+    }
+    Ok(graphs)
+}
+
 pub fn run(args: &JobArgs) -> Result<ExitCode> {
     let workspace = Workspace::load()?;
     let features = workspace.test_features()?;
@@ -750,9 +837,14 @@ pub fn run(args: &JobArgs) -> Result<ExitCode> {
         runs: args.runs,
         heap: args.heap.clone(),
         verify_only: args.verify_only,
+        profile: args.profile,
         ..JobsRecord::default()
     });
     prereqs::ensure(&session.sh)?;
+    if args.profile {
+        let perf = job_profile::ensure_perf(&session.sh)?;
+        println!("profiling with {perf} at {} Hz", job_profile::SAMPLE_HZ);
+    }
 
     // The planner classpath: JobBench replaces a planner class, which needs the real planner.
     jvm::prepare_for_session(&mut session)?;
@@ -839,6 +931,14 @@ pub fn run(args: &JobArgs) -> Result<ExitCode> {
             if !passed || args.verify_only {
                 continue;
             }
+            if args.profile {
+                let graphs = profile_job(&session.sh, &jvm, args, &session.run_dir, job, state)?;
+                if let Some(record) = session.metadata.jobs.as_mut() {
+                    record.profiles.extend(graphs);
+                }
+                session.metadata.write()?;
+                continue;
+            }
             if let Err(err) = time_job(&session, &jvm, args, job, state, &mut rows) {
                 let reason = format!("{err:#}");
                 println!("{job} / {state}: timing stopped: {reason}");
@@ -854,7 +954,7 @@ pub fn run(args: &JobArgs) -> Result<ExitCode> {
     }
     drop(cwd);
 
-    if !args.verify_only {
+    if !args.verify_only && !args.profile {
         let csv_path = session.run_dir.join("jobs.csv");
         fs::write(&csv_path, csv(&rows))
             .with_context(|| format!("writing {}", csv_path.display()))?;
@@ -1263,11 +1363,18 @@ mod tests {
             (args.rows, args.keys, args.warmup, args.runs),
             (1000, 16_384, 2, 5)
         );
-        assert!(args.verify_only && args.heap == "1g");
+        assert!(args.verify_only && args.heap == "1g" && !args.profile);
+        let cli = crate::Cli::try_parse_from(["cargo-xtask", "job", "--job", "calc", "--profile"])
+            .unwrap();
+        let crate::Command::Job(args) = cli.command else {
+            panic!("parsed as {:?}", cli.command);
+        };
+        assert!(args.profile && !args.verify_only);
         for bad in [
             &["job", "--runs", "0"][..],
             &["job", "--state", "memory"],
             &["job", "--heap", "2gb"],
+            &["job", "--profile", "--verify-only"],
         ] {
             let argv = std::iter::once("cargo-xtask").chain(bad.iter().copied());
             assert!(crate::Cli::try_parse_from(argv).is_err(), "{bad:?}");

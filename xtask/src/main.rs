@@ -13,6 +13,7 @@ mod compare;
 mod estimates;
 mod flink_dist;
 mod job;
+mod job_profile;
 mod jvm;
 mod list;
 mod metadata;

@@ -63,6 +63,10 @@ pub struct JobsRecord {
     pub runs: u32,
     pub heap: String,
     pub verify_only: bool,
+    /// Whether the jobs ran under `perf` (`--profile`) instead of being timed.
+    pub profile: bool,
+    /// The flame graphs `--profile` wrote.
+    pub profiles: Vec<PathBuf>,
     /// The `libstreamfusion_jni.so` given as `-Dstreamfusion.jni.path`.
     pub native_library: Option<PathBuf>,
     /// The JVM options before `-cp` (identical for stock and native).

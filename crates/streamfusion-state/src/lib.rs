@@ -40,6 +40,7 @@ pub mod checkpoint;
 pub mod memory;
 mod memory_table;
 pub mod objects;
+mod point_buffer;
 pub mod rocks;
 pub mod rows;
 pub mod sections;

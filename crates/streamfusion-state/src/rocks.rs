@@ -8,7 +8,12 @@
 //! Checkpoints are RocksDB checkpoints (hard links to the immutable SST files plus copies of
 //! the small metadata files). An aligned restore links the SST files into a fresh working
 //! directory and copies the rest, so the published checkpoint is never modified.
+//!
+//! Writes of point tables ([`TableAccess::Point`]) wait in a write-back buffer in front of
+//! the memtable ([`crate::point_buffer`], decision 0043) until it fills, a checkpoint, or a
+//! scan.
 
+use std::cell::RefCell;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
@@ -19,8 +24,12 @@ use rocksdb::{
 use serde::Deserialize;
 
 use super::budget::{MemoryBudget, Reservation};
+use super::point_buffer::{Lookup, PointBuffer, entry_bytes};
 use super::ttl::{Clock, SystemClock, TTL_TABLE_PREFIX, is_expired};
-use super::{BackendKind, BulkLoader, ScanRange, StateBackend, TableId, ValueVisitor, WriteBatch};
+use super::{
+    BackendKind, BulkLoader, ScanRange, StateBackend, TableAccess, TableId, ValueVisitor,
+    WriteBatch,
+};
 use crate::error::{Error, Result};
 use std::sync::Arc;
 
@@ -57,6 +66,9 @@ pub struct RocksOptions {
     pub memtable_prefix_bloom_ratio: f64,
     /// Whether the memtable bloom filter covers whole keys.
     pub memtable_whole_key_filtering: bool,
+    /// The write-back buffer of point tables (decision 0043); 0 writes them through. A
+    /// budgeted store takes it from its budget (at most a quarter of it).
+    pub point_buffer_bytes: usize,
 }
 
 impl RocksOptions {
@@ -117,6 +129,8 @@ pub struct RocksBackend {
     created_table_options: Vec<Options>,
     /// Released after `db` closes (fields drop in declaration order).
     reservation: Option<Reservation>,
+    /// Point tables' writes not yet in RocksDB. A cell because scans (`&self`) flush it.
+    buffer: RefCell<PointBuffer>,
 }
 
 impl std::fmt::Debug for RocksBackend {
@@ -144,13 +158,15 @@ impl RocksBackend {
         clock: Arc<dyn Clock>,
     ) -> Result<Self> {
         let cache = Cache::new_lru_cache(options.block_cache_bytes);
-        Self::open_inner(path, options.to_rocksdb(&cache), clock, None)
+        let buffer = PointBuffer::new(options.point_buffer_bytes);
+        Self::open_inner(path, options.to_rocksdb(&cache), clock, None, buffer)
     }
 
     /// Opens the store with its memory taken from `budget`: `bytes` are reserved for
-    /// `holder` (or the open fails with [`Error::BudgetExceeded`]), and RocksDB's block
-    /// cache and memtables together are capped at them, memtables charged to the cache up
-    /// to [`RocksOptions::WRITE_BUFFER_RATIO`] (as Flink's managed memory does). The
+    /// `holder` (or the open fails with [`Error::BudgetExceeded`]); the point tables' buffer
+    /// takes up to a quarter of them, and RocksDB's block cache and memtables together are
+    /// capped at the rest, memtables charged to the cache up to
+    /// [`RocksOptions::WRITE_BUFFER_RATIO`] (as Flink's managed memory does). The
     /// reservation is released when the store is dropped.
     pub fn open_in_budget(
         path: &Path,
@@ -160,8 +176,10 @@ impl RocksBackend {
         bytes: u64,
     ) -> Result<Self> {
         let reservation = budget.reservation(holder, bytes)?;
-        let cache = Cache::new_lru_cache(bytes as usize);
-        let memtables = (bytes as f64 * RocksOptions::WRITE_BUFFER_RATIO) as usize;
+        let buffer = PointBuffer::new(options.point_buffer_bytes.min(bytes as usize / 4));
+        let rocks_bytes = bytes as usize - buffer.capacity();
+        let cache = Cache::new_lru_cache(rocks_bytes);
+        let memtables = (rocks_bytes as f64 * RocksOptions::WRITE_BUFFER_RATIO) as usize;
         let manager = WriteBufferManager::new_write_buffer_manager_with_cache(
             memtables,
             false,
@@ -169,7 +187,7 @@ impl RocksBackend {
         );
         let mut opts = options.to_rocksdb(&cache);
         opts.set_write_buffer_manager(&manager);
-        Self::open_inner(path, opts, Arc::new(SystemClock), Some(reservation))
+        Self::open_inner(path, opts, Arc::new(SystemClock), Some(reservation), buffer)
     }
 
     fn open_inner(
@@ -177,6 +195,7 @@ impl RocksBackend {
         opts: Options,
         clock: Arc<dyn Clock>,
         reservation: Option<Reservation>,
+        buffer: PointBuffer,
     ) -> Result<Self> {
         let names: Vec<String> = if path.join("CURRENT").exists() {
             DB::list_cf(&opts, path)
@@ -202,6 +221,7 @@ impl RocksBackend {
             clock,
             created_table_options: Vec::new(),
             reservation,
+            buffer: RefCell::new(buffer),
         })
     }
 
@@ -214,6 +234,7 @@ impl RocksBackend {
     /// subtask does after adopting a checkpoint that also holds other subtasks' key groups.
     /// Costs O(tables), not O(entries); compaction reclaims the space later.
     pub fn delete_key_groups_outside(&mut self, key_groups: &RangeInclusive<u16>) -> Result<()> {
+        self.flush_points()?;
         // Key groups are below 32,768, so every state key starts with a byte below 0x80.
         const END_OF_KEYS: [u8; 2] = [0x80, 0x00];
         let below = (*key_groups.start() > 0)
@@ -236,6 +257,7 @@ impl RocksBackend {
 
     /// Compacts `table` fully (dropping expired TTL entries on the way).
     pub fn compact(&self, table: TableId) -> Result<()> {
+        self.flush_points()?;
         self.db
             .compact_range_cf(self.cf(table)?, None::<&[u8]>, None::<&[u8]>);
         Ok(())
@@ -268,6 +290,93 @@ impl RocksBackend {
     /// The store's directory.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Writes the point tables' waiting writes to RocksDB, in one atomic write: all of them
+    /// or, on an error, none (they stay buffered).
+    pub fn flush_points(&self) -> Result<()> {
+        let mut buffer = self.buffer.try_borrow_mut().map_err(|_| {
+            Error::State("a scan of a point table inside a read of it (not supported)".into())
+        })?;
+        if buffer.is_empty() {
+            return Ok(());
+        }
+        let mut rocks = rocksdb::WriteBatch::with_capacity_bytes(buffer.bytes());
+        self.add_buffered(&buffer, &mut rocks)?;
+        self.db.write_opt(rocks, &self.write_options).rocks()?;
+        buffer.clear();
+        Ok(())
+    }
+
+    /// Flushes the buffer when `table` has writes in it: scans read RocksDB alone. Scans of
+    /// other tables (timers, sorted maps, on the hot path) leave it be.
+    fn flush_before_scan(&self, table: TableId) -> Result<()> {
+        let waiting = self
+            .buffer
+            .try_borrow()
+            .map_or(true, |buffer| !buffer.is_empty_table(table.0));
+        if waiting {
+            self.flush_points()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the point tables' waiting writes as one SST file per table and ingests them:
+    /// how a checkpoint takes the buffer. Its keys then skip the memtable (the insert, and
+    /// the flush that the checkpoint would make of it), where [`RocksBackend::flush_points`]
+    /// puts them. The buffer is cleared only once every file is in; a failure part-way
+    /// leaves it whole, and ingesting it again writes the same newest values.
+    fn ingest_points(&self) -> Result<()> {
+        let mut buffer = self.buffer.try_borrow_mut().map_err(|_| {
+            Error::State("a checkpoint inside a read of a point table (not supported)".into())
+        })?;
+        if buffer.is_empty() {
+            return Ok(());
+        }
+        let parent = self.path.parent().unwrap_or(Path::new("."));
+        let dir = tempfile::Builder::new()
+            .prefix(".sf-points-")
+            .tempdir_in(parent)
+            .map_err(Error::io("create a temporary directory in", parent))?;
+        let entries = buffer.sorted_entries();
+        let mut ingest = rocksdb::IngestExternalFileOptions::default();
+        ingest.set_move_files(true);
+        for table in entries.chunk_by(|a, b| a.0 == b.0) {
+            let index = table[0].0;
+            let file = dir.path().join(format!("table-{index}.sst"));
+            let mut writer = rocksdb::SstFileWriter::create(&self.options);
+            writer.open(&file).rocks()?;
+            for &(_, key, value) in table {
+                match value {
+                    Some(v) => writer.put(key, v).rocks()?,
+                    None => writer.delete(key).rocks()?,
+                }
+            }
+            writer.finish().rocks()?;
+            self.db
+                .ingest_external_file_cf_opts(self.cf(TableId(index))?, &ingest, vec![&file])
+                .rocks()?;
+        }
+        drop(entries);
+        buffer.clear();
+        Ok(())
+    }
+
+    /// Adds the buffer's writes to `rocks`.
+    fn add_buffered(&self, buffer: &PointBuffer, rocks: &mut rocksdb::WriteBatch) -> Result<()> {
+        for (index, key, value) in buffer.sorted_entries() {
+            let cf = self.cf(TableId(index))?;
+            match value {
+                Some(v) => rocks.put_cf(cf, key, v),
+                None => rocks.delete_cf(cf, key),
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes of point-table writes waiting in the buffer.
+    pub fn buffered_bytes(&self) -> usize {
+        self.buffer.borrow().bytes()
     }
 
     fn cf(&self, table: TableId) -> Result<&rocksdb::ColumnFamily> {
@@ -346,7 +455,9 @@ impl StateBackend for RocksBackend {
     }
 
     fn memory_bytes(&self) -> u64 {
-        self.budgeted_bytes().unwrap_or(0)
+        // A budgeted store's buffer is inside its reservation.
+        self.budgeted_bytes()
+            .unwrap_or(self.buffered_bytes() as u64)
     }
 
     fn open_table(&mut self, name: &str) -> Result<TableId> {
@@ -363,19 +474,25 @@ impl StateBackend for RocksBackend {
         Ok(TableId(self.names.len() - 1))
     }
 
+    fn open_table_with(&mut self, name: &str, access: TableAccess) -> Result<TableId> {
+        let table = self.open_table(name)?;
+        if access == TableAccess::Point {
+            self.buffer.get_mut().buffer_table(table.0);
+        }
+        Ok(table)
+    }
+
     fn table_names(&self) -> Vec<String> {
         self.names.clone()
     }
 
     fn multi_get(&self, table: TableId, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
-        let cf = self.cf(table)?;
-        // Operators often ask in key order; RocksDB then skips sorting the batch.
-        let sorted = keys.windows(2).all(|w| w[0] <= w[1]);
-        self.db
-            .batched_multi_get_cf(cf, keys.iter().copied(), sorted)
-            .into_iter()
-            .map(|r| Ok(r.rocks()?.map(|v| v.to_vec())))
-            .collect()
+        let mut out = Vec::with_capacity(keys.len());
+        self.multi_get_each(table, keys, &mut |_, value| {
+            out.push(value.map(<[u8]>::to_vec));
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     fn multi_get_each(
@@ -385,32 +502,90 @@ impl StateBackend for RocksBackend {
         visit: &mut ValueVisitor<'_>,
     ) -> Result<()> {
         let cf = self.cf(table)?;
-        let sorted = keys.windows(2).all(|w| w[0] <= w[1]);
+        let buffer = self.buffer.borrow();
+        // Only the keys the buffer has not seen go to RocksDB.
+        let lookups: Vec<Lookup<'_>> = if buffer.is_empty_table(table.0) {
+            Vec::new()
+        } else {
+            keys.iter().map(|k| buffer.get(table.0, k)).collect()
+        };
+        let misses: Vec<&[u8]> = if lookups.is_empty() {
+            keys.to_vec()
+        } else {
+            keys.iter()
+                .zip(&lookups)
+                .filter(|(_, l)| **l == Lookup::Miss)
+                .map(|(k, _)| *k)
+                .collect()
+        };
+        // Operators often ask in key order; RocksDB then skips sorting the batch.
+        let sorted = misses.windows(2).all(|w| w[0] <= w[1]);
         // Values stay pinned in RocksDB's blocks or memtable while they are visited.
-        for (i, value) in self
+        let mut fetched = self
             .db
-            .batched_multi_get_cf(cf, keys.iter().copied(), sorted)
-            .into_iter()
-            .enumerate()
-        {
-            visit(i, value.rocks()?.as_deref())?;
+            .batched_multi_get_cf(cf, misses.iter().copied(), sorted)
+            .into_iter();
+        for i in 0..keys.len() {
+            match lookups.get(i) {
+                Some(Lookup::Value(value)) => visit(i, Some(value))?,
+                Some(Lookup::Deleted) => visit(i, None)?,
+                Some(Lookup::Miss) | None => {
+                    let value = fetched.next().ok_or_else(|| {
+                        Error::RocksDb("MultiGet returned fewer values than asked".into())
+                    })?;
+                    visit(i, value.rocks()?.as_deref())?;
+                }
+            }
         }
         Ok(())
     }
 
     fn write(&mut self, batch: &WriteBatch) -> Result<()> {
+        let buffer = self.buffer.get_mut();
+        let growth: usize = batch
+            .ops()
+            .filter(|(table, _, _)| buffer.is_buffered(table.0))
+            .map(|(_, key, value)| entry_bytes(key, value))
+            .sum();
+        // When the batch would overfill the buffer, the buffer's writes and the batch go to
+        // RocksDB together.
+        let through_buffer = buffer.fits(growth);
+        let flushed = if through_buffer { 0 } else { buffer.bytes() };
         // Sized up front: RocksDB's batch is one buffer that would otherwise be regrown
         // (and copied) many times for a large batch. 16 bytes covers each record's header.
-        let mut rocks =
-            rocksdb::WriteBatch::with_capacity_bytes(batch.data_len() + 16 * batch.len() + 12);
+        let mut rocks = rocksdb::WriteBatch::with_capacity_bytes(
+            batch.data_len() + 16 * batch.len() + 12 + flushed,
+        );
+        let buffer = self.buffer.borrow();
+        if !through_buffer {
+            self.add_buffered(&buffer, &mut rocks)?;
+        }
         for (table, key, value) in batch.ops() {
+            if through_buffer && buffer.is_buffered(table.0) {
+                continue;
+            }
             let cf = self.cf(table)?;
             match value {
                 Some(v) => rocks.put_cf(cf, key, v),
                 None => rocks.delete_cf(cf, key),
             }
         }
-        self.db.write_opt(rocks, &self.write_options).rocks()
+        drop(buffer);
+        if !rocks.is_empty() {
+            self.db.write_opt(rocks, &self.write_options).rocks()?;
+        }
+        // RocksDB took its part; the buffer's cannot fail.
+        let buffer = self.buffer.get_mut();
+        if through_buffer {
+            for (table, key, value) in batch.ops() {
+                if buffer.is_buffered(table.0) {
+                    buffer.apply(table.0, key, value);
+                }
+            }
+        } else {
+            buffer.clear();
+        }
+        Ok(())
     }
 
     fn scan(
@@ -419,6 +594,7 @@ impl StateBackend for RocksBackend {
         range: ScanRange<'_>,
         visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<()> {
+        self.flush_before_scan(table)?;
         scan_cf(&self.db, self.cf(table)?, range, false, visit)
     }
 
@@ -428,11 +604,13 @@ impl StateBackend for RocksBackend {
         range: ScanRange<'_>,
         visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<()> {
+        self.flush_before_scan(table)?;
         scan_cf(&self.db, self.cf(table)?, range, true, visit)
     }
 
     fn bulk_loader(&mut self, table: TableId) -> Result<Box<dyn BulkLoader + '_>> {
         self.cf(table)?;
+        self.flush_points()?;
         // Next to the store, on the same file system, so ingestion moves the file.
         let parent = self.path.parent().unwrap_or(Path::new("."));
         let dir = tempfile::Builder::new()
@@ -453,6 +631,7 @@ impl StateBackend for RocksBackend {
     }
 
     fn write_checkpoint(&mut self, dir: &Path) -> Result<()> {
+        self.ingest_points()?;
         // With the WAL off, RocksDB flushes the memtables into the checkpoint.
         rocksdb::checkpoint::Checkpoint::new(&self.db)
             .rocks()?

@@ -12,7 +12,7 @@ use streamfusion::state::layout::{key_group_of, state_key};
 use streamfusion::state::memory::MemoryBackend;
 use streamfusion::state::rocks::{RocksBackend, RocksOptions};
 use streamfusion::state::ttl::SystemClock;
-use streamfusion::state::{ScanRange, StateBackend, TableId, WriteBatch};
+use streamfusion::state::{ScanRange, StateBackend, TableAccess, TableId, WriteBatch};
 
 type Model = BTreeMap<(String, Vec<u8>), Vec<u8>>;
 
@@ -194,6 +194,90 @@ fn aligned_restore_gives_back_exactly_what_was_checkpointed() {
             .unwrap(),
         )
     });
+}
+
+/// A point table's writes wait in RocksDB's write-back buffer (decision 0043): point reads
+/// see the newest write at once, scans and checkpoints see every write, with the buffer
+/// large (never flushed until a scan), small (flushed every few batches) and off.
+#[test]
+fn rocksdb_point_tables_read_scan_and_checkpoint_their_buffered_writes() {
+    // 64 keys in 8 key groups: most writes rewrite or delete a key written before.
+    let key = |id: u64| state_key((id % 8) as u16, &id.to_be_bytes(), &[], &[]);
+    for buffer_bytes in [0, 1_000, 32 << 20] {
+        let dir = tempfile::tempdir().unwrap();
+        let options = RocksOptions {
+            point_buffer_bytes: buffer_bytes,
+            ..RocksOptions::checked_in()
+        };
+        let mut store = RocksBackend::open(&dir.path().join("db"), &options).unwrap();
+        let tables = [
+            store.open_table_with("values", TableAccess::Point).unwrap(),
+            store.open_table("timers").unwrap(),
+        ];
+        let (mut model, mut rng) = (Model::new(), Rng(SEED ^ 11));
+        let mut checkpointed = None;
+        for round in 0..60 {
+            let mut batch = WriteBatch::new();
+            for _ in 0..12 {
+                let t = (rng.next() % 2) as usize;
+                let k = key(rng.next() % 64);
+                if rng.next().is_multiple_of(3) {
+                    batch.delete(tables[t], &k);
+                    model.remove(&(TABLES[t].to_string(), k));
+                } else {
+                    let v = vec![round as u8; (rng.next() % 40) as usize];
+                    batch.put(tables[t], &k, &v);
+                    model.insert((TABLES[t].to_string(), k), v);
+                }
+            }
+            store.write(&batch).unwrap();
+            let probes: Vec<Vec<u8>> = (0..64).map(key).collect();
+            let refs: Vec<&[u8]> = probes.iter().map(Vec::as_slice).collect();
+            for (t, name) in tables.iter().zip(TABLES) {
+                let got = store.multi_get(*t, &refs).unwrap();
+                for (probe, got) in probes.iter().zip(got) {
+                    let expected = model.get(&(name.to_string(), probe.clone()));
+                    assert_eq!(got.as_ref(), expected, "{buffer_bytes} B, round {round}");
+                }
+            }
+            if round % 10 == 9 {
+                assert_eq!(contents(&store, ScanRange::All), model, "{buffer_bytes} B");
+                let mut backward = Vec::new();
+                store
+                    .scan_rev(tables[0], ScanRange::KeyGroups(&(2..=5)), &mut |k, v| {
+                        backward.push(((TABLES[0].to_string(), k.to_vec()), v.to_vec()));
+                        true
+                    })
+                    .unwrap();
+                backward.reverse();
+                let slice = in_groups(&model, &(2..=5));
+                let forward: Vec<_> = slice
+                    .into_iter()
+                    .filter(|((t, _), _)| t == "values")
+                    .collect();
+                assert_eq!(backward, forward, "{buffer_bytes} B");
+            }
+            if round == 33 {
+                let path = dir.path().join("ckpt");
+                checkpoint::publish(&mut store, &path, b"").unwrap();
+                checkpointed = Some((path, model.clone()));
+            }
+        }
+        // The checkpoint holds the writes that were still buffered when it was taken.
+        let (path, at_checkpoint) = checkpointed.unwrap();
+        let restored = checkpoint::restore_rocks(
+            &Checkpoint::open(&path).unwrap(),
+            &dir.path().join("restored"),
+            &options,
+            Arc::new(SystemClock),
+        )
+        .unwrap();
+        assert_eq!(
+            contents(&restored, ScanRange::All),
+            at_checkpoint,
+            "{buffer_bytes} B"
+        );
+    }
 }
 
 /// Subtask `index` of `p` keeps only its own key groups of `model`.
