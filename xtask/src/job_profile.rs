@@ -74,31 +74,32 @@ pub struct Summary {
 /// Turns `perf record`'s `data` into `<stem>.folded` and `<stem>.svg` beside it, removes the
 /// raw data (it needs this machine's binaries and JIT maps to be read), and summarizes it.
 pub fn fold_and_plot(sh: &Shell, data: &Path, title: &str) -> Result<Summary> {
-    let script = data.with_extension("script");
     let folded = data.with_extension("folded");
     let svg = data.with_extension("svg");
     // Without inline expansion: addr2line over every sample would take minutes.
-    let text = cmd!(sh, "perf script --no-inline -i {data}")
+    let script = cmd!(sh, "perf script --no-inline -i {data}")
         .quiet()
         .ignore_stderr()
         .output()
         .with_context(|| format!("perf script -i {}", data.display()))?;
-    if !text.status.success() {
-        bail!("perf script -i {} failed: {}", data.display(), text.status);
+    if !script.status.success() {
+        bail!(
+            "perf script -i {} failed: {}",
+            data.display(),
+            script.status
+        );
     }
-    fs::write(&script, &text.stdout).with_context(|| format!("writing {}", script.display()))?;
 
     let mut options = FoldOptions::default();
     // Java frames end in `_[j]`, kernel frames in `_[k]`.
     options.annotate_jit = true;
     options.annotate_kernel = true;
-    let reader = BufReader::new(File::open(&script)?);
     let writer = BufWriter::new(
         File::create(&folded).with_context(|| format!("creating {}", folded.display()))?,
     );
     Folder::from(options)
-        .collapse(reader, writer)
-        .with_context(|| format!("folding {}", script.display()))?;
+        .collapse(&script.stdout[..], writer)
+        .with_context(|| format!("folding perf script -i {}", data.display()))?;
 
     let mut graph = GraphOptions::default();
     graph.title = title.to_string();
@@ -109,9 +110,7 @@ pub fn fold_and_plot(sh: &Shell, data: &Path, title: &str) -> Result<Summary> {
     flamegraph::from_reader(&mut graph, reader, writer)
         .with_context(|| format!("plotting {}", folded.display()))?;
 
-    for raw in [data.to_path_buf(), script] {
-        fs::remove_file(&raw).with_context(|| format!("removing {}", raw.display()))?;
-    }
+    fs::remove_file(data).with_context(|| format!("removing {}", data.display()))?;
     let text = fs::read_to_string(&folded)?;
     Ok(summarize(&text))
 }
