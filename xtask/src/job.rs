@@ -6,12 +6,16 @@
 //! plan has the expected native nodes. A job failing it is reported and never timed, since a
 //! time for a wrong answer is no evidence. Then `--warmup` runs per engine, then `--runs`
 //! timed pairs in ABBA order (stock, native, native, stock, ...) so slow drift of the machine
-//! falls on both engines alike. Every run is a fresh JVM with the same options; whole jobs keep
-//! both transposes, JNI, state and the sink in the measured path (EVIDENCE.md).
+//! falls on both engines alike. Every run is a fresh JVM with the same options (`--jvm fresh`,
+//! what a short job pays, JIT compilation included), or every run of one job and backend
+//! shares one JVM (`--jvm shared`, a long-running TaskManager's warm JIT: issue 18's
+//! protocol); whole jobs keep both transposes, JNI, state and the sink in the measured path
+//! (EVIDENCE.md).
 //!
 //! The run directory holds `jobs.csv` (every trial, warm-ups marked), `metadata.json`,
 //! `plans/<state>/<job>-{stock,native}.txt`, `jobs.svg` and one log per JVM under `logs/`.
-//! With `--profile`, each job runs once per engine under `perf` instead of being timed, into
+//! With `--profile`, each job runs once per engine under `perf` instead of being timed (with
+//! `--jvm shared`, after its warm-ups in the same JVM), into
 //! `profiles/<job>-<state>-<engine>.perf.{folded,svg}` ([`crate::job_profile`]).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -68,11 +72,16 @@ pub struct JobArgs {
     /// Timed runs per engine, in ABBA pairs.
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
+    /// Where the warm-ups and timed runs happen: a fresh JVM each, or one JVM for all of a
+    /// job's runs on a backend (each run still a fresh MiniCluster).
+    #[arg(long = "jvm", value_name = "MODE", value_enum, default_value_t = JvmMode::Fresh)]
+    pub jvm: JvmMode,
     /// Stop after the parity checks (exit non-zero if any job fails one).
     #[arg(long)]
     pub verify_only: bool,
-    /// After the parity checks, run each job once per engine under Linux `perf` and write
-    /// folded stacks and a flame graph per run into `profiles/`, instead of timing it.
+    /// After the parity checks, run each job once per engine under Linux `perf` (with
+    /// `--jvm shared`, after `--warmup` runs in the same JVM) and write folded stacks and a
+    /// flame graph per engine into `profiles/`, instead of timing it.
     #[arg(long, conflicts_with = "verify_only")]
     pub profile: bool,
     /// `-Xmx`/`-Xms` of every JVM, e.g. 2g.
@@ -80,6 +89,23 @@ pub struct JobArgs {
     pub heap: String,
     #[command(flatten)]
     pub run_dir: RunDirArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum JvmMode {
+    /// A fresh JVM per run: cold JIT, as a short job sees it.
+    Fresh,
+    /// One JVM per job and backend: warm JIT, as a long-running TaskManager sees it.
+    Shared,
+}
+
+impl JvmMode {
+    fn as_str(self) -> &'static str {
+        match self {
+            JvmMode::Fresh => "fresh",
+            JvmMode::Shared => "shared",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -287,7 +313,7 @@ fn last_line<'a>(stdout: &'a str, tag: &str) -> Option<&'a str> {
 }
 
 /// `warmup` or `timed`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kind {
     Warmup,
     Timed,
@@ -692,23 +718,14 @@ fn verify(
     })
 }
 
-/// One `JobBench time` run, as a row.
-#[allow(clippy::too_many_arguments)]
-fn time(
-    sh: &Shell,
-    jvm: &Jvm,
-    args: &JobArgs,
-    job: &str,
-    state: &str,
-    engine: Engine,
-    kind: Kind,
-    trial: u32,
-) -> Result<Row> {
-    let command = time_command(args, job, state, engine);
+/// One `JobBench time` run in a fresh JVM, as a row.
+fn time(sh: &Shell, jvm: &Jvm, args: &JobArgs, job: &str, state: &str, slot: Slot) -> Result<Row> {
+    let command = time_command(args, job, state, slot.engine);
     let log = format!(
-        "{job}-{state}-{}-{}-{trial}",
-        kind.as_str(),
-        engine.as_str()
+        "{job}-{state}-{}-{}-{}",
+        slot.kind.as_str(),
+        slot.engine.as_str(),
+        slot.trial
     );
     let run = jvm.run(sh, &log, &command)?;
     if !run.success {
@@ -716,22 +733,98 @@ fn time(
     }
     let line = last_line(&run.stdout, "trial")
         .with_context(|| format!("no `trial` line; see {}", run.log.display()))?;
+    trial_row(line, job, state, slot)
+}
+
+/// One run of a job's plan: its engine, kind and 1-based number per (engine, kind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Slot {
+    engine: Engine,
+    kind: Kind,
+    trial: u32,
+}
+
+/// The runs of one job on one backend: `warmup` stock/native pairs, then `runs` ABBA pairs.
+fn plan(warmup: u32, runs: u32) -> Vec<Slot> {
+    let mut engines: Vec<(Engine, Kind)> = Vec::new();
+    for _ in 0..warmup {
+        engines.extend([
+            (Engine::Stock, Kind::Warmup),
+            (Engine::Native, Kind::Warmup),
+        ]);
+    }
+    engines.extend(abba(runs).into_iter().map(|e| (e, Kind::Timed)));
+    let mut counts: BTreeMap<(Engine, Kind), u32> = BTreeMap::new();
+    engines
+        .into_iter()
+        .map(|(engine, kind)| {
+            let trial = counts.entry((engine, kind)).or_default();
+            *trial += 1;
+            Slot {
+                engine,
+                kind,
+                trial: *trial,
+            }
+        })
+        .collect()
+}
+
+/// The row of a `trial` line, checked to be the run `slot` of `job` on `state`.
+fn trial_row(line: &str, job: &str, state: &str, slot: Slot) -> Result<Row> {
     let t = parse_trial(line)?;
-    if (t.job.as_str(), t.state.as_str(), t.engine.as_str()) != (job, state, engine.as_str()) {
+    if (t.job.as_str(), t.state.as_str(), t.engine.as_str()) != (job, state, slot.engine.as_str()) {
         bail!("the `trial` line is for another run than asked: `{line}`");
     }
     Ok(Row {
         job: job.to_string(),
         state: state.to_string(),
-        engine,
-        trial,
-        kind,
+        engine: slot.engine,
+        trial: slot.trial,
+        kind: slot.kind,
         wall_ms: t.wall_ms,
         records: t.records,
         records_per_s: t.records_per_s,
         gc_ms: t.gc_ms,
         peak_rss_kb: t.peak_rss_kb,
     })
+}
+
+/// The whole plan of one job on one backend in one JVM (`JobBench series`): a row per run,
+/// in the plan's order.
+fn series(
+    sh: &Shell,
+    jvm: &Jvm,
+    args: &JobArgs,
+    job: &str,
+    state: &str,
+    plan: &[Slot],
+) -> Result<Vec<Row>> {
+    let mut command = vec!["series".to_string()];
+    command.extend(settings_args(args, job, state));
+    let engines: Vec<&str> = plan.iter().map(|s| s.engine.as_str()).collect();
+    command.extend(["--engines".to_string(), engines.join(",")]);
+    let run = jvm.run(sh, &format!("{job}-{state}-series"), &command)?;
+    if !run.success {
+        bail!("{}", run.failure("JobBench series failed"));
+    }
+    let lines: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("trial "))
+        .collect();
+    if lines.len() != plan.len() {
+        bail!(
+            "JobBench series printed {} `trial` lines for {} runs; see {}",
+            lines.len(),
+            plan.len(),
+            run.log.display()
+        );
+    }
+    lines
+        .into_iter()
+        .zip(plan)
+        .map(|(line, slot)| trial_row(line, job, state, *slot))
+        .collect()
 }
 
 /// Warm-ups, then the ABBA timed runs of one job on one backend; every row is appended to
@@ -745,38 +838,59 @@ fn time_job(
     rows: &mut Vec<Row>,
 ) -> Result<()> {
     let csv_path = session.run_dir.join("jobs.csv");
-    let mut plan: Vec<(Engine, Kind)> = Vec::new();
-    for _ in 0..args.warmup {
-        plan.extend([
-            (Engine::Stock, Kind::Warmup),
-            (Engine::Native, Kind::Warmup),
-        ]);
+    let write = |rows: &[Row]| {
+        fs::write(&csv_path, csv(rows)).with_context(|| format!("writing {}", csv_path.display()))
+    };
+    let plan = plan(args.warmup, args.runs);
+    if args.jvm == JvmMode::Shared {
+        progress(&format!(
+            "{job} / {state}: {} runs in one JVM ... ",
+            plan.len()
+        ))?;
+        let series = series(&session.sh, jvm, args, job, state, &plan)
+            .inspect_err(|_| println!("failed"))?;
+        let times: Vec<String> = series
+            .iter()
+            .map(|r| format!("{} {} {} ms", r.kind.as_str(), r.engine.as_str(), r.wall_ms))
+            .collect();
+        println!("{}", times.join(", "));
+        rows.extend(series);
+        return write(rows);
     }
-    plan.extend(abba(args.runs).into_iter().map(|e| (e, Kind::Timed)));
-    let mut counts: BTreeMap<(Engine, &str), u32> = BTreeMap::new();
-    for (i, (engine, kind)) in plan.iter().enumerate() {
-        let trial = counts.entry((*engine, kind.as_str())).or_default();
-        *trial += 1;
+    for (i, slot) in plan.iter().enumerate() {
         progress(&format!(
             "{job} / {state}: [{}/{}] {} {} {} ... ",
             i + 1,
             plan.len(),
-            kind.as_str(),
-            engine.as_str(),
-            trial
+            slot.kind.as_str(),
+            slot.engine.as_str(),
+            slot.trial
         ))?;
-        let row = time(&session.sh, jvm, args, job, state, *engine, *kind, *trial)
-            .inspect_err(|_| println!("failed"))?;
+        let row =
+            time(&session.sh, jvm, args, job, state, *slot).inspect_err(|_| println!("failed"))?;
         println!("{} ms", row.wall_ms);
         rows.push(row);
-        fs::write(&csv_path, csv(rows))
-            .with_context(|| format!("writing {}", csv_path.display()))?;
+        write(rows)?;
     }
     Ok(())
 }
 
-/// One run per engine of `job` on `state` under `perf` ([`job_profile`]): the flame graphs'
-/// paths, each with its summary printed.
+/// What runs under `perf` for `engine`: one `JobBench time` in a fresh JVM, or with
+/// `--jvm shared` the warm-ups and one more run of that engine in one JVM (`JobBench series`),
+/// so the profile is mostly of warm code, as a long-running TaskManager runs it.
+fn profile_command(args: &JobArgs, job: &str, state: &str, engine: Engine) -> Vec<String> {
+    if args.jvm == JvmMode::Fresh {
+        return time_command(args, job, state, engine);
+    }
+    let mut command = vec!["series".to_string()];
+    command.extend(settings_args(args, job, state));
+    let engines = vec![engine.as_str(); args.warmup as usize + 1];
+    command.extend(["--engines".to_string(), engines.join(",")]);
+    command
+}
+
+/// One profile per engine of `job` on `state` under `perf` ([`job_profile`]): the flame
+/// graphs' paths, each with its summary printed.
 fn profile_job(
     sh: &Shell,
     jvm: &Jvm,
@@ -794,7 +908,7 @@ fn profile_job(
             engine.as_str()
         ))?;
         let data = job_profile::data_path(&dir, job, state, engine.as_str());
-        let command = time_command(args, job, state, engine);
+        let command = profile_command(args, job, state, engine);
         let run = jvm.run_under(
             sh,
             &job_profile::record_prefix(&data),
@@ -835,6 +949,7 @@ pub fn run(args: &JobArgs) -> Result<ExitCode> {
         states: states.iter().map(|s| s.to_string()).collect(),
         warmup: args.warmup,
         runs: args.runs,
+        jvm: args.jvm.as_str().to_string(),
         heap: args.heap.clone(),
         verify_only: args.verify_only,
         profile: args.profile,
@@ -1054,6 +1169,50 @@ mod tests {
         let order = abba(5);
         let count = |e| order.iter().filter(|&&x| x == e).count();
         assert_eq!((count(S), count(N)), (5, 5));
+    }
+
+    #[test]
+    fn a_plan_is_warm_up_pairs_then_abba_each_run_numbered_per_engine_and_kind() {
+        use Engine::{Native as N, Stock as S};
+        use Kind::{Timed as T, Warmup as W};
+        let got: Vec<(Engine, Kind, u32)> = plan(2, 2)
+            .iter()
+            .map(|s| (s.engine, s.kind, s.trial))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (S, W, 1),
+                (N, W, 1),
+                (S, W, 2),
+                (N, W, 2),
+                (S, T, 1),
+                (N, T, 1),
+                (N, T, 2),
+                (S, T, 2),
+            ]
+        );
+        assert_eq!(plan(0, 1).len(), 2);
+    }
+
+    #[test]
+    fn a_series_trial_line_must_be_the_run_its_slot_names() {
+        let line = "trial job=calc engine=native state=hashmap wall_ms=700 records=10 \
+                    records_per_s=14 gc_ms=3 peak_rss_kb=99 native_nodes=1";
+        let slot = Slot {
+            engine: Engine::Native,
+            kind: Kind::Timed,
+            trial: 4,
+        };
+        let row = trial_row(line, "calc", "hashmap", slot).unwrap();
+        assert_eq!((row.trial, row.kind, row.wall_ms), (4, Kind::Timed, 700));
+        let stock = Slot {
+            engine: Engine::Stock,
+            ..slot
+        };
+        let err = trial_row(line, "calc", "hashmap", stock).unwrap_err();
+        assert!(err.to_string().contains("another run"), "{err}");
+        assert!(trial_row(line, "calc", "rocksdb", slot).is_err());
     }
 
     #[test]
@@ -1370,8 +1529,23 @@ mod tests {
             panic!("parsed as {:?}", cli.command);
         };
         assert!(args.profile && !args.verify_only);
+        assert_eq!(args.jvm, JvmMode::Fresh);
+        let cli = crate::Cli::try_parse_from(["cargo-xtask", "job", "--jvm", "shared"]).unwrap();
+        let crate::Command::Job(args) = cli.command else {
+            panic!("parsed as {:?}", cli.command);
+        };
+        assert_eq!(args.jvm, JvmMode::Shared);
+        assert_eq!(
+            profile_command(&args, "calc", "hashmap", Engine::Native)[0],
+            "series"
+        );
+        assert!(
+            profile_command(&args, "calc", "hashmap", Engine::Native)
+                .ends_with(&["--engines".to_string(), "native,native,native".to_string()])
+        );
         for bad in [
-            &["job", "--runs", "0"][..],
+            &["job", "--jvm", "warm"][..],
+            &["job", "--runs", "0"],
             &["job", "--state", "memory"],
             &["job", "--heap", "2gb"],
             &["job", "--profile", "--verify-only"],

@@ -61,6 +61,8 @@ pub struct JobsRecord {
     pub states: Vec<String>,
     pub warmup: u32,
     pub runs: u32,
+    /// `fresh` (a JVM per run) or `shared` (one JVM per job and backend).
+    pub jvm: String,
     pub heap: String,
     pub verify_only: bool,
     /// Whether the jobs ran under `perf` (`--profile`) instead of being timed.

@@ -42,7 +42,12 @@
 //!   (window aggregation, decision 0030) takes it instead of its own sections' lowest;
 //! - `max_parallelism`: the job's number of key groups as the task runs it, which replaces
 //!   the plan's (a plan is made before Flink settles it: a keyless aggregate runs at max
-//!   parallelism 1, a job may set its own); the plan's by default.
+//!   parallelism 1, a job may set its own); the plan's by default;
+//! - `memory_budget_bytes`: the managed memory Flink gave the operator (reserved in the
+//!   task's `MemoryManager` by the Java operator). A memory store counts its entries against
+//!   it and a write past it fails with a resource error; a RocksDB store caps its block
+//!   cache, memtables and point buffer at it. Without one, a memory store is unbounded and a
+//!   RocksDB store takes the checked-in sizes.
 //!
 //! A null, empty or `null` document means the defaults: memory, every key group.
 //!
@@ -72,8 +77,10 @@
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
+use streamfusion::ops::restore::StateBudget;
 use streamfusion::ops::{Operator, OperatorPlan, Output, Port, StateConfig, sections};
 use streamfusion::state::BackendKind;
+use streamfusion::state::budget::MemoryBudget;
 use streamfusion::state::checkpoint::Checkpoint;
 use streamfusion_bridge::BridgeError;
 use streamfusion_bridge::transpose::{changelog_to_rows, rows_to_changelog};
@@ -155,6 +162,9 @@ pub struct Runtime {
     /// On a restore, the lowest watermark of every old subtask; `None` when not kept.
     #[serde(default)]
     pub restored_watermark: Option<i64>,
+    /// The operator's managed memory in bytes; `None` for no budget.
+    #[serde(default)]
+    pub memory_budget_bytes: Option<u64>,
 }
 
 fn memory() -> BackendKind {
@@ -169,6 +179,7 @@ impl Default for Runtime {
             key_groups: None,
             max_parallelism: None,
             restored_watermark: None,
+            memory_budget_bytes: None,
         }
     }
 }
@@ -196,6 +207,11 @@ impl Runtime {
         {
             return Err(NativeError::InvalidRuntime(
                 "working_dir is empty; leave it out for a temporary directory".into(),
+            ));
+        }
+        if runtime.memory_budget_bytes == Some(0) {
+            return Err(NativeError::InvalidRuntime(
+                "memory_budget_bytes is 0; leave it out for no budget".into(),
             ));
         }
         Ok(runtime)
@@ -241,7 +257,7 @@ impl Runtime {
             }
             (None, BackendKind::Memory) => None,
         };
-        let config = match &working_dir {
+        let mut config = match &working_dir {
             Some(dir) if self.backend == BackendKind::Rocksdb => StateConfig::rocksdb(dir.path()),
             Some(dir) => StateConfig {
                 working_dir: dir.path().to_path_buf(),
@@ -249,6 +265,21 @@ impl Runtime {
             },
             None => StateConfig::memory(),
         };
+        if let Some(bytes) = self.memory_budget_bytes {
+            // Flink's MemoryManager holds the reservation; natively the budget is a cap.
+            match self.backend {
+                BackendKind::Rocksdb => {
+                    let limit = usize::try_from(bytes).unwrap_or(usize::MAX);
+                    config.rocks = config.rocks.with_memory_limit(limit);
+                }
+                BackendKind::Memory => {
+                    config.budget = Some(StateBudget {
+                        budget: MemoryBudget::new(bytes),
+                        rocks_bytes: 0,
+                    });
+                }
+            }
+        }
         Ok((config, working_dir))
     }
 }
@@ -669,6 +700,8 @@ mod tests {
                 "unknown field `spill`",
             ),
             (r#"{"working_dir": ""}"#, "working_dir is empty"),
+            (r#"{"memory_budget_bytes": 0}"#, "memory_budget_bytes is 0"),
+            (r#"{"memory_budget_bytes": -1}"#, "invalid value"),
         ] {
             let err = runtime(json);
             assert!(
@@ -792,6 +825,50 @@ mod tests {
             given.join("db").is_dir(),
             "a given working directory is kept"
         );
+    }
+
+    #[test]
+    fn a_memory_budget_caps_a_memory_store_and_holds_a_restored_one() {
+        let plan = group_plan("SUM", None);
+        let rows: Vec<(i64, i32)> = (0..300).map(|k| (k, 1)).collect();
+        let (data, offsets) = key_value_rows(&rows);
+        // 300 groups take well over 4 KiB (key, accumulators and 64 bytes an entry).
+        let small = Some(r#"{"memory_budget_bytes": 4096}"#);
+        let mut op = HostedOperator::create(&plan, small).unwrap();
+        let err = op.push(0, &data, &offsets).unwrap_err();
+        assert_eq!(
+            engine_kind(&err),
+            Some(ErrorKind::ResourceExhausted),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("of 4096 reserved"), "{err}");
+        // Within a budget that fits, the rows give the model's result, on either backend.
+        for runtime in [
+            r#"{"memory_budget_bytes": 1048576}"#,
+            r#"{"backend": "rocksdb", "memory_budget_bytes": 8388608}"#,
+        ] {
+            let mut op = HostedOperator::create(&plan, Some(runtime)).unwrap();
+            let out = op.push(0, &data, &offsets).unwrap();
+            assert_eq!(group_output(&op, &out), model(&[], &rows), "{runtime}");
+        }
+        // A restored memory store holds its entries in its new budget.
+        let dir = tempfile::tempdir().unwrap();
+        let mut op = HostedOperator::create(&plan, None).unwrap();
+        op.push(0, &data, &offsets).unwrap();
+        assert!(op.prepare_snapshot().unwrap().is_empty());
+        let checkpoint = dir.path().join("checkpoint");
+        op.snapshot(&checkpoint).unwrap();
+        let err = HostedOperator::restore(&plan, small, &[&checkpoint]).unwrap_err();
+        assert_eq!(
+            engine_kind(&err),
+            Some(ErrorKind::ResourceExhausted),
+            "{err:?}"
+        );
+        let fits = Some(r#"{"memory_budget_bytes": 1048576}"#);
+        let mut restored = HostedOperator::restore(&plan, fits, &[&checkpoint]).unwrap();
+        let (more, more_offsets) = key_value_rows(&rows[..10]);
+        let out = restored.push(0, &more, &more_offsets).unwrap();
+        assert_eq!(group_output(&restored, &out), model(&rows, &rows[..10]));
     }
 
     #[test]

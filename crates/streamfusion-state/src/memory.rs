@@ -71,6 +71,16 @@ impl MemoryBackend {
         })
     }
 
+    /// The store, its entries' estimated bytes now reserved from `budget` as `holder` (a
+    /// restored store joining its task's budget), or [`Error::BudgetExceeded`].
+    pub fn within_budget(self, budget: &MemoryBudget, holder: &str) -> Result<Self> {
+        let reservation = budget.reservation(holder, self.estimated_bytes())?;
+        Ok(Self {
+            reservation: Some(reservation),
+            ..self
+        })
+    }
+
     /// Estimated bytes of all entries (what a budgeted store holds in its budget).
     pub fn estimated_bytes(&self) -> u64 {
         let mut bytes = 0;

@@ -67,8 +67,15 @@ pub struct RocksOptions {
     /// Whether the memtable bloom filter covers whole keys.
     pub memtable_whole_key_filtering: bool,
     /// The write-back buffer of point tables (decision 0043); 0 writes them through. A
-    /// budgeted store takes it from its budget (at most a quarter of it).
+    /// store with a memory limit takes it from the limit (at most a quarter of it).
     pub point_buffer_bytes: usize,
+    /// A cap on all of the store's memory, replacing the fixed sizes above: the point
+    /// tables' buffer takes up to a quarter of it, RocksDB's block cache and memtables
+    /// together the rest, memtables charged to the cache up to
+    /// [`RocksOptions::WRITE_BUFFER_RATIO`] (as Flink's managed memory does). `None` (the
+    /// default): the fixed sizes.
+    #[serde(default)]
+    pub memory_limit_bytes: Option<usize>,
 }
 
 impl RocksOptions {
@@ -93,6 +100,38 @@ impl RocksOptions {
     /// Share of a budgeted store's memory that memtables may use; the rest is block cache.
     /// Flink's `state.backend.rocksdb.memory.write-buffer-ratio` default.
     pub const WRITE_BUFFER_RATIO: f64 = 0.5;
+
+    /// The same options with all of the store's memory capped at `bytes`.
+    pub fn with_memory_limit(&self, bytes: usize) -> Self {
+        Self {
+            memory_limit_bytes: Some(bytes),
+            ..self.clone()
+        }
+    }
+
+    /// RocksDB's options and the point tables' buffer, sized as documented on
+    /// [`RocksOptions::memory_limit_bytes`].
+    fn sized(&self) -> (Options, PointBuffer) {
+        let Some(limit) = self.memory_limit_bytes else {
+            let cache = Cache::new_lru_cache(self.block_cache_bytes);
+            return (
+                self.to_rocksdb(&cache),
+                PointBuffer::new(self.point_buffer_bytes),
+            );
+        };
+        let buffer = PointBuffer::new(self.point_buffer_bytes.min(limit / 4));
+        let rocks_bytes = limit - buffer.capacity();
+        let cache = Cache::new_lru_cache(rocks_bytes);
+        let memtables = (rocks_bytes as f64 * Self::WRITE_BUFFER_RATIO) as usize;
+        let manager = WriteBufferManager::new_write_buffer_manager_with_cache(
+            memtables,
+            false,
+            cache.clone(),
+        );
+        let mut opts = self.to_rocksdb(&cache);
+        opts.set_write_buffer_manager(&manager);
+        (opts, buffer)
+    }
 
     fn to_rocksdb(&self, cache: &Cache) -> Options {
         let mut table = BlockBasedOptions::default();
@@ -157,17 +196,14 @@ impl RocksBackend {
         options: &RocksOptions,
         clock: Arc<dyn Clock>,
     ) -> Result<Self> {
-        let cache = Cache::new_lru_cache(options.block_cache_bytes);
-        let buffer = PointBuffer::new(options.point_buffer_bytes);
-        Self::open_inner(path, options.to_rocksdb(&cache), clock, None, buffer)
+        let (opts, buffer) = options.sized();
+        Self::open_inner(path, opts, clock, None, buffer)
     }
 
     /// Opens the store with its memory taken from `budget`: `bytes` are reserved for
-    /// `holder` (or the open fails with [`Error::BudgetExceeded`]); the point tables' buffer
-    /// takes up to a quarter of them, and RocksDB's block cache and memtables together are
-    /// capped at the rest, memtables charged to the cache up to
-    /// [`RocksOptions::WRITE_BUFFER_RATIO`] (as Flink's managed memory does). The
-    /// reservation is released when the store is dropped.
+    /// `holder` (or the open fails with [`Error::BudgetExceeded`]) and the store's memory is
+    /// capped at them ([`RocksOptions::memory_limit_bytes`]). The reservation is released
+    /// when the store is dropped.
     pub fn open_in_budget(
         path: &Path,
         options: &RocksOptions,
@@ -176,17 +212,7 @@ impl RocksBackend {
         bytes: u64,
     ) -> Result<Self> {
         let reservation = budget.reservation(holder, bytes)?;
-        let buffer = PointBuffer::new(options.point_buffer_bytes.min(bytes as usize / 4));
-        let rocks_bytes = bytes as usize - buffer.capacity();
-        let cache = Cache::new_lru_cache(rocks_bytes);
-        let memtables = (rocks_bytes as f64 * RocksOptions::WRITE_BUFFER_RATIO) as usize;
-        let manager = WriteBufferManager::new_write_buffer_manager_with_cache(
-            memtables,
-            false,
-            cache.clone(),
-        );
-        let mut opts = options.to_rocksdb(&cache);
-        opts.set_write_buffer_manager(&manager);
+        let (opts, buffer) = options.with_memory_limit(bytes as usize).sized();
         Self::open_inner(path, opts, Arc::new(SystemClock), Some(reservation), buffer)
     }
 

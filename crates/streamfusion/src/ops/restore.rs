@@ -243,7 +243,13 @@ impl StateConfig {
             RestoreStrategy::Aligned { source } => {
                 let checkpoint = &checkpoints[*source];
                 match self.backend {
-                    BackendKind::Memory => Box::new(checkpoint::restore_memory(checkpoint)?),
+                    BackendKind::Memory => {
+                        let store = checkpoint::restore_memory(checkpoint)?;
+                        match &self.budget {
+                            Some(b) => Box::new(store.within_budget(&b.budget, holder)?),
+                            None => Box::new(store),
+                        }
+                    }
                     BackendKind::Rocksdb => Box::new(checkpoint::restore_rocks(
                         checkpoint,
                         &working,

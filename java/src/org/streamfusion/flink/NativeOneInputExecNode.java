@@ -1,6 +1,8 @@
 package org.streamfusion.flink;
 
 import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.core.memory.ManagedMemoryUseCase;
 import org.apache.flink.streaming.api.operators.SimpleOperatorFactory;
 import org.apache.flink.streaming.api.transformations.OneInputTransformation;
 import org.apache.flink.table.api.TableException;
@@ -110,11 +112,32 @@ public final class NativeOneInputExecNode extends ExecNodeBase<RowData>
                         stock.getParallelism(),
                         stock.isParallelismConfigured());
         copyIdentity(stock, transformation);
+        if (keyed) {
+            declareManagedMemory(transformation, config);
+        }
         if (stock.getStateKeySelector() != null) {
             transformation.setStateKeySelector(stock.getStateKeySelector());
             transformation.setStateKeyType(stock.getStateKeyType());
         }
         return transformation;
+    }
+
+    /**
+     * Declares a keyed native operator's managed memory (operator scope, weight {@link
+     * StreamFusionPlanner#MANAGED_MEMORY_WEIGHT}), which caps its native state; a weight of 0
+     * declares none.
+     */
+    static void declareManagedMemory(Transformation<?> transformation, ReadableConfig config) {
+        int weight = config.get(StreamFusionPlanner.MANAGED_MEMORY_WEIGHT);
+        if (weight < 0) {
+            throw new TableException(
+                    StreamFusionPlanner.MANAGED_MEMORY_WEIGHT.key() + " must not be negative, got "
+                            + weight);
+        }
+        if (weight > 0) {
+            transformation.declareManagedMemoryUseCaseAtOperatorScope(
+                    ManagedMemoryUseCase.OPERATOR, weight);
+        }
     }
 
     /**

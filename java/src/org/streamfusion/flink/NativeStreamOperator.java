@@ -4,8 +4,12 @@ import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.core.memory.ManagedMemoryUseCase;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
+import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.memory.MemoryManager;
+import org.apache.flink.runtime.memory.MemoryReservationException;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.KeyGroupStatePartitionStreamProvider;
@@ -70,6 +74,12 @@ import java.util.stream.Stream;
  * watermark is kept in union list state, as Flink's {@code WindowAggOperator} keeps its own:
  * a restored window aggregation starts at the lowest of them, every other operator at none
  * (decision 0030).
+ *
+ * <p>A keyed operator's native state lives in Flink's managed memory (decision 0044): the
+ * operator's share of the slot's managed memory (the weight {@code
+ * streamfusion.memory.managed-weight} its transformation declares) is reserved in the task's
+ * memory manager while it runs, and caps its state natively: a memory store fails past it, a
+ * RocksDB store sizes its block cache, memtables and write-back buffer to it.
  */
 public abstract class NativeStreamOperator extends AbstractStreamOperator<RowData> {
     private static final long serialVersionUID = 1L;
@@ -86,6 +96,10 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
     public static final AtomicLong SECTIONS_WRITTEN = new AtomicLong();
     /** Key-group sections restored from in this JVM. */
     public static final AtomicLong SECTIONS_RESTORED = new AtomicLong();
+    /** Managed memory native operators hold reserved in this JVM now. */
+    public static final AtomicLong MANAGED_BYTES_HELD = new AtomicLong();
+    /** The most managed memory native operators held reserved at once in this JVM. */
+    public static final AtomicLong MANAGED_BYTES_PEAK = new AtomicLong();
 
     /** The most bytes a bundle buffers before it is pushed, whatever its row count. */
     static final int MAX_BUNDLE_BYTES = 64 << 20;
@@ -110,6 +124,8 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
     private transient long currentWatermark;
     private transient ListState<Long> watermarkState;
     private transient Path workingDir;
+    /** Managed memory reserved for the native state, released on close. */
+    private transient long reservedBytes;
     private transient RowDataSerializer[] serializers;
     /**
      * The buffered rows: one bundle for every input, or (when the inputs' order matters) one
@@ -274,7 +290,43 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
         if (restoredWatermark != null) {
             json.put("restored_watermark", restoredWatermark.longValue());
         }
+        long budget = reserveManagedMemory();
+        if (budget > 0) {
+            json.put("memory_budget_bytes", budget);
+        }
         return MAPPER.writeValueAsString(json);
+    }
+
+    /**
+     * Reserves the operator's share of the slot's managed memory (what its transformation
+     * declared; none when it declared none) in the task's memory manager: the bytes reserved.
+     */
+    private long reserveManagedMemory() throws IOException {
+        Environment env = getContainingTask().getEnvironment();
+        double fraction =
+                getOperatorConfig()
+                        .getManagedMemoryFractionOperatorUseCaseOfSlot(
+                                ManagedMemoryUseCase.OPERATOR,
+                                env.getJobConfiguration(),
+                                env.getTaskManagerInfo().getConfiguration(),
+                                env.getUserCodeClassLoader().asClassLoader());
+        if (fraction <= 0) {
+            return 0;
+        }
+        MemoryManager memory = env.getMemoryManager();
+        long bytes = memory.computeMemorySize(fraction);
+        try {
+            memory.reserveMemory(this, bytes);
+        } catch (MemoryReservationException e) {
+            throw new IOException(
+                    "StreamFusion " + name + ": cannot reserve its " + bytes + " bytes of managed"
+                            + " memory (" + memory.availableMemory() + " of "
+                            + memory.getMemorySize() + " free)",
+                    e);
+        }
+        reservedBytes = bytes;
+        MANAGED_BYTES_PEAK.accumulateAndGet(MANAGED_BYTES_HELD.addAndGet(bytes), Math::max);
+        return bytes;
     }
 
     @Override
@@ -464,6 +516,12 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
                 workingDir = null;
             }
         } finally {
+            if (reservedBytes > 0) {
+                getContainingTask().getEnvironment().getMemoryManager()
+                        .releaseMemory(this, reservedBytes);
+                MANAGED_BYTES_HELD.addAndGet(-reservedBytes);
+                reservedBytes = 0;
+            }
             super.close();
         }
     }

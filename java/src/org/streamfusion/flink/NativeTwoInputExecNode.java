@@ -104,6 +104,7 @@ public final class NativeTwoInputExecNode extends ExecNodeBase<RowData>
                         stock.getParallelism(),
                         stock.isParallelismConfigured());
         NativeOneInputExecNode.copyIdentity(stock, transformation);
+        NativeOneInputExecNode.declareManagedMemory(transformation, config);
         transformation.setStateKeySelectors(
                 stock.getStateKeySelector1(), stock.getStateKeySelector2());
         transformation.setStateKeyType(stock.getStateKeyType());

@@ -117,6 +117,22 @@ public class StreamFusionPlanner extends StreamPlanner {
                             "Longest time a row waits in a bundle (processing time); 0 waits"
                                     + " for a full bundle, a watermark or a checkpoint.");
 
+    /**
+     * The managed-memory weight of each native keyed operator (operator scope; 1 by default,
+     * what Flink's own streaming window operators declare, so a native operator shares a slot
+     * with stock ones as an equal): its share of the slot's managed memory, reserved in the
+     * task's memory manager, caps its native state. 0 leaves native state unaccounted.
+     */
+    public static final ConfigOption<Integer> MANAGED_MEMORY_WEIGHT =
+            ConfigOptions.key("streamfusion.memory.managed-weight")
+                    .intType()
+                    .defaultValue(1)
+                    .withDescription(
+                            "Managed-memory weight of a native keyed operator; its share of the"
+                                    + " slot's managed memory caps its native state (a memory"
+                                    + " store fails past it, RocksDB sizes its caches to it)."
+                                    + " 0 leaves native state outside managed memory.");
+
     private static final Logger LOG = LoggerFactory.getLogger(StreamFusionPlanner.class);
     private static final AtomicBoolean ANNOUNCED = new AtomicBoolean();
 

@@ -53,6 +53,9 @@ import java.util.Map;
  *       unless equal with every expected node native;
  *   <li>{@code time --job J --engine stock|native [settings]}: one timed run in this (fresh)
  *       JVM; prints {@code trial ... wall_ms= records_per_s= gc_ms= peak_rss_kb=}.
+ *   <li>{@code series --job J --engines stock,native,... [settings]}: one timed run per
+ *       listed engine, in order, all in this JVM (the JIT and the classes stay warm from run
+ *       to run); prints a {@code trial} line each, {@code peak_rss_kb} the JVM's so far.
  * </ul>
  *
  * <p>Settings: {@code --rows N --keys K --width W --nullable --state hashmap|rocksdb}.
@@ -235,6 +238,7 @@ public final class JobBench {
         String state = "hashmap";
         String job;
         String engine;
+        String[] engines;
         Path plans;
     }
 
@@ -250,6 +254,7 @@ public final class JobBench {
                 case "--state" -> s.state = args[++i];
                 case "--job" -> s.job = args[++i];
                 case "--engine" -> s.engine = args[++i];
+                case "--engines" -> s.engines = args[++i].split(",");
                 case "--plans" -> s.plans = Paths.get(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + a);
             }
@@ -282,6 +287,9 @@ public final class JobBench {
         conf.setString("state.backend.type", s.state);
         conf.setString("taskmanager.memory.network.min", "128mb");
         conf.setString("taskmanager.memory.network.max", "128mb");
+        // Native keyed state lives in managed memory (decision 0044): the MiniCluster's
+        // default 128 MiB does not hold join_inner's buffered rows natively on hashmap.
+        conf.setString("taskmanager.memory.managed.size", "1g");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
         StreamTableEnvironment tEnv =
@@ -480,13 +488,37 @@ public final class JobBench {
         return "";
     }
 
-    static void time(Settings s) throws Exception {
-        Job job = job(s.job);
-        boolean enabled = switch (s.engine == null ? "" : s.engine) {
+    /** Whether {@code engine} ({@code stock} or {@code native}) runs StreamFusion. */
+    static boolean enabled(String engine) {
+        return switch (engine == null ? "" : engine) {
             case "stock" -> false;
             case "native" -> true;
-            default -> throw new IllegalArgumentException("--engine is stock or native");
+            default -> throw new IllegalArgumentException(
+                    "an engine is stock or native, not " + engine);
         };
+    }
+
+    /**
+     * One timed run per engine of {@code s.engines}, in order, in this JVM: a fresh
+     * MiniCluster each, the heap collected before each so no run pays for the last one's
+     * garbage.
+     */
+    static void series(Settings s) throws Exception {
+        if (s.engines == null || s.engines.length == 0) {
+            throw new IllegalArgumentException("series needs --engines stock,native,...");
+        }
+        for (String engine : s.engines) {
+            enabled(engine);
+        }
+        for (String engine : s.engines) {
+            System.gc();
+            time(s, engine);
+        }
+    }
+
+    static void time(Settings s, String engine) throws Exception {
+        Job job = job(s.job);
+        boolean enabled = enabled(engine);
         StreamTableEnvironment tEnv = environment(s, enabled);
         Table query = tEnv.sqlQuery(job.select);
         TableDescriptor sink = TableDescriptor.forConnector("blackhole")
@@ -505,7 +537,7 @@ public final class JobBench {
         System.out.printf(Locale.ROOT,
                 "trial job=%s engine=%s state=%s wall_ms=%d records=%d records_per_s=%.0f"
                         + " gc_ms=%d peak_rss_kb=%d native_nodes=%d%n",
-                job.name, s.engine, s.state, wallMs, s.rows, s.rows * 1000.0 / Math.max(1, wallMs),
+                job.name, engine, s.state, wallMs, s.rows, s.rows * 1000.0 / Math.max(1, wallMs),
                 gcMillis() - gcBefore, peakRssKb(), nativeNodes);
     }
 
@@ -533,7 +565,8 @@ public final class JobBench {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
-            throw new IllegalArgumentException("usage: JobBench list | verify ... | time ...");
+            throw new IllegalArgumentException(
+                    "usage: JobBench list | verify ... | time ... | series ...");
         }
         switch (args[0]) {
             case "list" -> {
@@ -542,7 +575,11 @@ public final class JobBench {
                 }
             }
             case "verify" -> verify(parse(args, 1));
-            case "time" -> time(parse(args, 1));
+            case "time" -> {
+                Settings s = parse(args, 1);
+                time(s, s.engine);
+            }
+            case "series" -> series(parse(args, 1));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
     }
