@@ -67,7 +67,7 @@ pub fn cast(
     if binary_fits(from, to) {
         return Ok(input);
     }
-    if is_exact_widening(from, to) {
+    if is_exact_widening(from, to) || integer_text_fits(from, to) {
         return Ok(Arc::new(CastExpr::new(input, to.to_arrow(), None)));
     }
     if !supported(from, to) {
@@ -135,6 +135,22 @@ fn is_exact_widening(from: &LogicalType, to: &LogicalType) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether every value of integer type `from` prints whole into `to`, a VARCHAR (a CHAR
+/// pads): then Arrow's cast kernel is Flink's cast, since Arrow prints an integer as Java's
+/// `Long.toString` does (decimal digits, `-` before a negative one).
+fn integer_text_fits(from: &LogicalType, to: &LogicalType) -> bool {
+    use LogicalType::*;
+    // The longest text of each type's values, sign included.
+    let longest = match from {
+        TinyInt => 4,
+        SmallInt => 6,
+        Int => 11,
+        BigInt => 20,
+        _ => return false,
+    };
+    matches!(to, VarChar(n) if *n >= longest)
 }
 
 /// Whether Flink coerces `from` to `to` implicitly in a call (a lossless widening).
@@ -971,6 +987,103 @@ mod tests {
 
     // Expected values below were printed by Flink 2.3.0 (`SELECT CAST(...)` over a
     // non-constant column) or are Java's documented results.
+
+    #[test]
+    fn integers_cast_to_a_varchar_that_holds_them_print_as_java_does() {
+        use datafusion::physical_expr::expressions::Column;
+        let cases: [(LogicalType, ArrayRef, u32); 4] = [
+            (
+                T::TinyInt,
+                Arc::new(Int8Array::from(vec![
+                    Some(i8::MIN),
+                    Some(0),
+                    None,
+                    Some(i8::MAX),
+                ])),
+                4,
+            ),
+            (
+                T::SmallInt,
+                Arc::new(Int16Array::from(vec![
+                    Some(i16::MIN),
+                    Some(-1),
+                    None,
+                    Some(i16::MAX),
+                ])),
+                6,
+            ),
+            (
+                T::Int,
+                Arc::new(Int32Array::from(vec![
+                    Some(i32::MIN),
+                    Some(7),
+                    None,
+                    Some(i32::MAX),
+                ])),
+                11,
+            ),
+            (
+                T::BigInt,
+                Arc::new(Int64Array::from(vec![
+                    Some(i64::MIN),
+                    Some(-42),
+                    None,
+                    Some(i64::MAX),
+                ])),
+                20,
+            ),
+        ];
+        for (from, array, longest) in cases {
+            // Java's Long.toString of each value: the independent oracle.
+            let expected: Vec<Option<String>> = (0..array.len())
+                .map(|i| {
+                    (!array.is_null(i)).then(|| {
+                        let int64 = arrow::datatypes::DataType::Int64;
+                        let value = arrow::compute::cast(&array.slice(i, 1), &int64)
+                            .unwrap()
+                            .as_primitive::<Int64Type>()
+                            .value(0);
+                        java_long_to_string(value)
+                    })
+                })
+                .collect();
+            let batch = arrow::record_batch::RecordBatch::try_from_iter([("a", array)]).unwrap();
+            for to in [T::VarChar(longest), T::VarChar(i32::MAX as u32)] {
+                assert!(integer_text_fits(&from, &to), "{from} -> {to}");
+                let expr = cast(
+                    Arc::new(Column::new("a", 0)),
+                    &from,
+                    &to,
+                    OnError::Fail,
+                    "UTC",
+                )
+                .unwrap();
+                let out = expr.evaluate(&batch).unwrap().into_array(4).unwrap();
+                assert_eq!(strings(&out), expected, "{from} -> {to}");
+            }
+            // One character short, or a CHAR (which pads), takes the general path.
+            assert!(!integer_text_fits(&from, &T::VarChar(longest - 1)));
+            assert!(!integer_text_fits(&from, &T::Char(longest)));
+        }
+    }
+
+    /// `Long.toString`: the digits of the magnitude, `-` first for a negative value.
+    fn java_long_to_string(value: i64) -> String {
+        let mut digits = Vec::new();
+        let mut magnitude = value.unsigned_abs();
+        loop {
+            digits.push(b'0' + (magnitude % 10) as u8);
+            magnitude /= 10;
+            if magnitude == 0 {
+                break;
+            }
+        }
+        if value < 0 {
+            digits.push(b'-');
+        }
+        digits.reverse();
+        String::from_utf8(digits).unwrap()
+    }
 
     #[test]
     fn integer_narrowing_wraps_like_java() {
