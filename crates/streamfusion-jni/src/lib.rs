@@ -49,15 +49,6 @@
 //! `IllegalStateException` for an operator poisoned by a panic; `RuntimeException` for a
 //! panic or a JNI failure.
 
-//! # Allocator
-//!
-//! With the default `mimalloc` feature the library allocates through mimalloc, as Comet's
-//! native library can, instead of the JVM process's glibc malloc (decision 0045): a task's
-//! bundles allocate and free Arrow buffers of tens to hundreds of kilobytes, for which glibc
-//! spends a fifth of a Calc task's time in `malloc`/`free` and faults in pages it returned to
-//! the kernel. Only this library's Rust allocations are affected (RocksDB's C++ and the JVM
-//! keep theirs); nothing else links this crate, so no other global allocator competes.
-
 pub mod error;
 pub mod exports;
 pub mod ffi;
@@ -65,7 +56,3 @@ pub mod handles;
 pub mod operator;
 
 pub use error::{NativeError, Result};
-
-#[cfg(feature = "mimalloc")]
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
