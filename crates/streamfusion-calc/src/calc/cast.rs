@@ -991,62 +991,19 @@ mod tests {
     #[test]
     fn integers_cast_to_a_varchar_that_holds_them_print_as_java_does() {
         use datafusion::physical_expr::expressions::Column;
-        let cases: [(LogicalType, ArrayRef, u32); 4] = [
-            (
-                T::TinyInt,
-                Arc::new(Int8Array::from(vec![
-                    Some(i8::MIN),
-                    Some(0),
-                    None,
-                    Some(i8::MAX),
-                ])),
-                4,
-            ),
-            (
-                T::SmallInt,
-                Arc::new(Int16Array::from(vec![
-                    Some(i16::MIN),
-                    Some(-1),
-                    None,
-                    Some(i16::MAX),
-                ])),
-                6,
-            ),
-            (
-                T::Int,
-                Arc::new(Int32Array::from(vec![
-                    Some(i32::MIN),
-                    Some(7),
-                    None,
-                    Some(i32::MAX),
-                ])),
-                11,
-            ),
-            (
-                T::BigInt,
-                Arc::new(Int64Array::from(vec![
-                    Some(i64::MIN),
-                    Some(-42),
-                    None,
-                    Some(i64::MAX),
-                ])),
-                20,
-            ),
+        let cases = [
+            (T::TinyInt, i8::MIN.into(), i8::MAX.into(), 4),
+            (T::SmallInt, i16::MIN.into(), i16::MAX.into(), 6),
+            (T::Int, i32::MIN.into(), i32::MAX.into(), 11),
+            (T::BigInt, i64::MIN, i64::MAX, 20),
         ];
-        for (from, array, longest) in cases {
+        for (from, min, max, longest) in cases {
+            let values = [Some(min), Some(-1), Some(0), None, Some(max)];
+            let wide: ArrayRef = Arc::new(Int64Array::from(values.to_vec()));
+            let array = arrow::compute::cast(&wide, &from.to_arrow()).unwrap();
             // Java's Long.toString of each value: the independent oracle.
-            let expected: Vec<Option<String>> = (0..array.len())
-                .map(|i| {
-                    (!array.is_null(i)).then(|| {
-                        let int64 = arrow::datatypes::DataType::Int64;
-                        let value = arrow::compute::cast(&array.slice(i, 1), &int64)
-                            .unwrap()
-                            .as_primitive::<Int64Type>()
-                            .value(0);
-                        java_long_to_string(value)
-                    })
-                })
-                .collect();
+            let expected: Vec<Option<String>> =
+                values.iter().map(|v| v.map(java_long_to_string)).collect();
             let batch = arrow::record_batch::RecordBatch::try_from_iter([("a", array)]).unwrap();
             for to in [T::VarChar(longest), T::VarChar(i32::MAX as u32)] {
                 assert!(integer_text_fits(&from, &to), "{from} -> {to}");
@@ -1058,7 +1015,7 @@ mod tests {
                     "UTC",
                 )
                 .unwrap();
-                let out = expr.evaluate(&batch).unwrap().into_array(4).unwrap();
+                let out = expr.evaluate(&batch).unwrap().into_array(5).unwrap();
                 assert_eq!(strings(&out), expected, "{from} -> {to}");
             }
             // One character short, or a CHAR (which pads), takes the general path.
