@@ -196,6 +196,10 @@ pub enum TableAccess {
     /// may answer them more slowly (the memory backend hashes such tables and sorts on
     /// scan).
     Point,
+    /// Ordered, with short-lived entries: each written once, found by a scan from the front
+    /// and deleted soon after (timers). RocksDB keeps their writes in its write-back buffer
+    /// (decision 0046).
+    Queue,
 }
 
 /// Receives [`StateBackend::multi_get_each`]'s values: a key's index and its value (`None`

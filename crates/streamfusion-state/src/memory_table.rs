@@ -29,7 +29,7 @@ pub(super) enum Table {
 impl Table {
     pub(super) fn new(access: TableAccess) -> Self {
         match access {
-            TableAccess::Ordered => Table::Ordered(BTreeMap::new()),
+            TableAccess::Ordered | TableAccess::Queue => Table::Ordered(BTreeMap::new()),
             TableAccess::Point => Table::Point(PointTable::default()),
         }
     }
@@ -44,7 +44,7 @@ impl Table {
                 }
                 Table::Point(table)
             }
-            (Table::Point(table), TableAccess::Ordered) => Table::Ordered(
+            (Table::Point(table), TableAccess::Ordered | TableAccess::Queue) => Table::Ordered(
                 table
                     .entries
                     .into_iter()

@@ -9,9 +9,10 @@
 //! the small metadata files). An aligned restore links the SST files into a fresh working
 //! directory and copies the rest, so the published checkpoint is never modified.
 //!
-//! Writes of point tables ([`TableAccess::Point`]) wait in a write-back buffer in front of
-//! the memtable ([`crate::point_buffer`], decision 0043) until it fills, a checkpoint, or a
-//! scan.
+//! Writes of point tables ([`TableAccess::Point`]) and queue tables ([`TableAccess::Queue`])
+//! wait in a write-back buffer in front of the memtable ([`crate::point_buffer`], decisions
+//! 0043 and 0046) until it fills, a checkpoint, or a scan of a point table; scans of a queue
+//! table merge it with RocksDB.
 
 use std::cell::RefCell;
 use std::ops::RangeInclusive;
@@ -24,7 +25,7 @@ use rocksdb::{
 use serde::Deserialize;
 
 use super::budget::{MemoryBudget, Reservation};
-use super::point_buffer::{Lookup, PointBuffer, entry_bytes};
+use super::point_buffer::{Kind, Lookup, PointBuffer, entry_bytes};
 use super::ttl::{Clock, SystemClock, TTL_TABLE_PREFIX, is_expired};
 use super::{
     BackendKind, BulkLoader, ScanRange, StateBackend, TableAccess, TableId, ValueVisitor,
@@ -334,8 +335,9 @@ impl RocksBackend {
         Ok(())
     }
 
-    /// Flushes the buffer when `table` has writes in it: scans read RocksDB alone. Scans of
-    /// other tables (timers, sorted maps, on the hot path) leave it be.
+    /// Flushes the buffer when `table` has writes in it: such scans read RocksDB alone.
+    /// Scans of tables not buffered (sorted maps) leave it be, and forward scans of queue
+    /// tables merge it ([`RocksBackend::scan_queue`]).
     fn flush_before_scan(&self, table: TableId) -> Result<()> {
         let waiting = self
             .buffer
@@ -403,6 +405,74 @@ impl RocksBackend {
     /// The bytes of point-table writes waiting in the buffer.
     pub fn buffered_bytes(&self) -> usize {
         self.buffer.borrow().bytes()
+    }
+
+    /// Whether RocksDB holds any live key of `table`.
+    fn holds_keys(&self, table: TableId) -> Result<bool> {
+        let mut it = self.db.raw_iterator_cf(self.cf(table)?);
+        it.seek_to_first();
+        let valid = it.valid();
+        it.status().rocks()?;
+        Ok(valid)
+    }
+
+    /// Visits `range` of queue table `table` in ascending order, the buffer's writes merged
+    /// over RocksDB's keys (a buffered deletion hides the key), until `visit` returns
+    /// `false`; a table RocksDB holds nothing of is read from the buffer alone.
+    fn scan_queue(
+        &self,
+        table: TableId,
+        range: ScanRange<'_>,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<()> {
+        let buffer = self.buffer.borrow();
+        let (start, end) = range.bounds();
+        let mut waiting = buffer.range(table.0, &start, end.as_deref()).peekable();
+        if !buffer.in_rocks(table.0) {
+            for (key, value) in waiting {
+                if let Some(value) = value
+                    && !visit(key, value)
+                {
+                    break;
+                }
+            }
+            return Ok(());
+        }
+        let mut read = ReadOptions::default();
+        if let Some(end) = &end {
+            read.set_iterate_upper_bound(end.clone());
+        }
+        let mut it = self.db.raw_iterator_cf_opt(self.cf(table)?, read);
+        it.seek(&start);
+        loop {
+            // Which comes next: RocksDB's key, the buffer's, or both (the buffer's wins).
+            let order = match (it.valid().then(|| it.key()).flatten(), waiting.peek()) {
+                (None, None) => break,
+                (Some(stored), Some((buffered, _))) => (*buffered).cmp(stored),
+                (None, Some(_)) => std::cmp::Ordering::Less,
+                (Some(_), None) => std::cmp::Ordering::Greater,
+            };
+            if order == std::cmp::Ordering::Greater {
+                let (Some(key), Some(value)) = (it.key(), it.value()) else {
+                    break;
+                };
+                if !visit(key, value) {
+                    return Ok(());
+                }
+                it.next();
+                continue;
+            }
+            if order == std::cmp::Ordering::Equal {
+                it.next();
+            }
+            let (key, value) = waiting.next().expect("a buffered entry");
+            if let Some(value) = value
+                && !visit(key, value)
+            {
+                return Ok(());
+            }
+        }
+        it.status().rocks()
     }
 
     fn cf(&self, table: TableId) -> Result<&rocksdb::ColumnFamily> {
@@ -502,8 +572,14 @@ impl StateBackend for RocksBackend {
 
     fn open_table_with(&mut self, name: &str, access: TableAccess) -> Result<TableId> {
         let table = self.open_table(name)?;
-        if access == TableAccess::Point {
-            self.buffer.get_mut().buffer_table(table.0);
+        let kind = match access {
+            TableAccess::Ordered => return Ok(table),
+            TableAccess::Point => Kind::Point,
+            TableAccess::Queue => Kind::Queue,
+        };
+        if !self.buffer.get_mut().is_buffered(table.0) {
+            let in_rocks = self.holds_keys(table)?;
+            self.buffer.get_mut().buffer_table(table.0, kind, in_rocks);
         }
         Ok(table)
     }
@@ -535,6 +611,16 @@ impl StateBackend for RocksBackend {
         } else {
             keys.iter().map(|k| buffer.get(table.0, k)).collect()
         };
+        // A buffered table RocksDB holds nothing of answers every miss itself.
+        if !buffer.in_rocks(table.0) {
+            for i in 0..keys.len() {
+                match lookups.get(i) {
+                    Some(Lookup::Value(value)) => visit(i, Some(value))?,
+                    _ => visit(i, None)?,
+                }
+            }
+            return Ok(());
+        }
         let misses: Vec<&[u8]> = if lookups.is_empty() {
             keys.to_vec()
         } else {
@@ -551,7 +637,9 @@ impl StateBackend for RocksBackend {
             .db
             .batched_multi_get_cf(cf, misses.iter().copied(), sorted)
             .into_iter();
-        for i in 0..keys.len() {
+        // Keys of a buffered table RocksDB does not hold: the buffer notes them afterwards.
+        let mut absent = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
             match lookups.get(i) {
                 Some(Lookup::Value(value)) => visit(i, Some(value))?,
                 Some(Lookup::Deleted) => visit(i, None)?,
@@ -559,8 +647,20 @@ impl StateBackend for RocksBackend {
                     let value = fetched.next().ok_or_else(|| {
                         Error::RocksDb("MultiGet returned fewer values than asked".into())
                     })?;
-                    visit(i, value.rocks()?.as_deref())?;
+                    let value = value.rocks()?;
+                    if value.is_none() && buffer.is_buffered(table.0) {
+                        absent.push(*key);
+                    }
+                    visit(i, value.as_deref())?;
                 }
+            }
+        }
+        drop(lookups);
+        drop(buffer);
+        // Only a hint: a read nested in another read leaves it out.
+        if let Ok(mut buffer) = self.buffer.try_borrow_mut() {
+            for key in absent {
+                buffer.note_absent(table.0, key);
             }
         }
         Ok(())
@@ -610,6 +710,11 @@ impl StateBackend for RocksBackend {
             }
         } else {
             buffer.clear();
+            for (table, _, value) in batch.ops() {
+                if value.is_some() {
+                    buffer.wrote_through(table.0);
+                }
+            }
         }
         Ok(())
     }
@@ -620,6 +725,9 @@ impl StateBackend for RocksBackend {
         range: ScanRange<'_>,
         visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<()> {
+        if self.buffer.borrow().is_queue(table.0) {
+            return self.scan_queue(table, range, visit);
+        }
         self.flush_before_scan(table)?;
         scan_cf(&self.db, self.cf(table)?, range, false, visit)
     }
@@ -637,6 +745,7 @@ impl StateBackend for RocksBackend {
     fn bulk_loader(&mut self, table: TableId) -> Result<Box<dyn BulkLoader + '_>> {
         self.cf(table)?;
         self.flush_points()?;
+        self.buffer.get_mut().wrote_through(table.0);
         // Next to the store, on the same file system, so ingestion moves the file.
         let parent = self.path.parent().unwrap_or(Path::new("."));
         let dir = tempfile::Builder::new()

@@ -14,7 +14,7 @@
 use std::ops::RangeInclusive;
 
 use super::layout::{prefix_successor, state_key};
-use super::{ScanRange, StateBackend, TableId, WriteBatch};
+use super::{ScanRange, StateBackend, TableAccess, TableId, WriteBatch};
 use crate::error::Result;
 
 /// One registered timer.
@@ -56,7 +56,7 @@ impl Timers {
     /// Opens the timer table `name` (one per operator and time domain, e.g. `timers:event`).
     pub fn open(store: &mut dyn StateBackend, name: &str) -> Result<Self> {
         Ok(Self {
-            table: store.open_table(name)?,
+            table: store.open_table_with(name, TableAccess::Queue)?,
         })
     }
 

@@ -196,76 +196,127 @@ fn aligned_restore_gives_back_exactly_what_was_checkpointed() {
     });
 }
 
-/// A point table's writes wait in RocksDB's write-back buffer (decision 0043): point reads
-/// see the newest write at once, scans and checkpoints see every write, with the buffer
-/// large (never flushed until a scan), small (flushed every few batches) and off.
+/// Point and queue tables' writes wait in RocksDB's write-back buffer (decisions 0043 and
+/// 0046): point reads see the newest write at once, scans (merged, for a queue table) and
+/// checkpoints see every write, with the buffer large (never flushed until a scan), small
+/// (flushed every few batches) and off; a restored store, whose tables RocksDB holds,
+/// goes on alike.
 #[test]
-fn rocksdb_point_tables_read_scan_and_checkpoint_their_buffered_writes() {
+fn rocksdb_point_and_queue_tables_read_scan_and_checkpoint_their_buffered_writes() {
+    const NAMES: [&str; 3] = ["values", "timers", "queue"];
+    const ACCESS: [TableAccess; 3] = [TableAccess::Point, TableAccess::Ordered, TableAccess::Queue];
     // 64 keys in 8 key groups: most writes rewrite or delete a key written before.
     let key = |id: u64| state_key((id % 8) as u16, &id.to_be_bytes(), &[], &[]);
+    let open = |store: &mut RocksBackend| -> Vec<TableId> {
+        NAMES
+            .iter()
+            .zip(ACCESS)
+            .map(|(name, access)| store.open_table_with(name, access).unwrap())
+            .collect()
+    };
+    // Random batches against `model`, every read checked after each; checkpointed after
+    // round `checkpoint_at`.
+    let run = |store: &mut RocksBackend,
+               model: &mut Model,
+               rng: &mut Rng,
+               rounds: usize,
+               checkpoint_at: Option<(usize, &Path)>,
+               label: &str|
+     -> Option<Model> {
+        let tables = open(store);
+        let mut checkpointed = None;
+        for round in 0..rounds {
+            let mut batch = WriteBatch::new();
+            for _ in 0..12 {
+                let t = (rng.next() % 3) as usize;
+                let k = key(rng.next() % 64);
+                if rng.next().is_multiple_of(3) {
+                    batch.delete(tables[t], &k);
+                    model.remove(&(NAMES[t].to_string(), k));
+                } else {
+                    let v = vec![round as u8; (rng.next() % 40) as usize];
+                    batch.put(tables[t], &k, &v);
+                    model.insert((NAMES[t].to_string(), k), v);
+                }
+            }
+            store.write(&batch).unwrap();
+            let probes: Vec<Vec<u8>> = (0..64).map(key).collect();
+            let refs: Vec<&[u8]> = probes.iter().map(Vec::as_slice).collect();
+            for (t, name) in tables.iter().zip(NAMES) {
+                let got = store.multi_get(*t, &refs).unwrap();
+                for (probe, got) in probes.iter().zip(got) {
+                    let expected = model.get(&(name.to_string(), probe.clone()));
+                    assert_eq!(got.as_ref(), expected, "{label}, round {round}");
+                }
+            }
+            // The queue table's key groups 2..=5 forward (stopping part-way) and backward.
+            let slice: Vec<_> = in_groups(model, &(2..=5))
+                .into_iter()
+                .filter(|((t, _), _)| t == "queue")
+                .map(|((_, k), v)| (k, v))
+                .collect();
+            let stop = 1 + (rng.next() % 6) as usize;
+            let mut forward = Vec::new();
+            store
+                .scan(tables[2], ScanRange::KeyGroups(&(2..=5)), &mut |k, v| {
+                    forward.push((k.to_vec(), v.to_vec()));
+                    forward.len() < stop
+                })
+                .unwrap();
+            assert_eq!(
+                forward,
+                slice[..stop.min(slice.len())],
+                "{label}, round {round}"
+            );
+            if round % 10 == 9 {
+                assert_eq!(contents(store, ScanRange::All), *model, "{label}");
+                for (t, name) in [(tables[0], "values"), (tables[2], "queue")] {
+                    let mut backward = Vec::new();
+                    store
+                        .scan_rev(t, ScanRange::KeyGroups(&(2..=5)), &mut |k, v| {
+                            backward.push(((name.to_string(), k.to_vec()), v.to_vec()));
+                            true
+                        })
+                        .unwrap();
+                    backward.reverse();
+                    let expected: Vec<_> = in_groups(model, &(2..=5))
+                        .into_iter()
+                        .filter(|((table, _), _)| table == name)
+                        .collect();
+                    assert_eq!(backward, expected, "{label}, {name}");
+                }
+            }
+            if let Some((at, path)) = checkpoint_at
+                && round == at
+            {
+                checkpoint::publish(store, path, b"").unwrap();
+                checkpointed = Some(model.clone());
+            }
+        }
+        checkpointed
+    };
     for buffer_bytes in [0, 1_000, 32 << 20] {
+        let label = format!("{buffer_bytes} B");
         let dir = tempfile::tempdir().unwrap();
         let options = RocksOptions {
             point_buffer_bytes: buffer_bytes,
             ..RocksOptions::checked_in()
         };
         let mut store = RocksBackend::open(&dir.path().join("db"), &options).unwrap();
-        let tables = [
-            store.open_table_with("values", TableAccess::Point).unwrap(),
-            store.open_table("timers").unwrap(),
-        ];
         let (mut model, mut rng) = (Model::new(), Rng(SEED ^ 11));
-        let mut checkpointed = None;
-        for round in 0..60 {
-            let mut batch = WriteBatch::new();
-            for _ in 0..12 {
-                let t = (rng.next() % 2) as usize;
-                let k = key(rng.next() % 64);
-                if rng.next().is_multiple_of(3) {
-                    batch.delete(tables[t], &k);
-                    model.remove(&(TABLES[t].to_string(), k));
-                } else {
-                    let v = vec![round as u8; (rng.next() % 40) as usize];
-                    batch.put(tables[t], &k, &v);
-                    model.insert((TABLES[t].to_string(), k), v);
-                }
-            }
-            store.write(&batch).unwrap();
-            let probes: Vec<Vec<u8>> = (0..64).map(key).collect();
-            let refs: Vec<&[u8]> = probes.iter().map(Vec::as_slice).collect();
-            for (t, name) in tables.iter().zip(TABLES) {
-                let got = store.multi_get(*t, &refs).unwrap();
-                for (probe, got) in probes.iter().zip(got) {
-                    let expected = model.get(&(name.to_string(), probe.clone()));
-                    assert_eq!(got.as_ref(), expected, "{buffer_bytes} B, round {round}");
-                }
-            }
-            if round % 10 == 9 {
-                assert_eq!(contents(&store, ScanRange::All), model, "{buffer_bytes} B");
-                let mut backward = Vec::new();
-                store
-                    .scan_rev(tables[0], ScanRange::KeyGroups(&(2..=5)), &mut |k, v| {
-                        backward.push(((TABLES[0].to_string(), k.to_vec()), v.to_vec()));
-                        true
-                    })
-                    .unwrap();
-                backward.reverse();
-                let slice = in_groups(&model, &(2..=5));
-                let forward: Vec<_> = slice
-                    .into_iter()
-                    .filter(|((t, _), _)| t == "values")
-                    .collect();
-                assert_eq!(backward, forward, "{buffer_bytes} B");
-            }
-            if round == 33 {
-                let path = dir.path().join("ckpt");
-                checkpoint::publish(&mut store, &path, b"").unwrap();
-                checkpointed = Some((path, model.clone()));
-            }
-        }
-        // The checkpoint holds the writes that were still buffered when it was taken.
-        let (path, at_checkpoint) = checkpointed.unwrap();
-        let restored = checkpoint::restore_rocks(
+        let path = dir.path().join("ckpt");
+        let at_checkpoint = run(
+            &mut store,
+            &mut model,
+            &mut rng,
+            60,
+            Some((33, &path)),
+            &label,
+        )
+        .expect("a checkpoint");
+        // The checkpoint holds the writes that were still buffered when it was taken, and
+        // the restored store reads and writes on from them.
+        let mut restored = checkpoint::restore_rocks(
             &Checkpoint::open(&path).unwrap(),
             &dir.path().join("restored"),
             &options,
@@ -275,7 +326,16 @@ fn rocksdb_point_tables_read_scan_and_checkpoint_their_buffered_writes() {
         assert_eq!(
             contents(&restored, ScanRange::All),
             at_checkpoint,
-            "{buffer_bytes} B"
+            "{label}"
+        );
+        let mut model = at_checkpoint;
+        run(
+            &mut restored,
+            &mut model,
+            &mut rng,
+            30,
+            None,
+            &format!("{label}, restored"),
         );
     }
 }
