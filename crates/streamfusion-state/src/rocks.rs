@@ -465,7 +465,9 @@ impl RocksBackend {
             if order == std::cmp::Ordering::Equal {
                 it.next();
             }
-            let (key, value) = waiting.next().expect("a buffered entry");
+            let Some((key, value)) = waiting.next() else {
+                break;
+            };
             if let Some(value) = value
                 && !visit(key, value)
             {
