@@ -37,9 +37,13 @@
 //!
 //! # State
 //!
-//! `join.left` and `join.right`: `[key group][join key row]` -> the input's
-//! [`side::Side`]. Decoded sides stay cached between batches ([`PartitionCache`], decision
-//! 0034) and are written when they leave the cache and before every checkpoint. State TTL
+//! `join.left` and `join.right`: one entry per record, `[key group][join key row][lookup]`
+//! ([`side`]), as Flink's RocksDB map state keeps them (decision 0047). A batch reads the
+//! other input's records of each key whole (one prefix scan) and only the entries its own
+//! rows look up (one batched point read), so adding a row costs a point read and a write,
+//! not its key's size. Whole sides stay cached between batches ([`PartitionCache`],
+//! decision 0034) and their changed records are written when they leave the cache and
+//! before every checkpoint; the changes of the others are written after each batch. State TTL
 //! is Flink's (`OnCreateAndWrite`, `NeverReturnExpired`, per input): each record keeps the
 //! processing time it was last written (added, counted, its association count updated), and
 //! a record whose TTL ran out is gone the next time its key is read. Mini-batch joins are not
@@ -70,13 +74,13 @@ use crate::ops::partition_cache::{CAPACITY_BYTES, PartitionCache};
 use crate::ops::{Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::state::checkpoint::Checkpoint;
 use crate::state::rows::Groups;
-use crate::state::{TableAccess, TableId, WriteBatch};
+use crate::state::{ScanRange, TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 use emit::JoinEmissions;
 use side::{Layout, Side};
 
 /// The version of the join state layout, stored with its checkpoints.
-pub const STATE_VERSION: u32 = 1;
+pub const STATE_VERSION: u32 = 2;
 const TABLES: [&str; 2] = ["join.left", "join.right"];
 /// The most (input row, stored row) pairs one evaluation of the condition takes.
 const MAX_PAIRS: usize = 1 << 16;
@@ -288,10 +292,10 @@ impl Join {
         let tables = [
             keyed
                 .store_mut()
-                .open_table_with(TABLES[0], TableAccess::Point)?,
+                .open_table_with(TABLES[0], TableAccess::Ordered)?,
             keyed
                 .store_mut()
-                .open_table_with(TABLES[1], TableAccess::Point)?,
+                .open_table_with(TABLES[1], TableAccess::Ordered)?,
         ];
         let key_types = spec
             .left
@@ -391,15 +395,18 @@ impl Join {
         } else {
             0
         };
-        let mut sides = self.read(&groups, &order)?;
+        let mut sides = self.read(port, &groups, &order, &prepared, &row_group)?;
         for (input, ttl) in self.ttls.iter().enumerate() {
             if let Some(ttl) = *ttl {
-                for (side, dirty) in &mut sides[input] {
-                    *dirty |= side.expire(ttl, now);
+                for (side, _) in &mut sides[input] {
+                    side.expire(self.layouts[input], ttl, now);
                 }
             }
         }
-        let mut changed = [vec![false; groups.len()], vec![false; groups.len()]];
+        // The probe walks the other input's records in lookup order, the store's.
+        for (side, _) in &mut sides[1 - port] {
+            side.settle(self.layouts[1 - port]);
+        }
         let mut out = JoinEmissions::default();
         let mut start = 0;
         while start < row_group.len() {
@@ -408,8 +415,8 @@ impl Join {
                 match self.accepted(port, input, &prepared, &row_group, &sides, start..end) {
                     Ok(accepted) => accepted,
                     Err(e) => {
-                        self.put_back(&groups, sides, [&changed[0], &changed[1]]);
-                        if start > 0 {
+                        let written = self.put_back(&groups, sides);
+                        if start > 0 || written.is_err() {
                             // Earlier rows changed the state without their changelog.
                             self.failed = Some(e.to_string());
                         }
@@ -425,12 +432,15 @@ impl Join {
                 start..end,
                 accepted.as_ref(),
                 &mut sides,
-                &mut changed,
                 &mut out,
             );
             start = end;
         }
-        self.put_back(&groups, sides, [&changed[0], &changed[1]]);
+        if let Err(e) = self.put_back(&groups, sides) {
+            // The cached sides moved on; the store missed the others' changes.
+            self.failed = Some(e.to_string());
+            return Err(e);
+        }
         let output = self.output(port, input, &out);
         if let Err(e) = &output {
             // The state moved on without its changelog.
@@ -468,76 +478,147 @@ impl Join {
         })
     }
 
-    /// Both inputs' sides of every group: cached ones taken from the caches, the others
-    /// read in `order` with one batched read per input. On an error the caches are as
-    /// they were.
-    fn read(&mut self, groups: &Groups, order: &[u32]) -> Result<Both<Vec<(Side, bool)>>> {
-        let mut sides: Both<Vec<(Side, bool)>> = [Vec::new(), Vec::new()];
-        for input in 0..2 {
-            match self.read_input(input, groups, order) {
-                Ok(read) => sides[input] = read,
-                Err(e) => {
-                    // The left sides already taken go back unchanged.
-                    let left = std::mem::take(&mut sides[0]);
-                    self.put_back(groups, [left, Vec::new()], [&[], &[]]);
-                    return Err(e);
-                }
+    /// Both inputs' sides of every group, with whether each holds every record of its key:
+    /// the other input's whole (cached or scanned), the batch's own input's cached or only
+    /// the records its rows look up (point reads). On an error the caches are as they were.
+    fn read(
+        &mut self,
+        port: Port,
+        groups: &Groups,
+        order: &[u32],
+        prepared: &Prepared,
+        row_group: &[u32],
+    ) -> Result<Both<Vec<(Side, bool)>>> {
+        let other = self.read_whole(1 - port, groups, order)?;
+        match self.read_looked_up(port, groups, prepared, row_group) {
+            Ok(mine) => Ok(if port == 0 {
+                [mine, other]
+            } else {
+                [other, mine]
+            }),
+            Err(e) => {
+                self.return_whole(1 - port, groups, other);
+                Err(e)
             }
         }
-        Ok(sides)
     }
 
-    /// One input's sides of every group: each taken from the cache with one lookup, the
-    /// missing ones read in `order` with one batched read. On an error the cache is as it
-    /// was.
-    fn read_input(
+    /// Puts the whole sides taken by a batch that changed nothing back into `input`'s
+    /// cache.
+    fn return_whole(&mut self, input: usize, groups: &Groups, sides: Vec<(Side, bool)>) {
+        let cache = &mut self.caches[input];
+        for (g, (side, whole)) in sides.into_iter().enumerate() {
+            if whole {
+                let dirty = side.is_dirty();
+                cache.put(groups.key(g), side, dirty);
+            }
+        }
+    }
+
+    /// Every record of `input` under each group's key: taken from the cache with one
+    /// lookup, or read by one prefix scan per missing key, in `order`.
+    fn read_whole(
         &mut self,
         input: usize,
         groups: &Groups,
         order: &[u32],
     ) -> Result<Vec<(Side, bool)>> {
+        let layout = self.layouts[input];
         let cache = &mut self.caches[input];
         cache.start_batch();
-        let mut sides: Vec<Option<(Side, bool)>> = (0..groups.len())
-            .map(|g| cache.take(groups.key(g)))
+        let mut sides: Vec<(Side, bool)> = (0..groups.len())
+            .map(|g| match cache.take(groups.key(g)) {
+                Some((side, _)) => (side, true),
+                None => (Side::default(), false),
+            })
             .collect();
-        let missing: Vec<u32> = order
-            .iter()
-            .copied()
-            .filter(|&g| sides[g as usize].is_none())
-            .collect();
-        let decoded = if missing.is_empty() {
-            Ok(Vec::new())
-        } else {
-            self.keyed
-                .read_groups(self.tables[input], groups, &missing, None)
-                .and_then(|values| {
-                    values
-                        .into_iter()
-                        .map(|v| v.map(|v| Side::decode(&v)).transpose())
-                        .collect::<Result<Vec<_>>>()
-                })
-        };
-        let mut decoded = match decoded {
-            Ok(decoded) => decoded,
-            Err(e) => {
-                let cache = &mut self.caches[input];
-                for (g, side) in sides.into_iter().enumerate() {
-                    if let Some((side, dirty)) = side {
-                        cache.put(groups.key(g), side, dirty);
+        let store = self.keyed.store();
+        let mut failed = None;
+        for &g in order {
+            let (side, whole) = &mut sides[g as usize];
+            if *whole {
+                continue;
+            }
+            let prefix = groups.key(g as usize);
+            let scanned = store.scan(
+                self.tables[input],
+                ScanRange::Prefix(prefix),
+                &mut |k, v| match side.push_stored(layout, &k[prefix.len()..], v) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        failed = Some(e);
+                        false
                     }
-                }
+                },
+            );
+            if let Some(e) = scanned.err().or_else(|| failed.take()) {
+                self.return_whole(input, groups, sides);
                 return Err(e);
             }
-        };
-        for &g in &missing {
-            let side = decoded[g as usize].take().unwrap_or_default();
-            sides[g as usize] = Some((side, false));
+            *whole = true;
         }
-        Ok(sides
-            .into_iter()
-            .map(|s| s.expect("every group's side is cached or read"))
-            .collect())
+        Ok(sides)
+    }
+
+    /// `input`'s sides for a batch of its own rows: each group's whole side where cached,
+    /// else the records the batch's rows look up (one batched point read), which is all
+    /// that adding and retracting them needs. Under layout `JoinKey` a key has one entry,
+    /// so what a point read finds is the whole side.
+    fn read_looked_up(
+        &mut self,
+        input: usize,
+        groups: &Groups,
+        prepared: &Prepared,
+        row_group: &[u32],
+    ) -> Result<Vec<(Side, bool)>> {
+        let layout = self.layouts[input];
+        let cache = &mut self.caches[input];
+        cache.start_batch();
+        let mut sides: Vec<(Side, bool)> = (0..groups.len())
+            .map(|g| match cache.take(groups.key(g)) {
+                Some((side, _)) => (side, true),
+                None => (Side::default(), false),
+            })
+            .collect();
+        // Each missing key's entries the rows look up: (group, entry key), deduplicated.
+        let mut wanted: Vec<(u32, Vec<u8>)> = Vec::new();
+        for (r, &g) in row_group.iter().enumerate() {
+            if sides[g as usize].1 {
+                continue;
+            }
+            let lookup = match layout {
+                Layout::JoinKey => &[][..],
+                Layout::UniqueKey => prepared.uniques.as_ref().map_or(&[][..], |u| u.row(r)),
+                Layout::NoUniqueKey => prepared.rows.row(r),
+            };
+            let mut key = groups.key(g as usize).to_vec();
+            key.extend_from_slice(lookup);
+            wanted.push((g, key));
+        }
+        wanted.sort_unstable_by(|a, b| a.1.cmp(&b.1));
+        wanted.dedup_by(|a, b| a.1 == b.1);
+        let keys: Vec<&[u8]> = wanted.iter().map(|(_, k)| k.as_slice()).collect();
+        let read = self
+            .keyed
+            .store()
+            .multi_get_each(self.tables[input], &keys, &mut |i, value| {
+                let Some(value) = value else { return Ok(()) };
+                let (g, key) = &wanted[i];
+                let prefix = groups.key(*g as usize).len();
+                sides[*g as usize]
+                    .0
+                    .push_stored(layout, &key[prefix..], value)
+            });
+        if let Err(e) = read {
+            self.return_whole(input, groups, sides);
+            return Err(e);
+        }
+        if layout == Layout::JoinKey {
+            for (_, whole) in &mut sides {
+                *whole = true;
+            }
+        }
+        Ok(sides)
     }
 
     /// Where the rows from `start` stop sharing one evaluation of the condition: the pairs
@@ -641,7 +722,7 @@ impl Join {
     }
 
     /// Joins the input rows `rows` (`row_group`: each row's key's group) into `out`,
-    /// changing `sides` and marking them `changed`.
+    /// changing `sides`.
     #[allow(clippy::too_many_arguments)]
     fn join_rows(
         &self,
@@ -653,7 +734,6 @@ impl Join {
         rows: Range<usize>,
         accepted: Option<&Accepted>,
         sides: &mut Both<Vec<(Side, bool)>>,
-        changed: &mut Both<Vec<bool>>,
         out: &mut JoinEmissions,
     ) {
         let join_type = self.spec.join_type;
@@ -685,7 +765,6 @@ impl Join {
                     }
                 }
             }
-            changed[port][g] = true;
             if join_type.semi_anti() {
                 let anti = join_type == JoinType::Anti;
                 if port == 0 {
@@ -722,7 +801,6 @@ impl Join {
                         other.set_assoc(e, after, now);
                     }
                 }
-                changed[1 - port][g] |= !matches.is_empty();
                 continue;
             }
             if kind.is_accumulate() {
@@ -778,36 +856,48 @@ impl Join {
                     }
                 }
             }
-            changed[1 - port][g] |= other_outer && !matches.is_empty();
         }
     }
 
-    /// After a batch: every side goes back into its cache, changed ones marked so.
-    fn put_back(
-        &mut self,
-        groups: &Groups,
-        sides: Both<Vec<(Side, bool)>>,
-        changed: Both<&[bool]>,
-    ) {
+    /// After a batch: the whole sides go back into their caches, and the changes of the
+    /// others are written with one write batch.
+    fn put_back(&mut self, groups: &Groups, sides: Both<Vec<(Side, bool)>>) -> Result<()> {
+        let mut batch = WriteBatch::new();
         for (input, sides) in sides.into_iter().enumerate() {
+            let (whole, looked_up): (Vec<_>, Vec<_>) = sides
+                .into_iter()
+                .enumerate()
+                .partition(|(_, (_, whole))| *whole);
+            for (g, (side, _)) in looked_up {
+                self.write_side(&mut batch, input, groups.key(g), &side);
+            }
+            // An empty side stays cached too: it says the store holds nothing of its key.
             let cache = &mut self.caches[input];
-            for (g, (side, dirty)) in sides.into_iter().enumerate() {
-                let dirty = dirty || changed[input].get(g).copied().unwrap_or(false);
-                // An empty side the store does not hold either costs nothing to forget.
-                if dirty || !side.is_empty() {
-                    cache.put(groups.key(g), side, dirty);
-                }
+            for (g, (side, _)) in whole {
+                let dirty = side.is_dirty();
+                cache.put(groups.key(g), side, dirty);
             }
         }
+        if batch.is_empty() {
+            return Ok(());
+        }
+        self.keyed.store_mut().write(&batch)
     }
 
-    /// Puts `side` for `key` into `batch` (an empty side as a delete).
+    /// Puts the changes of `key`'s `side` of `input` into `batch`: an entry per changed
+    /// record, a delete per removed one.
     fn write_side(&self, batch: &mut WriteBatch, input: usize, key: &[u8], side: &Side) {
-        if side.is_empty() {
-            batch.delete(self.tables[input], key);
-        } else {
-            batch.put(self.tables[input], key, side.encode());
-        }
+        let table = self.tables[input];
+        let mut entry = Vec::new();
+        side.changes(self.layouts[input], |lookup, value| {
+            entry.clear();
+            entry.extend_from_slice(key);
+            entry.extend_from_slice(lookup);
+            match value {
+                Some(value) => batch.put(table, &entry, value),
+                None => batch.delete(table, &entry),
+            }
+        });
     }
 
     /// Writes the changed sides that leave the caches. On an error they stay cached, and
@@ -842,11 +932,13 @@ impl Join {
                 self.write_side(&mut batch, input, key, side);
             }
         }
-        if batch.is_empty() {
-            return Ok(());
+        if !batch.is_empty() {
+            self.keyed.store_mut().write(&batch)?;
         }
-        self.keyed.store_mut().write(&batch)?;
         for cache in &mut self.caches {
+            for side in cache.dirty_mut() {
+                side.mark_written();
+            }
             cache.mark_clean();
         }
         Ok(())

@@ -126,6 +126,14 @@ impl<S: CachedPartition> PartitionCache<S> {
             .map(|(k, c)| (k.as_slice(), &c.state))
     }
 
+    /// The changed partitions, to mark as written once the store has them.
+    pub fn dirty_mut(&mut self) -> impl Iterator<Item = &mut S> {
+        self.entries
+            .values_mut()
+            .filter(|c| c.dirty)
+            .map(|c| &mut c.state)
+    }
+
     /// Marks every partition as the store has it.
     pub fn mark_clean(&mut self) {
         for cached in self.entries.values_mut() {
