@@ -515,6 +515,18 @@ impl Join {
         }
     }
 
+    /// Each group's side of `input`: the cached one, whole, or an empty one to fill.
+    fn take_cached(&mut self, input: usize, groups: &Groups) -> Vec<(Side, bool)> {
+        let cache = &mut self.caches[input];
+        cache.start_batch();
+        (0..groups.len())
+            .map(|g| match cache.take(groups.key(g)) {
+                Some((side, _)) => (side, true),
+                None => (Side::default(), false),
+            })
+            .collect()
+    }
+
     /// Every record of `input` under each group's key: taken from the cache with one
     /// lookup, or read by one prefix scan per missing key, in `order`.
     fn read_whole(
@@ -524,14 +536,7 @@ impl Join {
         order: &[u32],
     ) -> Result<Vec<(Side, bool)>> {
         let layout = self.layouts[input];
-        let cache = &mut self.caches[input];
-        cache.start_batch();
-        let mut sides: Vec<(Side, bool)> = (0..groups.len())
-            .map(|g| match cache.take(groups.key(g)) {
-                Some((side, _)) => (side, true),
-                None => (Side::default(), false),
-            })
-            .collect();
+        let mut sides = self.take_cached(input, groups);
         let store = self.keyed.store();
         let mut failed = None;
         for &g in order {
@@ -572,14 +577,7 @@ impl Join {
         row_group: &[u32],
     ) -> Result<Vec<(Side, bool)>> {
         let layout = self.layouts[input];
-        let cache = &mut self.caches[input];
-        cache.start_batch();
-        let mut sides: Vec<(Side, bool)> = (0..groups.len())
-            .map(|g| match cache.take(groups.key(g)) {
-                Some((side, _)) => (side, true),
-                None => (Side::default(), false),
-            })
-            .collect();
+        let mut sides = self.take_cached(input, groups);
         // Each missing key's entries the rows look up: (group, entry key), deduplicated.
         let mut wanted: Vec<(u32, Vec<u8>)> = Vec::new();
         for (r, &g) in row_group.iter().enumerate() {
