@@ -59,12 +59,15 @@
 //!   [`OperatorPlan::TemporalSort`].
 //! - `stream-exec-window-join_1` ([`window_join`]): a window join (INNER, LEFT, RIGHT,
 //!   FULL, SEMI, ANTI) over attached windows in event time, as [`OperatorPlan::WindowJoin`].
+//! - `stream-exec-interval-join_1` ([`interval_join`]): an event-time interval join (INNER,
+//!   LEFT, RIGHT, FULL) of a non-negative interval, as [`OperatorPlan::IntervalJoin`].
 //! - `stream-exec-join_1` ([`join`]): a regular join (INNER, LEFT, RIGHT, FULL, SEMI, ANTI)
 //!   on equi-keys with an optional non-equi condition, as [`OperatorPlan::Join`].
 
 pub mod aggregate;
 pub mod calc;
 pub mod deduplicate;
+pub mod interval_join;
 pub mod join;
 pub mod over;
 pub mod rank;
@@ -327,6 +330,7 @@ pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorP
         "stream-exec-temporal-sort_1" => sort::plan(node, &inputs, raw_inputs, &config),
         "stream-exec-join_1" => join::plan(node, &inputs, &config),
         "stream-exec-window-join_1" => window_join::plan(node, &inputs, &config),
+        "stream-exec-interval-join_1" => interval_join::plan(node, &inputs, &config),
         other => Err(Unsupported::NodeType(other.to_string())),
     }
 }

@@ -50,6 +50,8 @@
 //! supported: their plans are refused, so Flink runs them.
 
 mod emit;
+pub mod interval;
+mod pairs;
 pub mod side;
 pub mod window;
 

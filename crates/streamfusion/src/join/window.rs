@@ -35,11 +35,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow::array::{Array, AsArray, RecordBatch, UInt32Array};
-use arrow::compute::take;
+use arrow::array::RecordBatch;
 use arrow::datatypes::{Field, Schema, SchemaRef};
 
-use super::{Condition, JoinColumns, JoinType, MAX_PAIRS, check_join};
+use super::pairs::{filtered_null_key, joined_rows, verdicts};
+use super::{Condition, JoinColumns, JoinType, check_join};
 use crate::aggregate::group::{access_order, check_columns};
 use crate::attached_windows::{WindowedRows, group_by_window, key_row, window_timers};
 use crate::binary_row::{RowReader, RowWriter};
@@ -327,7 +327,7 @@ impl WindowJoin {
             windows.push(FiredWindow {
                 left,
                 right,
-                null_key: self.null_key(key_row(key)),
+                null_key: filtered_null_key(&self.spec.filter_nulls, key_row(key)),
             });
         }
         let decoded = [
@@ -352,19 +352,6 @@ impl WindowJoin {
         self.output(&decoded, out_left, out_right)
     }
 
-    /// Whether the key row (a BinaryRowData of the join key columns) holds a NULL in a
-    /// column that filters NULLs: then no pair matches.
-    fn null_key(&self, key_row: &[u8]) -> bool {
-        self.spec
-            .filter_nulls
-            .iter()
-            .enumerate()
-            .any(|(i, &filter)| {
-                let bit = i + 8;
-                filter && key_row[bit / 8] & (1 << (bit % 8)) != 0
-            })
-    }
-
     /// The condition's verdict on every (left, right) pair of every window whose key can
     /// match, in window order, left rows outer; empty without a condition.
     fn accepted(
@@ -372,7 +359,7 @@ impl WindowJoin {
         windows: &[FiredWindow],
         decoded: &[ChangelogBatch; 2],
     ) -> Result<Vec<bool>> {
-        let Some((condition, pair_schema)) = &self.condition else {
+        let Some(condition) = &self.condition else {
             return Ok(Vec::new());
         };
         let (mut lefts, mut rights) = (Vec::new(), Vec::new());
@@ -384,32 +371,13 @@ impl WindowJoin {
                 }
             }
         }
-        let mut accepted = Vec::with_capacity(lefts.len());
-        for (l, r) in lefts.chunks(MAX_PAIRS).zip(rights.chunks(MAX_PAIRS)) {
-            let (l, r) = (UInt32Array::from(l.to_vec()), UInt32Array::from(r.to_vec()));
-            let columns = (decoded[0]
-                .batch()
-                .columns()
-                .iter()
-                .map(|c| take(c.as_ref(), &l, None)))
-            .chain(
-                decoded[1]
-                    .batch()
-                    .columns()
-                    .iter()
-                    .map(|c| take(c.as_ref(), &r, None)),
-            )
-            .collect::<std::result::Result<Vec<_>, _>>()?;
-            let pairs = RecordBatch::try_new_with_options(
-                pair_schema.clone(),
-                columns,
-                &arrow::array::RecordBatchOptions::new().with_row_count(Some(l.len())),
-            )?;
-            let verdict = condition.evaluate(&ChangelogBatch::insert_only(pairs))?;
-            let verdict = verdict.batch().column(0).as_boolean();
-            accepted.extend((0..verdict.len()).map(|i| verdict.is_valid(i) && verdict.value(i)));
-        }
-        Ok(accepted)
+        verdicts(
+            condition,
+            decoded[0].batch(),
+            decoded[1].batch(),
+            &lefts,
+            &rights,
+        )
     }
 
     /// One window's output rows (left and right row indices, `None` for padding), in the
@@ -505,22 +473,13 @@ impl WindowJoin {
         if out_left.is_empty() {
             return Ok(self.empty());
         }
-        let (l, r) = (UInt32Array::from(out_left), UInt32Array::from(out_right));
-        let mut columns = decoded[0]
-            .batch()
-            .columns()
-            .iter()
-            .map(|c| take(c.as_ref(), &l, None))
-            .collect::<std::result::Result<Vec<_>, _>>()?;
-        if !self.spec.join_type.semi_anti() {
-            for c in decoded[1].batch().columns() {
-                columns.push(take(c.as_ref(), &r, None)?);
-            }
-        }
-        Ok(ChangelogBatch::insert_only(RecordBatch::try_new(
-            self.schema.clone(),
-            columns,
-        )?))
+        joined_rows(
+            &self.schema,
+            decoded[0].batch(),
+            (!self.spec.join_type.semi_anti()).then(|| decoded[1].batch()),
+            out_left,
+            out_right,
+        )
     }
 
     fn empty(&self) -> ChangelogBatch {

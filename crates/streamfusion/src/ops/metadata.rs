@@ -70,6 +70,8 @@ pub enum OperatorKind {
     Join,
     /// A window join ([`crate::join::window::WindowJoin`]).
     WindowJoin,
+    /// An event-time interval join ([`crate::join::interval::IntervalJoin`]).
+    IntervalJoin,
 }
 
 impl std::fmt::Display for OperatorKind {
@@ -91,6 +93,7 @@ impl std::fmt::Display for OperatorKind {
             OperatorKind::TemporalSort => "temporal_sort",
             OperatorKind::Join => "join",
             OperatorKind::WindowJoin => "window_join",
+            OperatorKind::IntervalJoin => "interval_join",
         };
         f.write_str(name)
     }

@@ -17,7 +17,8 @@
 //! [`WindowAggSpec`]; `deduplicate` a [`DedupSpec`]; `rank` a [`RankSpec`]; `window_rank`
 //! a [`WindowRankSpec`]; `window_table_function` a [`WindowTableSpec`];
 //! `over_aggregate` an [`OverSpec`]; `temporal_sort` a [`TemporalSortSpec`]; `join` a
-//! [`JoinSpec`]; `window_join` a [`WindowJoinSpec`]. A new operator
+//! [`JoinSpec`]; `window_join` a [`WindowJoinSpec`]; `interval_join` an
+//! [`IntervalJoinSpec`]. A new operator
 //! adds its variant here and one arm in [`OperatorPlan::build`] and
 //! [`OperatorPlan::restore`].
 
@@ -37,6 +38,7 @@ use crate::aggregate::{GlobalGroupAggregate, GroupAggSpec, GroupAggregate, Local
 use crate::calc::CalcProgram;
 use crate::deduplicate::{DedupSpec, Deduplicate};
 use crate::error::{Error, ErrorKind, Result};
+use crate::join::interval::{IntervalJoin, IntervalJoinSpec};
 use crate::join::window::{WindowJoin, WindowJoinSpec};
 use crate::join::{Join, JoinSpec};
 use crate::rank::window::{WindowRank, WindowRankSpec};
@@ -87,6 +89,8 @@ pub enum OperatorPlan {
     Join(JoinSpec),
     /// A window join (two inputs).
     WindowJoin(WindowJoinSpec),
+    /// An event-time interval join (two inputs).
+    IntervalJoin(IntervalJoinSpec),
 }
 
 impl OperatorPlan {
@@ -119,6 +123,7 @@ impl OperatorPlan {
             OperatorPlan::TemporalSort(_) => OperatorKind::TemporalSort,
             OperatorPlan::Join(_) => OperatorKind::Join,
             OperatorPlan::WindowJoin(_) => OperatorKind::WindowJoin,
+            OperatorPlan::IntervalJoin(_) => OperatorKind::IntervalJoin,
         }
     }
 
@@ -145,6 +150,7 @@ impl OperatorPlan {
             OperatorPlan::TemporalSort(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::Join(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::WindowJoin(spec) => spec.max_parallelism = max_parallelism,
+            OperatorPlan::IntervalJoin(spec) => spec.max_parallelism = max_parallelism,
         }
         self
     }
@@ -248,6 +254,10 @@ impl OperatorPlan {
             OperatorPlan::WindowJoin(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(WindowJoin::build(spec.clone(), config, range)?)
+            }
+            OperatorPlan::IntervalJoin(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(IntervalJoin::build(spec.clone(), config, range)?)
             }
         })
     }
@@ -367,6 +377,15 @@ impl OperatorPlan {
             OperatorPlan::WindowJoin(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(WindowJoin::restore(
+                    spec.clone(),
+                    config,
+                    range,
+                    checkpoints,
+                )?)
+            }
+            OperatorPlan::IntervalJoin(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(IntervalJoin::restore(
                     spec.clone(),
                     config,
                     range,

@@ -14,6 +14,7 @@ mod flink_parity;
 mod golden_keys;
 mod group_aggregate;
 mod group_aggregate_flink;
+mod interval_join_flink;
 mod join;
 mod join_flink;
 mod local_global;

@@ -1,7 +1,8 @@
 //! Shared helpers of the integration tests: parsing `tests/golden/flink-2.3.0-key-rows.jsonl`
 //! and decoding its JSON values into Arrow columns independently of the engine, the golden
 //! changelogs' rows and batches ([`changelog`]), replaying a single node's golden changelogs
-//! and comparing them with Flink's ([`golden_replay`]), the state backends the operator tests
+//! and comparing them with Flink's ([`golden_replay`]; two-input nodes' in
+//! [`two_input_replay`]), the state backends the operator tests
 //! run on, and keyed subtasks checkpointed and restored at another parallelism
 //! ([`subtasks`]).
 
@@ -11,6 +12,7 @@
 pub mod changelog;
 pub mod golden_replay;
 pub mod subtasks;
+pub mod two_input_replay;
 
 /// A seeded splitmix64 sequence: the operator tests' random inputs, the same on every
 /// machine.

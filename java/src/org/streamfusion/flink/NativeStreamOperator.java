@@ -25,6 +25,8 @@ import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonProcessingException;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -48,14 +50,16 @@ import java.util.stream.Stream;
 /**
  * What every Flink SQL operator run natively shares ({@link NativeOneInputOperator}: Calc;
  * GROUP BY and window aggregation, one phase or either of two; deduplication; Top-N; OVER; the
- * event-time sort; {@link NativeTwoInputOperator}: the regular join). Rows are buffered as {@code BinaryRowData} bytes
+ * event-time sort; {@link NativeTwoInputOperator}: the regular, window and interval joins). Rows
+ * are buffered as {@code BinaryRowData} bytes
  * (other {@code RowData} converted by Flink's own {@link RowDataSerializer}) and pushed through
  * JNI in bundles of at most {@code bundleRows} rows; the output rows (row kinds in their
  * headers) are emitted as {@code BinaryRowData} over the bytes native code returned.
  *
  * <p>A bundle holds rows of one input: a row of the other input pushes it first, so the native
- * operator sees both inputs' rows in the order the task processed them (a window join, whose
- * output does not depend on that order, keeps one bundle per input). A bundle is pushed when
+ * operator sees both inputs' rows in the order the task processed them (as a regular or an
+ * interval join must; a window join, whose output does not depend on that order, keeps one
+ * bundle per input). A bundle is pushed when
  * it is full (rows, or {@value #MAX_BUNDLE_BYTES} bytes), {@code
  * bundleLatencyMs} of processing time after its first row (a timer in the task's mailbox, so a
  * slow input is not held back), before a watermark (which is then handed to the native
@@ -63,6 +67,11 @@ import java.util.stream.Stream;
  * in {@link #prepareSnapshotPreBarrier} (so no row is buffered across a checkpoint barrier,
  * natively either), at {@link #endInput} and in {@link #finish}. Output records carry no
  * timestamp, as a stock Calc's and GROUP BY's; a rowtime column travels in the row.
+ *
+ * <p>An interval join ({@code "operator": "interval_join"}) holds its output watermark back as
+ * Flink's {@code KeyedCoProcessOperatorWithWatermarkDelay} does: every watermark is forwarded as
+ * {@code watermark - max(-lower_bound, upper_bound)} (its rows may be emitted that long after
+ * the watermark that passed their time), while the native operator sees it undelayed.
  *
  * <p>A keyed operator keeps its state natively, in the store matching the job's keyed state
  * backend ({@code hashmap}: the native memory store; otherwise a native RocksDB store in one of
@@ -150,6 +159,7 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
             RowType outputType,
             int bundleRows,
             long bundleLatencyMs) {
+        super(null, outputAdjustment(plan));
         if (bundleRows < 1) {
             throw new IllegalArgumentException("bundleRows must be at least 1, got " + bundleRows);
         }
@@ -160,6 +170,48 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
         this.outputArity = outputType.getFieldCount();
         this.bundleRows = bundleRows;
         this.bundleLatencyMs = bundleLatencyMs;
+    }
+
+    /**
+     * How long the native {@code plan} holds back the watermarks it forwards, ms: {@code
+     * max(-lower_bound, upper_bound)} for an interval join ({@code RowTimeIntervalJoin
+     * .getMaxOutputDelay()}, its allowed lateness 0), else 0.
+     */
+    static long watermarkDelay(String plan) {
+        JsonNode json;
+        try {
+            json = MAPPER.readTree(plan);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("StreamFusion: a native plan that is no JSON", e);
+        }
+        if (!"interval_join".equals(json.path("operator").asText())) {
+            return 0;
+        }
+        JsonNode lower = json.path("lower_bound");
+        JsonNode upper = json.path("upper_bound");
+        if (!lower.canConvertToLong() || !upper.canConvertToLong()) {
+            throw new IllegalArgumentException(
+                    "StreamFusion: an interval join plan without lower_bound and upper_bound: "
+                            + plan);
+        }
+        return Math.max(-lower.asLong(), upper.asLong());
+    }
+
+    /**
+     * The output of the native {@code plan}: as is, or (an interval join) with its watermarks
+     * delayed by {@link #watermarkDelay}, exactly as {@code
+     * KeyedCoProcessOperatorWithWatermarkDelay} adjusts it (no adjustment for a delay of 0; a
+     * plain subtraction otherwise).
+     */
+    private static OutputAdjustment<RowData> outputAdjustment(String plan) {
+        long delay = watermarkDelay(plan);
+        if (delay < 0) {
+            throw new IllegalArgumentException(
+                    "StreamFusion: a negative watermark delay " + delay + " for " + plan);
+        }
+        return delay == 0
+                ? OutputAdjustment.noAdjustment()
+                : OutputAdjustment.delayedWatermarkOutput(delay);
     }
 
     @Override
@@ -346,8 +398,8 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
     /**
      * Whether each input's rows may be bundled apart: a window join emits nothing when rows
      * arrive (only when windows fire, on watermarks, which push every bundle first), so the
-     * order of its two inputs' rows between watermarks does not matter, while a regular
-     * join's output depends on it.
+     * order of its two inputs' rows between watermarks does not matter, while a regular or an
+     * interval join's output (which rows meet, which are padded, in what order) depends on it.
      */
     private boolean independentInputs() throws IOException {
         return inputTypes.length == 2

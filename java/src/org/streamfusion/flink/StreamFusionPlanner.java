@@ -27,6 +27,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecJoin;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalGroupAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGlobalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecGroupWindowAggregate;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecIntervalJoin;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecOverAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecRank;
@@ -74,8 +75,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * runs event-time frames) and {@link StreamExecTemporalSort} (an event-time {@code ORDER BY}) -
  * is replaced by a {@link NativeOneInputExecNode} before the graph
  * is translated to transformations. Flink's {@code SortLimit} and {@code Limit} nodes subclass
- * {@code StreamExecRank} and stay stock. A regular join ({@link StreamExecJoin}) and a window
- * join ({@link StreamExecWindowJoin}) are replaced by a {@link NativeTwoInputExecNode}.
+ * {@code StreamExecRank} and stay stock. A regular join ({@link StreamExecJoin}), a window join
+ * ({@link StreamExecWindowJoin}) and an interval join ({@link StreamExecIntervalJoin}; the native
+ * side runs event-time ones, and one of a negative interval, which Flink runs as filters instead
+ * of a join, stays stock) are replaced by a {@link NativeTwoInputExecNode}.
  *
  * <p>The hook is {@link #translateToPlan(ExecNodeGraph)}: it runs for {@code executeSql},
  * {@code toDataStream}, {@code EXPLAIN} and compiled plans being executed, but not for {@code
@@ -401,6 +404,14 @@ public class StreamFusionPlanner extends StreamPlanner {
                 result =
                         substitute(
                                 (StreamExecWindowJoin) node, "streamfusion-window-join_1", true);
+            } else if (node instanceof StreamExecIntervalJoin) {
+                // Keyed by the join keys on both inputs (empty without them: Flink runs it as
+                // one task): the stock key selectors are kept.
+                result =
+                        substitute(
+                                (StreamExecIntervalJoin) node,
+                                "streamfusion-interval-join_1",
+                                true);
             }
             done.put(node, result);
             return result;
@@ -416,7 +427,8 @@ public class StreamFusionPlanner extends StreamPlanner {
             String config =
                     config(
                             node instanceof StreamExecOverAggregate,
-                            node instanceof StreamExecGroupWindowAggregate);
+                            node instanceof StreamExecGroupWindowAggregate,
+                            node instanceof StreamExecIntervalJoin);
             String description;
             try {
                 description = describe(node);
@@ -485,10 +497,12 @@ public class StreamFusionPlanner extends StreamPlanner {
 
         /**
          * The effective values of the options the native plans depend on, by Flink key; with
-         * {@code stateTtl}, {@code table.exec.state.ttl} too, and with {@code groupWindow} the
-         * legacy group windows' emit options.
+         * {@code stateTtl}, {@code table.exec.state.ttl} too, with {@code groupWindow} the
+         * legacy group windows' emit options, and with {@code intervalJoin} the interval join's
+         * {@code table.exec.interval-join.min-cleanup-interval} (which Flink's node reads from
+         * the planner's configuration when it translates, not from its own).
          */
-        private String config(boolean stateTtl, boolean groupWindow) {
+        private String config(boolean stateTtl, boolean groupWindow, boolean intervalJoin) {
             TableConfig table = getTableConfig();
             Map<String, String> options = new TreeMap<>();
             if (stateTtl) {
@@ -524,6 +538,11 @@ public class StreamFusionPlanner extends StreamPlanner {
                 options.put(EARLY_FIRE.key(), String.valueOf(table.get(EARLY_FIRE)));
                 options.put(LATE_FIRE.key(), String.valueOf(table.get(LATE_FIRE)));
                 options.put(ALLOW_LATENESS.key(), table.get(ALLOW_LATENESS).toMillis() + " ms");
+            }
+            if (intervalJoin) {
+                ConfigOption<java.time.Duration> cleanup =
+                        ExecutionConfigOptions.TABLE_EXEC_INTERVAL_JOIN_MIN_CLEAN_UP_INTERVAL;
+                options.put(cleanup.key(), table.get(cleanup).toMillis() + " ms");
             }
             options.put(
                     CoreOptions.DEFAULT_PARALLELISM.key(),

@@ -1,82 +1,47 @@
 package org.streamfusion.golden;
 
-import java.io.Serializable;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.Comparator;
-import java.util.Deque;
-import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.Set;
 import java.util.SplittableRandom;
 
-import org.apache.flink.api.common.eventtime.WatermarkGenerator;
-import org.apache.flink.api.common.eventtime.WatermarkGeneratorSupplier;
-import org.apache.flink.api.common.eventtime.WatermarkOutput;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.dag.Transformation;
-import org.apache.flink.api.java.functions.KeySelector;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.core.memory.MemorySegmentFactory;
-import org.apache.flink.runtime.checkpoint.SubTaskInitializationMetricsBuilder;
-import org.apache.flink.runtime.event.WatermarkEvent;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.graph.StreamConfig;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
-import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
-import org.apache.flink.streaming.api.operators.Output;
 import org.apache.flink.streaming.api.operators.SimpleOperatorFactory;
 import org.apache.flink.streaming.api.operators.StreamOperatorFactory;
 import org.apache.flink.streaming.api.transformations.TwoInputTransformation;
-import org.apache.flink.streaming.api.watermark.Watermark;
-import org.apache.flink.streaming.runtime.streamrecord.LatencyMarker;
-import org.apache.flink.streaming.runtime.streamrecord.RecordAttributes;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.streaming.runtime.tasks.ProcessingTimeService;
-import org.apache.flink.streaming.runtime.tasks.StreamTask;
-import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.api.EnvironmentSettings;
-import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.binary.BinaryRowData;
-import org.apache.flink.table.data.binary.BinarySegmentUtils;
-import org.apache.flink.table.data.conversion.DataStructureConverter;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
 import org.apache.flink.table.runtime.operators.join.window.WindowJoinOperator;
-import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
-import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.DataType;
-import org.apache.flink.table.types.logical.LocalZonedTimestampType;
-import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.types.Row;
-import org.apache.flink.types.RowKind;
-import org.apache.flink.util.CloseableIterator;
-import org.apache.flink.util.OutputTag;
 
 import org.streamfusion.flink.StreamFusionPlanner;
+import org.streamfusion.golden.TwoInputVectors.Event;
+import org.streamfusion.golden.TwoInputVectors.RowMaker;
 import org.streamfusion.jni.NativeOperator;
+
+import static org.streamfusion.golden.TwoInputVectors.END_OF_INPUT;
+import static org.streamfusion.golden.TwoInputVectors.LEFT;
+import static org.streamfusion.golden.TwoInputVectors.NO_WATERMARK;
+import static org.streamfusion.golden.TwoInputVectors.RIGHT;
+import static org.streamfusion.golden.TwoInputVectors.SEPARATOR;
+import static org.streamfusion.golden.TwoInputVectors.columns;
+import static org.streamfusion.golden.TwoInputVectors.longs;
+import static org.streamfusion.golden.TwoInputVectors.plain;
 
 /**
  * Golden changelogs of Flink 2.3.0's window join ({@code StreamExecWindowJoin}: {@code L
@@ -115,17 +80,18 @@ import org.streamfusion.jni.NativeOperator;
  *       they reach the operator before that watermark, the left side's first. Each row is kept
  *       as the {@code BinaryRowData} bytes the input's serializer writes (what the network
  *       would deliver).
- *   <li>Execution. {@link Driver}, a one-input operator of event indexes, owns the planner's
- *       operator instance and sets it up as a task would (its {@code setup} with the driver's
- *       task, config and an output that stamps each record with the current event's index; its
- *       own keyed state and timers from the task's state initializer; {@code open}). Per event
- *       it sets the operator's current key with the planner's key selector of the event's side
- *       and calls the released {@code processElement1} (left) or {@code processElement2}
- *       (right), or, for a watermark, {@code processWatermark1} and {@code processWatermark2}
- *       with the same watermark: both inputs' watermarks advance together, so the operator's
- *       combined watermark is the scenario's. A process function downstream (chained) writes
- *       each output with its event. One input task, one channel, one chain: the order of the
- *       events and of each event's outputs is fixed.
+ *   <li>Execution. {@link TwoInputVectors.Driver}, a one-input operator of event indexes,
+ *       owns the planner's operator instance and sets it up as a task would (its {@code
+ *       setup} with the driver's task, config and an output that stamps each record with the
+ *       current event's index; its own keyed state and timers from the task's state
+ *       initializer; {@code open}). Per event it sets the operator's current key with the
+ *       planner's key selector of the event's side and calls the released {@code
+ *       processElement1} (left) or {@code processElement2} (right), or, for a watermark, {@code
+ *       processWatermark1} and {@code processWatermark2} with the same watermark: both inputs'
+ *       watermarks advance together, so the operator's combined watermark is the scenario's. A
+ *       process function downstream (chained) writes each output with its event. One input
+ *       task, one channel, one chain: the order of the events and of each event's outputs is
+ *       fixed.
  * </ol>
  *
  * <p>The scenarios of one state backend run in one job, each a pipeline of its own. On the heap
@@ -174,13 +140,7 @@ public final class WindowJoinVectors {
     static final String NODE_TYPE = "stream-exec-window-join_1";
     static final String[] BACKENDS = {"hashmap", "rocksdb"};
     static final String[] JOIN_TYPES = {"INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI"};
-    static final int LEFT = 0;
-    static final int RIGHT = 1;
     static final long BASE_MS = NodeVectors.BASE_MS;
-    static final long NO_WATERMARK = Long.MIN_VALUE;
-    /** The separator watermark after a side's j-th row is {@code SEPARATOR + j}. */
-    static final long SEPARATOR = Long.MIN_VALUE / 2;
-    static final long END_OF_INPUT = Long.MAX_VALUE;
 
     private WindowJoinVectors() {}
 
@@ -202,18 +162,6 @@ public final class WindowJoinVectors {
                 case NOT_EXISTS, NOT_IN -> "ANTI";
             };
         }
-    }
-
-    /** A table row (side 0 or 1, values of all its columns) or a watermark (side -1). */
-    record Event(int side, Object[] values, long watermark) {
-        boolean isWatermark() {
-            return side < 0;
-        }
-    }
-
-    /** Makes the {@code n}-th random row's values (the columns before {@code id} and {@code ts}). */
-    interface RowMaker {
-        Object[] row(SplittableRandom rnd, int n);
     }
 
     /** A scenario: the two tables, the window, the query, and the events. */
@@ -521,40 +469,28 @@ public final class WindowJoinVectors {
         }
     }
 
-    static long[] longs(List<Long> values) {
-        return values.stream().mapToLong(Long::longValue).toArray();
-    }
-
-    /** A scenario planned: the operator Flink built and what the file says about it. */
-    static final class Planned {
+    /** A scenario planned: the window join operator Flink built and what the file says. */
+    static final class Planned extends TwoInputVectors.Planned {
         final Scenario scenario;
-        final int tag;
-        String sql;
-        String description;
-        String config;
-        String plan;
-        WindowJoinOperator operator;
-        TwoInputTransformation<RowData, RowData, RowData> transformation;
-        /** The node's input and output rows, time attributes as plain types. */
-        RowType[] inputs;
-        RowType output;
-        int[][] keys;
         int[] windowEnds;
-        boolean[] filterNulls;
-        /**
-         * Per side, per table row, the node's input rows it became; for a SESSION window per
-         * watermark (and the end of input), the rows the TVF emitted for it.
-         */
-        final List<List<List<byte[]>>> segments = new ArrayList<>();
-        Feed feed;
-        /** Per event, the output lines in emission order. */
-        final List<List<String>> outputs = new ArrayList<>();
 
         Planned(Scenario scenario, int tag) {
+            super(scenario.name, tag);
             this.scenario = scenario;
-            this.tag = tag;
-            segments.add(new ArrayList<>());
-            segments.add(new ArrayList<>());
+        }
+
+        /** The separators after each row; a SESSION scenario's watermarks. */
+        @Override
+        long[] due(int side) {
+            return scenario.session() ? longs(scenario.watermarks())
+                    : Arrays.stream(scenario.schedule(side)).flatMapToLong(Arrays::stream)
+                            .toArray();
+        }
+
+        /** A SESSION TVF emits its rows on watermarks. */
+        @Override
+        boolean perWatermark() {
+            return scenario.session();
         }
     }
 
@@ -581,7 +517,7 @@ public final class WindowJoinVectors {
                 run(backend, group);
             }
         }
-        compareTwins(planned);
+        TwoInputVectors.compareTwins(planned);
 
         StringBuilder out = new StringBuilder(1 << 20);
         out.append("{\"flink\":\"2.3.0\",\"seed\":\"0x")
@@ -619,80 +555,11 @@ public final class WindowJoinVectors {
      * Plans every scenario in one environment and runs the sides of their join nodes' inputs
      * (each side's rows with a separator watermark after each, or a SESSION scenario's
      * watermarks) in one job, reading what reaches each join node; returns the scenarios
-     * planned, with their node input rows.
+     * planned, with their events.
      */
     static List<Planned> inputs(List<Scenario> scenarios) throws Exception {
-        Configuration conf = new Configuration();
-        conf.setString("parallelism.default", "1");
-        // Many pipelines share the job: enough network buffers for all their exchanges.
-        conf.setString("taskmanager.memory.network.min", "256mb");
-        conf.setString("taskmanager.memory.network.max", "256mb");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(1);
-        StreamTableEnvironment tEnv =
-                StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
-        List<Planned> planned = new ArrayList<>();
-        // Per scenario and side, the watermarks its input sees before the end of input.
-        List<long[][]> due = new ArrayList<>();
-        DataStream<String> all = null;
-        for (Scenario s : scenarios) {
-            Planned p = plan(env, tEnv, s, planned.size());
-            due.add(new long[2][]);
-            for (int side = 0; side < 2; side++) {
-                due.get(p.tag)[side] = s.session() ? longs(s.watermarks())
-                        : Arrays.stream(s.schedule(side)).flatMapToLong(Arrays::stream).toArray();
-            }
-            for (int side = 0; side < 2; side++) {
-                @SuppressWarnings("unchecked")
-                Transformation<RowData> input =
-                        (Transformation<RowData>) p.transformation.getInputs().get(side);
-                DataStream<String> tap = new DataStream<>(env, input)
-                        .transform("tap " + s.name + " " + side, Types.STRING,
-                                new Tap(p.tag, side, p.inputs[side]))
-                        .setParallelism(1);
-                all = all == null ? tap : all.union(tap);
-            }
-            planned.add(p);
-        }
-        // Per scenario and side, the rows since the last watermark.
-        Map<Integer, List<List<byte[]>>> pending = new LinkedHashMap<>();
-        try (CloseableIterator<String> it = all.executeAndCollect("window-join-inputs")) {
-            while (it.hasNext()) {
-                String[] line = it.next().split("\t", 4);
-                Planned p = planned.get(Integer.parseInt(line[0]));
-                int side = Integer.parseInt(line[1]);
-                List<byte[]> rows = pending.computeIfAbsent(p.tag, t -> {
-                    List<List<byte[]>> sides = new ArrayList<>();
-                    sides.add(new ArrayList<>());
-                    sides.add(new ArrayList<>());
-                    return sides;
-                }).get(side);
-                if (line[2].equals("R")) {
-                    rows.add(unhex(line[3]));
-                    continue;
-                }
-                long w = Long.parseLong(line[3]);
-                List<List<byte[]>> segments = p.segments.get(side);
-                long[] expected = due.get(p.tag)[side];
-                if (w == END_OF_INPUT) {
-                    if (p.scenario.session()) {
-                        segments.add(new ArrayList<>(rows));
-                    } else if (!rows.isEmpty()) {
-                        throw new IllegalStateException(p.scenario.name + ": rows after the last"
-                                + " separator on side " + side);
-                    }
-                    rows.clear();
-                    continue;
-                }
-                if (segments.size() >= expected.length || w != expected[segments.size()]) {
-                    throw new IllegalStateException(p.scenario.name + ": watermark " + w
-                            + " where " + segments.size() + " of " + Arrays.toString(expected)
-                            + " were due on side " + side);
-                }
-                segments.add(new ArrayList<>(rows));
-                rows.clear();
-            }
-        }
+        List<Planned> planned =
+                TwoInputVectors.inputs(scenarios, WindowJoinVectors::plan, "window-join-inputs");
         for (Planned p : planned) {
             feed(p);
         }
@@ -719,7 +586,7 @@ public final class WindowJoinVectors {
         Table result = tEnv.sqlQuery(p.sql);
         DataStream<Row> changes = tEnv.toChangelogStream(result);
         Transformation<?> root = changes.getTransformation();
-        p.plan = plan(root);
+        p.plan = TwoInputVectors.plan(root);
         Transformation<?> join = NodeVectors.nodeTransformation(s.name, root, "WindowJoin");
         if (!(join instanceof TwoInputTransformation)) {
             throw new IllegalStateException(s.name + ": the window join is " + join);
@@ -836,46 +703,6 @@ public final class WindowJoinVectors {
         }
     }
 
-    /** The row type with time attributes as plain timestamps (for converters and the file). */
-    static RowType plain(RowType type) {
-        List<RowType.RowField> fields = new ArrayList<>();
-        for (RowType.RowField f : type.getFields()) {
-            LogicalType t = f.getType();
-            if (t instanceof TimestampType ts) {
-                t = new TimestampType(ts.isNullable(), ts.getPrecision());
-            } else if (t instanceof LocalZonedTimestampType ts) {
-                t = new LocalZonedTimestampType(ts.isNullable(), ts.getPrecision());
-            }
-            fields.add(new RowType.RowField(f.getName(), t));
-        }
-        return new RowType(type.isNullable(), fields);
-    }
-
-    /**
-     * The translated query's operators upstream of {@code root}, in creation order, as they
-     * describe themselves (a source's generated name without its counter), separated by " | ".
-     */
-    static String plan(Transformation<?> root) {
-        List<Transformation<?>> all = new ArrayList<>();
-        Set<Transformation<?>> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        Deque<Transformation<?>> todo = new ArrayDeque<>(List.of(root));
-        while (!todo.isEmpty()) {
-            Transformation<?> t = todo.pop();
-            if (seen.add(t)) {
-                all.add(t);
-                todo.addAll(t.getInputs());
-            }
-        }
-        all.sort(Comparator.comparingInt(Transformation::getId));
-        List<String> names = new ArrayList<>();
-        for (Transformation<?> t : all) {
-            String d = t.getDescription() == null || t.getDescription().isEmpty() ? t.getName()
-                    : t.getDescription();
-            names.add(d.replaceAll("anonymous_datastream_source\\$\\d+",
-                    "anonymous_datastream_source"));
-        }
-        return String.join(" | ", names);
-    }
 
     /**
      * Creates (or replaces) the view of one side's table: its rows in the scenario's order, with
@@ -883,105 +710,8 @@ public final class WindowJoinVectors {
      */
     static void view(StreamExecutionEnvironment env, StreamTableEnvironment tEnv, Scenario s,
             int side, String name) {
-        List<JoinVectors.Column> columns = s.table(side);
-        DataTypes.Field[] fields = new DataTypes.Field[columns.size()];
-        Schema.Builder schema = Schema.newBuilder();
-        for (int i = 0; i < fields.length; i++) {
-            JoinVectors.Column c = columns.get(i);
-            fields[i] = DataTypes.FIELD(c.name(), c.dataType());
-            schema.column(c.name(), c.dataType());
-        }
-        schema.watermark("ts", "SOURCE_WATERMARK()");
-        List<Row> rows = new ArrayList<>();
-        for (Event e : s.events) {
-            if (e.side() == side) {
-                rows.add(Row.of(e.values()));
-            }
-        }
-        if (rows.isEmpty()) {
-            throw new IllegalStateException(s.name + ": no rows on side " + side);
-        }
-        @SuppressWarnings("unchecked")
-        ExternalTypeInfo<Row> typeInfo =
-                (ExternalTypeInfo<Row>) (ExternalTypeInfo<?>) ExternalTypeInfo.of(
-                        DataTypes.ROW(fields).bridgedTo(Row.class));
-        DataStream<Row> stream = env.fromData(rows, typeInfo).setParallelism(1)
-                .assignTimestampsAndWatermarks(
-                        WatermarkStrategy.forGenerator(new Schedule(s.schedule(side)))
-                                .withTimestampAssigner(new NodeVectors.RowTime(fields.length - 1)))
-                .setParallelism(1);
-        tEnv.dropTemporaryView(name);
-        tEnv.createTemporaryView(name, tEnv.fromDataStream(stream, schema.build()));
-    }
-
-    /** Emits the scheduled watermarks after each row (in order); none periodically. */
-    static final class Schedule implements WatermarkGeneratorSupplier<Row> {
-        private static final long serialVersionUID = 1L;
-        private final long[][] after;
-
-        Schedule(long[][] after) {
-            this.after = after;
-        }
-
-        @Override
-        public WatermarkGenerator<Row> createWatermarkGenerator(Context context) {
-            return new WatermarkGenerator<>() {
-                private int seen;
-
-                @Override
-                public void onEvent(Row row, long timestamp, WatermarkOutput output) {
-                    for (long w : after[seen++]) {
-                        output.emitWatermark(new org.apache.flink.api.common.eventtime.Watermark(
-                                w));
-                    }
-                }
-
-                @Override
-                public void onPeriodicEmit(WatermarkOutput output) {}
-            };
-        }
-    }
-
-    /** A join node's input as lines: each row's serialized bytes, and the watermarks. */
-    static final class Tap extends AbstractStreamOperator<String>
-            implements OneInputStreamOperator<RowData, String> {
-        private static final long serialVersionUID = 1L;
-        private final int tag;
-        private final int side;
-        private final RowDataSerializer serializer;
-
-        Tap(int tag, int side, RowType type) {
-            this.tag = tag;
-            this.side = side;
-            this.serializer = new RowDataSerializer(type);
-        }
-
-        @Override
-        public void processElement(StreamRecord<RowData> element) {
-            RowData row = element.getValue();
-            if (row.getRowKind() != RowKind.INSERT) {
-                throw new IllegalStateException("a window TVF emitted " + row.getRowKind());
-            }
-            BinaryRowData binary = serializer.toBinaryRow(row);
-            byte[] bytes = BinarySegmentUtils.copyToBytes(binary.getSegments(),
-                    binary.getOffset(), binary.getSizeInBytes());
-            output.collect(new StreamRecord<>(tag + "\t" + side + "\tR\t" + Json.hex(bytes)));
-        }
-
-        @Override
-        public void processWatermark(Watermark mark) throws Exception {
-            output.collect(new StreamRecord<>(tag + "\t" + side + "\tW\t"
-                    + mark.getTimestamp()));
-            super.processWatermark(mark);
-        }
-    }
-
-    static byte[] unhex(String hex) {
-        byte[] out = new byte[hex.length() / 2];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = (byte) Integer.parseInt(hex.substring(2 * i, 2 * i + 2), 16);
-        }
-        return out;
+        TwoInputVectors.view(env, tEnv, s.name, s.table(side), s.events, side, s.schedule(side),
+                name);
     }
 
     /**
@@ -996,17 +726,13 @@ public final class WindowJoinVectors {
         if (s.session()) {
             sessionFeed(p, sides, rows, watermarks);
         } else {
-            rowFeed(p, sides, rows, watermarks);
+            TwoInputVectors.rowFeed(p, s.events, s::table, sides, rows, watermarks);
         }
         // The end of input fires every window left.
         sides.add(-1);
         rows.add(null);
         watermarks.add(END_OF_INPUT);
-        p.feed = new Feed(p, sides, rows, watermarks);
-        for (int i = 0; i < sides.size(); i++) {
-            p.outputs.add(new ArrayList<>());
-        }
-        checkKeys(p);
+        TwoInputVectors.feed(p, sides, rows, watermarks);
     }
 
     /**
@@ -1039,376 +765,18 @@ public final class WindowJoinVectors {
         }
     }
 
-    /**
-     * The events of aligned windows, in the scenario's order: each table row's node rows (their
-     * {@code id} and {@code ts}, where the node reads them, checked to be the row's), and the
-     * watermarks.
-     */
-    static void rowFeed(Planned p, List<Integer> sides, List<byte[]> rows,
-            List<Long> watermarks) {
-        Scenario s = p.scenario;
-        int[] seen = new int[2];
-        for (Event e : s.events) {
-            if (e.isWatermark()) {
-                sides.add(-1);
-                rows.add(null);
-                watermarks.add(e.watermark());
-                continue;
-            }
-            List<List<byte[]>> segments = p.segments.get(e.side());
-            if (seen[e.side()] >= segments.size()) {
-                throw new IllegalStateException(s.name + ": side " + e.side() + " has "
-                        + segments.size() + " separators for more rows");
-            }
-            for (byte[] row : segments.get(seen[e.side()])) {
-                Row external = external(p, e.side(), row);
-                List<JoinVectors.Column> table = s.table(e.side());
-                for (String column : List.of("id", "ts")) {
-                    int at = p.inputs[e.side()].getFieldNames().indexOf(column);
-                    int want = table.indexOf(table.stream()
-                            .filter(c -> c.name().equals(column)).findFirst().orElseThrow());
-                    if (at >= 0 && !Objects.equals(external.getField(at), e.values()[want])) {
-                        throw new IllegalStateException(s.name + ": node row " + external
-                                + " is not of table row " + Arrays.toString(e.values()));
-                    }
-                }
-                sides.add(e.side());
-                rows.add(row);
-                watermarks.add(0L);
-            }
-            seen[e.side()]++;
-        }
-        for (int side = 0; side < 2; side++) {
-            if (seen[side] != p.segments.get(side).size()) {
-                throw new IllegalStateException(s.name + ": side " + side + " has "
-                        + p.segments.get(side).size() + " separators for " + seen[side]
-                        + " rows");
-            }
-        }
-    }
-
-    /** Node row {@code bytes} of {@code side} as an external row. */
-    static Row external(Planned p, int side, byte[] bytes) {
-        BinaryRowData row = new BinaryRowData(p.inputs[side].getFieldCount());
-        row.pointTo(MemorySegmentFactory.wrap(bytes), 0, bytes.length);
-        return (Row) JoinVectors.converter(p.inputs[side]).toExternal(row);
-    }
-
-    /** Fails unless the planner's key selectors give each row's values at the node's keys. */
-    static void checkKeys(Planned p) throws Exception {
-        KeySelector<RowData, RowData>[] selectors = selectors(p);
-        for (int i = 0; i < p.feed.size(); i++) {
-            int side = p.feed.side(i);
-            if (side < 0) {
-                continue;
-            }
-            RowType keyType = JoinVectors.project(p.inputs[side], p.keys[side]);
-            DataStructureConverter<Object, Object> converter = JoinVectors.converter(keyType);
-            Row key = (Row) converter.toExternal(selectors[side].getKey(p.feed.row(i)));
-            Row row = external(p, side, p.feed.rows[i]);
-            for (int k = 0; k < p.keys[side].length; k++) {
-                if (!Objects.equals(key.getField(k), row.getField(p.keys[side][k]))) {
-                    throw new IllegalStateException(p.scenario.name + ": key " + key + " of "
-                            + row + " is not its columns " + Arrays.toString(p.keys[side]));
-                }
-            }
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    static KeySelector<RowData, RowData>[] selectors(Planned p) {
-        return new KeySelector[] {
-            JoinVectors.rowKeys(p.transformation.getStateKeySelector1()),
-            JoinVectors.rowKeys(p.transformation.getStateKeySelector2())
-        };
-    }
-
-    // ---------------------------------------------------------------- execution
-
-    /**
-     * The events of one scenario as the operator receives them: each row's side and its bytes,
-     * handed out as a fresh {@code BinaryRowData} on every call, or a watermark.
-     */
-    static final class Feed implements Serializable {
-        private static final long serialVersionUID = 1L;
-        private final int[] sides;
-        private final byte[][] rows;
-        private final long[] watermarks;
-        private final int[] arity;
-
-        Feed(Planned p, List<Integer> sides, List<byte[]> rows, List<Long> watermarks) {
-            this.sides = sides.stream().mapToInt(Integer::intValue).toArray();
-            this.rows = rows.toArray(new byte[0][]);
-            this.watermarks = watermarks.stream().mapToLong(Long::longValue).toArray();
-            this.arity = new int[] {p.inputs[LEFT].getFieldCount(),
-                p.inputs[RIGHT].getFieldCount()};
-        }
-
-        int size() {
-            return sides.length;
-        }
-
-        /** The event's side, -1 for a watermark. */
-        int side(int i) {
-            return sides[i];
-        }
-
-        long watermark(int i) {
-            return watermarks[i];
-        }
-
-        /** Event {@code i}'s row, a new object over a copy of its bytes. */
-        RowData row(int i) {
-            byte[] bytes = rows[i].clone();
-            BinaryRowData row = new BinaryRowData(arity[sides[i]]);
-            row.pointTo(MemorySegmentFactory.wrap(bytes), 0, bytes.length);
-            return row;
-        }
-    }
-
-    /**
-     * Maps an event index to the planner's key of its row (a watermark to the first row's key:
-     * the driver's own key does not matter, one task holds every key).
-     */
-    static final class EventKey implements KeySelector<Long, RowData> {
-        private static final long serialVersionUID = 1L;
-        private final Feed feed;
-        private final KeySelector<RowData, RowData> left;
-        private final KeySelector<RowData, RowData> right;
-
-        EventKey(Feed feed, KeySelector<RowData, RowData> left,
-                KeySelector<RowData, RowData> right) {
-            this.feed = feed;
-            this.left = left;
-            this.right = right;
-        }
-
-        @Override
-        public RowData getKey(Long event) throws Exception {
-            int i = (int) (long) event;
-            while (feed.side(i) < 0) {
-                i = (i + 1) % feed.size();
-            }
-            return (feed.side(i) == LEFT ? left : right).getKey(feed.row(i));
-        }
-    }
-
-    /**
-     * Drives the planner's {@code WindowJoinOperator} by event indexes, set up as a task sets up
-     * an operator: its {@code setup} with this task's config and an output that stamps every
-     * record with the current event's index, its own keyed state and timers from the task's
-     * state initializer, its {@code open}, {@code finish} and {@code close}. The upstream's
-     * watermarks (only the end of input's) are not the scenario's and are dropped.
-     */
-    static final class Driver extends AbstractStreamOperator<RowData>
-            implements OneInputStreamOperator<Long, RowData> {
-        private static final long serialVersionUID = 1L;
-        private final WindowJoinOperator join;
-        private final Feed feed;
-        private final KeySelector<RowData, RowData> left;
-        private final KeySelector<RowData, RowData> right;
-        private transient Stamp stamp;
-
-        Driver(Planned p) {
-            this.join = p.operator;
-            this.feed = p.feed;
-            KeySelector<RowData, RowData>[] selectors = selectors(p);
-            this.left = selectors[LEFT];
-            this.right = selectors[RIGHT];
-        }
-
-        @Override
-        protected void setup(StreamTask<?, ?> containingTask, StreamConfig config,
-                Output<StreamRecord<RowData>> output) {
-            super.setup(containingTask, config, output);
-            stamp = new Stamp(output);
-            invoke("setProcessingTimeService", new Class<?>[] {ProcessingTimeService.class},
-                    getProcessingTimeService());
-            invoke("setup", new Class<?>[] {StreamTask.class, StreamConfig.class, Output.class},
-                    containingTask, config, stamp);
-        }
-
-        /** Calls the operator's protected {@code AbstractStreamOperator} method. */
-        private void invoke(String name, Class<?>[] types, Object... args) {
-            try {
-                Method m = AbstractStreamOperator.class.getDeclaredMethod(name, types);
-                m.setAccessible(true);
-                m.invoke(join, args);
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException(name + " of the window join: " + e, e);
-            }
-        }
-
-        @Override
-        public void open() throws Exception {
-            super.open();
-            join.initializeState(getContainingTask().createStreamTaskStateInitializer(
-                    new SubTaskInitializationMetricsBuilder(0L)));
-            join.open();
-        }
-
-        @Override
-        public void processElement(StreamRecord<Long> event) throws Exception {
-            int i = (int) (long) event.getValue();
-            stamp.event = i;
-            int side = feed.side(i);
-            if (side < 0) {
-                Watermark w = new Watermark(feed.watermark(i));
-                join.processWatermark1(w);
-                join.processWatermark2(w);
-                return;
-            }
-            RowData row = feed.row(i);
-            join.setCurrentKey((side == LEFT ? left : right).getKey(row));
-            if (side == LEFT) {
-                join.processElement1(new StreamRecord<>(row));
-            } else {
-                join.processElement2(new StreamRecord<>(row));
-            }
-        }
-
-        @Override
-        public void processWatermark(Watermark mark) {}
-
-        @Override
-        public void finish() throws Exception {
-            join.finish();
-            super.finish();
-        }
-
-        @Override
-        public void close() throws Exception {
-            join.close();
-            super.close();
-        }
-    }
-
-    /** An output that stamps each record with the index of the event being processed. */
-    static final class Stamp implements Output<StreamRecord<RowData>> {
-        private final Output<StreamRecord<RowData>> out;
-        long event;
-
-        Stamp(Output<StreamRecord<RowData>> out) {
-            this.out = out;
-        }
-
-        @Override
-        public void collect(StreamRecord<RowData> record) {
-            out.collect(new StreamRecord<>(record.getValue(), event));
-        }
-
-        @Override
-        public <X> void collect(OutputTag<X> tag, StreamRecord<X> record) {
-            throw new IllegalStateException("a side output of the window join");
-        }
-
-        @Override
-        public void emitWatermark(Watermark mark) {
-            out.emitWatermark(mark);
-        }
-
-        @Override
-        public void emitWatermarkStatus(WatermarkStatus status) {
-            out.emitWatermarkStatus(status);
-        }
-
-        @Override
-        public void emitLatencyMarker(LatencyMarker marker) {
-            out.emitLatencyMarker(marker);
-        }
-
-        @Override
-        public void emitRecordAttributes(RecordAttributes attributes) {
-            out.emitRecordAttributes(attributes);
-        }
-
-        @Override
-        public void emitWatermark(WatermarkEvent watermark) {
-            out.emitWatermark(watermark);
-        }
-
-        @Override
-        public void close() {
-            out.close();
-        }
-    }
 
     /** Runs the scenarios of one backend in one job and fills in their outputs. */
     static void run(String backend, List<Planned> group) throws Exception {
-        Configuration conf = new Configuration();
-        conf.setString("parallelism.default", "1");
-        conf.setString("state.backend.type", backend);
-        conf.setString("taskmanager.memory.network.min", "256mb");
-        conf.setString("taskmanager.memory.network.max", "256mb");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(1);
-        DataStream<String> all = null;
-        Map<Integer, Planned> byTag = new LinkedHashMap<>();
+        TwoInputVectors.run(backend, group, "window join");
         for (Planned p : group) {
-            byTag.put(p.tag, p);
-            List<Long> indexes = new ArrayList<>();
-            for (long i = 0; i < p.feed.size(); i++) {
-                indexes.add(i);
-            }
-            KeySelector<RowData, RowData>[] selectors = selectors(p);
-            @SuppressWarnings("unchecked")
-            TypeInformation<RowData> keyType =
-                    (TypeInformation<RowData>) p.transformation.getStateKeyType();
-            DataStream<String> lines = env.fromData(indexes, Types.LONG)
-                    .setParallelism(1)
-                    .keyBy(new EventKey(p.feed, selectors[LEFT], selectors[RIGHT]), keyType)
-                    .transform("window join " + p.scenario.name,
-                            p.transformation.getOutputType(), new Driver(p))
-                    .setParallelism(1)
-                    .process(new JoinVectors.Encode(p.tag, p.output))
-                    .setParallelism(1);
-            all = all == null ? lines : all.union(lines);
-        }
-        try (CloseableIterator<String> it = all.executeAndCollect("window-join-vectors-"
-                + backend)) {
-            while (it.hasNext()) {
-                String line = it.next();
-                int tab = line.indexOf('\t');
-                int second = line.indexOf('\t', tab + 1);
-                Planned p = byTag.get(Integer.parseInt(line.substring(0, tab)));
-                int event = Integer.parseInt(line.substring(tab + 1, second));
-                p.outputs.get(event).add(line.substring(second + 1));
-            }
-        }
-        for (Planned p : group) {
-            int out = 0;
             for (int i = 0; i < p.outputs.size(); i++) {
                 if (p.feed.side(i) >= 0 && !p.outputs.get(i).isEmpty()) {
                     throw new IllegalStateException(p.scenario.name + ": a row event emitted");
                 }
-                out += p.outputs.get(i).size();
             }
-            System.err.printf("%s (%s): %d events, %d outputs%n", p.scenario.name, backend,
-                    p.feed.size(), out);
         }
     }
-
-    /**
-     * Fails unless every scenario and its {@code _rocksdb} twin have the same outputs for every
-     * event, as multisets; reports how many events' outputs came in another order.
-     */
-    static void compareTwins(List<Planned> planned) {
-        Map<String, Planned> byName = new LinkedHashMap<>();
-        for (Planned p : planned) {
-            byName.put(p.scenario.name, p);
-        }
-        for (Planned heap : planned) {
-            Planned rocks = byName.get(heap.scenario.name + "_rocksdb");
-            if (rocks == null) {
-                continue;
-            }
-            if (!heap.sql.equals(rocks.sql) || heap.feed.size() != rocks.feed.size()) {
-                throw new IllegalStateException(heap.scenario.name + ": its twin differs");
-            }
-            JoinVectors.compareOutputs(heap.scenario.name, heap.outputs, rocks.outputs);
-        }
-    }
-
     // ---------------------------------------------------------------- writing
 
     static void write(Planned p, StringBuilder out) {
@@ -1457,33 +825,7 @@ public final class WindowJoinVectors {
         Json.string(out, p.plan);
         out.append(",\"events\":").append(p.feed.size()).append(",\"rows_out\":")
                 .append(rowsOut).append("}\n");
-        String[][] types = {JoinVectors.baseTypes(p.inputs[LEFT]),
-            JoinVectors.baseTypes(p.inputs[RIGHT])};
-        for (int i = 0; i < p.feed.size(); i++) {
-            int side = p.feed.side(i);
-            if (side < 0) {
-                out.append("{\"watermark\":").append(p.feed.watermark(i)).append("}\n");
-            } else {
-                Row r = external(p, side, p.feed.rows[i]);
-                out.append("{\"in\":\"").append(r.getKind().shortString())
-                        .append("\",\"side\":").append(side).append(",\"row\":[");
-                JoinVectors.values(out, r, types[side]);
-                out.append("]}\n");
-            }
-            for (String line : p.outputs.get(i)) {
-                out.append(line).append('\n');
-            }
-        }
-    }
-
-    /** Column names and types without nullability (time attributes already plain). */
-    static void columns(StringBuilder out, RowType type) {
-        out.append('[');
-        for (int i = 0; i < type.getFieldCount(); i++) {
-            GroupAggVectors.column(out, i, type.getFieldNames().get(i),
-                    JoinVectors.baseType(type.getTypeAt(i)));
-        }
-        out.append(']');
+        TwoInputVectors.writeEvents(p, out);
     }
 
     // ---------------------------------------------------------------- scenarios

@@ -109,6 +109,10 @@ public final class AggNodeDump {
         add("window_join", name, sql, options);
     }
 
+    static void ij(String name, String sql, String... options) {
+        add("interval_join", name, sql, options);
+    }
+
     static void o(String name, String sql, String... options) {
         add("over", name, sql, options);
     }
@@ -372,6 +376,23 @@ public final class AggNodeDump {
         wj("anti", "SELECT k, v, window_end FROM " + left + " WHERE NOT EXISTS (SELECT * FROM "
                 + right + " WHERE L.k = R.k" + sameWindow + ")");
 
+        // Interval joins (StreamExecIntervalJoin) of the window source with itself.
+        String between = " AND L.ts BETWEEN R.ts - INTERVAL '1' SECOND AND R.ts + INTERVAL '2' SECOND";
+        ij("inner", "SELECT L.k, L.v, R.s, L.ts, R.ts AS rts FROM wsrc L, wsrc R WHERE L.k = R.k"
+                + between);
+        ij("left_condition", "SELECT L.k, L.v, R.v AS rv, L.ts FROM wsrc L LEFT JOIN wsrc R"
+                + " ON L.k = R.k" + between + " AND L.v > R.v");
+        ij("right", "SELECT L.v, R.k, R.ts FROM wsrc L RIGHT JOIN wsrc R ON L.k = R.k"
+                + " AND L.ts > R.ts - INTERVAL '3' SECOND AND L.ts < R.ts");
+        ij("full_cleanup", "SELECT L.k, R.k AS rk, L.ts, R.ts AS rts FROM wsrc L FULL JOIN wsrc R"
+                + " ON L.k = R.k AND L.s = R.s" + between,
+                "table.exec.interval-join.min-cleanup-interval", "5 s");
+        ij("ltz", "SELECT L.k, R.v FROM wltz L JOIN wltz R ON L.k = R.k"
+                + " AND L.lts BETWEEN R.lts AND R.lts + INTERVAL '1' MINUTE",
+                "table.local-time-zone", "Asia/Shanghai");
+        ij("proctime", "SELECT L.k, R.v FROM wsrc L JOIN wsrc R ON L.k = R.k"
+                + " AND L.pt BETWEEN R.pt - INTERVAL '1' SECOND AND R.pt");
+
         // Event-time sort (StreamExecTemporalSort): the rowtime first, then other fields.
         s("rowtime", "SELECT k, v, ts FROM wsrc ORDER BY ts");
         s("rowtime_secondary", "SELECT k, v, s, ts FROM wsrc ORDER BY ts, v DESC, s");
@@ -416,6 +437,7 @@ public final class AggNodeDump {
             String connector = query.name.startsWith("golden_") || query.kind.equals("dedup")
                             || query.kind.equals("rank") || query.kind.equals("over")
                             || query.kind.equals("sort") || query.kind.startsWith("window_")
+                            || query.kind.equals("interval_join")
                     ? "print"
                     : "blackhole";
             tEnv.executeSql(
@@ -443,6 +465,7 @@ public final class AggNodeDump {
                     case "window_dedup" -> "window-deduplicate";
                     case "window_tvf" -> "window-table-function";
                     case "window_join" -> "window-join";
+                    case "interval_join" -> "interval-join";
                     default -> "group-aggregate";
                 };
                 if (!node.get("type").asText().contains(nodes)) {

@@ -163,6 +163,17 @@ public final class JobBench {
                             + " ON L.jk = R.jk AND L.window_start = R.window_start"
                             + " AND L.window_end = R.window_end",
                     new String[] {"WindowJoin"}),
+            new Job("join_interval",
+                    "Interval join: wsrc rows with an even id joined to rows with an odd id on"
+                            + " MOD(id / 2, 500) within a second either side (about two matches"
+                            + " a row), event time",
+                    "SELECT L.jk, L.id, R.id, L.v + R.v FROM"
+                            + " (SELECT *, MOD(id / 2, 500) AS jk FROM wsrc WHERE MOD(id, 2) = 0) L"
+                            + " JOIN (SELECT *, MOD(id / 2, 500) AS jk FROM wsrc"
+                            + " WHERE MOD(id, 2) = 1) R ON L.jk = R.jk"
+                            + " AND L.ts BETWEEN R.ts - INTERVAL '1' SECOND"
+                            + " AND R.ts + INTERVAL '1' SECOND",
+                    new String[] {"IntervalJoin"}),
             new Job("dedup_keep_first",
                     "ROW_NUMBER() OVER (PARTITION BY k ORDER BY proctime) = 1: each key's first"
                             + " row, append-only output",

@@ -1,0 +1,75 @@
+//! What the time-bounded joins (window and interval joins) share: a NULL-filtered join key,
+//! the non-equi condition evaluated over (left row, right row) pairs, and the joined output
+//! rows taken from the two inputs' rows.
+
+use arrow::array::{Array, AsArray, RecordBatch, RecordBatchOptions, UInt32Array};
+use arrow::compute::take;
+use arrow::datatypes::SchemaRef;
+
+use super::{Condition, MAX_PAIRS};
+use crate::changelog::ChangelogBatch;
+use crate::error::Result;
+
+/// Whether a join key row (a BinaryRowData of the key columns) holds a NULL in a column
+/// whose NULL filter is on: then no pair of its key matches (`JoinConditionWithNullFilters`).
+pub(super) fn filtered_null_key(filter_nulls: &[bool], key_row: &[u8]) -> bool {
+    filter_nulls.iter().enumerate().any(|(i, &filter)| {
+        // BinaryRowData's null bits follow the 8 header bits.
+        let bit = i + 8;
+        filter && key_row[bit / 8] & (1 << (bit % 8)) != 0
+    })
+}
+
+/// The condition's verdict on every pair (`lefts[i]` of `left`, `rights[i]` of `right`):
+/// whether it is TRUE; evaluated [`MAX_PAIRS`] pairs at a time.
+pub(super) fn verdicts(
+    (condition, pair_schema): &Condition,
+    left: &RecordBatch,
+    right: &RecordBatch,
+    lefts: &[u32],
+    rights: &[u32],
+) -> Result<Vec<bool>> {
+    let mut accepted = Vec::with_capacity(lefts.len());
+    for (l, r) in lefts.chunks(MAX_PAIRS).zip(rights.chunks(MAX_PAIRS)) {
+        let (l, r) = (UInt32Array::from(l.to_vec()), UInt32Array::from(r.to_vec()));
+        let columns = (left.columns().iter().map(|c| take(c.as_ref(), &l, None)))
+            .chain(right.columns().iter().map(|c| take(c.as_ref(), &r, None)))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let pairs = RecordBatch::try_new_with_options(
+            pair_schema.clone(),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(l.len())),
+        )?;
+        let verdict = condition.evaluate(&ChangelogBatch::insert_only(pairs))?;
+        let verdict = verdict.batch().column(0).as_boolean();
+        accepted.extend((0..verdict.len()).map(|i| verdict.is_valid(i) && verdict.value(i)));
+    }
+    Ok(accepted)
+}
+
+/// The joined rows of `schema`, every one `+I`: the left columns taken from `left` at
+/// `lefts`, then (unless `right` is `None`, for SEMI/ANTI) the right columns from `right` at
+/// `rights`; a `None` index is a row of NULLs (padding).
+pub(super) fn joined_rows(
+    schema: &SchemaRef,
+    left: &RecordBatch,
+    right: Option<&RecordBatch>,
+    lefts: Vec<Option<u32>>,
+    rights: Vec<Option<u32>>,
+) -> Result<ChangelogBatch> {
+    let (l, r) = (UInt32Array::from(lefts), UInt32Array::from(rights));
+    let mut columns = left
+        .columns()
+        .iter()
+        .map(|c| take(c.as_ref(), &l, None))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    if let Some(right) = right {
+        for c in right.columns() {
+            columns.push(take(c.as_ref(), &r, None)?);
+        }
+    }
+    Ok(ChangelogBatch::insert_only(RecordBatch::try_new(
+        schema.clone(),
+        columns,
+    )?))
+}
