@@ -43,8 +43,15 @@
 //!
 //! Per input `[key group][key row][time]` (the time a big-endian `i64`) -> the
 //! rows cached at that time, in arrival order, each `[u32 length][u8 joined][BinaryRowData]`;
-//! `[key group][key row][input]` -> the cache's cleanup time (`i64`, little-endian); timers
-//! in the keyed driver's timer table. Checkpointed and rescaled with its key groups.
+//! `[key group][key row][input]` -> the cache's cleanup time, and in another table its floor
+//! (each an `i64`, little-endian); timers in the keyed driver's timer table. Checkpointed and
+//! rescaled with its key groups.
+//!
+//! A walk (a probe or a cleanup) removes every cached time up to the input's expiration
+//! time, and no row at or before it is cached afterwards (a row is cached only while it is
+//! later than that), so the walk raises the key's floor past it and later scans of the key
+//! start there: on RocksDB they would otherwise step over the deletions of every time the
+//! key ever cached.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -60,6 +67,7 @@ use crate::calc::CalcProgram;
 use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
 use crate::keys::KeyHasher;
+use crate::keys::layout::prefix_successor;
 use crate::ops::keyed::{Keyed, KeyedOperator};
 use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::state::checkpoint::Checkpoint;
@@ -70,6 +78,7 @@ use crate::types::LogicalType;
 pub const STATE_VERSION: u32 = 1;
 const ROWS: [&str; 2] = ["interval_join.left", "interval_join.right"];
 const CLEANUP: &str = "interval_join.cleanup";
+const FLOORS: &str = "interval_join.floor";
 const KEY_GROUP_BYTES: usize = 2;
 
 /// One input of an interval join.
@@ -190,6 +199,7 @@ pub struct IntervalJoin {
     readers: [RowReader; 2],
     rows: [TableId; 2],
     cleanup: TableId,
+    floors: TableId,
     condition: Option<Condition>,
     schema: SchemaRef,
     output_types: Vec<LogicalType>,
@@ -264,17 +274,19 @@ fn encode_row(list: &mut Vec<u8>, joined: bool, row: &[u8]) {
     list.extend_from_slice(row);
 }
 
-fn cleanup_key(state_key: &[u8], side: Port) -> Vec<u8> {
+/// A key's entry of input `side` in a per-input point table: `[key group][key row][side]`.
+fn side_key(state_key: &[u8], side: Port) -> Vec<u8> {
     let mut key = Vec::with_capacity(state_key.len() + 1);
     key.extend_from_slice(state_key);
     key.push(side as u8);
     key
 }
 
-fn decode_cleanup(value: &[u8]) -> Result<i64> {
+/// A stored cleanup time or floor (`what`): a little-endian `i64`.
+fn decode_time_value(value: &[u8], what: &str) -> Result<i64> {
     let bytes: [u8; 8] = value.try_into().map_err(|_| {
         Error::State(format!(
-            "an interval join cleanup time of {} bytes, not 8",
+            "an interval join {what} of {} bytes, not 8",
             value.len()
         ))
     })?;
@@ -341,6 +353,7 @@ impl IntervalJoin {
             store.open_table_with(ROWS[1], TableAccess::Ordered)?,
         ];
         let cleanup = store.open_table_with(CLEANUP, TableAccess::Point)?;
+        let floors = store.open_table_with(FLOORS, TableAccess::Point)?;
         let key_types = spec
             .left
             .keys
@@ -365,6 +378,7 @@ impl IntervalJoin {
             ],
             rows,
             cleanup,
+            floors,
             condition,
             schema: Arc::new(Schema::new(fields)),
             output_types: output.into_iter().map(|(_, ty)| ty).collect(),
@@ -392,20 +406,27 @@ impl IntervalJoin {
             .wrapping_add(1)
     }
 
-    /// Every cached time of `state_key` on input `side`, ascending, its rows appended to
-    /// `decoded` if given.
+    /// Every cached time of `state_key` on input `side`, in walking order, its rows appended
+    /// to `decoded` if given. The scan starts at the key's `floor`: no time in `0..floor` is
+    /// cached any more, and on RocksDB their deletions would be stepped over one by one.
     fn read_cache(
         &self,
         side: Port,
         state_key: &[u8],
+        floor: i64,
         mut decoded: Option<&mut RowBuffer>,
     ) -> Result<Vec<CachedTime>> {
         let mut times = Vec::new();
         let mut failed = None;
-        self.keyed.store().scan(
-            self.rows[side],
-            ScanRange::Prefix(state_key),
-            &mut |k, v| {
+        let start = [state_key, &time_bytes(floor.max(0))].concat();
+        let end = prefix_successor(state_key);
+        let range = match &end {
+            Some(end) => ScanRange::Between(&start, end),
+            None => ScanRange::Prefix(state_key),
+        };
+        self.keyed
+            .store()
+            .scan(self.rows[side], range, &mut |k, v| {
                 let entry = time_of(&k[state_key.len()..]).and_then(|time| {
                     let rows = decode_rows(v)?;
                     let mut first = 0;
@@ -433,8 +454,7 @@ impl IntervalJoin {
                         false
                     }
                 }
-            },
-        )?;
+            })?;
         match failed {
             Some(e) => Err(e),
             None => Ok(times),
@@ -461,6 +481,40 @@ impl IntervalJoin {
                 }
                 write.put(self.rows[side], key, &list);
             }
+        }
+    }
+
+    /// The floors of input `side`'s caches of `state_keys` (0 where none was kept).
+    fn read_floors<'k>(
+        &self,
+        side: Port,
+        state_keys: impl Iterator<Item = &'k [u8]>,
+    ) -> Result<Vec<i64>> {
+        let keys: Vec<Vec<u8>> = state_keys.map(|k| side_key(k, side)).collect();
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        self.keyed
+            .store()
+            .multi_get(self.floors, &refs)?
+            .into_iter()
+            .map(|v| v.map_or(Ok(0), |v| decode_time_value(&v, "floor")))
+            .collect()
+    }
+
+    /// After a walk of input `side`'s cache of `state_key` removed every time up to
+    /// `expired`: no time in `0..=expired` is cached, nor will be (a row is cached only
+    /// while it is later than its input's expiration time), so the key's scans may start
+    /// past it.
+    fn raise_floor(
+        &self,
+        write: &mut WriteBatch,
+        side: Port,
+        state_key: &[u8],
+        floor: i64,
+        expired: i64,
+    ) {
+        let raised = expired.saturating_add(1);
+        if raised > floor {
+            write.put(self.floors, side_key(state_key, side), raised.to_le_bytes());
         }
     }
 
@@ -515,13 +569,19 @@ impl IntervalJoin {
             .map(|g| filtered_null_key(&self.spec.filter_nulls, &groups.key(g)[KEY_GROUP_BYTES..]))
             .collect();
         // The other input's cache of every key a row probes, read whole once.
-        let mut decoded = RowBuffer::new();
+        let mut probed: Vec<usize> = Vec::new();
         let mut caches: Vec<Option<Vec<CachedTime>>> = (0..groups.len()).map(|_| None).collect();
         for r in (0..n).filter(|&r| probes[r]) {
             let g = row_group[r] as usize;
             if caches[g].is_none() {
-                caches[g] = Some(self.read_cache(other, groups.key(g), Some(&mut decoded))?);
+                caches[g] = Some(Vec::new());
+                probed.push(g);
             }
+        }
+        let floors = self.read_floors(other, probed.iter().map(|&g| groups.key(g)))?;
+        let mut decoded = RowBuffer::new();
+        for (&g, &floor) in probed.iter().zip(&floors) {
+            caches[g] = Some(self.read_cache(other, groups.key(g), floor, Some(&mut decoded))?);
         }
         let decoded = self.readers[other].read(&decoded.data, &decoded.offsets)?;
         // The rows each probe meets in its range, in walking order (the cache as the batch
@@ -627,6 +687,10 @@ impl IntervalJoin {
                 self.write_cache(&mut write, other, groups.key(g), times);
             }
         }
+        // Every probe walked its key's whole cache and removed what had expired.
+        for (&g, &floor) in probed.iter().zip(&floors) {
+            self.raise_floor(&mut write, other, groups.key(g), floor, expired);
+        }
         self.cache_rows(
             port,
             batch,
@@ -710,7 +774,7 @@ impl IntervalJoin {
             .collect();
         let cleanup_keys: Vec<Vec<u8>> = keyed_groups
             .iter()
-            .map(|&g| cleanup_key(groups.key(g), port))
+            .map(|&g| side_key(groups.key(g), port))
             .collect();
         let refs: Vec<&[u8]> = cleanup_keys.iter().map(Vec::as_slice).collect();
         let present = self.keyed.store().multi_get(self.cleanup, &refs)?;
@@ -741,6 +805,9 @@ impl IntervalJoin {
             cleanup: [Option<i64>; 2],
             cleanup_changed: [bool; 2],
             caches: [Option<Vec<CachedTime>>; 2],
+            /// Per input, the floor read, and the expiration time its walk removed up to.
+            floors: [i64; 2],
+            walked: [Option<i64>; 2],
         }
         let mut keys: Vec<KeyState> = Vec::new();
         let mut slot_of: std::collections::HashMap<Vec<u8>, usize> =
@@ -754,12 +821,14 @@ impl IntervalJoin {
                     cleanup: [None, None],
                     cleanup_changed: [false, false],
                     caches: [None, None],
+                    floors: [0, 0],
+                    walked: [None, None],
                 });
             }
         }
         let cleanup_keys: Vec<Vec<u8>> = keys
             .iter()
-            .flat_map(|k| [cleanup_key(&k.state_key, 0), cleanup_key(&k.state_key, 1)])
+            .flat_map(|k| [side_key(&k.state_key, 0), side_key(&k.state_key, 1)])
             .collect();
         let refs: Vec<&[u8]> = cleanup_keys.iter().map(Vec::as_slice).collect();
         for (i, value) in self
@@ -770,7 +839,13 @@ impl IntervalJoin {
             .enumerate()
         {
             if let Some(value) = value {
-                keys[i / 2].cleanup[i % 2] = Some(decode_cleanup(&value)?);
+                keys[i / 2].cleanup[i % 2] = Some(decode_time_value(&value, "cleanup time")?);
+            }
+        }
+        for side in 0..2 {
+            let floors = self.read_floors(side, keys.iter().map(|k| k.state_key.as_slice()))?;
+            for (k, floor) in keys.iter_mut().zip(floors) {
+                k.floors[side] = floor;
             }
         }
         let mut decoded = [RowBuffer::new(), RowBuffer::new()];
@@ -786,8 +861,10 @@ impl IntervalJoin {
                 let expired = expiration_time(operator_time, self.relative[side]);
                 self.expiration[side] = expired;
                 if k.caches[side].is_none() {
-                    k.caches[side] = Some(self.read_cache(side, &k.state_key, None)?);
+                    let floor = k.floors[side];
+                    k.caches[side] = Some(self.read_cache(side, &k.state_key, floor, None)?);
                 }
+                k.walked[side] = Some(expired);
                 let times = k.caches[side].as_mut().expect("read above");
                 let outer = self.spec.join_type.outer(side);
                 // Flink's `earliestTimestamp`, as its loop computes it.
@@ -829,8 +906,11 @@ impl IntervalJoin {
                 if let Some(times) = &k.caches[side] {
                     self.write_cache(&mut write, side, &k.state_key, times);
                 }
+                if let Some(expired) = k.walked[side] {
+                    self.raise_floor(&mut write, side, &k.state_key, k.floors[side], expired);
+                }
                 if k.cleanup_changed[side] {
-                    let key = cleanup_key(&k.state_key, side);
+                    let key = side_key(&k.state_key, side);
                     match k.cleanup[side] {
                         Some(at) => write.put(self.cleanup, key, at.to_le_bytes()),
                         None => write.delete(self.cleanup, key),

@@ -57,9 +57,9 @@ import java.util.stream.Stream;
  * headers) are emitted as {@code BinaryRowData} over the bytes native code returned.
  *
  * <p>A bundle holds rows of one input: a row of the other input pushes it first, so the native
- * operator sees both inputs' rows in the order the task processed them (as a regular or an
- * interval join must; a window join, whose output does not depend on that order, keeps one
- * bundle per input). A bundle is pushed when
+ * operator sees both inputs' rows in the order the task processed them (as a regular join
+ * must). A window join and an interval join keep one bundle per input (see {@link
+ * #independentInputs}). A bundle is pushed when
  * it is full (rows, or {@value #MAX_BUNDLE_BYTES} bytes), {@code
  * bundleLatencyMs} of processing time after its first row (a timer in the task's mailbox, so a
  * slow input is not held back), before a watermark (which is then handed to the native
@@ -396,14 +396,20 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
     }
 
     /**
-     * Whether each input's rows may be bundled apart: a window join emits nothing when rows
-     * arrive (only when windows fire, on watermarks, which push every bundle first), so the
-     * order of its two inputs' rows between watermarks does not matter, while a regular or an
-     * interval join's output (which rows meet, which are padded, in what order) depends on it.
+     * Whether each input's rows may be bundled apart, so that the native operator sees each
+     * input's rows between two watermarks in order but all of one bundle before the other's.
+     * A window join emits nothing when rows arrive, so the order between its inputs does not
+     * matter. An interval join's does (a row joins the other input's rows cached before it),
+     * but only as the network's order does: Flink's task takes its two inputs in whatever
+     * order their buffers arrive, and a bundle apart is one such order, every row on the same
+     * side of every watermark (decision 0048). Rows of the two inputs alternating one by one
+     * would otherwise make a JNI call per row. A regular join keeps the task's order: its
+     * updating inputs' retractions must meet the rows they retract as they did in Flink.
      */
     private boolean independentInputs() throws IOException {
+        String operator = MAPPER.readTree(plan).path("operator").asText();
         return inputTypes.length == 2
-                && "window_join".equals(MAPPER.readTree(plan).path("operator").asText());
+                && ("window_join".equals(operator) || "interval_join".equals(operator));
     }
 
     /** Rows of one input buffered as {@code BinaryRowData} bytes. */

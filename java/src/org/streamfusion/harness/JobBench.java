@@ -11,6 +11,7 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
+import org.streamfusion.flink.NativeStreamOperator;
 import org.streamfusion.flink.StreamFusionPlanner;
 
 import java.lang.management.GarbageCollectorMXBean;
@@ -52,7 +53,8 @@ import java.util.Map;
  *       DIR}; prints {@code verify ... equal= native_nodes= stock_nodes= compared=}; exits 1
  *       unless equal with every expected node native;
  *   <li>{@code time --job J --engine stock|native [settings]}: one timed run in this (fresh)
- *       JVM; prints {@code trial ... wall_ms= records_per_s= gc_ms= peak_rss_kb=}.
+ *       JVM; prints {@code trial ... wall_ms= records_per_s= gc_ms= peak_rss_kb= native_nodes= jni_pushes= jni_rows=} (the native
+ *       operators' JNI bundle pushes and the rows they carried).
  *   <li>{@code series --job J --engines stock,native,... [settings]}: one timed run per
  *       listed engine, in order, all in this JVM (the JIT and the classes stay warm from run
  *       to run); prints a {@code trial} line each, {@code peak_rss_kb} the JVM's so far.
@@ -537,6 +539,8 @@ public final class JobBench {
                 .build();
         long gcBefore = gcMillis();
         StreamFusionPlanner.clearDecisions();
+        long callsBefore = NativeStreamOperator.BUNDLES.get();
+        long rowsBefore = NativeStreamOperator.ROWS_IN.get();
         long start = System.nanoTime();
         query.executeInsert(sink).await();
         long wallMs = (System.nanoTime() - start) / 1_000_000;
@@ -547,9 +551,11 @@ public final class JobBench {
         }
         System.out.printf(Locale.ROOT,
                 "trial job=%s engine=%s state=%s wall_ms=%d records=%d records_per_s=%.0f"
-                        + " gc_ms=%d peak_rss_kb=%d native_nodes=%d%n",
+                        + " gc_ms=%d peak_rss_kb=%d native_nodes=%d jni_pushes=%d jni_rows=%d%n",
                 job.name, engine, s.state, wallMs, s.rows, s.rows * 1000.0 / Math.max(1, wallMs),
-                gcMillis() - gcBefore, peakRssKb(), nativeNodes);
+                gcMillis() - gcBefore, peakRssKb(), nativeNodes,
+                NativeStreamOperator.BUNDLES.get() - callsBefore,
+                NativeStreamOperator.ROWS_IN.get() - rowsBefore);
     }
 
     static long gcMillis() {
