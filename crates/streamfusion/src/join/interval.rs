@@ -58,6 +58,7 @@ use std::sync::Arc;
 
 use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::datatypes::{Field, Schema, SchemaRef, TimestampMillisecondType};
+use hashbrown::HashMap;
 
 use super::pairs::{filtered_null_key, joined_rows, verdicts};
 use super::{Condition, JoinColumns, JoinType, check_join};
@@ -734,8 +735,7 @@ impl IntervalJoin {
         let rows = self.writers[port].write(batch.columns())?;
         // The lists of the (key, time) entries the rows join, in first-row order.
         let mut entries: Vec<(usize, i64)> = Vec::new();
-        let mut entry_of: std::collections::HashMap<(usize, i64), usize> =
-            std::collections::HashMap::new();
+        let mut entry_of: HashMap<(usize, i64), usize> = HashMap::new();
         let mut first_row: Vec<Option<i64>> = vec![None; groups.len()];
         for r in (0..times.len()).filter(|&r| cached[r]) {
             let g = row_group[r] as usize;
@@ -810,14 +810,18 @@ impl IntervalJoin {
             walked: [Option<i64>; 2],
         }
         let mut keys: Vec<KeyState> = Vec::new();
-        let mut slot_of: std::collections::HashMap<Vec<u8>, usize> =
-            std::collections::HashMap::new();
+        // Each timer's key's slot in `keys`.
+        let mut slot_of: HashMap<&[u8], usize> = HashMap::new();
+        let mut slots = Vec::with_capacity(due.len());
         for timer in &due {
-            let state_key = timer.state_key();
-            if !slot_of.contains_key(&state_key) {
-                slot_of.insert(state_key.clone(), keys.len());
+            let next = keys.len();
+            let slot = *slot_of
+                .entry(timer.key_and_namespace.as_slice())
+                .or_insert(next);
+            slots.push(slot);
+            if slot == next {
                 keys.push(KeyState {
-                    state_key,
+                    state_key: timer.state_key(),
                     cleanup: [None, None],
                     cleanup_changed: [false, false],
                     caches: [None, None],
@@ -851,8 +855,8 @@ impl IntervalJoin {
         let mut decoded = [RowBuffer::new(), RowBuffer::new()];
         let mut padded = Joined::default();
         let mut timers = Vec::new();
-        for timer in &due {
-            let k = &mut keys[slot_of[&timer.state_key()]];
+        for (timer, &slot) in due.iter().zip(&slots) {
+            let k = &mut keys[slot];
             // The timer cleaning the right cache (Flink's `leftTimerState`) first.
             for side in [1, 0] {
                 if k.cleanup[side] != Some(timer.timestamp) {
