@@ -364,13 +364,13 @@ mod tests {
     #[test]
     fn other_node_types_and_malformed_descriptions_are_refused_by_name() {
         let err = plan_node(
-            r#"{"node": {"id": 3, "type": "stream-exec-interval-join_1"}, "inputs": []}"#,
+            r#"{"node": {"id": 3, "type": "stream-exec-temporal-join_1"}, "inputs": []}"#,
             None,
         )
         .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "node type stream-exec-interval-join_1 is not supported"
+            "node type stream-exec-temporal-join_1 is not supported"
         );
         let err = plan_node("{]", None).unwrap_err();
         assert!(matches!(err, Unsupported::Malformed(_)), "{err:?}");
