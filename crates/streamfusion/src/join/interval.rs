@@ -48,10 +48,11 @@
 //! rescaled with its key groups.
 //!
 //! A walk (a probe or a cleanup) removes every cached time up to the input's expiration
-//! time, and no row at or before it is cached afterwards (a row is cached only while it is
-//! later than that), so the walk raises the key's floor past it and later scans of the key
-//! start there: on RocksDB they would otherwise step over the deletions of every time the
-//! key ever cached.
+//! time, and while the operator runs no row at or before it is cached afterwards (a row is
+//! cached only while it is later than that), so the walk raises the key's floor past it and
+//! later scans of the key start there: on RocksDB they would otherwise step over the
+//! deletions of every time the key ever cached. A restored operator's time starts over, so
+//! it may cache an older row: caching a row below its key's floor lowers the floor to it.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -737,6 +738,8 @@ impl IntervalJoin {
         let mut entries: Vec<(usize, i64)> = Vec::new();
         let mut entry_of: HashMap<(usize, i64), usize> = HashMap::new();
         let mut first_row: Vec<Option<i64>> = vec![None; groups.len()];
+        // Per key, its earliest time at or after 0 cached here.
+        let mut oldest: Vec<Option<i64>> = vec![None; groups.len()];
         for r in (0..times.len()).filter(|&r| cached[r]) {
             let g = row_group[r] as usize;
             entry_of.entry((g, times[r])).or_insert_with(|| {
@@ -744,6 +747,9 @@ impl IntervalJoin {
                 entries.len() - 1
             });
             first_row[g].get_or_insert(times[r]);
+            if times[r] >= 0 {
+                oldest[g] = Some(oldest[g].map_or(times[r], |o| o.min(times[r])));
+            }
         }
         let keys: Vec<Vec<u8>> = entries
             .iter()
@@ -789,7 +795,20 @@ impl IntervalJoin {
             let key_group = u16::from_be_bytes([state_key[0], state_key[1]]);
             timers.push((key_group, at, &state_key[KEY_GROUP_BYTES..], [0u8; 0]));
         }
-        self.keyed.register_event_timers(timers)
+        self.keyed.register_event_timers(timers)?;
+        // A restored operator's time starts over (Flink's fields), so it may cache a row
+        // below the floor an earlier walk left: the floor comes down to it.
+        let floors = self.read_floors(port, keyed_groups.iter().map(|&g| groups.key(g)))?;
+        for (&g, floor) in keyed_groups.iter().zip(floors) {
+            if let Some(oldest) = oldest[g].filter(|&t| t < floor) {
+                write.put(
+                    self.floors,
+                    side_key(groups.key(g), port),
+                    oldest.to_le_bytes(),
+                );
+            }
+        }
+        Ok(())
     }
 
     /// Runs every cleanup timer the watermark reached, in firing order.
@@ -1224,6 +1243,41 @@ mod tests {
         };
         assert_eq!(run(false), vec![]);
         assert_eq!(run(true), vec![(Some(1), Some(145), Some(1), Some(150))]);
+    }
+
+    #[test]
+    fn a_row_cached_after_a_restore_below_a_cleaned_keys_floor_is_still_met() {
+        // Key 1's left row at 100 is cleaned up at watermark 150 (its walk removed up to 139,
+        // raising the floor past it). Restored, the operator time is 0 again, so a left row
+        // at 120 is cached (0 < 120 + 10), and a right row at 125 meets it, as in Flink.
+        let dir = tempdir().unwrap();
+        let config = StateConfig::rocksdb(dir.path().join("state"));
+        let mut op = open(JoinType::Inner, &config);
+        let mut out = Output::new();
+        op.process(0, &rows(&[(1, 100)]), &mut out).unwrap();
+        op.process(1, &rows(&[(1, 200)]), &mut out).unwrap();
+        op.advance_watermark(150, &mut out).unwrap();
+        assert_eq!(emitted(&mut out), vec![]);
+        let checkpoint = op.checkpoint(&dir.path().join("checkpoint")).unwrap();
+        let checkpoint = Checkpoint::open(checkpoint.path()).unwrap();
+        for config in [
+            StateConfig::memory(),
+            StateConfig::rocksdb(dir.path().join("restored")),
+        ] {
+            let mut op = IntervalJoin::restore(
+                spec(JoinType::Inner),
+                &config,
+                0..=127,
+                std::slice::from_ref(&checkpoint),
+            )
+            .unwrap();
+            op.process(0, &rows(&[(1, 120)]), &mut out).unwrap();
+            op.process(1, &rows(&[(1, 125)]), &mut out).unwrap();
+            assert_eq!(
+                emitted(&mut out),
+                vec![(Some(1), Some(120), Some(1), Some(125))]
+            );
+        }
     }
 
     #[test]
