@@ -595,7 +595,6 @@ impl IntervalJoin {
                 t.wrapping_add(self.relative[port]),
             )
         };
-        let own_rows: Vec<u32> = (0..n as u32).collect();
         let accepted = match &self.condition {
             None => None,
             Some(condition) => {
@@ -609,7 +608,7 @@ impl IntervalJoin {
                     for t in caches[g].iter().flatten() {
                         if t.time >= lower && t.time <= upper {
                             for i in 0..t.rows.len() as u32 {
-                                input_rows.push(own_rows[r]);
+                                input_rows.push(r as u32);
                                 cached_rows.push(t.decoded + i);
                             }
                         }

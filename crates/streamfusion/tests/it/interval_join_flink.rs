@@ -37,7 +37,9 @@ use streamfusion::ops::OperatorPlan;
 use super::common::Backend;
 use super::common::changelog::{Cell, ChangeRow, str_of};
 use super::common::golden_replay::Replay;
-use super::common::two_input_replay::{Event, Scenario, index, indexes, read, replay_all};
+use super::common::two_input_replay::{
+    Event, Scenario, assert_coverage, flink_keys, index, join_key, read, replay_all,
+};
 
 const GOLDEN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -60,16 +62,12 @@ fn plan(s: &Scenario) -> Result<OperatorPlan, String> {
             .as_i64()
             .unwrap_or_else(|| panic!("{}: {name}", s.name))
     };
+    let (join_type, left_keys, right_keys, filter_nulls) = flink_keys(s);
     let flink = (
-        s.join_type.clone(),
-        indexes(&s.header["left_keys"], "left_keys"),
-        indexes(&s.header["right_keys"], "right_keys"),
-        s.header["filter_nulls"]
-            .as_array()
-            .expect("filter_nulls")
-            .iter()
-            .map(|b| b.as_bool().expect("a bool"))
-            .collect::<Vec<_>>(),
+        join_type,
+        left_keys,
+        right_keys,
+        filter_nulls,
         (
             index(&s.header["left_time"], "left_time"),
             index(&s.header["right_time"], "right_time"),
@@ -97,24 +95,10 @@ fn plan(s: &Scenario) -> Result<OperatorPlan, String> {
     Ok(OperatorPlan::IntervalJoin(spec))
 }
 
-/// The join key of an output row as text: the left row's key columns, or the right row's
-/// where the left row is padding (its time, never NULL in an input row, is NULL).
+/// The join key of an output row: where the left row is padding, its time (never NULL in an
+/// input row) is NULL.
 fn key(s: &Scenario, row: &ChangeRow) -> String {
-    let left_time = index(&s.header["left_time"], "left_time");
-    let (offset, keys, side) = if row.cells[left_time] == Cell::Null {
-        (
-            s.types[0].len(),
-            indexes(&s.header["right_keys"], "right_keys"),
-            "right",
-        )
-    } else {
-        (0, indexes(&s.header["left_keys"], "left_keys"), "left")
-    };
-    let cells: Vec<String> = keys
-        .iter()
-        .map(|&k| row.cells[offset + k].to_string())
-        .collect();
-    format!("{side} [{}]", cells.join(", "))
+    join_key(s, row, index(&s.header["left_time"], "left_time"))
 }
 
 /// Whether a restore cannot change what Flink emits: every row arrives before its upper
@@ -154,23 +138,7 @@ fn restores_are_exact(s: &Scenario) -> bool {
 #[test]
 fn interval_joins_match_released_flink_changelogs() {
     let scenarios = read(GOLDEN);
-    assert!(
-        scenarios.len() >= 40,
-        "only {} golden scenarios",
-        scenarios.len()
-    );
-    let names: BTreeSet<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names.len(), scenarios.len(), "scenario names repeat");
-    for join_type in JOIN_TYPES {
-        for backend in [Backend::Memory, Backend::Rocks] {
-            assert!(
-                scenarios
-                    .iter()
-                    .any(|s| s.join_type == join_type && s.backend == backend),
-                "no {join_type} scenario on {backend:?}"
-            );
-        }
-    }
+    assert_coverage(&scenarios, &JOIN_TYPES);
     assert!(
         scenarios.iter().any(|s| s.header["min_cleanup_ms"] != 0),
         "no scenario with a minimum cleanup interval"

@@ -23,16 +23,17 @@
 //! planner classpath are present, the Java program is run again and must write the committed
 //! file byte for byte; otherwise that check reports itself skipped.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use streamfusion::join::window::WindowJoinSpec;
 use streamfusion::ops::OperatorPlan;
 
 use super::common::Backend;
-use super::common::changelog::{Cell, ChangeRow, str_of};
+use super::common::changelog::{ChangeRow, str_of};
 use super::common::golden_replay::Replay;
-use super::common::two_input_replay::{Scenario, index, indexes, read, replay_all};
+use super::common::two_input_replay::{
+    Scenario, assert_coverage, flink_keys, index, join_key, read, replay_all,
+};
 
 const GOLDEN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -50,16 +51,12 @@ fn plan(s: &Scenario) -> Result<OperatorPlan, String> {
         Ok(other) => return Err(format!("planned as {:?}", other.kind())),
         Err(e) => return Err(format!("refused: {e}")),
     };
+    let (join_type, left_keys, right_keys, filter_nulls) = flink_keys(s);
     let flink = (
-        s.join_type.clone(),
-        indexes(&s.header["left_keys"], "left_keys"),
-        indexes(&s.header["right_keys"], "right_keys"),
-        s.header["filter_nulls"]
-            .as_array()
-            .expect("filter_nulls")
-            .iter()
-            .map(|b| b.as_bool().expect("a bool"))
-            .collect::<Vec<_>>(),
+        join_type,
+        left_keys,
+        right_keys,
+        filter_nulls,
         index(&s.header["left_window_end"], "left_window_end"),
         index(&s.header["right_window_end"], "right_window_end"),
     );
@@ -80,50 +77,20 @@ fn plan(s: &Scenario) -> Result<OperatorPlan, String> {
     Ok(OperatorPlan::WindowJoin(spec))
 }
 
-/// The join key of an output row as text: the left row's key columns, or the right row's
-/// where the left row is padding (its window end, never NULL in an input row, is NULL).
+/// The join key of an output row: where the left row is padding, its window end (never NULL
+/// in an input row) is NULL.
 fn key(s: &Scenario, row: &ChangeRow) -> String {
-    let left_keys = indexes(&s.header["left_keys"], "left_keys");
-    let left_end = index(&s.header["left_window_end"], "left_window_end");
-    let (offset, keys) = if row.cells[left_end] == Cell::Null {
-        (
-            s.types[0].len(),
-            indexes(&s.header["right_keys"], "right_keys"),
-        )
-    } else {
-        (0, left_keys)
-    };
-    let cells: Vec<String> = keys
-        .iter()
-        .map(|&k| row.cells[offset + k].to_string())
-        .collect();
-    format!(
-        "{} [{}]",
-        if offset == 0 { "left" } else { "right" },
-        cells.join(", ")
+    join_key(
+        s,
+        row,
+        index(&s.header["left_window_end"], "left_window_end"),
     )
 }
 
 #[test]
 fn window_joins_match_released_flink_changelogs() {
     let scenarios = read(GOLDEN);
-    assert!(
-        scenarios.len() >= 40,
-        "only {} golden scenarios",
-        scenarios.len()
-    );
-    let names: BTreeSet<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names.len(), scenarios.len(), "scenario names repeat");
-    for join_type in JOIN_TYPES {
-        for backend in [Backend::Memory, Backend::Rocks] {
-            assert!(
-                scenarios
-                    .iter()
-                    .any(|s| s.join_type == join_type && s.backend == backend),
-                "no {join_type} scenario on {backend:?}"
-            );
-        }
-    }
+    assert_coverage(&scenarios, &JOIN_TYPES);
     for kind in ["tumble", "hop", "cumulate", "session"] {
         for backend in [Backend::Memory, Backend::Rocks] {
             assert!(

@@ -27,7 +27,7 @@ use streamfusion::state::checkpoint::Checkpoint;
 use streamfusion::types::LogicalType;
 
 use super::Backend;
-use super::changelog::{ChangeRow, batch, change_row, columns, output_rows, str_of};
+use super::changelog::{Cell, ChangeRow, batch, change_row, columns, output_rows, str_of};
 use super::golden_replay::Replay;
 
 /// One input event: a row of input 0 or 1, or a watermark of both.
@@ -132,6 +132,64 @@ pub fn read(path: &str) -> Vec<Scenario> {
         );
     }
     scenarios
+}
+
+/// What Flink's operator was built with, as the scenario line records it: the join type, both
+/// inputs' key columns and the keys' NULL filters.
+pub fn flink_keys(s: &Scenario) -> (String, Vec<usize>, Vec<usize>, Vec<bool>) {
+    (
+        s.join_type.clone(),
+        indexes(&s.header["left_keys"], "left_keys"),
+        indexes(&s.header["right_keys"], "right_keys"),
+        s.header["filter_nulls"]
+            .as_array()
+            .expect("filter_nulls")
+            .iter()
+            .map(|b| b.as_bool().expect("a bool"))
+            .collect(),
+    )
+}
+
+/// The join key of an output row as text: the left row's key columns, or the right row's
+/// where the left row is padding, told by `left_column`, a left column no input row holds
+/// NULL in.
+pub fn join_key(s: &Scenario, row: &ChangeRow, left_column: usize) -> String {
+    let (offset, keys, side) = if row.cells[left_column] == Cell::Null {
+        (
+            s.types[0].len(),
+            indexes(&s.header["right_keys"], "right_keys"),
+            "right",
+        )
+    } else {
+        (0, indexes(&s.header["left_keys"], "left_keys"), "left")
+    };
+    let cells: Vec<String> = keys
+        .iter()
+        .map(|&k| row.cells[offset + k].to_string())
+        .collect();
+    format!("{side} [{}]", cells.join(", "))
+}
+
+/// Fails unless the file holds at least 40 scenarios, named apart, with each of `join_types`
+/// on both backends.
+pub fn assert_coverage(scenarios: &[Scenario], join_types: &[&str]) {
+    assert!(
+        scenarios.len() >= 40,
+        "only {} golden scenarios",
+        scenarios.len()
+    );
+    let names: BTreeSet<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names.len(), scenarios.len(), "scenario names repeat");
+    for join_type in join_types {
+        for backend in [Backend::Memory, Backend::Rocks] {
+            assert!(
+                scenarios
+                    .iter()
+                    .any(|s| s.join_type == *join_type && s.backend == backend),
+                "no {join_type} scenario on {backend:?}"
+            );
+        }
+    }
 }
 
 /// Fails unless an operator built from `plan` reads and writes the scenario's columns.

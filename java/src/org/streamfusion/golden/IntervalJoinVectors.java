@@ -16,9 +16,6 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.operators.AbstractUdfStreamOperator;
-import org.apache.flink.streaming.api.operators.SimpleOperatorFactory;
-import org.apache.flink.streaming.api.operators.StreamOperatorFactory;
-import org.apache.flink.streaming.api.transformations.TwoInputTransformation;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableConfig;
@@ -657,28 +654,11 @@ public final class IntervalJoinVectors {
         DataStream<Row> changes = tEnv.toChangelogStream(result);
         Transformation<?> root = changes.getTransformation();
         p.plan = TwoInputVectors.plan(root);
-        Transformation<?> join = NodeVectors.nodeTransformation(s.name, root, "IntervalJoin");
-        if (!(join instanceof TwoInputTransformation)) {
-            throw new IllegalStateException(s.name + ": the interval join is " + join);
-        }
-        @SuppressWarnings("unchecked")
-        TwoInputTransformation<RowData, RowData, RowData> two =
-                (TwoInputTransformation<RowData, RowData, RowData>) join;
-        p.transformation = two;
-        StreamOperatorFactory<RowData> factory = two.getOperatorFactory();
-        if (!(factory instanceof SimpleOperatorFactory)) {
-            throw new IllegalStateException(s.name + ": the join's factory is " + factory);
-        }
-        Object operator = ((SimpleOperatorFactory<RowData>) factory).getOperator();
         // Exactly the released operator and function.
-        if (operator.getClass() != KeyedCoProcessOperatorWithWatermarkDelay.class) {
-            throw new IllegalStateException(s.name + ": the join operator is "
-                    + operator.getClass().getName());
-        }
         @SuppressWarnings("unchecked")
         KeyedCoProcessOperatorWithWatermarkDelay<RowData, RowData, RowData, RowData> keyed =
-                (KeyedCoProcessOperatorWithWatermarkDelay<RowData, RowData, RowData, RowData>)
-                        operator;
+                TwoInputVectors.joinOperator(p, root, "IntervalJoin",
+                        KeyedCoProcessOperatorWithWatermarkDelay.class);
         p.operator = keyed;
         Object function = ((AbstractUdfStreamOperator<?, ?>) keyed).getUserFunction();
         if (function.getClass() != RowTimeIntervalJoin.class) {
@@ -687,26 +667,7 @@ public final class IntervalJoinVectors {
         }
         p.function = (RowTimeIntervalJoin) function;
 
-        StreamFusionPlanner.Decision decision = null;
-        for (StreamFusionPlanner.Decision d : StreamFusionPlanner.decisions()) {
-            if (d.isNative()) {
-                throw new IllegalStateException(s.name + ": " + d.node + " was planned natively;"
-                        + " golden vectors must come from stock Flink");
-            }
-            if (d.description != null && d.description.contains("\"" + NODE_TYPE + "\"")) {
-                if (decision != null) {
-                    throw new IllegalStateException(s.name + ": two interval join nodes");
-                }
-                decision = d;
-            }
-        }
-        if (decision == null || decision.reason == null
-                || !decision.reason.startsWith("the native library is unavailable")) {
-            throw new IllegalStateException(s.name + ": the interval join node's decision "
-                    + decision + " among " + StreamFusionPlanner.decisions());
-        }
-        p.description = decision.description;
-        p.config = decision.config;
+        TwoInputVectors.decision(p, NODE_TYPE);
         check(p);
         System.err.printf("%s: %s [%d, %d] cleanup %d ms, keys %s/%s, filter nulls %s,"
                 + " times %s%n", s.name, s.joinType, p.lower, p.upper, p.minCleanupMs,
@@ -733,22 +694,7 @@ public final class IntervalJoinVectors {
 
         p.keys = new int[][] {JoinVectors.ints(joinSpec.get("leftKeys")),
             JoinVectors.ints(joinSpec.get("rightKeys"))};
-        p.inputs = new RowType[2];
-        for (int side = 0; side < 2; side++) {
-            RowType type = ((InternalTypeInfo<?>) p.transformation.getInputs().get(side)
-                    .getOutputType()).toRowType();
-            p.inputs[side] = plain(type);
-            if (!NodeVectors.fieldNames(description.get("inputs").get(side))
-                    .equals(type.getFieldNames())) {
-                problems.add("input " + side + " " + description.get("inputs").get(side)
-                        + ", the transformation's " + type);
-            }
-        }
-        RowType output = ((InternalTypeInfo<?>) p.transformation.getOutputType()).toRowType();
-        p.output = plain(output);
-        if (!NodeVectors.fieldNames(node.get("outputType")).equals(output.getFieldNames())) {
-            problems.add("outputType " + node.get("outputType") + ", the operator's " + output);
-        }
+        TwoInputVectors.columns(p, description, problems);
 
         // The join type.
         NodeVectors.expect(problems, joinSpec, "joinType", s.joinType);

@@ -26,6 +26,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.runtime.checkpoint.SubTaskInitializationMetricsBuilder;
 import org.apache.flink.runtime.event.WatermarkEvent;
@@ -35,6 +36,8 @@ import org.apache.flink.streaming.api.graph.StreamConfig;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.Output;
+import org.apache.flink.streaming.api.operators.SimpleOperatorFactory;
+import org.apache.flink.streaming.api.operators.StreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.api.transformations.TwoInputTransformation;
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -53,6 +56,7 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.data.conversion.DataStructureConverter;
 import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -61,6 +65,8 @@ import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
+
+import org.streamfusion.flink.StreamFusionPlanner;
 import org.apache.flink.util.OutputTag;
 
 /**
@@ -339,6 +345,85 @@ final class TwoInputVectors {
         return values.stream().mapToLong(Long::longValue).toArray();
     }
 
+
+    /**
+     * The released operator of {@code root}'s node named {@code node} (its two-input
+     * transformation, kept in {@code p}, built by a simple factory), exactly of class {@code
+     * type}: not an async-state or other variant.
+     */
+    static <T> T joinOperator(Planned p, Transformation<?> root, String node, Class<T> type) {
+        Transformation<?> join = NodeVectors.nodeTransformation(p.name, root, node);
+        if (!(join instanceof TwoInputTransformation)) {
+            throw new IllegalStateException(p.name + ": the " + node + " is " + join);
+        }
+        @SuppressWarnings("unchecked")
+        TwoInputTransformation<RowData, RowData, RowData> two =
+                (TwoInputTransformation<RowData, RowData, RowData>) join;
+        p.transformation = two;
+        StreamOperatorFactory<RowData> factory = two.getOperatorFactory();
+        if (!(factory instanceof SimpleOperatorFactory)) {
+            throw new IllegalStateException(p.name + ": the join's factory is " + factory);
+        }
+        Object operator = ((SimpleOperatorFactory<RowData>) factory).getOperator();
+        if (operator.getClass() != type) {
+            throw new IllegalStateException(p.name + ": the join operator is "
+                    + operator.getClass().getName());
+        }
+        return type.cast(operator);
+    }
+
+    /**
+     * Takes into {@code p} the planner extension's description and options of its one node of
+     * JSON type {@code nodeType}: refused, for want of a native library, as golden vectors
+     * must come from stock Flink.
+     */
+    static void decision(Planned p, String nodeType) {
+        StreamFusionPlanner.Decision decision = null;
+        for (StreamFusionPlanner.Decision d : StreamFusionPlanner.decisions()) {
+            if (d.isNative()) {
+                throw new IllegalStateException(p.name + ": " + d.node + " was planned natively;"
+                        + " golden vectors must come from stock Flink");
+            }
+            if (d.description != null && d.description.contains("\"" + nodeType + "\"")) {
+                if (decision != null) {
+                    throw new IllegalStateException(p.name + ": two " + nodeType + " nodes");
+                }
+                decision = d;
+            }
+        }
+        if (decision == null || decision.reason == null
+                || !decision.reason.startsWith("the native library is unavailable")) {
+            throw new IllegalStateException(p.name + ": the " + nodeType + " node's decision "
+                    + decision + " among " + StreamFusionPlanner.decisions());
+        }
+        p.description = decision.description;
+        p.config = decision.config;
+    }
+
+    /**
+     * Takes into {@code p} its join's input and output columns, time attributes as plain
+     * types; where the node's {@code description} names other columns, says so in {@code
+     * problems}.
+     */
+    static void columns(Planned p, JsonNode description, List<String> problems) {
+        p.inputs = new RowType[2];
+        for (int side = 0; side < 2; side++) {
+            RowType type = ((InternalTypeInfo<?>) p.transformation.getInputs().get(side)
+                    .getOutputType()).toRowType();
+            p.inputs[side] = plain(type);
+            if (!NodeVectors.fieldNames(description.get("inputs").get(side))
+                    .equals(type.getFieldNames())) {
+                problems.add("input " + side + " " + description.get("inputs").get(side)
+                        + ", the transformation's " + type);
+            }
+        }
+        JsonNode node = description.get("node");
+        RowType output = ((InternalTypeInfo<?>) p.transformation.getOutputType()).toRowType();
+        p.output = plain(output);
+        if (!NodeVectors.fieldNames(node.get("outputType")).equals(output.getFieldNames())) {
+            problems.add("outputType " + node.get("outputType") + ", the operator's " + output);
+        }
+    }
 
     /** The row type with time attributes as plain timestamps (for converters and the file). */
     static RowType plain(RowType type) {

@@ -14,17 +14,12 @@ import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.operators.SimpleOperatorFactory;
-import org.apache.flink.streaming.api.operators.StreamOperatorFactory;
-import org.apache.flink.streaming.api.transformations.TwoInputTransformation;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
 import org.apache.flink.table.runtime.operators.join.window.WindowJoinOperator;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.Row;
@@ -587,46 +582,9 @@ public final class WindowJoinVectors {
         DataStream<Row> changes = tEnv.toChangelogStream(result);
         Transformation<?> root = changes.getTransformation();
         p.plan = TwoInputVectors.plan(root);
-        Transformation<?> join = NodeVectors.nodeTransformation(s.name, root, "WindowJoin");
-        if (!(join instanceof TwoInputTransformation)) {
-            throw new IllegalStateException(s.name + ": the window join is " + join);
-        }
-        @SuppressWarnings("unchecked")
-        TwoInputTransformation<RowData, RowData, RowData> two =
-                (TwoInputTransformation<RowData, RowData, RowData>) join;
-        p.transformation = two;
-        StreamOperatorFactory<RowData> factory = two.getOperatorFactory();
-        if (!(factory instanceof SimpleOperatorFactory)) {
-            throw new IllegalStateException(s.name + ": the join's factory is " + factory);
-        }
-        Object operator = ((SimpleOperatorFactory<RowData>) factory).getOperator();
         // Exactly the released operator: not the async-state variant.
-        if (operator.getClass() != WindowJoinOperator.class) {
-            throw new IllegalStateException(s.name + ": the join operator is "
-                    + operator.getClass().getName());
-        }
-        p.operator = (WindowJoinOperator) operator;
-
-        StreamFusionPlanner.Decision decision = null;
-        for (StreamFusionPlanner.Decision d : StreamFusionPlanner.decisions()) {
-            if (d.isNative()) {
-                throw new IllegalStateException(s.name + ": " + d.node + " was planned natively;"
-                        + " golden vectors must come from stock Flink");
-            }
-            if (d.description != null && d.description.contains("\"" + NODE_TYPE + "\"")) {
-                if (decision != null) {
-                    throw new IllegalStateException(s.name + ": two window join nodes");
-                }
-                decision = d;
-            }
-        }
-        if (decision == null || decision.reason == null
-                || !decision.reason.startsWith("the native library is unavailable")) {
-            throw new IllegalStateException(s.name + ": the window join node's decision "
-                    + decision + " among " + StreamFusionPlanner.decisions());
-        }
-        p.description = decision.description;
-        p.config = decision.config;
+        p.operator = TwoInputVectors.joinOperator(p, root, "WindowJoin", WindowJoinOperator.class);
+        TwoInputVectors.decision(p, NODE_TYPE);
         check(p);
         System.err.printf("%s: %s over %s, keys %s/%s, filter nulls %s%n", s.name, s.joinType(),
                 s.window.sql(), Arrays.toString(p.keys[LEFT]), Arrays.toString(p.keys[RIGHT]),
@@ -641,21 +599,14 @@ public final class WindowJoinVectors {
         JsonNode node = description.get("node");
         JsonNode spec = node.get("joinSpec");
         List<String> problems = new ArrayList<>();
-        p.inputs = new RowType[2];
+        TwoInputVectors.columns(p, description, problems);
         p.keys = new int[][] {JoinVectors.ints(spec.get("leftKeys")),
             JoinVectors.ints(spec.get("rightKeys"))};
         p.windowEnds = new int[2];
         String[] windowings = {"leftWindowing", "rightWindowing"};
         String[] endFields = {"leftWindowEndIndex", "rightWindowEndIndex"};
         for (int side = 0; side < 2; side++) {
-            RowType type = ((InternalTypeInfo<?>) p.transformation.getInputs().get(side)
-                    .getOutputType()).toRowType();
-            p.inputs[side] = plain(type);
-            if (!NodeVectors.fieldNames(description.get("inputs").get(side))
-                    .equals(type.getFieldNames())) {
-                problems.add("input " + side + " " + description.get("inputs").get(side)
-                        + ", the transformation's " + type);
-            }
+            RowType type = p.inputs[side];
             JsonNode windowing = node.get(windowings[side]);
             NodeVectors.expect(problems, windowing, "strategy", "WindowAttached");
             p.windowEnds[side] = windowing.get("windowEnd").asInt();
@@ -666,11 +617,6 @@ public final class WindowJoinVectors {
             if (!type.getFieldNames().get(p.windowEnds[side]).startsWith("window_end")) {
                 problems.add("window end column " + p.windowEnds[side] + " of " + type);
             }
-        }
-        RowType output = ((InternalTypeInfo<?>) p.transformation.getOutputType()).toRowType();
-        p.output = plain(output);
-        if (!NodeVectors.fieldNames(node.get("outputType")).equals(output.getFieldNames())) {
-            problems.add("outputType " + node.get("outputType") + ", the operator's " + output);
         }
         NodeVectors.expect(problems, spec, "joinType", s.joinType());
         if (!((Enum<?>) JoinVectors.field(p.operator, "joinType")).name().equals(s.joinType())) {
