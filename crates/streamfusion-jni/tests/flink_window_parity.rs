@@ -1,7 +1,8 @@
 //! Unchanged Flink SQL window aggregations (window TVFs and legacy session group windows,
-//! over event time), window Top-N, window deduplication and window joins (with the window
-//! TVFs' rows they read) run natively in a MiniCluster, with results identical to stock
-//! Flink 2.3.0, under both keyed state backends.
+//! over event time), window Top-N, window deduplication, window joins (with the window
+//! TVFs' rows they read), interval joins and temporal joins (against a versioned view) run
+//! natively in a MiniCluster, with results identical to stock Flink 2.3.0, under both keyed
+//! state backends.
 //!
 //! Runs `org.streamfusion.harness.WindowParity` (`java/src/org/streamfusion/harness/`) on the
 //! planner classpath of `cargo xtask jvm` (the real planner instead of its loader, so the

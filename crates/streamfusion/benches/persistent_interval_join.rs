@@ -42,7 +42,8 @@ use bench_support::{Suite, expect_eq};
 use streamfusion::bench::{Backend, OperatorLifecycle, OperatorStore};
 use streamfusion::changelog::ChangelogBatch;
 use streamfusion::join::JoinType;
-use streamfusion::join::interval::{IntervalJoinInput, IntervalJoinSpec};
+use streamfusion::join::TimedJoinInput;
+use streamfusion::join::interval::IntervalJoinSpec;
 use streamfusion::ops::{OperatorPlan, Output};
 use streamfusion::types::LogicalType;
 
@@ -152,7 +153,7 @@ fn input(shape: Shape, side: usize) -> ChangelogBatch {
 }
 
 fn plan(outer: bool) -> OperatorPlan {
-    let input = |prefix: &str| IntervalJoinInput {
+    let input = |prefix: &str| TimedJoinInput {
         names: ["k", "ts", "id", "s"]
             .iter()
             .map(|n| format!("{prefix}{n}"))

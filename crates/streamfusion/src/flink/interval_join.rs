@@ -18,7 +18,8 @@ use super::join::{JoinParts, join_parts};
 use super::types::row_type;
 use super::{FlinkConfig, NodeFields, Result, Unsupported, option_text};
 use crate::join::JoinType;
-use crate::join::interval::{IntervalJoinInput, IntervalJoinSpec};
+use crate::join::TimedJoinInput;
+use crate::join::interval::IntervalJoinSpec;
 use crate::ops::{OperatorPlan, StateConfig};
 use crate::types::RowField;
 
@@ -87,7 +88,7 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
     };
     let output = row_type(fields.field("outputType")?)?;
     let input = |input: &[RowField], keys: Vec<usize>, time: &str| {
-        Ok::<_, Unsupported>(IntervalJoinInput {
+        Ok::<_, Unsupported>(TimedJoinInput {
             names: input.iter().map(|f| f.name.clone()).collect(),
             types: input.iter().map(|f| f.ty.clone()).collect(),
             keys,

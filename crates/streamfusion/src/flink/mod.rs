@@ -61,6 +61,8 @@
 //!   FULL, SEMI, ANTI) over attached windows in event time, as [`OperatorPlan::WindowJoin`].
 //! - `stream-exec-interval-join_1` ([`interval_join`]): an event-time interval join (INNER,
 //!   LEFT, RIGHT, FULL) of a non-negative interval, as [`OperatorPlan::IntervalJoin`].
+//! - `stream-exec-temporal-join_1` ([`temporal_join`]): an event-time temporal join (INNER,
+//!   LEFT) without state TTL, as [`OperatorPlan::TemporalJoin`].
 //! - `stream-exec-join_1` ([`join`]): a regular join (INNER, LEFT, RIGHT, FULL, SEMI, ANTI)
 //!   on equi-keys with an optional non-equi condition, as [`OperatorPlan::Join`].
 
@@ -73,6 +75,7 @@ pub mod over;
 pub mod rank;
 pub mod rex;
 pub mod sort;
+pub mod temporal_join;
 pub mod types;
 pub mod window;
 pub mod window_join;
@@ -331,6 +334,7 @@ pub fn plan_node(node_json: &str, config_json: Option<&str>) -> Result<OperatorP
         "stream-exec-join_1" => join::plan(node, &inputs, &config),
         "stream-exec-window-join_1" => window_join::plan(node, &inputs, &config),
         "stream-exec-interval-join_1" => interval_join::plan(node, &inputs, &config),
+        "stream-exec-temporal-join_1" => temporal_join::plan(node, &inputs, &config),
         other => Err(Unsupported::NodeType(other.to_string())),
     }
 }
@@ -364,13 +368,13 @@ mod tests {
     #[test]
     fn other_node_types_and_malformed_descriptions_are_refused_by_name() {
         let err = plan_node(
-            r#"{"node": {"id": 3, "type": "stream-exec-temporal-join_1"}, "inputs": []}"#,
+            r#"{"node": {"id": 3, "type": "stream-exec-match_1"}, "inputs": []}"#,
             None,
         )
         .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "node type stream-exec-temporal-join_1 is not supported"
+            "node type stream-exec-match_1 is not supported"
         );
         let err = plan_node("{]", None).unwrap_err();
         assert!(matches!(err, Unsupported::Malformed(_)), "{err:?}");

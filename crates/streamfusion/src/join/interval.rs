@@ -61,8 +61,8 @@ use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::datatypes::{Field, Schema, SchemaRef, TimestampMillisecondType};
 use hashbrown::HashMap;
 
-use super::pairs::{filtered_null_key, joined_rows, verdicts};
-use super::{Condition, JoinColumns, JoinType, check_join};
+use super::pairs::{RowBuffer, filtered_null_key, joined_rows, verdicts};
+use super::{Condition, JoinColumns, JoinType, TimedJoinInput, check_join};
 use crate::aggregate::group::check_columns;
 use crate::binary_row::{RowReader, RowWriter};
 use crate::calc::CalcProgram;
@@ -83,20 +83,6 @@ const CLEANUP: &str = "interval_join.cleanup";
 const FLOORS: &str = "interval_join.floor";
 const KEY_GROUP_BYTES: usize = 2;
 
-/// One input of an interval join.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct IntervalJoinInput {
-    /// Column names (the output's, for this input's part).
-    pub names: Vec<String>,
-    /// Column types.
-    pub types: Vec<LogicalType>,
-    /// The join key columns, pairwise with the other input's.
-    pub keys: Vec<usize>,
-    /// The column of the row time attribute (TIMESTAMP(3) or TIMESTAMP_LTZ(3)).
-    pub time_column: usize,
-}
-
 /// An interval join plan, as JSON: `{"join_type": "left", "left": {"names": ["k", "ts"],
 /// "types": ["INT", "TIMESTAMP(3)"], "keys": [0], "time_column": 1}, "right": {...},
 /// "filter_nulls": [true], "condition": null, "lower_bound": -1000, "upper_bound": 2000,
@@ -107,9 +93,9 @@ pub struct IntervalJoinSpec {
     /// INNER, LEFT, RIGHT or FULL.
     pub join_type: JoinType,
     /// The left input.
-    pub left: IntervalJoinInput,
+    pub left: TimedJoinInput,
     /// The right input.
-    pub right: IntervalJoinInput,
+    pub right: TimedJoinInput,
     /// Per key column: whether a NULL there stops the key from matching (`false` for
     /// `IS NOT DISTINCT FROM` keys).
     pub filter_nulls: Vec<bool>,
@@ -132,7 +118,7 @@ impl IntervalJoinSpec {
     /// What of the plan decides the state: both inputs' types, keys and time columns (the
     /// join type, condition, bounds and names only decide what is emitted and when).
     pub fn semantics(&self) -> serde_json::Value {
-        let input = |i: &IntervalJoinInput| {
+        let input = |i: &TimedJoinInput| {
             serde_json::json!({
                 "types": i.types.iter().map(ToString::to_string).collect::<Vec<_>>(),
                 "keys": i.keys,
@@ -142,7 +128,7 @@ impl IntervalJoinSpec {
         serde_json::json!({"left": input(&self.left), "right": input(&self.right)})
     }
 
-    fn input(&self, port: Port) -> &IntervalJoinInput {
+    fn input(&self, port: Port) -> &TimedJoinInput {
         if port == 0 { &self.left } else { &self.right }
     }
 
@@ -160,7 +146,7 @@ impl IntervalJoinSpec {
 
     /// The output's columns: the left input's, then the right's.
     fn output_fields(&self) -> Vec<(String, LogicalType)> {
-        let input = |i: &IntervalJoinInput| {
+        let input = |i: &TimedJoinInput| {
             i.names
                 .iter()
                 .cloned()
@@ -293,29 +279,6 @@ fn decode_time_value(value: &[u8], what: &str) -> Result<i64> {
         ))
     })?;
     Ok(i64::from_le_bytes(bytes))
-}
-
-/// Rows to decode for output or the condition: BinaryRowData bytes and their offsets.
-#[derive(Debug)]
-struct RowBuffer {
-    data: Vec<u8>,
-    offsets: Vec<usize>,
-}
-
-impl RowBuffer {
-    fn new() -> Self {
-        Self {
-            data: Vec::new(),
-            offsets: vec![0],
-        }
-    }
-
-    /// Appends `row`; its index.
-    fn push(&mut self, row: &[u8]) -> u32 {
-        self.data.extend_from_slice(row);
-        self.offsets.push(self.data.len());
-        (self.offsets.len() - 2) as u32
-    }
 }
 
 /// Output rows: the left and the right source row of each (`None`: padding).
@@ -999,7 +962,7 @@ fn check_spec(spec: &IntervalJoinSpec) -> Result<Option<Condition>> {
             }
         }
     }
-    fn columns(input: &IntervalJoinInput) -> JoinColumns<'_> {
+    fn columns(input: &TimedJoinInput) -> JoinColumns<'_> {
         JoinColumns {
             names: &input.names,
             types: &input.types,
@@ -1104,8 +1067,8 @@ mod tests {
     use super::*;
     use crate::ops::StateConfig;
 
-    fn input() -> IntervalJoinInput {
-        IntervalJoinInput {
+    fn input() -> TimedJoinInput {
+        TimedJoinInput {
             names: vec!["k".into(), "t".into()],
             types: vec![LogicalType::Int, LogicalType::Timestamp(3)],
             keys: vec![0],

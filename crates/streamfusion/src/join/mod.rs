@@ -53,6 +53,7 @@ mod emit;
 pub mod interval;
 mod pairs;
 pub mod side;
+pub mod temporal;
 pub mod window;
 
 use std::ops::Range;
@@ -1017,6 +1018,20 @@ fn check_spec(spec: &JoinSpec) -> Result<Option<Condition>> {
 
 /// A join condition compiled over the joined row, and the schema of the (left, right) pairs
 /// it evaluates.
+/// One input of a join in event time (interval and temporal joins).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimedJoinInput {
+    /// Column names (the output's, for this input's part).
+    pub names: Vec<String>,
+    /// Column types.
+    pub types: Vec<LogicalType>,
+    /// The join key columns, pairwise with the other input's.
+    pub keys: Vec<usize>,
+    /// The column of the row time attribute (TIMESTAMP(3) or TIMESTAMP_LTZ(3)).
+    pub time_column: usize,
+}
+
 type Condition = (CompiledCalc, SchemaRef);
 
 /// One input's columns as every join checks them: names, types, the join key columns, and

@@ -1,6 +1,6 @@
-//! What the time-bounded joins (window and interval joins) share: a NULL-filtered join key,
-//! the non-equi condition evaluated over (left row, right row) pairs, and the joined output
-//! rows taken from the two inputs' rows.
+//! What the joins in event time (window, interval and temporal joins) share: a NULL-filtered
+//! join key, the non-equi condition evaluated over (left row, right row) pairs, the joined
+//! output rows taken from the two inputs' rows, and stored rows gathered for decoding.
 
 use arrow::array::{Array, AsArray, RecordBatch, RecordBatchOptions, UInt32Array};
 use arrow::compute::take;
@@ -72,4 +72,27 @@ pub(super) fn joined_rows(
         schema.clone(),
         columns,
     )?))
+}
+
+/// Rows to decode for output or the condition: BinaryRowData bytes and their offsets.
+#[derive(Debug)]
+pub(super) struct RowBuffer {
+    pub(super) data: Vec<u8>,
+    pub(super) offsets: Vec<usize>,
+}
+
+impl RowBuffer {
+    pub(super) fn new() -> Self {
+        Self {
+            data: Vec::new(),
+            offsets: vec![0],
+        }
+    }
+
+    /// Appends `row`; its index.
+    pub(super) fn push(&mut self, row: &[u8]) -> u32 {
+        self.data.extend_from_slice(row);
+        self.offsets.push(self.data.len());
+        (self.offsets.len() - 2) as u32
+    }
 }

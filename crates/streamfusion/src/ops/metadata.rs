@@ -72,6 +72,8 @@ pub enum OperatorKind {
     WindowJoin,
     /// An event-time interval join ([`crate::join::interval::IntervalJoin`]).
     IntervalJoin,
+    /// An event-time temporal join ([`crate::join::temporal::TemporalJoin`]).
+    TemporalJoin,
 }
 
 impl std::fmt::Display for OperatorKind {
@@ -94,6 +96,7 @@ impl std::fmt::Display for OperatorKind {
             OperatorKind::Join => "join",
             OperatorKind::WindowJoin => "window_join",
             OperatorKind::IntervalJoin => "interval_join",
+            OperatorKind::TemporalJoin => "temporal_join",
         };
         f.write_str(name)
     }

@@ -18,7 +18,7 @@
 //! a [`WindowRankSpec`]; `window_table_function` a [`WindowTableSpec`];
 //! `over_aggregate` an [`OverSpec`]; `temporal_sort` a [`TemporalSortSpec`]; `join` a
 //! [`JoinSpec`]; `window_join` a [`WindowJoinSpec`]; `interval_join` an
-//! [`IntervalJoinSpec`]. A new operator
+//! [`IntervalJoinSpec`]; `temporal_join` a [`TemporalJoinSpec`]. A new operator
 //! adds its variant here and one arm in [`OperatorPlan::build`] and
 //! [`OperatorPlan::restore`].
 
@@ -39,6 +39,7 @@ use crate::calc::CalcProgram;
 use crate::deduplicate::{DedupSpec, Deduplicate};
 use crate::error::{Error, ErrorKind, Result};
 use crate::join::interval::{IntervalJoin, IntervalJoinSpec};
+use crate::join::temporal::{TemporalJoin, TemporalJoinSpec};
 use crate::join::window::{WindowJoin, WindowJoinSpec};
 use crate::join::{Join, JoinSpec};
 use crate::rank::window::{WindowRank, WindowRankSpec};
@@ -91,6 +92,8 @@ pub enum OperatorPlan {
     WindowJoin(WindowJoinSpec),
     /// An event-time interval join (two inputs).
     IntervalJoin(IntervalJoinSpec),
+    /// An event-time temporal join (two inputs).
+    TemporalJoin(TemporalJoinSpec),
 }
 
 impl OperatorPlan {
@@ -124,6 +127,7 @@ impl OperatorPlan {
             OperatorPlan::Join(_) => OperatorKind::Join,
             OperatorPlan::WindowJoin(_) => OperatorKind::WindowJoin,
             OperatorPlan::IntervalJoin(_) => OperatorKind::IntervalJoin,
+            OperatorPlan::TemporalJoin(_) => OperatorKind::TemporalJoin,
         }
     }
 
@@ -151,6 +155,7 @@ impl OperatorPlan {
             OperatorPlan::Join(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::WindowJoin(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::IntervalJoin(spec) => spec.max_parallelism = max_parallelism,
+            OperatorPlan::TemporalJoin(spec) => spec.max_parallelism = max_parallelism,
         }
         self
     }
@@ -258,6 +263,10 @@ impl OperatorPlan {
             OperatorPlan::IntervalJoin(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(IntervalJoin::build(spec.clone(), config, range)?)
+            }
+            OperatorPlan::TemporalJoin(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(TemporalJoin::build(spec.clone(), config, range)?)
             }
         })
     }
@@ -386,6 +395,15 @@ impl OperatorPlan {
             OperatorPlan::IntervalJoin(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(IntervalJoin::restore(
+                    spec.clone(),
+                    config,
+                    range,
+                    checkpoints,
+                )?)
+            }
+            OperatorPlan::TemporalJoin(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(TemporalJoin::restore(
                     spec.clone(),
                     config,
                     range,

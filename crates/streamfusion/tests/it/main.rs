@@ -26,6 +26,7 @@ mod rank_flink;
 mod regex_flink;
 mod session_window;
 mod state;
+mod temporal_join_flink;
 mod temporal_sort;
 mod window_aggregate;
 mod window_flink;

@@ -50,15 +50,15 @@ import java.util.stream.Stream;
 /**
  * What every Flink SQL operator run natively shares ({@link NativeOneInputOperator}: Calc;
  * GROUP BY and window aggregation, one phase or either of two; deduplication; Top-N; OVER; the
- * event-time sort; {@link NativeTwoInputOperator}: the regular, window and interval joins). Rows
- * are buffered as {@code BinaryRowData} bytes
- * (other {@code RowData} converted by Flink's own {@link RowDataSerializer}) and pushed through
- * JNI in bundles of at most {@code bundleRows} rows; the output rows (row kinds in their
- * headers) are emitted as {@code BinaryRowData} over the bytes native code returned.
+ * event-time sort; {@link NativeTwoInputOperator}: the regular, window, interval and temporal
+ * joins). Rows are buffered as {@code BinaryRowData} bytes (other {@code RowData} converted by
+ * Flink's own {@link RowDataSerializer}) and pushed through JNI in bundles of at most {@code
+ * bundleRows} rows; the output rows (row kinds in their headers) are emitted as {@code
+ * BinaryRowData} over the bytes native code returned.
  *
  * <p>A bundle holds rows of one input: a row of the other input pushes it first, so the native
  * operator sees both inputs' rows in the order the task processed them (as a regular join
- * must). A window join and an interval join keep one bundle per input (see {@link
+ * must). A window, an interval and a temporal join keep one bundle per input (see {@link
  * #independentInputs}). A bundle is pushed when
  * it is full (rows, or {@value #MAX_BUNDLE_BYTES} bytes), {@code
  * bundleLatencyMs} of processing time after its first row (a timer in the task's mailbox, so a
@@ -399,17 +399,22 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
      * Whether each input's rows may be bundled apart, so that the native operator sees each
      * input's rows between two watermarks in order but all of one bundle before the other's.
      * A window join emits nothing when rows arrive, so the order between its inputs does not
-     * matter. An interval join's does (a row joins the other input's rows cached before it),
-     * but only as the network's order does: Flink's task takes its two inputs in whatever
-     * order their buffers arrive, and a bundle apart is one such order, every row on the same
-     * side of every watermark (decision 0048). Rows of the two inputs alternating one by one
-     * would otherwise make a JNI call per row. A regular join keeps the task's order: its
-     * updating inputs' retractions must meet the rows they retract as they did in Flink.
+     * matter; nor does a temporal join's ({@code "temporal_join"}), which only stores a row when
+     * it arrives and emits only when a watermark fires its timers, so the rows of its two inputs
+     * between two watermarks commute. An interval join's does (a row joins the other input's
+     * rows cached before it), but only as the network's order does: Flink's task takes its two
+     * inputs in whatever order their buffers arrive, and a bundle apart is one such order,
+     * every row on the same side of every watermark (decision 0048). Rows of the two inputs
+     * alternating one by one would otherwise make a JNI call per row. A regular join keeps the
+     * task's order: its updating inputs' retractions must meet the rows they retract as they
+     * did in Flink.
      */
     private boolean independentInputs() throws IOException {
         String operator = MAPPER.readTree(plan).path("operator").asText();
         return inputTypes.length == 2
-                && ("window_join".equals(operator) || "interval_join".equals(operator));
+                && ("window_join".equals(operator)
+                        || "interval_join".equals(operator)
+                        || "temporal_join".equals(operator));
     }
 
     /** Rows of one input buffered as {@code BinaryRowData} bytes. */

@@ -15,7 +15,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecNode;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * A two-input stream node run by StreamFusion (the regular, window and interval joins):
+ * A two-input stream node run by StreamFusion (the regular, window, interval and temporal joins):
  * translated to the same transformation as the stock node (same inputs, uid, parallelism, max
  * parallelism, key selectors, chaining) with {@link NativeTwoInputOperator} as its operator, so
  * operator IDs and key partitioning equal the stock job's. Its description starts with {@value
@@ -35,7 +35,7 @@ public final class NativeTwoInputExecNode extends ExecNodeBase<RowData>
      * The native form of {@code original}, running the keyed {@code plan} over rows of {@code
      * leftType} and {@code rightType}; {@code type} names the node kind ({@code
      * streamfusion-join_1}, {@code streamfusion-window-join_1}, {@code
-     * streamfusion-interval-join_1}).
+     * streamfusion-interval-join_1}, {@code streamfusion-temporal-join_1}).
      */
     NativeTwoInputExecNode(
             ExecNodeBase<RowData> original,

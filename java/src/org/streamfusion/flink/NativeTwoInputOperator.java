@@ -7,13 +7,13 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * A two-input Flink SQL operator run natively: the regular, window and interval joins. A regular
- * or an interval join's rows of both inputs go to the native operator in the order the task
- * processes them (a row of one input pushes the other's buffered rows first); a window join's
- * are bundled per input. The watermark handed to it is Flink's combined watermark of the two
- * inputs ({@code processWatermark1}/{@code 2} call {@link #processWatermark} when it moves); an
- * interval join forwards it delayed, as Flink's does. Bundling, state, checkpoints and the
- * watermark delay are {@link NativeStreamOperator}'s.
+ * A two-input Flink SQL operator run natively: the regular, window, interval and temporal joins.
+ * A regular join's rows of both inputs go to the native operator in the order the task processes
+ * them (a row of one input pushes the other's buffered rows first); a window, an interval and a
+ * temporal join's are bundled per input. The watermark handed to it is Flink's combined
+ * watermark of the two inputs ({@code processWatermark1}/{@code 2} call {@link #processWatermark}
+ * when it moves); an interval join forwards it delayed, as Flink's does. Bundling, state,
+ * checkpoints and the watermark delay are {@link NativeStreamOperator}'s.
  */
 public final class NativeTwoInputOperator extends NativeStreamOperator
         implements TwoInputStreamOperator<RowData, RowData, RowData>, BoundedMultiInput {

@@ -31,6 +31,7 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecIntervalJ
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecLocalWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecOverAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecRank;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecTemporalJoin;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecTemporalSort;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowAggregate;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecWindowDeduplicate;
@@ -76,9 +77,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * is replaced by a {@link NativeOneInputExecNode} before the graph
  * is translated to transformations. Flink's {@code SortLimit} and {@code Limit} nodes subclass
  * {@code StreamExecRank} and stay stock. A regular join ({@link StreamExecJoin}), a window join
- * ({@link StreamExecWindowJoin}) and an interval join ({@link StreamExecIntervalJoin}; the native
+ * ({@link StreamExecWindowJoin}), an interval join ({@link StreamExecIntervalJoin}; the native
  * side runs event-time ones, and one of a negative interval, which Flink runs as filters instead
- * of a join, stays stock) are replaced by a {@link NativeTwoInputExecNode}.
+ * of a join, stays stock) and a temporal join ({@link StreamExecTemporalJoin}; the native side
+ * runs the event-time {@code FOR SYSTEM_TIME AS OF} join of a versioned table without state
+ * TTL) are replaced by a {@link NativeTwoInputExecNode}.
  *
  * <p>The hook is {@link #translateToPlan(ExecNodeGraph)}: it runs for {@code executeSql},
  * {@code toDataStream}, {@code EXPLAIN} and compiled plans being executed, but not for {@code
@@ -412,6 +415,13 @@ public class StreamFusionPlanner extends StreamPlanner {
                                 (StreamExecIntervalJoin) node,
                                 "streamfusion-interval-join_1",
                                 true);
+            } else if (node instanceof StreamExecTemporalJoin) {
+                // Keyed by the join keys on both inputs: the stock key selectors are kept.
+                result =
+                        substitute(
+                                (StreamExecTemporalJoin) node,
+                                "streamfusion-temporal-join_1",
+                                true);
             }
             done.put(node, result);
             return result;
@@ -423,10 +433,13 @@ public class StreamFusionPlanner extends StreamPlanner {
          */
         private ExecNode<?> substitute(ExecNodeBase<RowData> node, String type, boolean keyed) {
             String name = node.getId() + ":" + node.getDescription();
-            // An OVER node's state TTL is the session's (its JSON has no state metadata).
+            // An OVER node's and a temporal join's state TTL is the session's (their JSON has
+            // no state metadata; Flink's temporal join operator takes the node's state
+            // retention time).
             String config =
                     config(
-                            node instanceof StreamExecOverAggregate,
+                            node instanceof StreamExecOverAggregate
+                                    || node instanceof StreamExecTemporalJoin,
                             node instanceof StreamExecGroupWindowAggregate,
                             node instanceof StreamExecIntervalJoin);
             String description;

@@ -51,6 +51,7 @@ import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
@@ -70,12 +71,13 @@ import org.streamfusion.flink.StreamFusionPlanner;
 import org.apache.flink.util.OutputTag;
 
 /**
- * What the golden generators of Flink's time-bounded two-input joins share ({@link
- * WindowJoinVectors}, {@link IntervalJoinVectors}): each scenario's query is planned by Flink
- * ({@link Planner}), the rows reaching its join node's two inputs are read in one MiniCluster
- * job ({@link #inputs}), and the operator Flink built is driven by {@link Driver} through one
- * fixed order of events (rows of either side, watermarks of both inputs), each event's outputs
- * recorded right after it ({@link #run}). {@link WindowJoinVectors} describes the procedure.
+ * What the golden generators of Flink's event-time two-input joins share ({@link
+ * WindowJoinVectors}, {@link IntervalJoinVectors}, {@link TemporalJoinVectors}, whose inputs
+ * may be changelogs): each scenario's query is planned by Flink ({@link Planner}), the rows
+ * reaching its join node's two inputs are read in one MiniCluster job ({@link #inputs}), and
+ * the operator Flink built is driven by {@link Driver} through one fixed order of events (rows
+ * of either side, watermarks of both inputs), each event's outputs recorded right after it
+ * ({@link #run}). {@link WindowJoinVectors} describes the procedure.
  */
 final class TwoInputVectors {
     static final int LEFT = 0;
@@ -87,8 +89,16 @@ final class TwoInputVectors {
 
     private TwoInputVectors() {}
 
-    /** A table row (side 0 or 1, values of all its columns) or a watermark (side -1). */
-    record Event(int side, Object[] values, long watermark) {
+    /**
+     * A table row (side 0 or 1, its kind and the values of all its columns) or a watermark
+     * (side -1).
+     */
+    record Event(int side, RowKind kind, Object[] values, long watermark) {
+        /** An insertion (a row of an insert-only table) or a watermark. */
+        Event(int side, Object[] values, long watermark) {
+            this(side, RowKind.INSERT, values, watermark);
+        }
+
         boolean isWatermark() {
             return side < 0;
         }
@@ -143,6 +153,11 @@ final class TwoInputVectors {
         boolean perWatermark() {
             return false;
         }
+
+        /** Whether the node's inputs may carry updates and deletions (else only insertions). */
+        boolean updating() {
+            return false;
+        }
     }
 
     /** Plans one scenario in the shared environment: its node's transformation and types. */
@@ -184,7 +199,7 @@ final class TwoInputVectors {
                         (Transformation<RowData>) p.transformation.getInputs().get(side);
                 DataStream<String> tap = new DataStream<>(env, input)
                         .transform("tap " + p.name + " " + side, Types.STRING,
-                                new Tap(p.tag, side, p.inputs[side]))
+                                new Tap(p.tag, side, p.inputs[side], p.updating()))
                         .setParallelism(1);
                 all = all == null ? tap : all.union(tap);
             }
@@ -240,6 +255,17 @@ final class TwoInputVectors {
     static void view(StreamExecutionEnvironment env, StreamTableEnvironment tEnv, String scenario,
             List<JoinVectors.Column> columns, List<Event> events, int side, long[][] schedule,
             String name) {
+        view(env, tEnv, scenario, columns, events, side, schedule, name, List.of(), false);
+    }
+
+    /**
+     * {@link #view} with primary key {@code primaryKey} (none when empty), as a changelog
+     * ({@code fromChangelogStream}, {@code ChangelogMode.all()}: the events' row kinds) where
+     * {@code changelog}, else insert-only ({@code fromDataStream}).
+     */
+    static void view(StreamExecutionEnvironment env, StreamTableEnvironment tEnv, String scenario,
+            List<JoinVectors.Column> columns, List<Event> events, int side, long[][] schedule,
+            String name, List<String> primaryKey, boolean changelog) {
         DataTypes.Field[] fields = new DataTypes.Field[columns.size()];
         Schema.Builder schema = Schema.newBuilder();
         for (int i = 0; i < fields.length; i++) {
@@ -248,10 +274,17 @@ final class TwoInputVectors {
             schema.column(c.name(), c.dataType());
         }
         schema.watermark("ts", "SOURCE_WATERMARK()");
+        if (!primaryKey.isEmpty()) {
+            schema.primaryKey(primaryKey);
+        }
         List<Row> rows = new ArrayList<>();
         for (Event e : events) {
             if (e.side() == side) {
-                rows.add(Row.of(e.values()));
+                if (e.kind() != RowKind.INSERT && !changelog) {
+                    throw new IllegalStateException(scenario + ": a " + e.kind()
+                            + " row of insert-only side " + side);
+                }
+                rows.add(Row.ofKind(e.kind(), e.values()));
             }
         }
         if (rows.isEmpty()) {
@@ -267,7 +300,9 @@ final class TwoInputVectors {
                                 .withTimestampAssigner(new NodeVectors.RowTime(fields.length - 1)))
                 .setParallelism(1);
         tEnv.dropTemporaryView(name);
-        tEnv.createTemporaryView(name, tEnv.fromDataStream(stream, schema.build()));
+        tEnv.createTemporaryView(name, changelog
+                ? tEnv.fromChangelogStream(stream, schema.build(), ChangelogMode.all())
+                : tEnv.fromDataStream(stream, schema.build()));
     }
 
 
@@ -299,24 +334,30 @@ final class TwoInputVectors {
         }
     }
 
-    /** A join node's input as lines: each row's serialized bytes, and the watermarks. */
+    /**
+     * A join node's input as lines: each row's serialized bytes (its row kind in its header),
+     * and the watermarks.
+     */
     static final class Tap extends AbstractStreamOperator<String>
             implements OneInputStreamOperator<RowData, String> {
         private static final long serialVersionUID = 1L;
         private final int tag;
         private final int side;
         private final RowDataSerializer serializer;
+        /** Whether rows other than insertions may come (else one fails the program). */
+        private final boolean updating;
 
-        Tap(int tag, int side, RowType type) {
+        Tap(int tag, int side, RowType type, boolean updating) {
             this.tag = tag;
             this.side = side;
             this.serializer = new RowDataSerializer(type);
+            this.updating = updating;
         }
 
         @Override
         public void processElement(StreamRecord<RowData> element) {
             RowData row = element.getValue();
-            if (row.getRowKind() != RowKind.INSERT) {
+            if (row.getRowKind() != RowKind.INSERT && !updating) {
                 throw new IllegalStateException("the node's input emitted " + row.getRowKind());
             }
             BinaryRowData binary = serializer.toBinaryRow(row);

@@ -35,7 +35,9 @@ import java.util.Map;
  * deduplication ({@code ROW_NUMBER() ... = 1} over the window source's processing-time or
  * event-time attribute, into a sink that takes -U) to {@code DIR/dedup-<query>.json}, every
  * {@code stream-exec-rank_1} node of a Top-N (over the window source, or a GROUP BY of it for
- * the updating strategies, into a sink that takes -U) to {@code DIR/rank-<query>.json}, as {@code
+ * the updating strategies, into a sink that takes -U) to {@code DIR/rank-<query>.json}, every
+ * {@code stream-exec-temporal-join_1} node of a temporal join (the window sources against a
+ * versioned table) to {@code DIR/temporal_join-<query>.json}, as {@code
  * {"node": <the node's JSON>, "inputs": [<the output type of the node feeding it>], "config":
  * {<the options the planner extension hands over>}}}. The
  * node's JSON is what {@code StreamFusionPlanner} describes (the compiled plan is written by the
@@ -65,6 +67,26 @@ public final class AggNodeDump {
                 + "'connector' = 'datagen', 'number-of-rows' = '10')",
         "CREATE TABLE wltz (k INT, v BIGINT, lts TIMESTAMP_LTZ(3),"
                 + " WATERMARK FOR lts AS lts - INTERVAL '1' SECOND) WITH ("
+                + "'connector' = 'datagen', 'number-of-rows' = '10')"
+    };
+
+    /**
+     * The temporal joins' versioned tables (a primary key and an event-time attribute): {@code
+     * rates} keyed by {@code k} on TIMESTAMP(3), {@code rates2} by {@code (k, s)}, {@code
+     * rates_ltz} by {@code k} on TIMESTAMP_LTZ(3).
+     */
+    private static final String[] VERSIONED_SOURCES = {
+        "CREATE TABLE rates (k INT NOT NULL, s STRING, r BIGINT, rts TIMESTAMP(3),"
+                + " PRIMARY KEY (k) NOT ENFORCED,"
+                + " WATERMARK FOR rts AS rts - INTERVAL '1' SECOND) WITH ("
+                + "'connector' = 'datagen', 'number-of-rows' = '10')",
+        "CREATE TABLE rates2 (k INT NOT NULL, s STRING NOT NULL, r BIGINT, rts TIMESTAMP(3),"
+                + " PRIMARY KEY (k, s) NOT ENFORCED,"
+                + " WATERMARK FOR rts AS rts - INTERVAL '1' SECOND) WITH ("
+                + "'connector' = 'datagen', 'number-of-rows' = '10')",
+        "CREATE TABLE rates_ltz (k INT NOT NULL, r BIGINT, rlts TIMESTAMP_LTZ(3),"
+                + " PRIMARY KEY (k) NOT ENFORCED,"
+                + " WATERMARK FOR rlts AS rlts - INTERVAL '1' SECOND) WITH ("
                 + "'connector' = 'datagen', 'number-of-rows' = '10')"
     };
 
@@ -111,6 +133,10 @@ public final class AggNodeDump {
 
     static void ij(String name, String sql, String... options) {
         add("interval_join", name, sql, options);
+    }
+
+    static void tj(String name, String sql, String... options) {
+        add("temporal_join", name, sql, options);
     }
 
     static void o(String name, String sql, String... options) {
@@ -393,6 +419,21 @@ public final class AggNodeDump {
         ij("proctime", "SELECT L.k, R.v FROM wsrc L JOIN wsrc R ON L.k = R.k"
                 + " AND L.pt BETWEEN R.pt - INTERVAL '1' SECOND AND R.pt");
 
+        // Temporal joins (StreamExecTemporalJoin) of the window source with a versioned table.
+        String asOf = " FOR SYSTEM_TIME AS OF L.ts AS R ON L.k = R.k";
+        tj("inner", "SELECT L.k, L.v, R.r, L.ts FROM wsrc L JOIN rates" + asOf);
+        tj("left_condition", "SELECT L.k, L.v, R.r, R.s AS rs, L.ts FROM wsrc L LEFT JOIN rates"
+                + asOf + " AND L.v > R.r");
+        tj("two_keys", "SELECT L.k, L.s, R.r FROM wsrc L JOIN rates2" + asOf
+                + " AND L.s = R.s");
+        tj("ltz", "SELECT L.k, L.v, R.r, L.lts FROM wltz L LEFT JOIN rates_ltz"
+                + " FOR SYSTEM_TIME AS OF L.lts AS R ON L.k = R.k",
+                "table.local-time-zone", "Asia/Shanghai");
+        tj("state_ttl", "SELECT L.k, L.v, R.r FROM wsrc L JOIN rates" + asOf,
+                "table.exec.state.ttl", "1 h");
+        tj("proctime", "SELECT L.k, L.v, R.r FROM wsrc L JOIN rates"
+                + " FOR SYSTEM_TIME AS OF L.pt AS R ON L.k = R.k");
+
         // Event-time sort (StreamExecTemporalSort): the rowtime first, then other fields.
         s("rowtime", "SELECT k, v, ts FROM wsrc ORDER BY ts");
         s("rowtime_secondary", "SELECT k, v, s, ts FROM wsrc ORDER BY ts, v DESC, s");
@@ -419,6 +460,11 @@ public final class AggNodeDump {
                 for (String source : WINDOW_SOURCES) {
                     tEnv.executeSql(source);
                 }
+                if (query.kind.equals("temporal_join")) {
+                    for (String source : VERSIONED_SOURCES) {
+                        tEnv.executeSql(source);
+                    }
+                }
             } else {
                 tEnv.executeSql(SOURCE);
                 tEnv.executeSql(GOLDEN_SOURCE);
@@ -438,6 +484,7 @@ public final class AggNodeDump {
                             || query.kind.equals("rank") || query.kind.equals("over")
                             || query.kind.equals("sort") || query.kind.startsWith("window_")
                             || query.kind.equals("interval_join")
+                            || query.kind.equals("temporal_join")
                     ? "print"
                     : "blackhole";
             tEnv.executeSql(
@@ -466,6 +513,7 @@ public final class AggNodeDump {
                     case "window_tvf" -> "window-table-function";
                     case "window_join" -> "window-join";
                     case "interval_join" -> "interval-join";
+                    case "temporal_join" -> "temporal-join";
                     default -> "group-aggregate";
                 };
                 if (!node.get("type").asText().contains(nodes)) {

@@ -176,6 +176,14 @@ public final class JobBench {
                             + " AND L.ts BETWEEN R.ts - INTERVAL '1' SECOND"
                             + " AND R.ts + INTERVAL '1' SECOND",
                     new String[] {"IntervalJoin"}),
+            new Job("join_temporal",
+                    "Temporal join: wsrc rows with an even id joined FOR SYSTEM_TIME AS OF their"
+                            + " time to the versioned view of rows with an odd id on"
+                            + " MOD(id / 2, 500) (a rowtime keep-last deduplication), event time",
+                    "SELECT L.jk, L.id, R.rid, L.v + R.rv FROM"
+                            + " (SELECT *, MOD(id / 2, 500) AS jk FROM wsrc WHERE MOD(id, 2) = 0) L"
+                            + " JOIN versions FOR SYSTEM_TIME AS OF L.ts AS R ON L.jk = R.jk",
+                    new String[] {"Deduplicate", "TemporalJoin"}),
             new Job("dedup_keep_first",
                     "ROW_NUMBER() OVER (PARTITION BY k ORDER BY proctime) = 1: each key's first"
                             + " row, append-only output",
@@ -358,6 +366,13 @@ public final class JobBench {
         tEnv.executeSql(
                 "CREATE TEMPORARY VIEW wsrc AS SELECT id, " + keyNull + " AS k, " + valueNull
                         + " AS v, ts FROM wseq");
+        // The temporal join's versioned table: each key's latest odd-id row of wsrc by event
+        // time (a rowtime keep-last deduplication makes a versioned view).
+        tEnv.executeSql(
+                "CREATE TEMPORARY VIEW versions AS SELECT jk, id AS rid, v AS rv, ts FROM"
+                        + " (SELECT *, ROW_NUMBER() OVER (PARTITION BY jk ORDER BY ts DESC) AS rn"
+                        + " FROM (SELECT *, MOD(id / 2, 500) AS jk FROM wsrc"
+                        + " WHERE MOD(id, 2) = 1)) WHERE rn = 1");
         return tEnv;
     }
 

@@ -58,7 +58,8 @@ import java.util.Map;
  * <p>Window Top-N ({@code ROW_NUMBER() OVER (PARTITION BY window_start, window_end, ..)}) and
  * deduplication queries read the window TVF's rows (or a window aggregate's, chained); their
  * windows' nodes count as window nodes below, and so do the window joins and the event-time
- * interval joins ({@code L JOIN R ON .. AND L.ts BETWEEN R.ts - .. AND R.ts + ..}).
+ * interval joins ({@code L JOIN R ON .. AND L.ts BETWEEN R.ts - .. AND R.ts + ..}) and temporal
+ * joins ({@code L [LEFT] JOIN V FOR SYSTEM_TIME AS OF L.ts ON ..} over a versioned view).
  *
  * <p>Window outputs are insert-only: outputs must be equal as multisets of rows, row kinds
  * included. For each native run the planner's decisions must show the query's {@code
@@ -474,6 +475,19 @@ public final class WindowParity {
         q("interval_join_full_null_keys", Reach.EVERYWHERE,
                 "SELECT L.k, R.k, L.n, R.g, L.id, R.id FROM " + il + " FULL JOIN " + ir
                         + " ON L.k = R.k AND L.g = R.g" + second);
+        // Temporal joins (TemporalJoin) of tj's rows against the versioned view tjv (each k2's
+        // latest row with an id divisible by 3, by event time: a rowtime keep-last
+        // deduplication), INNER and LEFT, with a non-equi condition and NULL keys. No row of
+        // tj is late, so every version at or before a left row's time reaches the join before
+        // the watermark passes that row: the rows emitted are the same in every run.
+        String tl = "(SELECT * FROM tj WHERE MOD(id, 3) <> 0) L";
+        q("temporal_join_inner", Reach.EVERYWHERE,
+                "SELECT L.k2, L.id, R.id, L.s, R.amount FROM " + tl
+                        + " JOIN tjv FOR SYSTEM_TIME AS OF L.ts AS R ON L.k2 = R.k2");
+        q("temporal_join_left_condition", Reach.EVERYWHERE,
+                "SELECT L.k2, L.id, R.id, R.s, L.ts FROM " + tl
+                        + " LEFT JOIN tjv FOR SYSTEM_TIME AS OF L.ts AS R ON L.k2 = R.k2"
+                        + " AND L.id > R.id + 10");
         // Windows of a TIMESTAMP_LTZ time attribute in America/Los_Angeles on its daylight
         // saving days: the TVF computes windows on local time; a window whose last local
         // millisecond occurs twice fires after its second occurrence, one past the gap as
@@ -790,6 +804,9 @@ public final class WindowParity {
                 .fromRowDataType(TYPE)
                 .watermark("ts", "SOURCE_WATERMARK()")
                 .build()));
+        tEnv.executeSql("CREATE TEMPORARY VIEW tjv AS SELECT k2, id, s, amount, ts FROM"
+                + " (SELECT *, ROW_NUMBER() OVER (PARTITION BY k2 ORDER BY ts DESC) AS rn"
+                + " FROM tj WHERE MOD(id, 3) = 0) WHERE rn = 1");
         DataStream<String> all = null;
         for (Query query : queries) {
             run.rows.put(query.name(), new ArrayList<>());
@@ -851,6 +868,7 @@ public final class WindowParity {
                     && !description.startsWith("WindowDeduplicate(")
                     && !description.startsWith("WindowJoin(")
                     && !description.startsWith("IntervalJoin(")
+                    && !description.startsWith("TemporalJoin(")
                     && !description.startsWith("LocalWindowAggregate(")
                     && !description.startsWith("GlobalWindowAggregate(")) {
                 outcome.others++;
