@@ -69,20 +69,36 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
         condition,
         max_parallelism: max_parallelism(config)?,
     };
-    // The output's names are the node's (Flink renames a right column that repeats a left
-    // one, `k` to `k0`).
-    let (left_part, right_part) = output.split_at(spec.left.names.len().min(output.len()));
-    spec.left.names = left_part.iter().map(|f| f.name.clone()).collect();
-    if !matches!(join_type, JoinType::Semi | JoinType::Anti) {
-        spec.right.names = right_part.iter().map(|f| f.name.clone()).collect();
+    let [left_names, right_names] = output_names(&output, spec.left.names.len());
+    spec.left.names = left_names;
+    if !join_type.semi_anti() {
+        spec.right.names = right_names;
     }
-    let plan = OperatorPlan::Join(spec);
+    checked_two_input(OperatorPlan::Join(spec), left, right, &output)
+}
+
+/// The node's output column names, the left input's first `left_width` and the right's: a
+/// join's inputs take their names from them, as Flink renames a right column that repeats a
+/// left one (`k` to `k0`).
+pub(super) fn output_names(output: &[RowField], left_width: usize) -> [Vec<String>; 2] {
+    let (left, right) = output.split_at(left_width.min(output.len()));
+    [left, right].map(|part| part.iter().map(|f| f.name.clone()).collect())
+}
+
+/// `plan`, once an operator built from it reads `left` and `right` and writes `output`, the
+/// types of Flink's two-input node.
+pub(super) fn checked_two_input(
+    plan: OperatorPlan,
+    left: &[RowField],
+    right: &[RowField],
+    output: &[RowField],
+) -> Result<OperatorPlan> {
     let operator = plan
         .build(&StateConfig::memory(), None)
         .map_err(|e| Unsupported::Operator(e.to_string()))?;
     compare("left input", operator.input_types(0), left)?;
     compare("right input", operator.input_types(1), right)?;
-    compare("output", operator.output_types(), &output)?;
+    compare("output", operator.output_types(), output)?;
     Ok(plan)
 }
 

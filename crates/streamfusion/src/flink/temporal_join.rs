@@ -15,14 +15,13 @@
 
 use serde_json::Value;
 
-use super::aggregate::{compare, max_parallelism, parse_duration};
-use super::join::{JoinParts, join_parts};
+use super::aggregate::{max_parallelism, parse_duration};
+use super::join::{JoinParts, checked_two_input, join_parts, output_names};
 use super::types::row_type;
 use super::{FlinkConfig, NodeFields, Result, Unsupported, option_text};
-use crate::join::JoinType;
-use crate::join::TimedJoinInput;
 use crate::join::temporal::TemporalJoinSpec;
-use crate::ops::{OperatorPlan, StateConfig};
+use crate::join::{JoinType, TimedJoinInput};
+use crate::ops::OperatorPlan;
 use crate::types::RowField;
 
 const NODE: &str = "stream-exec-temporal-join_1";
@@ -98,19 +97,8 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
         condition,
         max_parallelism: max_parallelism(config)?,
     };
-    // The output's names are the node's (Flink renames a right column that repeats a left
-    // one, `k` to `k0`).
-    let (left_part, right_part) = output.split_at(spec.left.names.len().min(output.len()));
-    spec.left.names = left_part.iter().map(|f| f.name.clone()).collect();
-    spec.right.names = right_part.iter().map(|f| f.name.clone()).collect();
-    let plan = OperatorPlan::TemporalJoin(spec);
-    let operator = plan
-        .build(&StateConfig::memory(), None)
-        .map_err(|e| Unsupported::Operator(e.to_string()))?;
-    compare("left input", operator.input_types(0), left)?;
-    compare("right input", operator.input_types(1), right)?;
-    compare("output", operator.output_types(), &output)?;
-    Ok(plan)
+    [spec.left.names, spec.right.names] = output_names(&output, spec.left.names.len());
+    checked_two_input(OperatorPlan::TemporalJoin(spec), left, right, &output)
 }
 
 #[cfg(test)]

@@ -10,13 +10,13 @@
 
 use serde_json::Value;
 
-use super::aggregate::{compare, index, max_parallelism};
-use super::join::{JoinParts, join_parts};
+use super::aggregate::{index, max_parallelism};
+use super::join::{JoinParts, checked_two_input, join_parts, output_names};
 use super::types::{logical_type, row_type};
 use super::window::{expect_strategy, window_zone};
 use super::{FlinkConfig, NodeFields, Result, Unsupported};
 use crate::join::window::{WindowJoinInput, WindowJoinSpec};
-use crate::ops::{OperatorPlan, StateConfig};
+use crate::ops::OperatorPlan;
 use crate::types::RowField;
 
 const NODE: &str = "stream-exec-window-join_1";
@@ -84,21 +84,12 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
         time_zone,
         max_parallelism: max_parallelism(config)?,
     };
-    // The output's names are the node's (Flink renames a right column that repeats a left
-    // one, `k` to `k0`).
-    let (left_part, right_part) = output.split_at(spec.left.names.len().min(output.len()));
-    spec.left.names = left_part.iter().map(|f| f.name.clone()).collect();
+    let [left_names, right_names] = output_names(&output, spec.left.names.len());
+    spec.left.names = left_names;
     if !join_type.semi_anti() {
-        spec.right.names = right_part.iter().map(|f| f.name.clone()).collect();
+        spec.right.names = right_names;
     }
-    let plan = OperatorPlan::WindowJoin(spec);
-    let operator = plan
-        .build(&StateConfig::memory(), None)
-        .map_err(|e| Unsupported::Operator(e.to_string()))?;
-    compare("left input", operator.input_types(0), left)?;
-    compare("right input", operator.input_types(1), right)?;
-    compare("output", operator.output_types(), &output)?;
-    Ok(plan)
+    checked_two_input(OperatorPlan::WindowJoin(spec), left, right, &output)
 }
 
 #[cfg(test)]

@@ -55,20 +55,17 @@
 //! it may cache an older row: caching a row below its key's floor lowers the floor to it.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use arrow::array::{Array, AsArray, RecordBatch};
-use arrow::datatypes::{Field, Schema, SchemaRef, TimestampMillisecondType};
+use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use hashbrown::HashMap;
 
-use super::pairs::{RowBuffer, filtered_null_key, joined_rows, verdicts};
+use super::pairs::{RowBuffer, TimedJoinIo, filtered_null_key, joined_rows, verdicts};
 use super::{Condition, JoinColumns, JoinType, TimedJoinInput, check_join};
 use crate::aggregate::group::check_columns;
-use crate::binary_row::{RowReader, RowWriter};
 use crate::calc::CalcProgram;
 use crate::changelog::ChangelogBatch;
 use crate::error::{Error, Result};
-use crate::keys::KeyHasher;
 use crate::keys::layout::prefix_successor;
 use crate::ops::keyed::{Keyed, KeyedOperator};
 use crate::ops::{self, Operator, OperatorKind, Output, PlanIdentity, Port};
@@ -143,20 +140,6 @@ impl IntervalJoinSpec {
         let [left, right] = self.relative_sizes();
         left.max(right)
     }
-
-    /// The output's columns: the left input's, then the right's.
-    fn output_fields(&self) -> Vec<(String, LogicalType)> {
-        let input = |i: &TimedJoinInput| {
-            i.names
-                .iter()
-                .cloned()
-                .zip(i.types.iter().cloned())
-                .collect::<Vec<_>>()
-        };
-        let mut fields = input(&self.left);
-        fields.extend(input(&self.right));
-        fields
-    }
 }
 
 /// A cached row: whether it has joined, and its BinaryRowData.
@@ -182,15 +165,11 @@ pub struct IntervalJoin {
     spec: IntervalJoinSpec,
     identity: PlanIdentity,
     keyed: Keyed,
-    hasher: KeyHasher,
-    writers: [RowWriter; 2],
-    readers: [RowReader; 2],
+    io: TimedJoinIo,
     rows: [TableId; 2],
     cleanup: TableId,
     floors: TableId,
     condition: Option<Condition>,
-    schema: SchemaRef,
-    output_types: Vec<LogicalType>,
     relative: [i64; 2],
     /// Per input, up to which time its cached rows are known expired (Flink's
     /// `leftExpirationTime`, `rightExpirationTime`): operator fields, not state.
@@ -319,34 +298,13 @@ impl IntervalJoin {
         ];
         let cleanup = store.open_table_with(CLEANUP, TableAccess::Point)?;
         let floors = store.open_table_with(FLOORS, TableAccess::Point)?;
-        let key_types = spec
-            .left
-            .keys
-            .iter()
-            .map(|&k| spec.left.types[k].clone())
-            .collect();
-        let output = spec.output_fields();
-        let fields: Vec<Field> = output
-            .iter()
-            .map(|(name, ty)| Field::new(name, ty.to_arrow(), true))
-            .collect();
         Ok(Self {
             identity: Self::identity_of(&spec),
-            hasher: KeyHasher::new(key_types),
-            writers: [
-                RowWriter::new(spec.left.types.clone()),
-                RowWriter::new(spec.right.types.clone()),
-            ],
-            readers: [
-                RowReader::new(spec.left.types.clone()),
-                RowReader::new(spec.right.types.clone()),
-            ],
+            io: TimedJoinIo::new(&spec.left, &spec.right),
             rows,
             cleanup,
             floors,
             condition,
-            schema: Arc::new(Schema::new(fields)),
-            output_types: output.into_iter().map(|(_, ty)| ty).collect(),
             relative: spec.relative_sizes(),
             expiration: [0, 0],
             keyed,
@@ -529,7 +487,7 @@ impl IntervalJoin {
             cached[r] = operator_time < upper;
         }
         let expired = self.expiration[other];
-        let (groups, row_group) = self.keyed.groups(&self.hasher, batch, &spec.keys)?;
+        let (groups, row_group) = self.keyed.groups(&self.io.hasher, batch, &spec.keys)?;
         let null_keys: Vec<bool> = (0..groups.len())
             .map(|g| filtered_null_key(&self.spec.filter_nulls, &groups.key(g)[KEY_GROUP_BYTES..]))
             .collect();
@@ -548,7 +506,7 @@ impl IntervalJoin {
         for (&g, &floor) in probed.iter().zip(&floors) {
             caches[g] = Some(self.read_cache(other, groups.key(g), floor, Some(&mut decoded))?);
         }
-        let decoded = self.readers[other].read(&decoded.data, &decoded.offsets)?;
+        let decoded = self.io.readers[other].read(&decoded.data, &decoded.offsets)?;
         // The rows each probe meets in its range, in walking order (the cache as the batch
         // found it: a probe skips the times an earlier one removed).
         let range = |r: usize| {
@@ -674,7 +632,7 @@ impl IntervalJoin {
         if out.left.is_empty() {
             return Ok(self.empty());
         }
-        joined_rows(&self.schema, left, Some(right), out.left, out.right)
+        joined_rows(&self.io.schema, left, Some(right), out.left, out.right)
     }
 
     /// Adds the `cached` rows of the batch to their keys' caches on input `port` (each with
@@ -695,7 +653,7 @@ impl IntervalJoin {
         if !cached.contains(&true) {
             return Ok(());
         }
-        let rows = self.writers[port].write(batch.columns())?;
+        let rows = self.io.writers[port].write(batch.columns())?;
         // The lists of the (key, time) entries the rows join, in first-row order.
         let mut entries: Vec<(usize, i64)> = Vec::new();
         let mut entry_of: HashMap<(usize, i64), usize> = HashMap::new();
@@ -912,10 +870,10 @@ impl IntervalJoin {
         if padded.left.is_empty() {
             return Ok(self.empty());
         }
-        let left = self.readers[0].read(&decoded[0].data, &decoded[0].offsets)?;
-        let right = self.readers[1].read(&decoded[1].data, &decoded[1].offsets)?;
+        let left = self.io.readers[0].read(&decoded[0].data, &decoded[0].offsets)?;
+        let right = self.io.readers[1].read(&decoded[1].data, &decoded[1].offsets)?;
         joined_rows(
-            &self.schema,
+            &self.io.schema,
             left.batch(),
             Some(right.batch()),
             padded.left,
@@ -924,7 +882,7 @@ impl IntervalJoin {
     }
 
     fn empty(&self) -> ChangelogBatch {
-        ChangelogBatch::insert_only(RecordBatch::new_empty(self.schema.clone()))
+        ChangelogBatch::insert_only(RecordBatch::new_empty(self.io.schema.clone()))
     }
 }
 
@@ -992,11 +950,11 @@ impl Operator for IntervalJoin {
     }
 
     fn output_types(&self) -> &[LogicalType] {
-        &self.output_types
+        &self.io.output_types
     }
 
     fn output_schema(&self) -> SchemaRef {
-        self.schema.clone()
+        self.io.schema.clone()
     }
 
     fn process(&mut self, port: Port, input: &ChangelogBatch, out: &mut Output) -> Result<()> {

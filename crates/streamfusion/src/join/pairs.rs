@@ -2,13 +2,54 @@
 //! join key, the non-equi condition evaluated over (left row, right row) pairs, the joined
 //! output rows taken from the two inputs' rows, and stored rows gathered for decoding.
 
+use std::sync::Arc;
+
 use arrow::array::{Array, AsArray, RecordBatch, RecordBatchOptions, UInt32Array};
 use arrow::compute::take;
-use arrow::datatypes::SchemaRef;
+use arrow::datatypes::{Field, Schema, SchemaRef};
 
-use super::{Condition, MAX_PAIRS};
+use super::{Condition, MAX_PAIRS, TimedJoinInput};
+use crate::binary_row::{RowReader, RowWriter};
 use crate::changelog::ChangelogBatch;
 use crate::error::Result;
+use crate::keys::KeyHasher;
+use crate::types::LogicalType;
+
+/// What an interval or temporal join reads and writes: the join key's hasher, each input's
+/// BinaryRowData writer and reader, and the output (the left columns, then the right).
+pub(super) struct TimedJoinIo {
+    pub(super) hasher: KeyHasher,
+    pub(super) writers: [RowWriter; 2],
+    pub(super) readers: [RowReader; 2],
+    pub(super) schema: SchemaRef,
+    pub(super) output_types: Vec<LogicalType>,
+}
+
+impl TimedJoinIo {
+    pub(super) fn new(left: &TimedJoinInput, right: &TimedJoinInput) -> Self {
+        let key_types = left.keys.iter().map(|&k| left.types[k].clone()).collect();
+        let output: Vec<(&String, &LogicalType)> = (left.names.iter().zip(&left.types))
+            .chain(right.names.iter().zip(&right.types))
+            .collect();
+        let fields: Vec<Field> = output
+            .iter()
+            .map(|(name, ty)| Field::new(*name, ty.to_arrow(), true))
+            .collect();
+        Self {
+            hasher: KeyHasher::new(key_types),
+            writers: [
+                RowWriter::new(left.types.clone()),
+                RowWriter::new(right.types.clone()),
+            ],
+            readers: [
+                RowReader::new(left.types.clone()),
+                RowReader::new(right.types.clone()),
+            ],
+            schema: Arc::new(Schema::new(fields)),
+            output_types: output.into_iter().map(|(_, ty)| ty.clone()).collect(),
+        }
+    }
+}
 
 /// Whether a join key row (a BinaryRowData of the key columns) holds a NULL in a column
 /// whose NULL filter is on: then no pair of its key matches (`JoinConditionWithNullFilters`).

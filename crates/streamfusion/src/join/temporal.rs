@@ -24,28 +24,26 @@
 //! `temporal_join.right`: `[key group][key row][time]` -> `[kind][BinaryRowData]`; times
 //! big-endian with the sign bit flipped, so that a scan walks them in ascending order, and the
 //! arrival a big-endian `u64`. `temporal_join.key`: `[key group][key row]` -> the registered
-//! timer and the next arrival number, while the key has either. Flink keeps the left rows by
-//! arrival alone and reads them all at each timer; kept by time first, a timer reads only the
-//! rows it emits and the first one still waiting. Timers live in the keyed driver's timer
-//! table. Checkpointed and rescaled with its key groups.
+//! timer, the next arrival number and the time of the earliest version, while the key has
+//! any. Flink keeps the left rows by arrival alone and reads them all at each timer; kept by
+//! time first, a timer reads only the rows it emits and the first one still waiting, and its
+//! scans start at the timer and the earliest version (decision 0049). Timers live in the
+//! keyed driver's timer table. Checkpointed and rescaled with its key groups.
 //!
 //! State TTL (Flink's cleanup of a key's whole state on a processing-time timer) is not
 //! supported: the planner refuses such plans, so Flink runs them.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use arrow::array::{Array, AsArray, Int8Array, RecordBatch};
-use arrow::datatypes::{Field, Schema, SchemaRef, TimestampMillisecondType};
+use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 
-use super::pairs::{RowBuffer, joined_rows, verdicts};
+use super::pairs::{RowBuffer, TimedJoinIo, joined_rows, verdicts};
 use super::{Condition, JoinColumns, JoinType, TimedJoinInput, check_join};
 use crate::aggregate::group::check_columns;
-use crate::binary_row::{RowReader, RowWriter};
 use crate::calc::CalcProgram;
 use crate::changelog::{ChangelogBatch, RowKind};
 use crate::error::{Error, Result};
-use crate::keys::KeyHasher;
 use crate::keys::layout::prefix_successor;
 use crate::ops::keyed::{Keyed, KeyedOperator};
 use crate::ops::{Operator, OperatorKind, Output, PlanIdentity, Port};
@@ -95,14 +93,6 @@ impl TemporalJoinSpec {
     fn input(&self, port: Port) -> &TimedJoinInput {
         if port == 0 { &self.left } else { &self.right }
     }
-
-    /// The output's columns: the left input's, then the right's.
-    fn output_fields(&self) -> Vec<(String, LogicalType)> {
-        (self.left.names.iter().zip(&self.left.types))
-            .chain(self.right.names.iter().zip(&self.right.types))
-            .map(|(name, ty)| (name.clone(), ty.clone()))
-            .collect()
-    }
 }
 
 /// A stored time as its entry key has it: big-endian with the sign bit flipped, so that the
@@ -137,15 +127,22 @@ fn split_row(value: &[u8]) -> Result<(RowKind, &[u8])> {
         })
 }
 
-/// A key's timer and arrival counter (Flink's `registeredTimer` and `nextLeftIndex`).
+/// A key's timer and arrival counter (Flink's `registeredTimer` and `nextLeftIndex`), and
+/// the time of its earliest version.
+///
+/// Every left row of the key is at or after its timer (a row earlier than the timer moves
+/// it; a timer leaves only later rows), and no version lies before `versions_from`, so a
+/// timer's scans start there: on RocksDB they would otherwise step over the deletion of every
+/// row and version the key ever had.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct KeyEntry {
     timer: Option<i64>,
     next_arrival: u64,
+    versions_from: Option<i64>,
 }
 
 impl KeyEntry {
-    const BYTES: usize = 17;
+    const BYTES: usize = 26;
 
     fn decode(value: Option<Vec<u8>>) -> Result<Self> {
         let Some(value) = value else {
@@ -162,6 +159,7 @@ impl KeyEntry {
         Ok(Self {
             timer: (value[0] != 0).then(|| i64::from_le_bytes(long(1))),
             next_arrival: u64::from_le_bytes(long(9)),
+            versions_from: (value[17] != 0).then(|| i64::from_le_bytes(long(18))),
         })
     }
 
@@ -169,7 +167,9 @@ impl KeyEntry {
         let mut value = [0u8; Self::BYTES];
         value[0] = u8::from(self.timer.is_some());
         value[1..9].copy_from_slice(&self.timer.unwrap_or(0).to_le_bytes());
-        value[9..].copy_from_slice(&self.next_arrival.to_le_bytes());
+        value[9..17].copy_from_slice(&self.next_arrival.to_le_bytes());
+        value[17] = u8::from(self.versions_from.is_some());
+        value[18..].copy_from_slice(&self.versions_from.unwrap_or(0).to_le_bytes());
         value
     }
 }
@@ -197,14 +197,10 @@ pub struct TemporalJoin {
     spec: TemporalJoinSpec,
     identity: PlanIdentity,
     keyed: Keyed,
-    hasher: KeyHasher,
-    writers: [RowWriter; 2],
-    readers: [RowReader; 2],
+    io: TimedJoinIo,
     rows: [TableId; 2],
     keys: TableId,
     condition: Option<Condition>,
-    schema: SchemaRef,
-    output_types: Vec<LogicalType>,
 }
 
 impl std::fmt::Debug for TemporalJoin {
@@ -239,33 +235,12 @@ impl TemporalJoin {
             store.open_table_with(ROWS[1], TableAccess::Ordered)?,
         ];
         let keys = store.open_table_with(KEYS, TableAccess::Point)?;
-        let key_types = spec
-            .left
-            .keys
-            .iter()
-            .map(|&k| spec.left.types[k].clone())
-            .collect();
-        let output = spec.output_fields();
-        let fields: Vec<Field> = output
-            .iter()
-            .map(|(name, ty)| Field::new(name, ty.to_arrow(), true))
-            .collect();
         Ok(Self {
             identity: Self::identity_of(&spec),
-            hasher: KeyHasher::new(key_types),
-            writers: [
-                RowWriter::new(spec.left.types.clone()),
-                RowWriter::new(spec.right.types.clone()),
-            ],
-            readers: [
-                RowReader::new(spec.left.types.clone()),
-                RowReader::new(spec.right.types.clone()),
-            ],
+            io: TimedJoinIo::new(&spec.left, &spec.right),
             rows,
             keys,
             condition,
-            schema: Arc::new(Schema::new(fields)),
-            output_types: output.into_iter().map(|(_, ty)| ty).collect(),
             keyed,
             spec,
         })
@@ -309,10 +284,10 @@ impl TemporalJoin {
         }
         let batch = input.batch();
         let times = row_times(batch, spec.time_column);
-        let (groups, row_group) = self.keyed.groups(&self.hasher, batch, &spec.keys)?;
+        let (groups, row_group) = self.keyed.groups(&self.io.hasher, batch, &spec.keys)?;
         let mut entries = self.read_entries((0..groups.len()).map(|g| groups.key(g)))?;
         let before = entries.clone();
-        let rows = self.writers[port].write(batch.columns())?;
+        let rows = self.io.writers[port].write(batch.columns())?;
         let mut write = WriteBatch::new();
         let mut key = Vec::new();
         let mut value = Vec::new();
@@ -325,6 +300,8 @@ impl TemporalJoin {
             if port == 0 {
                 key.extend_from_slice(&entry.next_arrival.to_be_bytes());
                 entry.next_arrival += 1;
+            } else if entry.versions_from.is_none_or(|t| t > times[r]) {
+                entry.versions_from = Some(times[r]);
             }
             value.clear();
             value.push(input.kind(r).to_byte() as u8);
@@ -358,12 +335,13 @@ impl TemporalJoin {
         Ok(())
     }
 
-    /// The left rows of `state_key` at or before `watermark` (in stored order: by time, then
-    /// arrival), appended to `decoded`, with the entry keys they leave, and the time of the
-    /// first row still waiting.
+    /// The left rows of `state_key` (none before `from`) at or before `watermark`, in stored
+    /// order (by time, then arrival), appended to `decoded`, with the entry keys they leave,
+    /// and the time of the first row still waiting.
     fn due_rows(
         &self,
         state_key: &[u8],
+        from: i64,
         watermark: i64,
         decoded: &mut RowBuffer,
         removed: &mut Vec<Vec<u8>>,
@@ -371,7 +349,7 @@ impl TemporalJoin {
         let mut due = Vec::new();
         let mut waiting = None;
         let mut failed = None;
-        self.scan_key(self.rows[0], state_key, &mut |k, v| {
+        self.scan_key(self.rows[0], state_key, from, &mut |k, v| {
             let entry = (|| {
                 let rest = &k[state_key.len()..];
                 let time = time_of(rest)?;
@@ -412,11 +390,11 @@ impl TemporalJoin {
         }
     }
 
-    /// Every right version of `state_key`, in ascending time.
-    fn versions(&self, state_key: &[u8]) -> Result<Vec<Version>> {
+    /// Every right version of `state_key` (none before `from`), in ascending time.
+    fn versions(&self, state_key: &[u8], from: i64) -> Result<Vec<Version>> {
         let mut versions = Vec::new();
         let mut failed = None;
-        self.scan_key(self.rows[1], state_key, &mut |k, v| {
+        self.scan_key(self.rows[1], state_key, from, &mut |k, v| {
             let version = time_of(&k[state_key.len()..]).and_then(|time| {
                 let (kind, row) = split_row(v)?;
                 Ok(Version {
@@ -443,16 +421,20 @@ impl TemporalJoin {
         }
     }
 
-    /// Scans the entries of `state_key` in `table` until `each` returns false.
+    /// Scans the entries of `state_key` in `table` from time `from` until `each` returns
+    /// false.
     fn scan_key(
         &self,
         table: TableId,
         state_key: &[u8],
+        from: i64,
         each: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<()> {
+        let start = [state_key, &time_bytes(from)].concat();
         let end = prefix_successor(state_key);
         let range = match &end {
-            Some(end) => ScanRange::Between(state_key, end),
+            Some(end) => ScanRange::Between(&start, end),
+            // A key of only 0xff bytes has no successor: the scan is its prefix's.
             None => ScanRange::Prefix(state_key),
         };
         self.keyed.store().scan(table, range, each)
@@ -478,10 +460,16 @@ impl TemporalJoin {
         // Per left row emitted: the row, the version it meets (`None`: padding) and its kind.
         let mut met: Vec<(u32, Option<u32>, i8)> = Vec::new();
         let left_outer = self.spec.join_type == JoinType::Left;
-        for (state_key, entry) in state_keys.iter().zip(entries) {
-            let (mut due, waiting) =
-                self.due_rows(state_key, watermark, &mut decoded[0], &mut removed)?;
-            let mut versions = self.versions(state_key)?;
+        for ((state_key, entry), timer) in state_keys.iter().zip(entries).zip(&due_timers) {
+            let left_from = entry.timer.map_or(i64::MIN, |t| t.min(timer.timestamp));
+            let (mut due, waiting) = self.due_rows(
+                state_key,
+                left_from,
+                watermark,
+                &mut decoded[0],
+                &mut removed,
+            )?;
+            let mut versions = self.versions(state_key, entry.versions_from.unwrap_or(i64::MIN))?;
             due.sort_unstable_by_key(|d| d.arrival);
             for d in &due {
                 let at = versions.partition_point(|v| v.time <= d.time);
@@ -505,19 +493,26 @@ impl TemporalJoin {
                 key.extend_from_slice(&time_bytes(v.time));
                 write.delete(self.rows[1], key);
             }
-            // The timer moves to the first row still waiting; a key with none keeps no entry
-            // (no left row is left to order, so arrivals may start over).
-            match waiting {
-                Some(t) => {
-                    let entry = KeyEntry {
-                        timer: Some(t),
-                        ..entry
-                    };
-                    write.put(self.keys, state_key, entry.encode());
-                    let key_group = u16::from_be_bytes([state_key[0], state_key[1]]);
-                    registered.push((key_group, t, &state_key[KEY_GROUP_BYTES..], NO_NAMESPACE));
-                }
-                None => write.delete(self.keys, state_key),
+            // The timer moves to the first row still waiting. A key with none starts its
+            // arrivals over (no left row is left to order), and keeps no entry once it has
+            // no version either.
+            let entry = KeyEntry {
+                timer: waiting,
+                next_arrival: if waiting.is_some() {
+                    entry.next_arrival
+                } else {
+                    0
+                },
+                versions_from: versions.get(keep).map(|v| v.time),
+            };
+            if entry == KeyEntry::default() {
+                write.delete(self.keys, state_key);
+            } else {
+                write.put(self.keys, state_key, entry.encode());
+            }
+            if let Some(t) = waiting {
+                let key_group = u16::from_be_bytes([state_key[0], state_key[1]]);
+                registered.push((key_group, t, &state_key[KEY_GROUP_BYTES..], NO_NAMESPACE));
             }
         }
         for key in removed {
@@ -528,8 +523,8 @@ impl TemporalJoin {
         if met.is_empty() {
             return Ok(self.empty());
         }
-        let left = self.readers[0].read(&decoded[0].data, &decoded[0].offsets)?;
-        let right = self.readers[1].read(&decoded[1].data, &decoded[1].offsets)?;
+        let left = self.io.readers[0].read(&decoded[0].data, &decoded[0].offsets)?;
+        let right = self.io.readers[1].read(&decoded[1].data, &decoded[1].offsets)?;
         // A version the condition rejects is no match: the left row is padded (LEFT) or
         // dropped (INNER).
         let accepted = match &self.condition {
@@ -560,7 +555,7 @@ impl TemporalJoin {
             return Ok(self.empty());
         }
         let joined = joined_rows(
-            &self.schema,
+            &self.io.schema,
             left.batch(),
             Some(right.batch()),
             lefts,
@@ -574,7 +569,7 @@ impl TemporalJoin {
     }
 
     fn empty(&self) -> ChangelogBatch {
-        ChangelogBatch::insert_only(RecordBatch::new_empty(self.schema.clone()))
+        ChangelogBatch::insert_only(RecordBatch::new_empty(self.io.schema.clone()))
     }
 }
 
@@ -641,11 +636,11 @@ impl Operator for TemporalJoin {
     }
 
     fn output_types(&self) -> &[LogicalType] {
-        &self.output_types
+        &self.io.output_types
     }
 
     fn output_schema(&self) -> SchemaRef {
-        self.schema.clone()
+        self.io.schema.clone()
     }
 
     fn process(&mut self, port: Port, input: &ChangelogBatch, _out: &mut Output) -> Result<()> {
@@ -703,8 +698,10 @@ mod tests {
     //! Cases worked out by hand from `TemporalRowTimeJoinOperator`'s source; the golden
     //! changelogs of released Flink (`tests/it/temporal_join_flink.rs`) cover the rest.
 
+    use std::sync::Arc;
+
     use arrow::array::{Int32Array, TimestampMillisecondArray};
-    use arrow::datatypes::{DataType, Int32Type, TimeUnit};
+    use arrow::datatypes::{DataType, Field, Int32Type, Schema, TimeUnit};
     use tempfile::tempdir;
 
     use super::*;
@@ -833,6 +830,29 @@ mod tests {
             assert_eq!(emitted(&mut out), vec![(I, 105, 12, None)]);
             op.advance_watermark(60, &mut out).unwrap();
             assert_eq!(emitted(&mut out), vec![(I, 104, 50, Some(3))]);
+        }
+    }
+
+    #[test]
+    fn rows_and_versions_arriving_behind_what_a_timer_removed_are_still_met() {
+        for config in configs() {
+            let mut op = TemporalJoin::build(spec(JoinType::Left), &config, 0..=127).unwrap();
+            let mut out = Output::new();
+            op.process(1, &rows(&[(I, 1, 1, 10), (I, 1, 2, 20)]), &mut out)
+                .unwrap();
+            op.process(0, &rows(&[(I, 1, 100, 30)]), &mut out).unwrap();
+            op.advance_watermark(40, &mut out).unwrap();
+            assert_eq!(emitted(&mut out), vec![(I, 100, 30, Some(2))]);
+            // The version at 10 is gone, the one at 20 kept. A version at 5 and left rows at
+            // 6 and 15 arrive late: 6 meets 5, 15 meets 5 too (10 was removed).
+            op.process(1, &rows(&[(I, 1, 3, 5)]), &mut out).unwrap();
+            op.process(0, &rows(&[(I, 1, 101, 6), (I, 1, 102, 15)]), &mut out)
+                .unwrap();
+            op.advance_watermark(41, &mut out).unwrap();
+            assert_eq!(
+                emitted(&mut out),
+                vec![(I, 101, 6, Some(3)), (I, 102, 15, Some(3))]
+            );
         }
     }
 
