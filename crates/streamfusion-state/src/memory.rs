@@ -50,8 +50,10 @@ impl MemoryBackend {
     }
 
     /// An empty store that reserves its entries' estimated bytes
-    /// (`key + value + ENTRY_OVERHEAD`) from `budget` as `holder`: a write that would
-    /// exceed the budget fails with [`Error::BudgetExceeded`] and changes nothing.
+    /// (`key + value + ENTRY_OVERHEAD`) from `budget` as `holder`. A write first reserves
+    /// its puts as if every key were new, so one that could exceed the budget fails with
+    /// [`Error::BudgetExceeded`] and changes nothing; applied, it gives back what the keys
+    /// it replaced or removed held.
     pub fn with_budget(budget: &MemoryBudget, holder: &str) -> Result<Self> {
         Ok(Self {
             reservation: Some(budget.reservation(holder, 0)?),
@@ -147,25 +149,6 @@ impl MemoryBackend {
             ))
         })?;
         Ok((objects, self.reservation.as_mut()))
-    }
-
-    /// The change in estimated bytes `batch` would make.
-    fn delta(&self, batch: &WriteBatch) -> i128 {
-        let mut overlay: std::collections::HashMap<(usize, &[u8]), u64> = Default::default();
-        let mut delta = 0i128;
-        let mut scratch = Vec::new();
-        for (table, key, value) in batch.ops() {
-            let before = match overlay.get(&(table.0, key)) {
-                Some(&bytes) => bytes,
-                None => self.tables[table.0]
-                    .get(key, &mut scratch)
-                    .map_or(0, |v| entry_bytes(key, v)),
-            };
-            let after = value.map_or(0, |v| entry_bytes(key, v));
-            overlay.insert((table.0, key), after);
-            delta += i128::from(after) - i128::from(before);
-        }
-        delta
     }
 
     /// [`StateBackend::scan`] (`reverse` false) and [`StateBackend::scan_rev`].
@@ -273,13 +256,17 @@ impl StateBackend for MemoryBackend {
                 self.tables[table.0].check(value)?;
             }
         }
-        let delta = if self.reservation.is_some() {
-            self.delta(batch)
-        } else {
-            0
+        // The most the batch can add: its puts, as if every key were new. Looking up what
+        // each key holds first would cost a second lookup per entry.
+        let bound: i128 = match self.reservation {
+            Some(_) => batch
+                .ops()
+                .filter_map(|(_, key, value)| Some(i128::from(entry_bytes(key, value?))))
+                .sum(),
+            None => 0,
         };
         if let Some(reservation) = &mut self.reservation {
-            reservation.resize_by(delta)?;
+            reservation.resize_by(bound)?;
         }
         let mut puts = vec![0usize; self.tables.len()];
         for (table, _, value) in batch.ops() {
@@ -288,9 +275,18 @@ impl StateBackend for MemoryBackend {
         for (table, puts) in self.tables.iter_mut().zip(puts) {
             table.reserve(puts);
         }
+        let mut delta = 0i128;
         for (table, key, value) in batch.ops() {
             // Checked above: cannot fail.
-            self.tables[table.0].apply(key, value)?;
+            let replaced = self.tables[table.0].apply(key, value)?;
+            delta += value.map_or(0, |v| i128::from(entry_bytes(key, v)));
+            delta -= replaced.map_or(0, |len| {
+                (key.len() + len) as i128 + i128::from(ENTRY_OVERHEAD)
+            });
+        }
+        if let Some(reservation) = &mut self.reservation {
+            // A release: what the replaced and removed entries held is at least 0.
+            reservation.resize_by(delta - bound)?;
         }
         Ok(())
     }
@@ -478,10 +474,11 @@ mod tests {
     }
 
     #[test]
-    fn sorted_and_unsorted_writes_match_a_map_model() {
-        let mut store = MemoryBackend::new();
+    fn sorted_and_unsorted_writes_match_a_map_model_and_reserve_their_bytes() {
+        let budget = MemoryBudget::new(1 << 30);
+        let mut store = MemoryBackend::with_budget(&budget, "model").unwrap();
         let a = store.open_table("a").unwrap();
-        let b = store.open_table("b").unwrap();
+        let b = store.open_table_with("b", TableAccess::Point).unwrap();
         let mut model: [BTreeMap<Vec<u8>, Vec<u8>>; 2] = Default::default();
         // A small linear congruential sequence: deterministic keys with repeats.
         let mut seed = 7u64;
@@ -520,6 +517,29 @@ mod tests {
                 let expected: Vec<_> = m.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
                 assert_eq!(contents(&store, t), expected, "round {round}");
             }
+            // Replaced, removed and repeated keys give back exactly what they held.
+            let model_bytes: u64 = model
+                .iter()
+                .flat_map(|m| m.iter().map(|(k, v)| entry_bytes(k, v)))
+                .sum();
+            assert_eq!(budget.reserved(), model_bytes, "round {round}");
         }
+    }
+
+    #[test]
+    fn a_write_whose_puts_could_exceed_the_budget_changes_nothing() {
+        let budget = MemoryBudget::new(1_000);
+        let mut store = MemoryBackend::with_budget(&budget, "small").unwrap();
+        let t = store.open_table_with("t", TableAccess::Point).unwrap();
+        let mut batch = WriteBatch::new();
+        batch.put(t, b"k", [0u8; 600]);
+        store.write(&batch).unwrap();
+        // Rewriting the key would fit, but the write is reserved as if it were new.
+        assert!(matches!(
+            store.write(&batch),
+            Err(Error::BudgetExceeded { .. })
+        ));
+        assert_eq!(contents(&store, t), vec![(b"k".to_vec(), vec![0u8; 600])]);
+        assert_eq!(budget.reserved(), entry_bytes(b"k", &[0u8; 600]));
     }
 }

@@ -79,22 +79,25 @@ impl Table {
         }
     }
 
-    /// Puts (`Some`) or deletes (`None`). Only an object table can fail, on a value that
-    /// [`Table::check`] refuses.
-    pub(super) fn apply(&mut self, key: &[u8], value: Option<&[u8]>) -> Result<()> {
-        match (self, value) {
-            (Table::Ordered(map), Some(v)) => {
-                map.insert(key.to_vec(), v.to_vec());
-            }
-            (Table::Ordered(map), None) => {
-                map.remove(key);
-            }
+    /// Puts (`Some`) or deletes (`None`); the length of the value it replaced or removed, if
+    /// there was one (of an object, its encoding). Only an object table can fail, on a value
+    /// that [`Table::check`] refuses.
+    pub(super) fn apply(&mut self, key: &[u8], value: Option<&[u8]>) -> Result<Option<usize>> {
+        Ok(match (self, value) {
+            (Table::Ordered(map), Some(v)) => map.insert(key.to_vec(), v.to_vec()).map(|v| v.len()),
+            (Table::Ordered(map), None) => map.remove(key).map(|v| v.len()),
             (Table::Point(table), Some(v)) => table.put(key, v),
             (Table::Point(table), None) => table.remove(key),
-            (Table::Objects(table), Some(v)) => table.put_encoded(key, v)?,
-            (Table::Objects(table), None) => table.remove(key),
-        }
-        Ok(())
+            (Table::Objects(table), value) => {
+                let mut old = Vec::new();
+                let replaced = table.get_encoded(key, &mut old).then_some(old.len());
+                match value {
+                    Some(v) => table.put_encoded(key, v)?,
+                    None => table.remove(key),
+                }
+                replaced
+            }
+        })
     }
 
     /// Makes room for `additional` more entries where that saves regrowing.
@@ -255,7 +258,8 @@ impl PointTable {
             .map(Entry::value)
     }
 
-    fn put(&mut self, key: &[u8], value: &[u8]) {
+    /// Puts `value` at `key`; the length of the value it replaced, if any.
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Option<usize> {
         let hash = self.hash(key);
         match self
             .entries
@@ -263,23 +267,29 @@ impl PointTable {
         {
             hashbrown::hash_table::Entry::Occupied(mut found) => {
                 let entry = found.get_mut();
+                let replaced = entry.value().len();
                 // Same length (an accumulator rewritten in place): no allocation.
-                if entry.data.len() - entry.key_len == value.len() {
+                if replaced == value.len() {
                     entry.data[entry.key_len..].copy_from_slice(value);
                 } else {
                     *entry = Entry::new(hash, key, value);
                 }
+                Some(replaced)
             }
             hashbrown::hash_table::Entry::Vacant(slot) => {
                 slot.insert(Entry::new(hash, key, value));
+                None
             }
         }
     }
 
-    fn remove(&mut self, key: &[u8]) {
-        if let Ok(found) = self.entries.find_entry(self.hash(key), |e| e.key() == key) {
-            found.remove();
-        }
+    /// Removes `key`; the length of its value, if it was there.
+    fn remove(&mut self, key: &[u8]) -> Option<usize> {
+        let found = self
+            .entries
+            .find_entry(self.hash(key), |e| e.key() == key)
+            .ok()?;
+        Some(found.remove().0.value().len())
     }
 }
 
