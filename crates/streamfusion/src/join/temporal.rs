@@ -114,6 +114,9 @@ fn time_of(bytes: &[u8]) -> Result<i64> {
     Ok((u64::from_be_bytes(bytes) ^ (1 << 63)) as i64)
 }
 
+/// Visits a scanned entry (key, value): whether to go on, or what was wrong with it.
+type EntryVisitor<'a> = dyn FnMut(&[u8], &[u8]) -> Result<bool> + 'a;
+
 /// A stored row: `[kind][BinaryRowData]`.
 fn split_row(value: &[u8]) -> Result<(RowKind, &[u8])> {
     value
@@ -348,87 +351,57 @@ impl TemporalJoin {
     ) -> Result<(Vec<Due>, Option<i64>)> {
         let mut due = Vec::new();
         let mut waiting = None;
-        let mut failed = None;
         self.scan_key(self.rows[0], state_key, from, &mut |k, v| {
-            let entry = (|| {
-                let rest = &k[state_key.len()..];
-                let time = time_of(rest)?;
-                if time > watermark {
-                    return Ok(Some(time));
-                }
-                let arrival = rest
-                    .get(8..16)
-                    .map(|b| u64::from_be_bytes(b.try_into().expect("8 bytes")))
-                    .ok_or_else(|| {
-                        Error::State("a temporal join left entry without its arrival".into())
-                    })?;
-                let (kind, row) = split_row(v)?;
-                due.push(Due {
-                    arrival,
-                    time,
-                    kind,
-                    decoded: decoded.push(row),
-                });
-                removed.push(k.to_vec());
-                Ok(None)
-            })();
-            match entry {
-                Ok(None) => true,
-                Ok(Some(time)) => {
-                    waiting = Some(time);
-                    false
-                }
-                Err(e) => {
-                    failed = Some(e);
-                    false
-                }
+            let rest = &k[state_key.len()..];
+            let time = time_of(rest)?;
+            if time > watermark {
+                waiting = Some(time);
+                return Ok(false);
             }
+            let arrival = rest
+                .get(8..16)
+                .map(|b| u64::from_be_bytes(b.try_into().expect("8 bytes")))
+                .ok_or_else(|| {
+                    Error::State("a temporal join left entry without its arrival".into())
+                })?;
+            let (kind, row) = split_row(v)?;
+            due.push(Due {
+                arrival,
+                time,
+                kind,
+                decoded: decoded.push(row),
+            });
+            removed.push(k.to_vec());
+            Ok(true)
         })?;
-        match failed {
-            Some(e) => Err(e),
-            None => Ok((due, waiting)),
-        }
+        Ok((due, waiting))
     }
 
     /// Every right version of `state_key` (none before `from`), in ascending time.
     fn versions(&self, state_key: &[u8], from: i64) -> Result<Vec<Version>> {
         let mut versions = Vec::new();
-        let mut failed = None;
         self.scan_key(self.rows[1], state_key, from, &mut |k, v| {
-            let version = time_of(&k[state_key.len()..]).and_then(|time| {
-                let (kind, row) = split_row(v)?;
-                Ok(Version {
-                    time,
-                    kind,
-                    row: row.to_vec(),
-                    decoded: None,
-                })
+            let time = time_of(&k[state_key.len()..])?;
+            let (kind, row) = split_row(v)?;
+            versions.push(Version {
+                time,
+                kind,
+                row: row.to_vec(),
+                decoded: None,
             });
-            match version {
-                Ok(version) => {
-                    versions.push(version);
-                    true
-                }
-                Err(e) => {
-                    failed = Some(e);
-                    false
-                }
-            }
+            Ok(true)
         })?;
-        match failed {
-            Some(e) => Err(e),
-            None => Ok(versions),
-        }
+        Ok(versions)
     }
 
     /// Scans the entries of `state_key` in `table` from time `from` until `each` returns
-    /// false.
+    /// false or fails (its error is the scan's).
     fn scan_key(
         &self,
         table: TableId,
         state_key: &[u8],
         from: i64,
-        each: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+        each: &mut EntryVisitor<'_>,
     ) -> Result<()> {
         let start = [state_key, &time_bytes(from)].concat();
         let end = prefix_successor(state_key);
@@ -437,7 +410,17 @@ impl TemporalJoin {
             // A key of only 0xff bytes has no successor: the scan is its prefix's.
             None => ScanRange::Prefix(state_key),
         };
-        self.keyed.store().scan(table, range, each)
+        let mut failed = None;
+        self.keyed
+            .store()
+            .scan(table, range, &mut |k, v| match each(k, v) {
+                Ok(more) => more,
+                Err(e) => {
+                    failed = Some(e);
+                    false
+                }
+            })?;
+        failed.map_or(Ok(()), Err)
     }
 
     /// Runs every timer the watermark reached, in firing order (Flink's
