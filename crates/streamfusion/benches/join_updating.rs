@@ -24,6 +24,10 @@
 //!   from the store and decoded. In both lanes the emptied sides go back into the cache and
 //!   reach the store when they leave it or at the next checkpoint, neither of which is
 //!   timed. `updating/retract/rocksdb/*/rows=16384/...` is the target (under 100 ms).
+//! - `updating/mini_batch_fold/<backend>/rows=<n>/keys=16384`: the same join under mini-batch
+//!   (`MiniBatchStreamingJoinOperator`, bundles of `2n` rows) holding the right seed; timed
+//!   are the `n` left inserts and their `n` retractions, one bundle, which Flink's folding
+//!   cancels row against row: nothing is joined, emitted or stored.
 //! - `insert_only/probe/<backend>/rows=<n>/keys=unique`: two insert-only batches of `n` rows
 //!   with unique keys, the same `n` keys on both inputs; the right batch (the build) is in
 //!   state, timed is the left batch (the probe): one `+I` per row.
@@ -76,6 +80,7 @@ fn main() {
             for lane in [Lane::Warm, Lane::Cold] {
                 updating_retract(&mut suite, backend, name, lane, rows);
             }
+            mini_batch_fold(&mut suite, backend, name, rows);
             insert_only_probe(&mut suite, backend, name, rows);
         }
     }
@@ -182,6 +187,50 @@ impl Updating {
             .restore(std::slice::from_ref(checkpoint), &RestoreMode::Aligned)
             .expect("restore")
     }
+}
+
+/// `updating/mini_batch_fold/...`: the inserts and their retractions in one mini-batch
+/// bundle (`MiniBatchStreamingJoinOperator`, size `2n`), after the right seed was applied.
+/// Flink's bundle cancels each `-D` against its `+I` (no unique key: the same row's hash),
+/// so nothing is joined, emitted or stored: the cost is buffering and folding alone.
+fn mini_batch_fold(suite: &mut Suite, backend: Backend, name: &str, rows: usize) {
+    let mini_batch = move || {
+        let mut u = updating(backend, rows, false);
+        let mut spec = join_fixtures::spec(LAYOUTS);
+        spec.mini_batch_rows = Some(2 * rows);
+        u.lifecycle.plan = OperatorPlan::Join(spec);
+        u
+    };
+    // The right seed applied (flushed), the bundle empty.
+    let seeded = |u: &Updating| {
+        let mut store = u.with_right();
+        let mut out = streamfusion::ops::Output::new();
+        store.operator.flush(&mut out).expect("flush");
+        assert_eq!(out.num_rows(), 0, "right rows alone join nothing");
+        store
+    };
+    let fold = |store: &mut OperatorStore, u: &Updating| {
+        let mut out = push(store, LEFT, &u.inserts);
+        out.extend(push(store, LEFT, &u.retractions));
+        out
+    };
+    suite.stateful(
+        &format!("updating/mini_batch_fold/{name}/rows={rows}/keys={DOMAIN}"),
+        mini_batch,
+        seeded,
+        fold,
+        move |u, out| {
+            expect_eq("rows the folded bundle joined", &joined(out)?.len(), &0)?;
+            // Nothing was stored: a probe of the right input, flushed, joins nothing.
+            let mut store = seeded(u);
+            fold(&mut store, u);
+            let mut probed = push(&mut store, RIGHT, &u.probe);
+            let mut rest = streamfusion::ops::Output::new();
+            store.operator.flush(&mut rest).expect("flush");
+            probed.extend(rest.take());
+            expect_eq("probe after the folded bundle", &joined(&probed)?.len(), &0)
+        },
+    );
 }
 
 fn updating_insert(suite: &mut Suite, backend: Backend, name: &str, rows: usize) {

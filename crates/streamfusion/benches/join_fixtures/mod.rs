@@ -139,6 +139,7 @@ pub fn spec(layouts: [Layout; 2]) -> JoinSpec {
         filter_nulls: vec![true],
         condition: None,
         max_parallelism: MAX_PARALLELISM,
+        mini_batch_rows: None,
     }
 }
 

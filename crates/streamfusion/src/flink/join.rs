@@ -8,9 +8,10 @@
 //! .analyzeJoinInput` picks: without unique keys none; else the smallest unique key the join
 //! key contains (the first of the smallest), making one row per join key; else the smallest
 //! unique key. `StreamExecJoin` runs SEMI/ANTI with `StreamingSemiAntiJoinOperator` always
-//! and the others with `MiniBatchStreamingJoinOperator` under mini-batch (refused here),
-//! else `StreamingJoinOperator` (or its async-state twin, which keeps the same rows and
-//! emits the same changelog). The two TTLs are each input's state TTL. The built operator's
+//! and the others with `MiniBatchStreamingJoinOperator` under mini-batch (the plan's
+//! [`JoinSpec::mini_batch_rows`], `table.exec.mini-batch.size`), else
+//! `StreamingJoinOperator` (or its async-state twin, which keeps the same rows and emits the
+//! same changelog). The two TTLs are each input's state TTL. The built operator's
 //! input and output types must equal Flink's.
 
 use serde_json::Value;
@@ -19,7 +20,7 @@ use super::aggregate::{compare, index, max_parallelism, parse_duration};
 use super::calc::check_calls;
 use super::rex::RexReader;
 use super::types::row_type;
-use super::{FlinkConfig, NodeFields, Result, Unsupported, option_text};
+use super::{FlinkConfig, NodeFields, Result, Unsupported};
 use crate::calc::{CalcProgram, compile};
 use crate::join::{InputState, JoinInput, JoinSpec, JoinType};
 use crate::ops::{OperatorPlan, StateConfig};
@@ -43,13 +44,12 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
         filter_nulls,
         condition,
     } = join_parts(fields.field("joinSpec")?, left, right, config)?;
-    let mini_batch = option_text(&config.options, "table.exec.mini-batch.enabled")?
-        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
-    if mini_batch && !matches!(join_type, JoinType::Semi | JoinType::Anti) {
-        return Err(Unsupported::Feature(
-            "a mini-batch join (MiniBatchStreamingJoinOperator)".into(),
-        ));
-    }
+    // Flink runs SEMI and ANTI joins without bundles whatever the mini-batch options say.
+    let mini_batch_rows = if join_type.semi_anti() {
+        None
+    } else {
+        super::aggregate::mini_batch(node, config)?
+    };
     let [left_ttl, right_ttl] = state_ttls(fields.field("state")?)?;
     let input = |input: &[RowField], keys: Vec<usize>, upsert: &str, ttl| -> Result<JoinInput> {
         Ok(JoinInput {
@@ -68,6 +68,7 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
         filter_nulls,
         condition,
         max_parallelism: max_parallelism(config)?,
+        mini_batch_rows,
     };
     let [left_names, right_names] = output_names(&output, spec.left.names.len());
     spec.left.names = left_names;
@@ -270,7 +271,7 @@ mod tests {
     }
 
     #[test]
-    fn state_ttls_are_each_inputs_and_a_mini_batch_regular_join_stays_stock() {
+    fn state_ttls_are_each_inputs_and_a_mini_batch_join_takes_the_bundle_size() {
         let (mut node, config) = golden("left_nn");
         let spec = plan_of(&node, &config).unwrap();
         assert_eq!((spec.left.state_ttl, spec.right.state_ttl), (None, None));
@@ -287,18 +288,22 @@ mod tests {
             "\"table.exec.mini-batch.enabled\":\"true\"",
         );
         assert_ne!(mini_batch, config);
+        assert_eq!(plan_of(&node, &config).unwrap().mini_batch_rows, None);
+        // Flink refuses a mini-batch without a positive size, and so does the planner.
         let err = plan_of(&node, &mini_batch).unwrap_err();
-        assert!(
-            err.to_string().contains("MiniBatchStreamingJoinOperator"),
-            "{err}"
+        assert!(err.to_string().contains("mini-batch.size"), "{err}");
+        let sized = mini_batch.replace(
+            "\"table.exec.mini-batch.size\":\"-1\"",
+            "\"table.exec.mini-batch.size\":\"7\"",
         );
+        assert_eq!(plan_of(&node, &sized).unwrap().mini_batch_rows, Some(7));
         // SEMI/ANTI have no mini-batch operator: Flink runs them as without.
         let (semi, config) = golden("semi_nn");
         let mini_batch = config.replace(
             "\"table.exec.mini-batch.enabled\":\"false\"",
             "\"table.exec.mini-batch.enabled\":\"true\"",
         );
-        assert!(plan_of(&semi, &mini_batch).is_ok());
+        assert_eq!(plan_of(&semi, &mini_batch).unwrap().mini_batch_rows, None);
         node["node"]["state"].as_array_mut().unwrap().pop();
         assert!(matches!(
             plan_of(&node, &config),

@@ -46,11 +46,19 @@
 //! before every checkpoint; the changes of the others are written after each batch. State TTL
 //! is Flink's (`OnCreateAndWrite`, `NeverReturnExpired`, per input): each record keeps the
 //! processing time it was last written (added, counted, its association count updated), and
-//! a record whose TTL ran out is gone the next time its key is read. Mini-batch joins are not
-//! supported: their plans are refused, so Flink runs them.
+//! a record whose TTL ran out is gone the next time its key is read.
+//!
+//! # Mini-batch
+//!
+//! With [`JoinSpec::mini_batch_rows`] the join is Flink's `MiniBatchStreamingJoinOperator`
+//! ([`bundle`]): both inputs' rows are buffered, folded, and joined a bundle at a time, with
+//! the suppression of update pairs described there. SEMI and ANTI joins have no mini-batch
+//! operator in Flink and take no bundle size.
 
+mod bundle;
 mod emit;
 pub mod interval;
+mod java_map;
 mod pairs;
 pub mod side;
 pub mod temporal;
@@ -66,7 +74,7 @@ use arrow::compute::take;
 use arrow::datatypes::{Field, Schema, SchemaRef};
 use serde::{Deserialize, Serialize};
 
-use crate::aggregate::group::{access_order, check_columns};
+use crate::aggregate::group::{access_order, check_columns, concat};
 use crate::binary_row::{BinaryRows, RowReader, RowWriter};
 use crate::calc::{CalcProgram, CompiledCalc, compile};
 use crate::changelog::{ChangelogBatch, RowKind};
@@ -79,6 +87,7 @@ use crate::state::checkpoint::Checkpoint;
 use crate::state::rows::Groups;
 use crate::state::{ScanRange, TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
+use bundle::{Folded, JoinBundle};
 use emit::JoinEmissions;
 use side::{Layout, Side};
 
@@ -178,6 +187,10 @@ pub struct JoinSpec {
     pub condition: Option<CalcProgram>,
     /// The job's max parallelism (number of key groups).
     pub max_parallelism: u32,
+    /// Mini-batch: the bundle size (`table.exec.mini-batch.size`), rows of both inputs;
+    /// `None` joins every row as it arrives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mini_batch_rows: Option<usize>,
 }
 
 impl JoinSpec {
@@ -259,8 +272,11 @@ pub struct Join {
     condition: Option<Condition>,
     schema: SchemaRef,
     output_types: Vec<LogicalType>,
-    /// Set when a batch failed after taking sides out of the caches: the state is then
-    /// inconsistent, and the operator refuses everything.
+    /// The rows of the mini-batch bundle being buffered (mini-batch plans).
+    bundle: Option<JoinBundle>,
+    /// Set when a batch failed after taking sides out of the caches (or a bundle failed
+    /// after it was taken): the state is then inconsistent, and the operator refuses
+    /// everything.
     failed: Option<String>,
 }
 
@@ -285,6 +301,16 @@ impl Join {
     /// BOOLEAN) is an error.
     pub fn open(spec: JoinSpec, mut keyed: Keyed) -> Result<Self> {
         let condition = check_spec(&spec)?;
+        let bundle = match spec.mini_batch_rows {
+            Some(_) if spec.join_type.semi_anti() => {
+                return Err(Error::Plan(format!(
+                    "a {:?} join has no mini-batch operator in Flink: it takes no bundle size",
+                    spec.join_type
+                )));
+            }
+            Some(rows) => Some(JoinBundle::new(rows)?),
+            None => None,
+        };
         if keyed.max_parallelism() != spec.max_parallelism {
             return Err(Error::OutOfRange(format!(
                 "the plan's max parallelism is {} but its state has {} key groups",
@@ -341,6 +367,7 @@ impl Join {
             condition,
             schema: Arc::new(Schema::new(fields)),
             output_types: spec.output_types(),
+            bundle,
             failed: None,
             keyed,
             spec,
@@ -366,8 +393,8 @@ impl Join {
         }
     }
 
-    /// Joins one batch arriving on `port`, row by row in input order; returns its changelog.
-    fn apply(&mut self, port: Port, input: &ChangelogBatch) -> Result<ChangelogBatch> {
+    /// Checks a batch arriving on `port` before anything is done with it.
+    fn check_input(&self, port: Port, input: &ChangelogBatch) -> Result<()> {
         self.check_usable()?;
         if port > 1 {
             return Err(Error::OutOfRange(format!(
@@ -379,7 +406,101 @@ impl Join {
         } else {
             "join right input batch"
         };
-        check_columns(context, &self.spec.input(port).types, input.batch())?;
+        check_columns(context, &self.spec.input(port).types, input.batch())
+    }
+
+    /// Buffers a batch arriving on `port` in the mini-batch bundle, applying the bundle each
+    /// time it fills (a batch may fill it several times, exactly at its size, as Flink's
+    /// count trigger fires on the row that fills it).
+    fn buffer(&mut self, port: Port, input: &ChangelogBatch, out: &mut Output) -> Result<()> {
+        self.check_input(port, input)?;
+        let mut at = 0;
+        while at < input.num_rows() {
+            let bundle = self.bundle.as_mut().expect("a mini-batch join");
+            let rows = bundle.room().min(input.num_rows() - at);
+            let full = bundle.add(port, input.slice(at, rows));
+            at += rows;
+            if full {
+                self.finish_bundle(out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies the buffered bundle (`MiniBatchStreamingJoinOperator.finishBundle`): each
+    /// input's rows folded, the right input's joined first (the left's for a RIGHT join).
+    /// Its rows are taken first, so a failure leaves the operator refusing everything.
+    fn finish_bundle(&mut self, out: &mut Output) -> Result<()> {
+        if self.bundle.as_ref().is_none_or(JoinBundle::is_empty) {
+            return Ok(());
+        }
+        self.check_usable()?;
+        let pending = self.bundle.as_mut().expect("a bundle").take();
+        let first = if self.spec.join_type == JoinType::Right {
+            0
+        } else {
+            1
+        };
+        for port in [first, 1 - first] {
+            if pending[port].is_empty() {
+                continue;
+            }
+            let applied = concat(&pending[port]).and_then(|batch| {
+                let folded = self.fold(port, &batch)?;
+                if folded.order.is_empty() {
+                    return Ok(None);
+                }
+                let batch = folded.take(&batch)?;
+                self.apply(port, &batch, Some(&folded.suppress)).map(Some)
+            });
+            match applied {
+                Ok(Some(changes)) => out.emit(changes),
+                Ok(None) => {}
+                Err(e) => {
+                    self.failed.get_or_insert_with(|| e.to_string());
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One input's bundle folded as Flink's bundle for the input's layout folds it.
+    fn fold(&self, port: Port, batch: &ChangelogBatch) -> Result<Folded> {
+        let (groups, row_group) =
+            self.keyed
+                .groups(&self.hasher, batch.batch(), &self.spec.input(port).keys)?;
+        let kinds: Vec<RowKind> = (0..batch.num_rows()).map(|r| batch.kind(r)).collect();
+        let layout = self.layouts[port];
+        let lookups = match (layout, &self.unique_keys[port]) {
+            (Layout::UniqueKey, Some((columns, writer))) => {
+                let columns: Vec<ArrayRef> = columns
+                    .iter()
+                    .map(|&c| batch.batch().column(c).clone())
+                    .collect();
+                Some(writer.write(&columns)?)
+            }
+            (Layout::NoUniqueKey, _) => Some(self.writers[port].write(batch.batch().columns())?),
+            _ => None,
+        };
+        Ok(bundle::fold(
+            layout,
+            &kinds,
+            &row_group,
+            groups.len(),
+            |r| lookups.as_ref().map_or(&[][..], |rows| rows.row(r)),
+        ))
+    }
+
+    /// Joins one batch arriving on `port`, row by row in input order; returns its changelog.
+    /// `suppress` marks the rows of a mini-batch bundle's update pairs ([`bundle`]).
+    fn apply(
+        &mut self,
+        port: Port,
+        input: &ChangelogBatch,
+        suppress: Option<&[bool]>,
+    ) -> Result<ChangelogBatch> {
+        self.check_input(port, input)?;
         if input.num_rows() == 0 {
             return self.output(port, input, &JoinEmissions::default());
         }
@@ -434,6 +555,7 @@ impl Join {
                 &row_group,
                 start..end,
                 accepted.as_ref(),
+                suppress,
                 &mut sides,
                 &mut out,
             );
@@ -723,7 +845,8 @@ impl Join {
     }
 
     /// Joins the input rows `rows` (`row_group`: each row's key's group) into `out`,
-    /// changing `sides`.
+    /// changing `sides`. A `suppress`ed row neither flips the other input's padding nor,
+    /// when a retraction, leaves state (`processElement`'s `isSuppress`).
     #[allow(clippy::too_many_arguments)]
     fn join_rows(
         &self,
@@ -734,6 +857,7 @@ impl Join {
         row_group: &[u32],
         rows: Range<usize>,
         accepted: Option<&Accepted>,
+        suppress: Option<&[bool]>,
         sides: &mut Both<Vec<(Side, bool)>>,
         out: &mut JoinEmissions,
     ) {
@@ -755,6 +879,7 @@ impl Join {
             let unique = prepared.uniques.as_ref().map_or(&[][..], |u| u.row(r));
             let mine = &mut mine[g].0;
             let other = &mut others[g].0;
+            let suppressed = suppress.is_some_and(|s| s[r]);
             matches.clear();
             if !prepared.null_keys[r] {
                 let n = other.records().len();
@@ -819,7 +944,7 @@ impl Join {
                     for _ in 0..count {
                         copies += 1;
                         let joined_kind = if other_outer {
-                            if before == 0 {
+                            if before == 0 && !suppressed {
                                 out.push(RowKind::Delete, None, Some(&other.records()[e].row));
                             }
                             other.set_assoc(e, before + 1, now);
@@ -836,7 +961,9 @@ impl Join {
                     mine.add(layout, row, unique, copies, now);
                 }
             } else {
-                mine.retract(layout, row, unique, now);
+                if !suppressed {
+                    mine.retract(layout, row, unique, now);
+                }
                 if matches.is_empty() {
                     if input_outer {
                         out.push(RowKind::Delete, Some(r), None);
@@ -849,7 +976,7 @@ impl Join {
                     for _ in 0..count {
                         out.push(joined_kind, Some(r), Some(&other.records()[e].row));
                         if other_outer {
-                            if before == 1 {
+                            if before == 1 && !suppressed {
                                 out.push(RowKind::Insert, None, Some(&other.records()[e].row));
                             }
                             other.set_assoc(e, before - 1, now);
@@ -1148,11 +1275,17 @@ impl Operator for Join {
     }
 
     fn process(&mut self, port: Port, input: &ChangelogBatch, out: &mut Output) -> Result<()> {
-        out.emit(self.apply(port, input)?);
+        if self.bundle.is_some() {
+            return self.buffer(port, input, out);
+        }
+        out.emit(self.apply(port, input, None)?);
         Ok(())
     }
 
-    fn advance_watermark(&mut self, watermark: i64, _out: &mut Output) -> Result<()> {
+    /// A mini-batch join applies its bundle on every watermark, as Flink's does on each
+    /// input's (even one that does not move the combined watermark).
+    fn advance_watermark(&mut self, watermark: i64, out: &mut Output) -> Result<()> {
+        self.finish_bundle(out)?;
         self.keyed.advance_watermark(watermark);
         Ok(())
     }
@@ -1161,19 +1294,25 @@ impl Operator for Join {
         self.keyed.watermark()
     }
 
-    fn flush(&mut self, _out: &mut Output) -> Result<()> {
-        Ok(())
+    fn flush(&mut self, out: &mut Output) -> Result<()> {
+        self.finish_bundle(out)
     }
 
     fn checkpoint(&mut self, target: &Path) -> Result<Checkpoint> {
         self.check_usable()?;
+        if self.bundle.as_ref().is_some_and(|b| !b.is_empty()) {
+            return Err(Error::State(
+                "the join's mini-batch bundle holds rows: flush before checkpointing".into(),
+            ));
+        }
         self.write_cached()?;
         self.keyed.checkpoint(target, &self.identity)
     }
 
     fn memory_bytes(&self) -> u64 {
         let cached: usize = self.caches.iter().map(PartitionCache::bytes).sum();
-        self.keyed.memory_bytes() + cached as u64
+        let bundled = self.bundle.as_ref().map_or(0, JoinBundle::bytes);
+        self.keyed.memory_bytes() + (cached + bundled) as u64
     }
 }
 

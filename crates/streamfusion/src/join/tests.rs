@@ -39,6 +39,7 @@ fn spec(join_type: JoinType, condition: bool) -> JoinSpec {
             )])
         }),
         max_parallelism: 128,
+        mini_batch_rows: None,
     }
 }
 

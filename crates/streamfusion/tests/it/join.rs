@@ -391,6 +391,7 @@ fn plan(join_type: JoinType, layouts: [Layout; 2], condition: bool) -> OperatorP
             )])
         }),
         max_parallelism: 128,
+        mini_batch_rows: None,
     })
 }
 

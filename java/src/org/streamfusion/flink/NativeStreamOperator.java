@@ -173,6 +173,27 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
     }
 
     /**
+     * Whether the native {@code plan} applies its bundle on every watermark of either input, as
+     * Flink's {@code MiniBatchStreamingJoinOperator} does in {@code processWatermark1}/{@code 2}
+     * (a regular join with {@code mini_batch_rows}), and not only when the combined watermark
+     * moves.
+     */
+    static boolean bundlesOnEveryWatermark(String plan) {
+        try {
+            JsonNode json = MAPPER.readTree(plan);
+            return "join".equals(json.path("operator").asText())
+                    && json.path("mini_batch_rows").canConvertToLong();
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("StreamFusion: a native plan that is no JSON", e);
+        }
+    }
+
+    /** The native plan. */
+    final String plan() {
+        return plan;
+    }
+
+    /**
      * How long the native {@code plan} holds back the watermarks it forwards, ms: {@code
      * max(-lower_bound, upper_bound)} for an interval join ({@code RowTimeIntervalJoin
      * .getMaxOutputDelay()}, its allowed lateness 0), else 0.

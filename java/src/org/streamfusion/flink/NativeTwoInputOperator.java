@@ -2,6 +2,7 @@ package org.streamfusion.flink;
 
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -12,8 +13,10 @@ import org.apache.flink.table.types.logical.RowType;
  * them (a row of one input pushes the other's buffered rows first); a window, an interval and a
  * temporal join's are bundled per input. The watermark handed to it is Flink's combined
  * watermark of the two inputs ({@code processWatermark1}/{@code 2} call {@link #processWatermark}
- * when it moves); an interval join forwards it delayed, as Flink's does. Bundling, state,
- * checkpoints and the watermark delay are {@link NativeStreamOperator}'s.
+ * when it moves); an interval join forwards it delayed, as Flink's does. A mini-batch regular
+ * join applies its bundle on every watermark of either input first, as Flink's {@code
+ * MiniBatchStreamingJoinOperator} does. Bundling, state, checkpoints and the watermark delay
+ * are {@link NativeStreamOperator}'s.
  */
 public final class NativeTwoInputOperator extends NativeStreamOperator
         implements TwoInputStreamOperator<RowData, RowData, RowData>, BoundedMultiInput {
@@ -41,6 +44,31 @@ public final class NativeTwoInputOperator extends NativeStreamOperator
                 outputType,
                 bundleRows,
                 bundleLatencyMs);
+    }
+
+    /** Whether the native operator is a mini-batch regular join. */
+    private transient boolean miniBatch;
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        miniBatch = bundlesOnEveryWatermark(plan());
+    }
+
+    @Override
+    public void processWatermark1(Watermark mark) throws Exception {
+        if (miniBatch) {
+            flushAll();
+        }
+        super.processWatermark1(mark);
+    }
+
+    @Override
+    public void processWatermark2(Watermark mark) throws Exception {
+        if (miniBatch) {
+            flushAll();
+        }
+        super.processWatermark2(mark);
     }
 
     @Override

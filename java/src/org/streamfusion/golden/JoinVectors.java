@@ -22,6 +22,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -599,6 +600,20 @@ public final class JoinVectors {
      */
     static Planned plan(StreamExecutionEnvironment planEnv, StreamTableEnvironment tEnv,
             Scenario s) throws Exception {
+        // Exactly the two released operators: not the mini-batch or async-state variants.
+        return plan(planEnv, tEnv, s, Map.of(), c -> c == StreamingJoinOperator.class
+                || c == StreamingSemiAntiJoinOperator.class);
+    }
+
+    /**
+     * {@link #plan(StreamExecutionEnvironment, StreamTableEnvironment, Scenario)} with {@code
+     * options} set over this program's planning options (for {@link MiniBatchJoinVectors}: a
+     * mini-batch configuration), failing unless {@code accepts} the class of the operator the
+     * planner built.
+     */
+    static Planned plan(StreamExecutionEnvironment planEnv, StreamTableEnvironment tEnv,
+            Scenario s, Map<String, String> options, Predicate<Class<?>> accepts)
+            throws Exception {
         Planned p = new Planned(s);
         StreamFusionPlanner.clearDecisions();
         ExecNodeContext.resetIdCounter();
@@ -608,6 +623,9 @@ public final class JoinVectors {
         config.set("table.exec.mini-batch.enabled", "false");
         config.set("table.exec.async-state.enabled", "false");
         config.set("table.exec.state.ttl", "0 ms");
+        for (Map.Entry<String, String> option : options.entrySet()) {
+            config.set(option.getKey(), option.getValue());
+        }
         view(planEnv, tEnv, s, LEFT, "lhs");
         view(planEnv, tEnv, s, RIGHT, "rhs");
         Table result = tEnv.sqlQuery(s.sql);
@@ -618,9 +636,7 @@ public final class JoinVectors {
             throw new IllegalStateException(s.name + ": the join's factory is " + factory);
         }
         Object operator = ((SimpleOperatorFactory<RowData>) factory).getOperator();
-        // Exactly the two released operators: not the mini-batch or async-state variants.
-        if (operator.getClass() != StreamingJoinOperator.class
-                && operator.getClass() != StreamingSemiAntiJoinOperator.class) {
+        if (!accepts.test(operator.getClass())) {
             throw new IllegalStateException(s.name + ": the join operator is "
                     + operator.getClass().getName());
         }
@@ -1268,6 +1284,18 @@ public final class JoinVectors {
     // ---------------------------------------------------------------- writing
 
     static void write(Planned p, StringBuilder out) {
+        header(p, out);
+        out.append(",\"events\":").append(p.rows.size()).append("}\n");
+        for (int i = 0; i < p.rows.size(); i++) {
+            event(p, i, out);
+            for (String line : p.outputs.get(i)) {
+                out.append(line).append('\n');
+            }
+        }
+    }
+
+    /** A scenario's header line up to its {@code sql} (without the closing brace and newline). */
+    static void header(Planned p, StringBuilder out) {
         Scenario s = p.scenario;
         out.append("{\"scenario\":");
         Json.string(out, s.name);
@@ -1301,18 +1329,16 @@ public final class JoinVectors {
         columns(out, p.outputType);
         out.append(",\"sql\":");
         Json.string(out, s.sql);
-        out.append(",\"events\":").append(p.rows.size()).append("}\n");
-        String[][] types = {baseTypes(p.leftType), baseTypes(p.rightType)};
-        for (int i = 0; i < p.rows.size(); i++) {
-            Row r = p.rows.get(i);
-            out.append("{\"in\":\"").append(r.getKind().shortString()).append("\",\"side\":")
-                    .append(p.sides.get(i)).append(",\"row\":[");
-            values(out, r, types[p.sides.get(i)]);
-            out.append("]}\n");
-            for (String line : p.outputs.get(i)) {
-                out.append(line).append('\n');
-            }
-        }
+    }
+
+    /** The line of the scenario's {@code i}-th event (a row of either side). */
+    static void event(Planned p, int i, StringBuilder out) {
+        Row r = p.rows.get(i);
+        RowType type = p.sides.get(i) == LEFT ? p.leftType : p.rightType;
+        out.append("{\"in\":\"").append(r.getKind().shortString()).append("\",\"side\":")
+                .append(p.sides.get(i)).append(",\"row\":[");
+        values(out, r, baseTypes(type));
+        out.append("]}\n");
     }
 
     static void spec(StringBuilder out, Layout layout, int[] unique) {

@@ -248,7 +248,17 @@ public final class JobBench {
                             + " unique key is the join key, each update retracting its joined row",
                     "SELECT g.k, g.c, g.sv, d.w, d.u FROM (SELECT k, COUNT(*) AS c, SUM(v) AS sv"
                             + " FROM src GROUP BY k) g LEFT JOIN dim d ON g.k = d.k",
-                    new String[] {"GroupAggregate", "Join"}, Compare.FINAL));
+                    new String[] {"GroupAggregate", "Join"}, Compare.FINAL),
+            new Job("join_mini_batch",
+                    "join_left_updating under mini-batch (bundles of 5,000 rows): the GROUP BY's"
+                            + " and the join's changes folded a bundle at a time"
+                            + " (MiniBatchStreamingJoinOperator)",
+                    "SELECT g.k, g.c, g.sv, d.w, d.u FROM (SELECT k, COUNT(*) AS c, SUM(v) AS sv"
+                            + " FROM src GROUP BY k) g LEFT JOIN dim d ON g.k = d.k",
+                    new String[] {"GroupAggregate", "Join"}, Compare.FINAL,
+                    "table.exec.mini-batch.enabled", "true",
+                    "table.exec.mini-batch.allow-latency", "1 s",
+                    "table.exec.mini-batch.size", "5000"));
 
     /** The job's data and state settings. */
     static final class Settings {
