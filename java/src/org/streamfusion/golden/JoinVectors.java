@@ -22,6 +22,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 
 import org.apache.flink.api.common.functions.OpenContext;
@@ -970,8 +971,11 @@ public final class JoinVectors {
         return out;
     }
 
-    /** A field of {@code o} (of its class or a superclass), read by reflection. */
-    static Object field(Object o, String name) {
+    /**
+     * A field of {@code o} (of its class or a superclass), read by reflection (public for the
+     * mini-batch driver, which lives in Flink's package).
+     */
+    public static Object field(Object o, String name) {
         for (Class<?> c = o.getClass(); c != null; c = c.getSuperclass()) {
             try {
                 Field f = c.getDeclaredField(name);
@@ -1195,16 +1199,7 @@ public final class JoinVectors {
                     .setParallelism(1);
             all = all == null ? lines : all.union(lines);
         }
-        try (CloseableIterator<String> it = all.executeAndCollect("join-vectors-" + backend)) {
-            while (it.hasNext()) {
-                String line = it.next();
-                int tab = line.indexOf('\t');
-                int second = line.indexOf('\t', tab + 1);
-                Planned p = group.get(Integer.parseInt(line.substring(0, tab)));
-                int event = Integer.parseInt(line.substring(tab + 1, second));
-                p.outputs.get(event).add(line.substring(second + 1));
-            }
-        }
+        collect(all, "join-vectors-" + backend, tag -> group.get(tag).outputs);
         for (Planned p : group) {
             int out = 0;
             for (List<String> o : p.outputs) {
@@ -1212,6 +1207,24 @@ public final class JoinVectors {
             }
             System.err.printf("%s (%s): %d events, %d outputs%n", p.scenario.name, backend,
                     p.rows.size(), out);
+        }
+    }
+
+    /**
+     * Runs the job of {@code all}, whose lines are {@link Encode}'s ({@code tag}, event index,
+     * output line), and adds each output line to {@code outputs.apply(tag).get(event)}.
+     */
+    static void collect(DataStream<String> all, String job,
+            IntFunction<List<List<String>>> outputs) throws Exception {
+        try (CloseableIterator<String> it = all.executeAndCollect(job)) {
+            while (it.hasNext()) {
+                String line = it.next();
+                int tab = line.indexOf('\t');
+                int second = line.indexOf('\t', tab + 1);
+                int event = Integer.parseInt(line.substring(tab + 1, second));
+                outputs.apply(Integer.parseInt(line.substring(0, tab))).get(event)
+                        .add(line.substring(second + 1));
+            }
         }
     }
 

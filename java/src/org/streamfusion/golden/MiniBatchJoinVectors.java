@@ -21,7 +21,6 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.operators.join.stream.MiniBatchJoinDriver;
 import org.apache.flink.table.runtime.operators.join.stream.MiniBatchStreamingJoinOperator;
 import org.apache.flink.types.RowKind;
-import org.apache.flink.util.CloseableIterator;
 
 import org.streamfusion.golden.JoinVectors.EventKey;
 import org.streamfusion.golden.JoinVectors.Feed;
@@ -432,17 +431,8 @@ public final class MiniBatchJoinVectors {
                     .setParallelism(1);
             all = all == null ? lines : all.union(lines);
         }
-        try (CloseableIterator<String> it =
-                all.executeAndCollect("mini-batch-join-vectors-" + backend)) {
-            while (it.hasNext()) {
-                String line = it.next();
-                int tab = line.indexOf('\t');
-                int second = line.indexOf('\t', tab + 1);
-                MbPlanned p = group.get(Integer.parseInt(line.substring(0, tab)));
-                int event = Integer.parseInt(line.substring(tab + 1, second));
-                p.outputs.get(event).add(line.substring(second + 1));
-            }
-        }
+        JoinVectors.collect(all, "mini-batch-join-vectors-" + backend,
+                tag -> group.get(tag).outputs);
         for (MbPlanned p : group) {
             int out = 0;
             for (List<String> o : p.outputs) {

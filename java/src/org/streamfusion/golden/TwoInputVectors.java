@@ -855,17 +855,8 @@ final class TwoInputVectors {
                     .setParallelism(1);
             all = all == null ? lines : all.union(lines);
         }
-        try (CloseableIterator<String> it = all.executeAndCollect(
-                what.replace(' ', '-') + "-vectors-" + backend)) {
-            while (it.hasNext()) {
-                String line = it.next();
-                int tab = line.indexOf('\t');
-                int second = line.indexOf('\t', tab + 1);
-                Planned p = byTag.get(Integer.parseInt(line.substring(0, tab)));
-                int event = Integer.parseInt(line.substring(tab + 1, second));
-                p.outputs.get(event).add(line.substring(second + 1));
-            }
-        }
+        JoinVectors.collect(all, what.replace(' ', '-') + "-vectors-" + backend,
+                tag -> byTag.get(tag).outputs);
         for (Planned p : group) {
             System.err.printf("%s (%s): %d events, %d outputs%n", p.name, backend,
                     p.feed.size(), rowsOut(p));

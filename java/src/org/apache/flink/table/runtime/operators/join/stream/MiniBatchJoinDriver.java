@@ -1,7 +1,6 @@
 package org.apache.flink.table.runtime.operators.join.stream;
 
 import java.io.Serializable;
-import java.lang.reflect.Field;
 
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -123,20 +122,8 @@ public final class MiniBatchJoinDriver extends MiniBatchStreamingJoinOperator
                 planned.leftStateRetentionTime, planned.rightStateRetentionTime, trigger);
     }
 
-    /** A field of {@code o} (of its class or a superclass), read by reflection. */
     private static Object field(Object o, String name) {
-        for (Class<?> c = o.getClass(); c != null; c = c.getSuperclass()) {
-            try {
-                Field f = c.getDeclaredField(name);
-                f.setAccessible(true);
-                return f.get(o);
-            } catch (NoSuchFieldException e) {
-                // a superclass's
-            } catch (IllegalAccessException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        throw new IllegalStateException(o.getClass().getName() + " has no field " + name);
+        return org.streamfusion.golden.JoinVectors.field(o, name);
     }
 
     @Override
