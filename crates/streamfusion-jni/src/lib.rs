@@ -55,11 +55,4 @@ pub mod ffi;
 pub mod handles;
 pub mod operator;
 
-/// The library's Rust allocations (rows, keyed state, batches) go to mimalloc: with glibc's
-/// malloc, allocation and freeing took about a third of a native interval join's thread on
-/// the `hashmap` backend (`cargo xtask job --profile`). The JVM and RocksDB keep their own.
-/// Binaries that link this crate as a Rust library get it too (none declares another).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 pub use error::{NativeError, Result};
