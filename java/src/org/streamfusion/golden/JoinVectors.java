@@ -1164,16 +1164,24 @@ public final class JoinVectors {
         }
     }
 
-    /** Runs the scenarios of one backend in one job and fills in their outputs. */
-    static void run(String backend, List<Planned> group) throws Exception {
+    /**
+     * The environment one backend's scenarios run in, as one job: parallelism 1, the backend's
+     * keyed state, and enough network buffers for the exchanges of many pipelines.
+     */
+    static StreamExecutionEnvironment environment(String backend) {
         Configuration conf = new Configuration();
         conf.setString("parallelism.default", "1");
         conf.setString("state.backend.type", backend);
-        // Many pipelines share the job: enough network buffers for all their exchanges.
         conf.setString("taskmanager.memory.network.min", "256mb");
         conf.setString("taskmanager.memory.network.max", "256mb");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
+        return env;
+    }
+
+    /** Runs the scenarios of one backend in one job and fills in their outputs. */
+    static void run(String backend, List<Planned> group) throws Exception {
+        StreamExecutionEnvironment env = JoinVectors.environment(backend);
         DataStream<String> all = null;
         for (int tag = 0; tag < group.size(); tag++) {
             Planned p = group.get(tag);

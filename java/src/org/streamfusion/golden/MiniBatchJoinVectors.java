@@ -12,7 +12,6 @@ import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -399,14 +398,7 @@ public final class MiniBatchJoinVectors {
 
     /** Runs the scenarios of one backend in one job and fills in their outputs. */
     static void run(String backend, List<MbPlanned> group) throws Exception {
-        Configuration conf = new Configuration();
-        conf.setString("parallelism.default", "1");
-        conf.setString("state.backend.type", backend);
-        // Many pipelines share the job: enough network buffers for all their exchanges.
-        conf.setString("taskmanager.memory.network.min", "256mb");
-        conf.setString("taskmanager.memory.network.max", "256mb");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(1);
+        StreamExecutionEnvironment env = JoinVectors.environment(backend);
         DataStream<String> all = null;
         for (int tag = 0; tag < group.size(); tag++) {
             MbPlanned mb = group.get(tag);

@@ -826,13 +826,7 @@ final class TwoInputVectors {
      */
     static void run(String backend, List<? extends Planned> group, String what)
             throws Exception {
-        Configuration conf = new Configuration();
-        conf.setString("parallelism.default", "1");
-        conf.setString("state.backend.type", backend);
-        conf.setString("taskmanager.memory.network.min", "256mb");
-        conf.setString("taskmanager.memory.network.max", "256mb");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(1);
+        StreamExecutionEnvironment env = JoinVectors.environment(backend);
         DataStream<String> all = null;
         Map<Integer, Planned> byTag = new LinkedHashMap<>();
         for (Planned p : group) {
