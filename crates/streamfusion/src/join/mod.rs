@@ -472,23 +472,18 @@ impl Join {
                 .groups(&self.hasher, batch.batch(), &self.spec.input(port).keys)?;
         let kinds: Vec<RowKind> = (0..batch.num_rows()).map(|r| batch.kind(r)).collect();
         let layout = self.layouts[port];
-        let lookups = match (layout, &self.unique_keys[port]) {
-            (Layout::UniqueKey, Some((columns, writer))) => {
-                let columns: Vec<ArrayRef> = columns
-                    .iter()
-                    .map(|&c| batch.batch().column(c).clone())
-                    .collect();
-                Some(writer.write(&columns)?)
-            }
-            (Layout::NoUniqueKey, _) => Some(self.writers[port].write(batch.batch().columns())?),
-            _ => None,
-        };
+        // The rows and unique keys as the join itself encodes them (`+I` headers).
+        let prepared = self.prepare(port, batch)?;
         Ok(bundle::fold(
             layout,
             &kinds,
             &row_group,
             groups.len(),
-            |r| lookups.as_ref().map_or(&[][..], |rows| rows.row(r)),
+            |r| match layout {
+                Layout::JoinKey => &[][..],
+                Layout::UniqueKey => prepared.uniques.as_ref().map_or(&[][..], |u| u.row(r)),
+                Layout::NoUniqueKey => prepared.rows.row(r),
+            },
         ))
     }
 
