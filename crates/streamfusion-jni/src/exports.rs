@@ -86,6 +86,35 @@ pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_advanceWatermark
     })
 }
 
+/// `static native Object[] onProcessingTime(long handle, long time)`: what the
+/// processing-time timers at or before `time` emitted, shaped like `push`'s.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_onProcessingTime<'local>(
+    mut env: EnvUnowned<'local>,
+    class: JClass<'local>,
+    handle: jlong,
+    time: jlong,
+) -> JObjectArray<'local> {
+    entry(&mut env, &class, |env| {
+        let rows = handles::with_operator(handle, |op| op.on_processing_time(time))?;
+        rows_result(env, &rows)
+    })
+}
+
+/// `static native long nextProcessingTimer(long handle)`: when the operator's earliest
+/// processing-time timer is due, `Long.MIN_VALUE` without any.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_nextProcessingTimer<'local>(
+    mut env: EnvUnowned<'local>,
+    class: JClass<'local>,
+    handle: jlong,
+) -> jlong {
+    entry(&mut env, &class, |_| {
+        let next = handles::with_operator(handle, HostedOperator::next_processing_timer)?;
+        Ok(next.unwrap_or(i64::MIN))
+    })
+}
+
 /// `static native Object[] flush(long handle)`: buffered output, shaped like `push`'s.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_flush<'local>(

@@ -395,6 +395,18 @@ impl HostedOperator {
         self.encode(out)
     }
 
+    /// Processing time reached `time`: fires the processing-time timers at or before it.
+    pub fn on_processing_time(&mut self, time: i64) -> Result<Rows> {
+        let mut out = Output::new();
+        self.operator.on_processing_time(time, &mut out)?;
+        self.encode(out)
+    }
+
+    /// When the operator's earliest processing-time timer is due; `None` without any.
+    pub fn next_processing_timer(&mut self) -> Result<Option<i64>> {
+        Ok(self.operator.next_processing_timer()?)
+    }
+
     /// Applies and emits whatever is buffered; at end of input too.
     pub fn flush(&mut self) -> Result<Rows> {
         let mut out = Output::new();
@@ -487,7 +499,9 @@ mod tests {
     use std::collections::BTreeMap;
     use std::sync::Arc;
 
-    use arrow::array::{Array, AsArray, Int32Array, Int64Array, RecordBatch};
+    use arrow::array::{
+        Array, AsArray, Int32Array, Int64Array, RecordBatch, TimestampMillisecondArray,
+    };
     use arrow::datatypes::{Int32Type, Int64Type};
     use streamfusion::ErrorKind;
     use streamfusion::changelog::ChangelogBatch;
@@ -869,6 +883,82 @@ mod tests {
         let (more, more_offsets) = key_value_rows(&rows[..10]);
         let out = restored.push(0, &more, &more_offsets).unwrap();
         assert_eq!(group_output(&restored, &out), model(&rows, &rows[..10]));
+    }
+
+    /// A processing-time LEFT interval join of `(k BIGINT, t TIMESTAMP(3))` rows, within
+    /// 10 ms either side.
+    const PROCTIME_JOIN: &str = r#"{"operator": "interval_join", "join_type": "left",
+        "left": {"names": ["k", "t"], "types": ["BIGINT", "TIMESTAMP(3)"], "keys": [0],
+                 "time_column": 1},
+        "right": {"names": ["k2", "t2"], "types": ["BIGINT", "TIMESTAMP(3)"], "keys": [0],
+                  "time_column": 1},
+        "filter_nulls": [true], "condition": null, "lower_bound": -10, "upper_bound": 10,
+        "max_parallelism": 128, "processing_time": true}"#;
+
+    fn timed_rows(rows: &[(i64, i64)]) -> (Vec<u8>, Vec<i32>) {
+        let batch = RecordBatch::try_from_iter([
+            (
+                "k",
+                Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.0))) as _,
+            ),
+            (
+                "t",
+                Arc::new(TimestampMillisecondArray::from_iter_values(
+                    rows.iter().map(|r| r.1),
+                )) as _,
+            ),
+        ])
+        .unwrap();
+        changelog_to_rows(
+            &ChangelogBatch::insert_only(batch),
+            &[LogicalType::BigInt, LogicalType::Timestamp(3)],
+        )
+        .unwrap()
+    }
+
+    fn now_millis() -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64
+    }
+
+    #[test]
+    fn a_processing_time_join_reads_the_system_clock_and_fires_its_timers_when_called() {
+        for backend in ["memory", "rocksdb"] {
+            let runtime = format!(r#"{{"backend": "{backend}"}}"#);
+            let mut op = HostedOperator::create(PROCTIME_JOIN, Some(&runtime)).unwrap();
+            assert_eq!(op.next_processing_timer().unwrap(), None);
+            let (data, offsets) = timed_rows(&[(1, 0)]);
+            let before = now_millis();
+            assert!(op.push(0, &data, &offsets).unwrap().is_empty());
+            let after = now_millis();
+            // The row is cached at the processing time it was pushed at; its cleanup timer is
+            // 10 + 1 ms later.
+            let timer = op
+                .next_processing_timer()
+                .unwrap()
+                .expect("a cleanup timer");
+            assert!(
+                (before + 11..=after + 11).contains(&timer),
+                "{before} <= {timer} - 11 <= {after}"
+            );
+            // A call before the timer fires nothing; at it, the unmatched left row is padded
+            // (its time column as it came: 0), once the clock has passed it as well.
+            assert!(op.on_processing_time(timer - 1).unwrap().is_empty());
+            while now_millis() <= timer {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            let padded = op.on_processing_time(timer).unwrap();
+            let decoded =
+                rows_to_changelog(&padded.data, &padded.offsets, op.operator().output_types())
+                    .unwrap();
+            assert_eq!(decoded.num_rows(), 1);
+            let batch = decoded.batch();
+            assert_eq!(batch.column(0).as_primitive::<Int64Type>().value(0), 1);
+            assert!(batch.column(2).is_null(0) && batch.column(3).is_null(0));
+            assert_eq!(op.next_processing_timer().unwrap(), None);
+        }
     }
 
     #[test]

@@ -136,6 +136,31 @@ impl Timers {
         Ok(due)
     }
 
+    /// The earliest timer of `key_groups` (none lies before `from`), without removing it.
+    pub fn earliest(
+        &self,
+        store: &dyn StateBackend,
+        key_groups: &RangeInclusive<u16>,
+        from: Option<i64>,
+    ) -> Result<Option<i64>> {
+        let mut earliest: Option<i64> = None;
+        for key_group in key_groups.clone() {
+            let start = state_key(
+                key_group,
+                &timestamp_bytes(from.unwrap_or(i64::MIN)),
+                &[],
+                &[],
+            );
+            let end = prefix_successor(&key_group.to_be_bytes()).unwrap_or_else(|| vec![0xff; 3]);
+            store.scan(self.table, ScanRange::Between(&start, &end), &mut |k, _| {
+                let timestamp = timestamp_of(&k[2..10]);
+                earliest = Some(earliest.map_or(timestamp, |e| e.min(timestamp)));
+                false
+            })?;
+        }
+        Ok(earliest)
+    }
+
     /// Removes and returns every timer of `key_groups` at or before `time` (none lies before
     /// `from`), in firing order.
     pub fn fire(
@@ -205,6 +230,32 @@ mod tests {
                 .unwrap()
                 .len(),
             1
+        );
+    }
+
+    #[test]
+    fn the_earliest_timer_is_the_lowest_of_every_key_groups_first() {
+        let mut store = MemoryBackend::new();
+        let timers = Timers::open(&mut store, "timers:processing").unwrap();
+        assert_eq!(timers.earliest(&store, &(0..=127), None).unwrap(), None);
+        let mut batch = WriteBatch::new();
+        for (kg, ts) in [(3u16, 500i64), (90, 450), (90, i64::MAX), (7, -5)] {
+            timers.register(&mut batch, kg, ts, b"k", b"");
+        }
+        store.write(&batch).unwrap();
+        assert_eq!(timers.earliest(&store, &(0..=127), None).unwrap(), Some(-5));
+        assert_eq!(
+            timers.earliest(&store, &(8..=127), None).unwrap(),
+            Some(450)
+        );
+        assert_eq!(
+            timers.earliest(&store, &(0..=127), Some(460)).unwrap(),
+            Some(500)
+        );
+        timers.fire(&mut store, &(0..=127), None, 500).unwrap();
+        assert_eq!(
+            timers.earliest(&store, &(0..=127), None).unwrap(),
+            Some(i64::MAX)
         );
     }
 

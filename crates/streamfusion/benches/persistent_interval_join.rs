@@ -181,6 +181,7 @@ fn plan(outer: bool) -> OperatorPlan {
         upper_bound: 100,
         min_cleanup_interval: 0,
         max_parallelism: MAX_PARALLELISM,
+        processing_time: false,
     })
 }
 

@@ -4,9 +4,10 @@
 //! The node's `intervalJoinSpec` holds `joinSpec` as for a regular join
 //! ([`super::join::join_parts`]; its non-equi condition is what remains besides the time
 //! bounds) and `windowBounds`: `isEventTime`, `leftLowerBound` and `leftUpperBound` (ms, `L.t
-//! BETWEEN R.t + lower AND R.t + upper`) and the two time column indexes. Only event-time
-//! joins of a non-negative interval run natively: Flink runs processing-time ones in
-//! `ProcTimeIntervalJoin` and an empty interval as a union of filtered and padded inputs.
+//! BETWEEN R.t + lower AND R.t + upper`) and the two time column indexes. Joins of a
+//! non-negative interval run natively, in event time (`RowTimeIntervalJoin`) or processing
+//! time (`ProcTimeIntervalJoin`); Flink runs an empty interval as a union of filtered and
+//! padded inputs, which stays Flink's.
 //! Flink reads `table.exec.interval-join.min-cleanup-interval` from the session, not the
 //! node: the planner extension hands it over with the options. The built operator's input
 //! and output types must equal Flink's.
@@ -43,11 +44,9 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
             Unsupported::Malformed(format!("interval join window bounds without \"{name}\""))
         })
     };
-    if bound("isEventTime")?.as_bool() != Some(true) {
-        return Err(Unsupported::Feature(
-            "a processing-time interval join (ProcTimeIntervalJoin)".into(),
-        ));
-    }
+    let processing_time = !bound("isEventTime")?.as_bool().ok_or_else(|| {
+        Unsupported::Malformed("interval join bound \"isEventTime\" is not a boolean".into())
+    })?;
     let millis = |name: &str| {
         bound(name)?.as_i64().ok_or_else(|| {
             Unsupported::Malformed(format!("interval join bound \"{name}\" is not a long"))
@@ -104,6 +103,7 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
         upper_bound,
         min_cleanup_interval,
         max_parallelism: max_parallelism(config)?,
+        processing_time,
     };
     [spec.left.names, spec.right.names] = output_names(&output, spec.left.names.len());
     checked_two_input(OperatorPlan::IntervalJoin(spec), left, right, &output)
@@ -171,9 +171,16 @@ mod tests {
     }
 
     #[test]
-    fn processing_time_and_empty_intervals_are_refused() {
-        let proctime = parse("proctime").unwrap_err().to_string();
-        assert!(proctime.contains("ProcTimeIntervalJoin"), "{proctime}");
+    fn a_processing_time_node_becomes_a_processing_time_plan() {
+        let proctime = spec("proctime");
+        assert!(proctime.processing_time);
+        assert!(!spec("inner").processing_time);
+        // `KeyedCoProcessOperator` forwards watermarks as they come.
+        assert_eq!(proctime.watermark_delay(), 0);
+    }
+
+    #[test]
+    fn empty_intervals_are_refused() {
         let mut node: Value = serde_json::from_str(&text("inner")).unwrap();
         *node
             .pointer_mut("/node/intervalJoinSpec/windowBounds/leftLowerBound")

@@ -1,13 +1,22 @@
-//! Interval join in event time: Flink's `RowTimeIntervalJoin` (its `TimeIntervalJoin` base),
-//! run by `KeyedCoProcessOperatorWithWatermarkDelay`, the plan of `L [LEFT|RIGHT|FULL]
-//! JOIN R ON L.k = R.k AND L.t BETWEEN R.t + lower AND R.t + upper` over insert-only inputs.
+//! Interval join: Flink's `RowTimeIntervalJoin` (its `TimeIntervalJoin` base), run by
+//! `KeyedCoProcessOperatorWithWatermarkDelay`, the plan of `L [LEFT|RIGHT|FULL] JOIN R ON
+//! L.k = R.k AND L.t BETWEEN R.t + lower AND R.t + upper` over insert-only inputs; and in
+//! processing time its `ProcTimeIntervalJoin` sibling, run by `KeyedCoProcessOperator`.
+//!
+//! # Time
+//!
+//! In event time a row's time is its time column and the operator time of both inputs is
+//! the watermark, or 0 before a positive one; cleanup timers are event-time timers. In
+//! processing time (`processing_time`) both are the current processing time, read from the
+//! state's clock once per call (a batch's rows are processed at one instant), the time
+//! columns are not read, cleanup timers are processing-time timers fired by
+//! [`Operator::on_processing_time`], and watermarks change nothing.
 //!
 //! # Rows
 //!
 //! With `left_size = -lower` and `right_size = upper`, a left row at `t` matches the right
 //! rows at `[t - right_size, t + left_size]` and a right row at `t` the left rows at
-//! `[t - left_size, t + right_size]`, both bounds inclusive. The operator time of both inputs
-//! is the watermark, or 0 before a positive one. A row first probes the other input's cached
+//! `[t - left_size, t + right_size]`, both bounds inclusive. A row first probes the other input's cached
 //! rows of its key, in ascending time, unless that input is known expired up to its upper
 //! bound: each cached row in its range that the pair condition accepts is joined (`+I[left,
 //! right]`, and an outer cached row remembers that it was), and each cached row at or before
@@ -109,6 +118,10 @@ pub struct IntervalJoinSpec {
     pub min_cleanup_interval: i64,
     /// The job's max parallelism (number of key groups).
     pub max_parallelism: u32,
+    /// Whether the join runs in processing time (`ProcTimeIntervalJoin`) rather than on the
+    /// time columns and watermarks.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub processing_time: bool,
 }
 
 impl IntervalJoinSpec {
@@ -122,7 +135,13 @@ impl IntervalJoinSpec {
                 "time_column": i.time_column,
             })
         };
-        serde_json::json!({"left": input(&self.left), "right": input(&self.right)})
+        let mut semantics =
+            serde_json::json!({"left": input(&self.left), "right": input(&self.right)});
+        if self.processing_time {
+            // Its timers are in the other domain: an event-time join's state is not its.
+            semantics["processing_time"] = true.into();
+        }
+        semantics
     }
 
     fn input(&self, port: Port) -> &TimedJoinInput {
@@ -135,8 +154,13 @@ impl IntervalJoinSpec {
         [self.lower_bound.wrapping_neg(), self.upper_bound]
     }
 
-    /// How far the output watermark trails the input's: Flink's `getMaxOutputDelay`.
+    /// How far the output watermark trails the input's: Flink's `getMaxOutputDelay` in
+    /// event time; none in processing time, whose `KeyedCoProcessOperator` forwards
+    /// watermarks as they come.
     pub fn watermark_delay(&self) -> i64 {
+        if self.processing_time {
+            return 0;
+        }
         let [left, right] = self.relative_sizes();
         left.max(right)
     }
@@ -317,9 +341,14 @@ impl IntervalJoin {
         &self.spec
     }
 
-    /// Both inputs' operator time: the watermark once it is positive, else 0.
+    /// Both inputs' operator time: the current processing time, or in event time the
+    /// watermark once it is positive, else 0.
     fn operator_time(&self) -> i64 {
-        self.keyed.watermark().filter(|&w| w > 0).unwrap_or(0)
+        if self.spec.processing_time {
+            self.keyed.clock().now_millis()
+        } else {
+            self.keyed.watermark().filter(|&w| w > 0).unwrap_or(0)
+        }
     }
 
     /// When a cache that holds a row at `time` of input `side` is next cleaned.
@@ -460,23 +489,27 @@ impl IntervalJoin {
         }
         let other = 1 - port;
         let batch = input.batch();
-        // A NULL time reads as 0, as `getLong` of a NULL BinaryRowData field does.
-        let time_column = batch
-            .column(spec.time_column)
-            .as_primitive::<TimestampMillisecondType>();
-        let times: Vec<i64> = (0..n)
-            .map(|r| {
-                if time_column.is_null(r) {
-                    0
-                } else {
-                    time_column.value(r)
-                }
-            })
-            .collect();
+        let operator_time = self.operator_time();
+        let times: Vec<i64> = if self.spec.processing_time {
+            vec![operator_time; n]
+        } else {
+            // A NULL time reads as 0, as `getLong` of a NULL BinaryRowData field does.
+            let time_column = batch
+                .column(spec.time_column)
+                .as_primitive::<TimestampMillisecondType>();
+            (0..n)
+                .map(|r| {
+                    if time_column.is_null(r) {
+                        0
+                    } else {
+                        time_column.value(r)
+                    }
+                })
+                .collect()
+        };
         // What Flink decides per row on operator fields, in row order: whether the row
         // probes the other cache (not when that cache is known expired up to the row's
         // upper bound), and whether it is cached.
-        let operator_time = self.operator_time();
         let (mut probes, mut cached) = (vec![false; n], vec![false; n]);
         for r in 0..n {
             let upper = times[r].wrapping_add(self.relative[port]);
@@ -715,7 +748,7 @@ impl IntervalJoin {
             let key_group = u16::from_be_bytes([state_key[0], state_key[1]]);
             timers.push((key_group, at, &state_key[KEY_GROUP_BYTES..], [0u8; 0]));
         }
-        self.keyed.register_event_timers(timers)?;
+        self.register_timers(timers)?;
         // A restored operator's time starts over (Flink's fields), so it may cache a row
         // below the floor an earlier walk left: the floor comes down to it.
         let floors = self.read_floors(port, keyed_groups.iter().map(|&g| groups.key(g)))?;
@@ -731,9 +764,20 @@ impl IntervalJoin {
         Ok(())
     }
 
-    /// Runs every cleanup timer the watermark reached, in firing order.
-    fn fire(&mut self) -> Result<ChangelogBatch> {
-        let due = self.keyed.fire_event_timers()?;
+    /// Registers cleanup timers in the join's time domain.
+    fn register_timers<'k>(
+        &mut self,
+        timers: impl IntoIterator<Item = (u16, i64, &'k [u8], [u8; 0])>,
+    ) -> Result<()> {
+        if self.spec.processing_time {
+            self.keyed.register_processing_timers(timers)
+        } else {
+            self.keyed.register_event_timers(timers)
+        }
+    }
+
+    /// Runs the cleanup timers `due`, in firing order.
+    fn fire(&mut self, due: Vec<crate::state::timers::Timer>) -> Result<ChangelogBatch> {
         if due.is_empty() {
             return Ok(self.empty());
         }
@@ -862,7 +906,7 @@ impl IntervalJoin {
             }
         }
         self.keyed.store_mut().write(&write)?;
-        self.keyed.register_event_timers(
+        self.register_timers(
             timers
                 .iter()
                 .map(|(g, at, key)| (*g, *at, key.as_slice(), [0u8; 0])),
@@ -969,14 +1013,31 @@ impl Operator for IntervalJoin {
     }
 
     fn advance_watermark(&mut self, watermark: i64, out: &mut Output) -> Result<()> {
-        if self.keyed.advance_watermark(watermark) {
-            out.emit(self.fire()?);
+        if self.keyed.advance_watermark(watermark) && !self.spec.processing_time {
+            let due = self.keyed.fire_event_timers()?;
+            out.emit(self.fire(due)?);
         }
         Ok(())
     }
 
     fn watermark(&self) -> Option<i64> {
         self.keyed.watermark()
+    }
+
+    fn on_processing_time(&mut self, time: i64, out: &mut Output) -> Result<()> {
+        if self.spec.processing_time {
+            let due = self.keyed.fire_processing_timers(time)?;
+            out.emit(self.fire(due)?);
+        }
+        Ok(())
+    }
+
+    fn next_processing_timer(&mut self) -> Result<Option<i64>> {
+        if self.spec.processing_time {
+            self.keyed.next_processing_timer()
+        } else {
+            Ok(None)
+        }
     }
 
     fn flush(&mut self, _out: &mut Output) -> Result<()> {
@@ -1046,6 +1107,7 @@ mod tests {
             upper_bound: 10,
             min_cleanup_interval: 0,
             max_parallelism: 128,
+            processing_time: false,
         }
     }
 
@@ -1130,6 +1192,53 @@ mod tests {
                     (Some(3), Some(101), None, None),
                 ]
             );
+        }
+    }
+
+    #[test]
+    fn in_processing_time_rows_take_the_clocks_time_and_timers_fire_when_it_passes_them() {
+        use crate::state::ttl::ManualClock;
+        let clock = Arc::new(ManualClock::new(1_000));
+        for config in [
+            StateConfig::memory(),
+            StateConfig::rocksdb(tempdir().unwrap().keep()),
+        ] {
+            let config = config.with_clock(clock.clone());
+            clock.set(1_000);
+            let mut spec = spec(JoinType::Left);
+            spec.processing_time = true;
+            let mut op = IntervalJoin::build(spec, &config, 0..=127).unwrap();
+            let mut out = Output::new();
+            assert_eq!(op.next_processing_timer().unwrap(), None);
+            // The time column is not read: both rows are at 1,000, cached with a cleanup
+            // timer at 1,000 + 10 + 1.
+            op.process(0, &rows(&[(1, 5), (2, 7)]), &mut out).unwrap();
+            assert_eq!(op.next_processing_timer().unwrap(), Some(1_011));
+            // A watermark fires nothing in processing time.
+            op.advance_watermark(i64::MAX, &mut out).unwrap();
+            assert_eq!(emitted(&mut out), vec![]);
+            // At 1,005 a right row (time 1,005) meets key 1's left row at 1,000.
+            clock.set(1_005);
+            op.process(1, &rows(&[(1, -1)]), &mut out).unwrap();
+            assert_eq!(
+                emitted(&mut out),
+                vec![(Some(1), Some(5), Some(1), Some(-1))]
+            );
+            // The timer for 1,011 is not due at 1,010; at 1,011 key 2's left row, which never
+            // joined, is padded; key 1's left row and right row leave without output.
+            clock.set(1_010);
+            op.on_processing_time(1_010, &mut out).unwrap();
+            assert_eq!(emitted(&mut out), vec![]);
+            clock.set(1_011);
+            op.on_processing_time(1_011, &mut out).unwrap();
+            assert_eq!(emitted(&mut out), vec![(Some(2), Some(7), None, None)]);
+            // Key 1's right row's timer (1,005 + 11) is still to come.
+            assert_eq!(op.next_processing_timer().unwrap(), Some(1_016));
+            clock.set(1_100);
+            op.on_processing_time(1_100, &mut out).unwrap();
+            assert_eq!(op.next_processing_timer().unwrap(), None);
+            op.process(1, &rows(&[(1, 0)]), &mut out).unwrap();
+            assert_eq!(emitted(&mut out), vec![]);
         }
     }
 

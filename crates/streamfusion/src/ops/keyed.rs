@@ -44,6 +44,10 @@ pub struct Keyed {
     /// No event timer lies before this time (all earlier ones fired); `None` when unknown.
     event_timer_floor: Option<i64>,
     processing_timers: Option<Timers>,
+    /// No processing-time timer lies before this time (all earlier ones fired).
+    processing_timer_floor: Option<i64>,
+    /// The earliest processing-time timer, once known (`Some(None)`: there is none).
+    next_processing_timer: Option<Option<i64>>,
 }
 
 impl std::fmt::Debug for Keyed {
@@ -115,6 +119,8 @@ impl Keyed {
             event_timers: None,
             event_timer_floor: None,
             processing_timers: None,
+            processing_timer_floor: None,
+            next_processing_timer: None,
         })
     }
 
@@ -329,18 +335,21 @@ impl Keyed {
         key: &[u8],
         namespace: &[u8],
     ) -> Result<()> {
-        let timers = self.timers(event)?;
-        let mut batch = crate::state::WriteBatch::with_capacity(1);
-        timers.register(&mut batch, key_group, timestamp, key, namespace);
-        if event {
-            self.lower_event_timer_floor(timestamp);
-        }
-        self.store.write(&batch)
+        self.write_timers(event, true, [(key_group, timestamp, key, namespace)])
     }
 
-    /// A timer at `timestamp` is (about to be) registered: the floor may only go down.
-    fn lower_event_timer_floor(&mut self, timestamp: i64) {
-        if let Some(floor) = &mut self.event_timer_floor {
+    /// A timer at `timestamp` is (about to be) registered in the `event` or processing-time
+    /// domain: the floor may only go down, and it may be the earliest.
+    fn lower_timer_floor(&mut self, event: bool, timestamp: i64) {
+        let floor = if event {
+            &mut self.event_timer_floor
+        } else {
+            if let Some(next) = &mut self.next_processing_timer {
+                *next = Some(next.map_or(timestamp, |n| n.min(timestamp)));
+            }
+            &mut self.processing_timer_floor
+        };
+        if let Some(floor) = floor {
             *floor = (*floor).min(timestamp);
         }
     }
@@ -350,7 +359,15 @@ impl Keyed {
         &mut self,
         timers: impl IntoIterator<Item = (u16, i64, &'k [u8], N)>,
     ) -> Result<()> {
-        self.write_event_timers(true, timers)
+        self.write_timers(true, true, timers)
+    }
+
+    /// Registers processing-time timers, as [`Keyed::register_event_timers`].
+    pub fn register_processing_timers<'k, N: AsRef<[u8]>>(
+        &mut self,
+        timers: impl IntoIterator<Item = (u16, i64, &'k [u8], N)>,
+    ) -> Result<()> {
+        self.write_timers(false, true, timers)
     }
 
     /// Deletes event-time timers `(key group, timestamp, key, namespace)` with one write; a
@@ -359,22 +376,23 @@ impl Keyed {
         &mut self,
         timers: impl IntoIterator<Item = (u16, i64, &'k [u8], N)>,
     ) -> Result<()> {
-        self.write_event_timers(false, timers)
+        self.write_timers(true, false, timers)
     }
 
-    /// Registers (or deletes) event-time timers with one write.
-    fn write_event_timers<'k, N: AsRef<[u8]>>(
+    /// Registers (or deletes) `event`- or processing-time timers with one write.
+    fn write_timers<'k, N: AsRef<[u8]>>(
         &mut self,
+        event: bool,
         register: bool,
         timers: impl IntoIterator<Item = (u16, i64, &'k [u8], N)>,
     ) -> Result<()> {
-        let table = self.timers(true)?;
+        let table = self.timers(event)?;
         let mut batch = crate::state::WriteBatch::new();
         for (key_group, timestamp, key, namespace) in timers {
             let namespace = namespace.as_ref();
             if register {
                 table.register(&mut batch, key_group, timestamp, key, namespace);
-                self.lower_event_timer_floor(timestamp);
+                self.lower_timer_floor(event, timestamp);
             } else {
                 table.delete(&mut batch, key_group, timestamp, key, namespace);
             }
@@ -404,10 +422,39 @@ impl Keyed {
         Ok(fired)
     }
 
-    /// Removes and returns the processing-time timers at or before `time`, in firing order.
+    /// Removes and returns the processing-time timers at or before `time`, in firing order,
+    /// each key group scanned from the last time that fired (as event timers are).
     pub fn fire_processing_timers(&mut self, time: i64) -> Result<Vec<Timer>> {
         let timers = self.timers(false)?;
-        timers.fire(self.store.as_mut(), &self.key_groups, None, time)
+        let fired = timers.fire(
+            self.store.as_mut(),
+            &self.key_groups,
+            self.processing_timer_floor,
+            time,
+        )?;
+        let floor = time.saturating_add(1);
+        if self.processing_timer_floor.is_none_or(|f| f < floor) {
+            self.processing_timer_floor = Some(floor);
+            self.next_processing_timer = None;
+        }
+        Ok(fired)
+    }
+
+    /// When the earliest processing-time timer is due, `None` without any: the time a host
+    /// must call back at ([`super::Operator::on_processing_time`]). Read from state once,
+    /// then kept as timers are registered and fired.
+    pub fn next_processing_timer(&mut self) -> Result<Option<i64>> {
+        if let Some(next) = self.next_processing_timer {
+            return Ok(next);
+        }
+        let timers = self.timers(false)?;
+        let next = timers.earliest(
+            self.store.as_ref(),
+            &self.key_groups,
+            self.processing_timer_floor,
+        )?;
+        self.next_processing_timer = Some(next);
+        Ok(next)
     }
 
     /// Publishes a checkpoint of the store at `target`, with the metadata of `identity`,
@@ -673,6 +720,34 @@ mod tests {
         keyed.register_processing_timer(5, 7, b"p", b"").unwrap();
         assert_eq!(keyed.fire_processing_timers(6).unwrap().len(), 0);
         assert_eq!(keyed.fire_processing_timers(7).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn the_next_processing_timer_follows_registrations_and_firings() {
+        let mut keyed = Keyed::in_memory(128).unwrap();
+        assert_eq!(keyed.next_processing_timer().unwrap(), None);
+        keyed
+            .register_processing_timers([(3u16, 50i64, &b"a"[..], [0u8; 0]), (9, 40, b"b", [])])
+            .unwrap();
+        assert_eq!(keyed.next_processing_timer().unwrap(), Some(40));
+        keyed.register_processing_timer(1, 45, b"c", b"").unwrap();
+        assert_eq!(keyed.next_processing_timer().unwrap(), Some(40));
+        let fired: Vec<i64> = keyed
+            .fire_processing_timers(45)
+            .unwrap()
+            .iter()
+            .map(|t| t.timestamp)
+            .collect();
+        assert_eq!(fired, [40, 45]);
+        assert_eq!(keyed.next_processing_timer().unwrap(), Some(50));
+        // A timer registered behind the time already fired is still found, and fires.
+        keyed.register_processing_timer(2, 30, b"d", b"").unwrap();
+        assert_eq!(keyed.next_processing_timer().unwrap(), Some(30));
+        assert_eq!(keyed.fire_processing_timers(60).unwrap().len(), 2);
+        assert_eq!(keyed.next_processing_timer().unwrap(), None);
+        // Event-time timers are not processing-time ones.
+        keyed.register_event_timer(1, 5, b"e", b"").unwrap();
+        assert_eq!(keyed.next_processing_timer().unwrap(), None);
     }
 
     #[test]

@@ -131,10 +131,19 @@ pub trait Operator: Send + std::fmt::Debug {
     /// The current watermark; `None` before the first.
     fn watermark(&self) -> Option<i64>;
 
-    /// Processing time reached `time` (epoch milliseconds): fires processing-time timers.
+    /// Processing time reached `time` (epoch milliseconds): fires the processing-time timers
+    /// at or before it, as Flink's timer service does when its callback for `time` runs.
     fn on_processing_time(&mut self, time: i64, out: &mut Output) -> Result<()> {
         let _ = (time, out);
         Ok(())
+    }
+
+    /// When the operator's earliest processing-time timer is due (`None`: it has none), so
+    /// the host can call [`Operator::on_processing_time`] then. An operator in processing
+    /// time reads the time itself from its state's clock (the system clock in a task, the
+    /// same `System.currentTimeMillis` Flink's processing time is).
+    fn next_processing_timer(&mut self) -> Result<Option<i64>> {
+        Ok(None)
     }
 
     /// Applies and emits whatever is buffered (a mini-batch bundle); at end of input too.

@@ -27,6 +27,15 @@
 //! some row arrives that late. The restore replays run on the scenarios without such rows.
 //! When a JDK and the planner classpath are present, the Java program is run again and must
 //! write the committed file byte for byte; otherwise that check reports itself skipped.
+//!
+//! `tests/golden/flink-2.3.0-proctime-interval-join.jsonl`, written by
+//! `ProcTimeIntervalJoinVectors.java`, holds the same joins in processing time: the released
+//! `ProcTimeIntervalJoin` in a `KeyedCoProcessOperator`, driven with a processing-time
+//! service whose clock the scenario sets (`{"processing_time": ms}` events, which fire the
+//! timers due). The replay sets the native operator's clock to the same times. Its rows'
+//! time columns are Flink's NULL placeholders. In processing time every row probes (its
+//! upper bound always lies past the other input's expiration time), so a restore never
+//! changes the output and every scenario is replayed across restores too.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -45,6 +54,16 @@ const GOLDEN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/golden/flink-2.3.0-interval-join.jsonl"
 );
+
+const PROCTIME_GOLDEN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/golden/flink-2.3.0-proctime-interval-join.jsonl"
+);
+
+/// Whether the scenario ran Flink's processing-time join.
+fn processing_time(s: &Scenario) -> bool {
+    s.header["operator"] == "ProcTimeIntervalJoin"
+}
 
 const JOIN_TYPES: [&str; 4] = ["INNER", "LEFT", "RIGHT", "FULL"];
 
@@ -74,6 +93,12 @@ fn plan(s: &Scenario) -> Result<OperatorPlan, String> {
         ),
         (long("lower"), long("upper"), long("min_cleanup_ms")),
     );
+    if spec.processing_time != processing_time(s) {
+        return Err(format!(
+            "planned with processing_time {}, Flink built {}",
+            spec.processing_time, s.header["operator"]
+        ));
+    }
     let native = (
         format!("{:?}", spec.join_type).to_uppercase(),
         spec.left.keys.clone(),
@@ -96,9 +121,17 @@ fn plan(s: &Scenario) -> Result<OperatorPlan, String> {
 }
 
 /// The join key of an output row: where the left row is padding, its time (never NULL in an
-/// input row) is NULL.
+/// input row in event time) or in processing time its `id` (the time is NULL there) is NULL.
 fn key(s: &Scenario, row: &ChangeRow) -> String {
-    join_key(s, row, index(&s.header["left_time"], "left_time"))
+    let column = if processing_time(s) {
+        s.names[0]
+            .iter()
+            .position(|n| n == "id")
+            .unwrap_or_else(|| panic!("{}: no left id column", s.name))
+    } else {
+        index(&s.header["left_time"], "left_time")
+    };
+    join_key(s, row, column)
 }
 
 /// Whether a restore cannot change what Flink emits: every row arrives before its upper
@@ -116,6 +149,7 @@ fn restores_are_exact(s: &Scenario) -> bool {
     for event in &s.events {
         match event {
             Event::Watermark(w) => operator_time = operator_time.max(*w),
+            Event::ProcessingTime(_) => {}
             Event::Row(side, row) => {
                 let Cell::Int(t) = row.cells[time[*side]] else {
                     return false;
@@ -204,5 +238,50 @@ fn golden_interval_join_changelogs_regenerate_identically_from_released_flink() 
         "golden_interval_join_changelogs_regenerate_identically_from_released_flink",
         "org.streamfusion.golden.IntervalJoinVectors",
         Path::new(GOLDEN),
+    );
+}
+
+#[test]
+fn processing_time_interval_joins_match_released_flink_changelogs() {
+    let scenarios = read(PROCTIME_GOLDEN);
+    assert_coverage(&scenarios, &JOIN_TYPES);
+    assert!(scenarios.iter().all(processing_time));
+    for s in &scenarios {
+        assert!(
+            matches!(s.events.first(), Some(Event::ProcessingTime(_))),
+            "{}: the clock is not set before the first row",
+            s.name
+        );
+    }
+    let timers = |s: &Scenario| {
+        s.events
+            .iter()
+            .zip(&s.outputs)
+            .any(|(e, out)| matches!(e, Event::ProcessingTime(_)) && !out.is_empty())
+    };
+    assert!(
+        scenarios.iter().filter(|s| timers(s)).count() >= 20,
+        "fewer than 20 scenarios where a cleanup timer emits"
+    );
+    assert!(
+        scenarios.iter().any(|s| s.header["min_cleanup_ms"] != 0),
+        "no scenario with a minimum cleanup interval"
+    );
+    let rows = replay_all(
+        &scenarios,
+        plan,
+        |_| Replay::ALL.to_vec(),
+        key,
+        |s| s.backend == Backend::Rocks,
+    );
+    assert!(rows > 3_000, "only {rows} rows compared");
+}
+
+#[test]
+fn golden_proctime_interval_join_changelogs_regenerate_identically_from_released_flink() {
+    bench_support::jvm::assert_planner_golden_regenerates(
+        "golden_proctime_interval_join_changelogs_regenerate_identically_from_released_flink",
+        "org.streamfusion.golden.ProcTimeIntervalJoinVectors",
+        Path::new(PROCTIME_GOLDEN),
     );
 }

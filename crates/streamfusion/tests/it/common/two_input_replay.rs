@@ -6,8 +6,11 @@
 //! least `scenario`, `join_type`, `backend` (`hashmap` or `rocksdb`), `node` and `config`
 //! (the two texts `flink::plan_node` reads), `left`, `right` and `output` columns, `events`
 //! and `rows_out` (the counts of the lines that follow, checked so that a truncated file
-//! cannot pass); then event lines `{"in":kind,"side":0|1,"row":[..]}` or `{"watermark":ms}`
-//! (both inputs), each followed by the `{"out":kind,"row":[..]}` lines Flink emitted for it.
+//! cannot pass); then event lines `{"in":kind,"side":0|1,"row":[..]}`, `{"watermark":ms}`
+//! (both inputs) or `{"processing_time":ms}` (the task's clock moved to `ms`, firing the
+//! processing-time timers at or before it), each followed by the `{"out":kind,"row":[..]}`
+//! lines Flink emitted for it. The replay's operators read a manual clock that the
+//! processing-time events set.
 //!
 //! A scenario is replayed on the backend it ran on in Flink (memory for hashmap), each run
 //! of one input's rows between watermarks in batches of at most a mode's rows, with a
@@ -20,20 +23,23 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::Value as Json;
 use streamfusion::ops::{Operator, OperatorPlan, Output, StateConfig};
 use streamfusion::state::checkpoint::Checkpoint;
+use streamfusion::state::ttl::ManualClock;
 use streamfusion::types::LogicalType;
 
 use super::Backend;
 use super::changelog::{Cell, ChangeRow, batch, change_row, columns, output_rows, str_of};
 use super::golden_replay::Replay;
 
-/// One input event: a row of input 0 or 1, or a watermark of both.
+/// One input event: a row of input 0 or 1, a watermark of both, or the processing time.
 pub enum Event {
     Row(usize, ChangeRow),
     Watermark(i64),
+    ProcessingTime(i64),
 }
 
 pub struct Scenario {
@@ -102,6 +108,12 @@ pub fn read(path: &str) -> Vec<Scenario> {
                 .as_i64()
                 .unwrap_or_else(|| panic!("line {}: {w}", number + 1));
             s.events.push(Event::Watermark(w));
+            s.outputs.push(Vec::new());
+        } else if let Some(t) = v.get("processing_time") {
+            let t = t
+                .as_i64()
+                .unwrap_or_else(|| panic!("line {}: {t}", number + 1));
+            s.events.push(Event::ProcessingTime(t));
             s.outputs.push(Vec::new());
         } else if v.get("in").is_some() {
             let side = index(&v["side"], "side");
@@ -277,12 +289,13 @@ pub fn replay_all(
 /// What one call into the operator emitted: the events it covered, and the rows.
 pub type Emitted = (Range<usize>, Vec<ChangeRow>);
 
-/// Where a replay's operator (the `n`th it opens) keeps its state.
-fn state(s: &Scenario, dir: &Path, n: usize) -> StateConfig {
+/// Where a replay's operator (the `n`th it opens) keeps its state, on `clock`.
+fn state(s: &Scenario, dir: &Path, n: usize, clock: &Arc<ManualClock>) -> StateConfig {
     match s.backend {
         Backend::Memory => StateConfig::memory(),
         Backend::Rocks => StateConfig::rocksdb(dir.join(format!("state-{n}"))),
     }
+    .with_clock(clock.clone())
 }
 
 /// Replays the events through operators built from `plan`, each run of one input's rows
@@ -296,9 +309,10 @@ pub fn replay(
     chunk: usize,
 ) -> Result<Vec<Emitted>, String> {
     let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(0));
     let mut opened = 0;
     let mut op: Box<dyn Operator> = plan
-        .build(&state(s, dir.path(), opened), None)
+        .build(&state(s, dir.path(), opened, &clock), None)
         .map_err(|e| format!("build: {e}"))?;
     let mut got: Vec<Emitted> = Vec::new();
     let mut out = Output::new();
@@ -312,6 +326,12 @@ pub fn replay(
                     .map_err(|e| format!("watermark {w}: {e}"))?;
                 watermark = true;
                 (at, format!("watermark {w}"))
+            }
+            Event::ProcessingTime(t) => {
+                clock.set(*t);
+                op.on_processing_time(*t, &mut out)
+                    .map_err(|e| format!("processing time {t}: {e}"))?;
+                (at, format!("processing time {t}"))
             }
             Event::Row(side, _) => {
                 let rows: Vec<ChangeRow> = s.events[at..]
@@ -349,7 +369,7 @@ pub fn replay(
             drop(op);
             opened += 1;
             op = plan
-                .restore(&state(s, dir.path(), opened), None, &[checkpoint])
+                .restore(&state(s, dir.path(), opened, &clock), None, &[checkpoint])
                 .map_err(|e| format!("restore after {what}: {e}"))?;
         }
     }
@@ -391,6 +411,7 @@ pub fn diff(
     let what = match &s.events[events.start] {
         _ if events.len() > 1 => format!("rows {}..{}", events.start, events.end),
         Event::Watermark(w) => format!("watermark {w}"),
+        Event::ProcessingTime(t) => format!("processing time {t}"),
         Event::Row(side, row) => format!("row {row} of input {side}"),
     };
     let i = events.start;

@@ -68,7 +68,15 @@ import java.util.stream.Stream;
  * natively either), at {@link #endInput} and in {@link #finish}. Output records carry no
  * timestamp, as a stock Calc's and GROUP BY's; a rowtime column travels in the row.
  *
- * <p>An interval join ({@code "operator": "interval_join"}) holds its output watermark back as
+ * <p>An operator in processing time ({@code "processing_time": true}: the processing-time interval
+ * join) reads the time natively from the system clock, Flink's {@code System.currentTimeMillis}
+ * processing time, and keeps its timers in its native state (checkpointed with it). After every
+ * call that may register one (and on open and restore), the operator asks for the earliest
+ * ({@link NativeOperator#nextProcessingTimer}) and schedules it in the task's processing-time
+ * service; when it fires, the bundle is pushed and the native timers up to that time fire
+ * ({@link NativeOperator#onProcessingTime}), as Flink's timer service fires a keyed operator's.
+ *
+ * <p>An event-time interval join ({@code "operator": "interval_join"}) holds its output watermark back as
  * Flink's {@code KeyedCoProcessOperatorWithWatermarkDelay} does: every watermark is forwarded as
  * {@code watermark - max(-lower_bound, upper_bound)} (its rows may be emitted that long after
  * the watermark that passed their time), while the native operator sees it undelayed.
@@ -124,8 +132,12 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
     private final int outputArity;
     private final int bundleRows;
     private final long bundleLatencyMs;
+    /** Whether the plan runs in processing time, with processing-time timers. */
+    private final boolean processingTime;
 
     private transient NativeOperator operator;
+    /** The native timer time a callback is scheduled for, {@link NativeOperator#NO_TIMER} if none. */
+    private transient long scheduledTimer;
     /**
      * The last watermark processed ({@code Long.MIN_VALUE} before the first), kept in union
      * list state as Flink's {@code WindowAggOperator} keeps its own (decision 0030).
@@ -170,6 +182,16 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
         this.outputArity = outputType.getFieldCount();
         this.bundleRows = bundleRows;
         this.bundleLatencyMs = bundleLatencyMs;
+        this.processingTime = field(plan, "processing_time").asBoolean(false);
+    }
+
+    /** Field {@code name} of the native {@code plan}. */
+    private static JsonNode field(String plan, String name) {
+        try {
+            return MAPPER.readTree(plan).path(name);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("StreamFusion: a native plan that is no JSON", e);
+        }
     }
 
     /**
@@ -205,7 +227,9 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("StreamFusion: a native plan that is no JSON", e);
         }
-        if (!"interval_join".equals(json.path("operator").asText())) {
+        if (!"interval_join".equals(json.path("operator").asText())
+                || json.path("processing_time").asBoolean(false)) {
+            // A processing-time interval join runs in a KeyedCoProcessOperator: no delay.
             return 0;
         }
         JsonNode lower = json.path("lower_bound");
@@ -414,6 +438,36 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
             bundles[i] = new Bundle(bundleRows);
         }
         out = new StreamRecord<>(null);
+        scheduledTimer = NativeOperator.NO_TIMER;
+        // A restored operator's timers are in its native state.
+        scheduleProcessingTimer();
+    }
+
+    /**
+     * Schedules a callback at the native operator's earliest processing-time timer, unless
+     * one as early is scheduled already (a later callback left scheduled fires nothing).
+     */
+    private void scheduleProcessingTimer() {
+        if (!processingTime) {
+            return;
+        }
+        long next = operator.nextProcessingTimer();
+        if (next == NativeOperator.NO_TIMER
+                || (scheduledTimer != NativeOperator.NO_TIMER && scheduledTimer <= next)) {
+            return;
+        }
+        scheduledTimer = next;
+        getProcessingTimeService().registerTimer(next, this::onProcessingTime);
+    }
+
+    /** Processing time reached {@code time}: the buffered rows first, then the native timers. */
+    private void onProcessingTime(long time) {
+        if (time >= scheduledTimer) {
+            scheduledTimer = NativeOperator.NO_TIMER;
+        }
+        pushBundle();
+        emit(operator.onProcessingTime(time));
+        scheduleProcessingTimer();
     }
 
     /**
@@ -525,6 +579,7 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
         bundle.rows = 0;
         bundle.bytes = 0;
         emit(result);
+        scheduleProcessingTimer();
     }
 
     private void emit(NativeOperator.Rows result) {

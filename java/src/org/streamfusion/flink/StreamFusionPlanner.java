@@ -78,8 +78,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * is translated to transformations. Flink's {@code SortLimit} and {@code Limit} nodes subclass
  * {@code StreamExecRank} and stay stock. A regular join ({@link StreamExecJoin}), a window join
  * ({@link StreamExecWindowJoin}), an interval join ({@link StreamExecIntervalJoin}; the native
- * side runs event-time ones, and one of a negative interval, which Flink runs as filters instead
- * of a join, stays stock) and a temporal join ({@link StreamExecTemporalJoin}; the native side
+ * side runs event- and processing-time ones, and one of a negative interval, which Flink runs as
+ * filters instead of a join, stays stock) and a temporal join ({@link StreamExecTemporalJoin}; the native side
  * runs the event-time {@code FOR SYSTEM_TIME AS OF} join of a versioned table without state
  * TTL) are replaced by a {@link NativeTwoInputExecNode}.
  *

@@ -1,8 +1,5 @@
 package org.streamfusion.golden;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,6 +12,7 @@ import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.streaming.api.operators.AbstractUdfStreamOperator;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Table;
@@ -544,16 +542,30 @@ public final class IntervalJoinVectors {
         }
     }
 
-    /** A scenario planned: the interval join operator Flink built and what the file says. */
-    static final class Planned extends TwoInputVectors.Planned {
-        final Scenario scenario;
-        /** The released function ({@code RowTimeIntervalJoin}) inside the operator. */
-        RowTimeIntervalJoin function;
+    /**
+     * An interval join planned (event or processing time, {@link ProcTimeIntervalJoinVectors}):
+     * the released function Flink built and what the file's header says of the node.
+     */
+    abstract static class Joined extends TwoInputVectors.Planned {
+        /**
+         * The released function inside the operator: a {@code TimeIntervalJoin}, {@code
+         * RowTimeIntervalJoin} or {@code ProcTimeIntervalJoin}.
+         */
+        KeyedCoProcessFunction<?, ?, ?, ?> function;
         /** The time columns of the two sides. */
         int[] times;
         long lower;
         long upper;
         long minCleanupMs;
+
+        Joined(String name, int tag) {
+            super(name, tag);
+        }
+    }
+
+    /** A scenario planned: the interval join operator Flink built and what the file says. */
+    static final class Planned extends Joined {
+        final Scenario scenario;
 
         Planned(Scenario scenario, int tag) {
             super(scenario.name, tag);
@@ -586,47 +598,25 @@ public final class IntervalJoinVectors {
                 checkOnTime(p);
             }
         }
-        for (String backend : BACKENDS) {
-            List<Planned> group = new ArrayList<>();
-            for (Planned p : planned) {
-                if (p.scenario.backend.equals(backend)) {
-                    group.add(p);
-                }
-            }
-            if (!group.isEmpty()) {
-                TwoInputVectors.run(backend, group, "interval join");
-            }
-        }
+        TwoInputVectors.runBackends(planned, BACKENDS, p -> p.scenario.backend, "interval join");
         compareTwins(planned);
-
-        StringBuilder out = new StringBuilder(1 << 20);
-        out.append("{\"flink\":\"2.3.0\",\"seed\":\"0x")
-                .append(Long.toHexString(GroupAggVectors.SEED)).append("\",\"generator\":");
-        Json.string(out, GENERATOR);
-        out.append(",\"format\":");
-        Json.string(out, "per scenario: a header line (scenario, description, join_type, zone,"
-                + " backend, operator, left_keys, right_keys, filter_nulls, left_time,"
-                + " right_time, lower and upper: leftLowerBound and leftUpperBound in ms,"
-                + " min_cleanup_ms, node and config: the planner's texts for flink::plan_node,"
-                + " left, right and output columns, sql, plan, events, rows_out), then events"
-                + " lines {\"in\":kind,\"side\":0|1,\"row\":[..]} or {\"watermark\":ms} (both"
-                + " inputs), each followed by the {\"out\":kind,\"row\":[..]} lines emitted for"
-                + " it; BIGINT, DOUBLE (Double.toString), DECIMAL (plain) and TIMESTAMP (epoch"
-                + " ms) values are strings");
-        out.append("}\n");
-        int total = 0;
-        for (Planned p : planned) {
-            write(p, out);
-            total += TwoInputVectors.rowsOut(p);
-        }
-        Path path = Path.of(args[0]);
-        if (path.getParent() != null) {
-            Files.createDirectories(path.getParent());
-        }
-        Files.write(path, out.toString().getBytes(StandardCharsets.UTF_8));
-        System.err.printf("wrote %d scenarios (%d output rows) to %s%n", planned.size(), total,
-                path);
+        TwoInputVectors.writeFile(args[0], GENERATOR, FORMAT_HEAD + " or {\"watermark\":ms} (both"
+                + " inputs)" + FORMAT_TAIL, planned, IntervalJoinVectors::write);
     }
+
+    /**
+     * The file's format up to the events other than rows ({@link ProcTimeIntervalJoinVectors}
+     * names its own), and after them.
+     */
+    static final String FORMAT_HEAD = "per scenario: a header line (scenario, description,"
+            + " join_type, zone, backend, operator, left_keys, right_keys, filter_nulls,"
+            + " left_time, right_time, lower and upper: leftLowerBound and leftUpperBound in ms,"
+            + " min_cleanup_ms, node and config: the planner's texts for flink::plan_node, left,"
+            + " right and output columns, sql, plan, events, rows_out), then events lines"
+            + " {\"in\":kind,\"side\":0|1,\"row\":[..]}";
+    static final String FORMAT_TAIL = ", each followed by the {\"out\":kind,\"row\":[..]} lines"
+            + " emitted for it; BIGINT, DOUBLE (Double.toString), DECIMAL (plain) and TIMESTAMP"
+            + " (epoch ms) values are strings";
 
     // ---------------------------------------------------------------- planning
 
@@ -686,10 +676,59 @@ public final class IntervalJoinVectors {
         JsonNode description = JoinVectors.JSON.readTree(p.description);
         JsonNode node = description.get("node");
         List<String> problems = new ArrayList<>();
+        checkJoin(p, description, s.joinType, true, s.bounds, s.minCleanupMs, s.zone, problems);
+        RowTimeIntervalJoin function = (RowTimeIntervalJoin) p.function;
+
+        // The time columns, as the function reads them.
+        String[] timeFields = {"leftTimeIdx", "rightTimeIdx"};
+        for (int side = 0; side < 2; side++) {
+            int at = (int) JoinVectors.field(function, timeFields[side]);
+            if (at != p.times[side]) {
+                problems.add(timeFields[side] + " " + at + ", the node's " + p.times[side]);
+            }
+        }
+
+        // The output watermark delay: max(-lower, upper), none for 0.
+        long delay = Math.max(-p.lower, p.upper);
+        if (function.getMaxOutputDelay() != delay) {
+            problems.add("max output delay " + function.getMaxOutputDelay() + ", not "
+                    + delay);
+        }
+        Object adjustment = JoinVectors.field(p.operator, "outputAdjustment");
+        boolean delayed = adjustment.getClass().getSimpleName()
+                .equals("DelayedOutputAdjustment");
+        if (delayed != (delay != 0)
+                || delayed && (long) JoinVectors.field(adjustment, "watermarkDelay") != delay) {
+            problems.add("output adjustment " + adjustment.getClass().getName() + " for a delay"
+                    + " of " + delay);
+        }
+        if (!node.path("description").asText().startsWith("IntervalJoin(")
+                || !node.path("description").asText().contains("isRowTime=true")) {
+            problems.add("not an event-time interval join: " + node.path("description"));
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException(s.name + ": the interval join is not what the"
+                    + " scenario asks for: " + problems + " in " + p.description);
+        }
+    }
+
+    /**
+     * Checks what every interval join's node and released function ({@code TimeIntervalJoin})
+     * share against each other and against the scenario (node type, keys, NULL filters, input
+     * and output columns, join type, time columns: {@code ts} rowtime attributes where {@code
+     * eventTime}, else {@code pt} proctime ones, bounds {@code bounds}, relative sizes, no
+     * allowed lateness, minimum cleanup interval {@code minCleanupMs} as the operator and the
+     * options have it, time zone {@code zone}); fills in what the file's header says. Adds
+     * what differs to {@code problems}.
+     */
+    static void checkJoin(Joined p, JsonNode description, String joinType, boolean eventTime,
+            Bounds bounds, long minCleanupMs, String zone, List<String> problems)
+            throws Exception {
+        JsonNode node = description.get("node");
         NodeVectors.expect(problems, node, "type", NODE_TYPE);
         JsonNode spec = node.get("intervalJoinSpec");
         JsonNode joinSpec = spec.get("joinSpec");
-        JsonNode bounds = spec.get("windowBounds");
+        JsonNode windowBounds = spec.get("windowBounds");
         Object function = p.function;
 
         p.keys = new int[][] {JoinVectors.ints(joinSpec.get("leftKeys")),
@@ -697,8 +736,8 @@ public final class IntervalJoinVectors {
         TwoInputVectors.columns(p, description, problems);
 
         // The join type.
-        NodeVectors.expect(problems, joinSpec, "joinType", s.joinType);
-        if (!((Enum<?>) JoinVectors.field(function, "joinType")).name().equals(s.joinType)) {
+        NodeVectors.expect(problems, joinSpec, "joinType", joinType);
+        if (!((Enum<?>) JoinVectors.field(function, "joinType")).name().equals(joinType)) {
             problems.add("function join type " + JoinVectors.field(function, "joinType"));
         }
 
@@ -729,31 +768,26 @@ public final class IntervalJoinVectors {
         }
 
         // The time columns and the bounds.
-        NodeVectors.expect(problems, bounds, "isEventTime", "true");
-        p.times = new int[] {bounds.get("leftTimeIndex").asInt(),
-            bounds.get("rightTimeIndex").asInt()};
-        String[] timeFields = {"leftTimeIdx", "rightTimeIdx"};
+        NodeVectors.expect(problems, windowBounds, "isEventTime", String.valueOf(eventTime));
+        p.times = new int[] {windowBounds.get("leftTimeIndex").asInt(),
+            windowBounds.get("rightTimeIndex").asInt()};
+        TimestampKind kind = eventTime ? TimestampKind.ROWTIME : TimestampKind.PROCTIME;
+        String name = eventTime ? "ts" : "pt";
         for (int side = 0; side < 2; side++) {
-            int at = (int) JoinVectors.field(function, timeFields[side]);
-            if (at != p.times[side]) {
-                problems.add(timeFields[side] + " " + at + ", the node's " + p.times[side]);
-            }
             RowType type = ((InternalTypeInfo<?>) p.transformation.getInputs().get(side)
                     .getOutputType()).toRowType();
             LogicalType time = type.getTypeAt(p.times[side]);
-            boolean rowtime = time instanceof TimestampType ts
-                    ? ts.getKind() == TimestampKind.ROWTIME
-                    : time instanceof LocalZonedTimestampType ltz
-                            && ltz.getKind() == TimestampKind.ROWTIME;
-            if (!rowtime || !type.getFieldNames().get(p.times[side]).equals("ts")) {
+            boolean attribute = time instanceof TimestampType ts
+                    ? ts.getKind() == kind
+                    : time instanceof LocalZonedTimestampType ltz && ltz.getKind() == kind;
+            if (!attribute || !type.getFieldNames().get(p.times[side]).equals(name)) {
                 problems.add("time column " + p.times[side] + " of " + type);
             }
         }
-        p.lower = bounds.get("leftLowerBound").asLong();
-        p.upper = bounds.get("leftUpperBound").asLong();
-        if (p.lower != s.bounds.lower() || p.upper != s.bounds.upper()) {
-            problems.add("bounds [" + p.lower + ", " + p.upper + "], the scenario's "
-                    + s.bounds);
+        p.lower = windowBounds.get("leftLowerBound").asLong();
+        p.upper = windowBounds.get("leftUpperBound").asLong();
+        if (p.lower != bounds.lower() || p.upper != bounds.upper()) {
+            problems.add("bounds [" + p.lower + ", " + p.upper + "], the scenario's " + bounds);
         }
         if ((long) JoinVectors.field(function, "leftRelativeSize") != -p.lower
                 || (long) JoinVectors.field(function, "rightRelativeSize") != p.upper
@@ -765,36 +799,13 @@ public final class IntervalJoinVectors {
 
         // The minimum cleanup interval: the operator's, and what the planner hands over.
         p.minCleanupMs = (long) JoinVectors.field(function, "minCleanUpInterval");
-        if (p.minCleanupMs != Math.max(0, s.minCleanupMs)) {
+        if (p.minCleanupMs != Math.max(0, minCleanupMs)) {
             problems.add("min cleanup interval " + p.minCleanupMs + ", the scenario's "
-                    + s.minCleanupMs);
+                    + minCleanupMs);
         }
         JsonNode options = JoinVectors.JSON.readTree(p.config);
         NodeVectors.expect(problems, options, CLEANUP, p.minCleanupMs + " ms");
-        NodeVectors.expect(problems, options, "table.local-time-zone", s.zone);
-
-        // The output watermark delay: max(-lower, upper), none for 0.
-        long delay = Math.max(-p.lower, p.upper);
-        if (p.function.getMaxOutputDelay() != delay) {
-            problems.add("max output delay " + p.function.getMaxOutputDelay() + ", not "
-                    + delay);
-        }
-        Object adjustment = JoinVectors.field(p.operator, "outputAdjustment");
-        boolean delayed = adjustment.getClass().getSimpleName()
-                .equals("DelayedOutputAdjustment");
-        if (delayed != (delay != 0)
-                || delayed && (long) JoinVectors.field(adjustment, "watermarkDelay") != delay) {
-            problems.add("output adjustment " + adjustment.getClass().getName() + " for a delay"
-                    + " of " + delay);
-        }
-        if (!node.path("description").asText().startsWith("IntervalJoin(")
-                || !node.path("description").asText().contains("isRowTime=true")) {
-            problems.add("not an event-time interval join: " + node.path("description"));
-        }
-        if (!problems.isEmpty()) {
-            throw new IllegalStateException(s.name + ": the interval join is not what the"
-                    + " scenario asks for: " + problems + " in " + p.description);
-        }
+        NodeVectors.expect(problems, options, "table.local-time-zone", zone);
     }
 
     /** The scenario's events (each table row its one node row), the end of input if asked. */
@@ -888,16 +899,26 @@ public final class IntervalJoinVectors {
 
     static void write(Planned p, StringBuilder out) {
         Scenario s = p.scenario;
+        header(p, s.describe(), s.joinType, s.zone, s.backend, out);
+        TwoInputVectors.writeEvents(p, out);
+    }
+
+    /**
+     * The header line of an interval join's scenario {@code p}: its name, {@code description},
+     * {@code joinType}, session time {@code zone}, state {@code backend}, and what was planned.
+     */
+    static void header(Joined p, String description, String joinType, String zone,
+            String backend, StringBuilder out) {
         out.append("{\"scenario\":");
-        Json.string(out, s.name);
+        Json.string(out, p.name);
         out.append(",\"description\":");
-        Json.string(out, s.describe());
+        Json.string(out, description);
         out.append(",\"join_type\":");
-        Json.string(out, s.joinType);
+        Json.string(out, joinType);
         out.append(",\"zone\":");
-        Json.string(out, s.zone);
+        Json.string(out, zone);
         out.append(",\"backend\":");
-        Json.string(out, s.backend);
+        Json.string(out, backend);
         out.append(",\"operator\":");
         Json.string(out, p.function.getClass().getSimpleName());
         out.append(",\"left_keys\":").append(NodeVectors.list(p.keys[LEFT]))
@@ -927,7 +948,6 @@ public final class IntervalJoinVectors {
         Json.string(out, p.plan);
         out.append(",\"events\":").append(p.feed.size()).append(",\"rows_out\":")
                 .append(TwoInputVectors.rowsOut(p)).append("}\n");
-        TwoInputVectors.writeEvents(p, out);
     }
 
     // ---------------------------------------------------------------- scenarios

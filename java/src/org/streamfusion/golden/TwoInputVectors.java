@@ -1,7 +1,11 @@
 package org.streamfusion.golden;
 
+import java.io.IOException;
 import java.io.Serializable;
 import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,8 +17,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
@@ -66,22 +77,29 @@ import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.clock.Clock;
 
 import org.streamfusion.flink.StreamFusionPlanner;
 import org.apache.flink.util.OutputTag;
 
 /**
- * What the golden generators of Flink's event-time two-input joins share ({@link
- * WindowJoinVectors}, {@link IntervalJoinVectors}, {@link TemporalJoinVectors}, whose inputs
- * may be changelogs): each scenario's query is planned by Flink ({@link Planner}), the rows
- * reaching its join node's two inputs are read in one MiniCluster job ({@link #inputs}), and
- * the operator Flink built is driven by {@link Driver} through one fixed order of events (rows
- * of either side, watermarks of both inputs), each event's outputs recorded right after it
- * ({@link #run}). {@link WindowJoinVectors} describes the procedure.
+ * What the golden generators of Flink's two-input joins share ({@link WindowJoinVectors},
+ * {@link IntervalJoinVectors}, {@link TemporalJoinVectors}, whose inputs may be changelogs,
+ * and {@link ProcTimeIntervalJoinVectors}): each scenario's query is planned by Flink ({@link
+ * Planner}), the rows reaching its join node's two inputs are read in one MiniCluster job
+ * ({@link #inputs}), and the operator Flink built is driven by {@link Driver} through one fixed
+ * order of events (rows of either side, watermarks of both inputs, and, where the scenario
+ * controls processing time ({@link Planned#manualProcessingTime}), the processing time), each
+ * event's outputs recorded right after it ({@link #run}). {@link WindowJoinVectors} describes
+ * the procedure.
  */
 final class TwoInputVectors {
     static final int LEFT = 0;
     static final int RIGHT = 1;
+    /** The side of a watermark event (both inputs). */
+    static final int WATERMARK = -1;
+    /** The side of a processing-time event ({@link ManualProcessingTime#advance}). */
+    static final int PROCESSING_TIME = -2;
     static final long NO_WATERMARK = Long.MIN_VALUE;
     /** The separator watermark after a side's j-th row is {@code SEPARATOR + j}. */
     static final long SEPARATOR = Long.MIN_VALUE / 2;
@@ -90,17 +108,22 @@ final class TwoInputVectors {
     private TwoInputVectors() {}
 
     /**
-     * A table row (side 0 or 1, its kind and the values of all its columns) or a watermark
-     * (side -1).
+     * A table row (side 0 or 1, its kind and the values of all its columns), a watermark (side
+     * {@link #WATERMARK}, {@code watermark} its value) or a processing time (side {@link
+     * #PROCESSING_TIME}, {@code watermark} the time, epoch ms).
      */
     record Event(int side, RowKind kind, Object[] values, long watermark) {
-        /** An insertion (a row of an insert-only table) or a watermark. */
+        /** An insertion (a row of an insert-only table), a watermark or a processing time. */
         Event(int side, Object[] values, long watermark) {
             this(side, RowKind.INSERT, values, watermark);
         }
 
         boolean isWatermark() {
-            return side < 0;
+            return side == WATERMARK;
+        }
+
+        boolean isProcessingTime() {
+            return side == PROCESSING_TIME;
         }
     }
 
@@ -154,8 +177,27 @@ final class TwoInputVectors {
             return false;
         }
 
+        /**
+         * Whether the node's input rows are read without separators: each table row becomes
+         * exactly one node row, in order (the tables of a processing-time join have no
+         * watermark, and their input conversion drops the stream's watermarks but the end of
+         * input's); {@link #due} is then empty.
+         */
+        boolean unseparated() {
+            return false;
+        }
+
         /** Whether the node's inputs may carry updates and deletions (else only insertions). */
         boolean updating() {
+            return false;
+        }
+
+        /**
+         * Whether the scenario sets the operator's processing time ({@link
+         * ManualProcessingTime}: the events of side {@link #PROCESSING_TIME}), else the task's
+         * clock is the operator's.
+         */
+        boolean manualProcessingTime() {
             return false;
         }
     }
@@ -228,6 +270,10 @@ final class TwoInputVectors {
                 if (w == END_OF_INPUT) {
                     if (p.perWatermark()) {
                         segments.add(new ArrayList<>(rows));
+                    } else if (p.unseparated()) {
+                        for (byte[] row : rows) {
+                            segments.add(List.of(row));
+                        }
                     } else if (!rows.isEmpty()) {
                         throw new IllegalStateException(p.name + ": rows after the last"
                                 + " separator on side " + side);
@@ -266,16 +312,56 @@ final class TwoInputVectors {
     static void view(StreamExecutionEnvironment env, StreamTableEnvironment tEnv, String scenario,
             List<JoinVectors.Column> columns, List<Event> events, int side, long[][] schedule,
             String name, List<String> primaryKey, boolean changelog) {
-        DataTypes.Field[] fields = new DataTypes.Field[columns.size()];
-        Schema.Builder schema = Schema.newBuilder();
-        for (int i = 0; i < fields.length; i++) {
-            JoinVectors.Column c = columns.get(i);
-            fields[i] = DataTypes.FIELD(c.name(), c.dataType());
-            schema.column(c.name(), c.dataType());
-        }
+        Schema.Builder schema = schema(columns);
         schema.watermark("ts", "SOURCE_WATERMARK()");
         if (!primaryKey.isEmpty()) {
             schema.primaryKey(primaryKey);
+        }
+        DataStream<Row> stream = stream(env, scenario, columns, events, side, schedule, changelog);
+        tEnv.dropTemporaryView(name);
+        tEnv.createTemporaryView(name, changelog
+                ? tEnv.fromChangelogStream(stream, schema.build(), ChangelogMode.all())
+                : tEnv.fromDataStream(stream, schema.build()));
+    }
+
+    /**
+     * Creates (or replaces) insert-only view {@code name} of one side's table, {@code
+     * columns} (none of them a rowtime attribute) and then the processing-time attribute
+     * {@code pt} ({@code PROCTIME()}): the rows of {@code side} among {@code events} in their
+     * order, without watermarks (a table without one drops its stream's: the node's rows are
+     * read {@link Planned#unseparated}).
+     */
+    static void procTimeView(StreamExecutionEnvironment env, StreamTableEnvironment tEnv,
+            String scenario, List<JoinVectors.Column> columns, List<Event> events, int side,
+            String name) {
+        Schema.Builder schema = schema(columns);
+        schema.columnByExpression("pt", "PROCTIME()");
+        DataStream<Row> stream = stream(env, scenario, columns, events, side, null, false);
+        tEnv.dropTemporaryView(name);
+        tEnv.createTemporaryView(name, tEnv.fromDataStream(stream, schema.build()));
+    }
+
+    /** A schema of the physical {@code columns}. */
+    private static Schema.Builder schema(List<JoinVectors.Column> columns) {
+        Schema.Builder schema = Schema.newBuilder();
+        for (JoinVectors.Column c : columns) {
+            schema.column(c.name(), c.dataType());
+        }
+        return schema;
+    }
+
+    /**
+     * The rows of {@code side} among {@code events} (their kinds where {@code changelog}, else
+     * insertions only), with the watermarks of {@code schedule} after each and each record's
+     * timestamp the last column's ({@code ts}); without a {@code schedule} (null), neither.
+     */
+    private static DataStream<Row> stream(StreamExecutionEnvironment env, String scenario,
+            List<JoinVectors.Column> columns, List<Event> events, int side, long[][] schedule,
+            boolean changelog) {
+        DataTypes.Field[] fields = new DataTypes.Field[columns.size()];
+        for (int i = 0; i < fields.length; i++) {
+            JoinVectors.Column c = columns.get(i);
+            fields[i] = DataTypes.FIELD(c.name(), c.dataType());
         }
         List<Row> rows = new ArrayList<>();
         for (Event e : events) {
@@ -294,15 +380,14 @@ final class TwoInputVectors {
         ExternalTypeInfo<Row> typeInfo =
                 (ExternalTypeInfo<Row>) (ExternalTypeInfo<?>) ExternalTypeInfo.of(
                         DataTypes.ROW(fields).bridgedTo(Row.class));
-        DataStream<Row> stream = env.fromData(rows, typeInfo).setParallelism(1)
-                .assignTimestampsAndWatermarks(
+        DataStream<Row> stream = env.fromData(rows, typeInfo).setParallelism(1);
+        if (schedule == null) {
+            return stream;
+        }
+        return stream.assignTimestampsAndWatermarks(
                         WatermarkStrategy.forGenerator(new Schedule(schedule))
                                 .withTimestampAssigner(new NodeVectors.RowTime(fields.length - 1)))
                 .setParallelism(1);
-        tEnv.dropTemporaryView(name);
-        tEnv.createTemporaryView(name, changelog
-                ? tEnv.fromChangelogStream(stream, schema.build(), ChangelogMode.all())
-                : tEnv.fromDataStream(stream, schema.build()));
     }
 
 
@@ -510,15 +595,15 @@ final class TwoInputVectors {
     /**
      * The events of {@code p} when its node rows are read per table row, in the scenario's
      * order ({@code events}): each table row's node rows (their {@code id} and {@code ts}, where
-     * the node reads them, checked to be the row's; a side's table columns are {@code table}),
-     * and the watermarks.
+     * the table has them and the node reads them, checked to be the row's; a side's table
+     * columns are {@code table}), the watermarks and the processing times.
      */
     static void rowFeed(Planned p, List<Event> events, IntFunction<List<JoinVectors.Column>> table,
             List<Integer> sides, List<byte[]> rows, List<Long> watermarks) {
         int[] seen = new int[2];
         for (Event e : events) {
-            if (e.isWatermark()) {
-                sides.add(-1);
+            if (e.isWatermark() || e.isProcessingTime()) {
+                sides.add(e.side());
                 rows.add(null);
                 watermarks.add(e.watermark());
                 continue;
@@ -534,8 +619,9 @@ final class TwoInputVectors {
                 for (String column : List.of("id", "ts")) {
                     int at = p.inputs[e.side()].getFieldNames().indexOf(column);
                     int want = columns.indexOf(columns.stream()
-                            .filter(c -> c.name().equals(column)).findFirst().orElseThrow());
-                    if (at >= 0 && !Objects.equals(external.getField(at), e.values()[want])) {
+                            .filter(c -> c.name().equals(column)).findFirst().orElse(null));
+                    if (at >= 0 && want >= 0
+                            && !Objects.equals(external.getField(at), e.values()[want])) {
                         throw new IllegalStateException(p.name + ": node row " + external
                                 + " is not of table row " + Arrays.toString(e.values()));
                     }
@@ -557,7 +643,8 @@ final class TwoInputVectors {
 
 
     /**
-     * Sets {@code p}'s events (sides, rows and watermarks; side -1 a watermark of both inputs),
+     * Sets {@code p}'s events (sides, rows and watermarks; side {@link #WATERMARK} a watermark
+     * of both inputs, {@link #PROCESSING_TIME} a processing time, its value a watermark's),
      * makes room for their outputs and checks every row's key.
      */
     static void feed(Planned p, List<Integer> sides, List<byte[]> rows, List<Long> watermarks)
@@ -610,7 +697,8 @@ final class TwoInputVectors {
 
     /**
      * The events of one scenario as the operator receives them: each row's side and its bytes,
-     * handed out as a fresh {@code BinaryRowData} on every call, or a watermark.
+     * handed out as a fresh {@code BinaryRowData} on every call, a watermark or a processing
+     * time.
      */
     static final class Feed implements Serializable {
         private static final long serialVersionUID = 1L;
@@ -631,11 +719,12 @@ final class TwoInputVectors {
             return sides.length;
         }
 
-        /** The event's side, -1 for a watermark. */
+        /** The event's side, {@link #WATERMARK} or {@link #PROCESSING_TIME}. */
         int side(int i) {
             return sides[i];
         }
 
+        /** A watermark's value or a processing time. */
         long watermark(int i) {
             return watermarks[i];
         }
@@ -650,8 +739,8 @@ final class TwoInputVectors {
     }
 
     /**
-     * Maps an event index to the planner's key of its row (a watermark to the first row's key:
-     * the driver's own key does not matter, one task holds every key).
+     * Maps an event index to the planner's key of its row (a watermark or a processing time to
+     * the next row's key: the driver's own key does not matter, one task holds every key).
      */
     static final class EventKey implements KeySelector<Long, RowData> {
         private static final long serialVersionUID = 1L;
@@ -681,7 +770,11 @@ final class TwoInputVectors {
      * operator: its {@code setup} with this task's config and an output that stamps every
      * record with the current event's index, its own keyed state and timers from the task's
      * state initializer, its {@code open}, {@code finish} and {@code close}. The upstream's
-     * watermarks (only the end of input's) are not the scenario's and are dropped.
+     * watermarks (only the end of input's) are not the scenario's and are dropped. Where the
+     * scenario sets the processing time ({@link Planned#manualProcessingTime}), the operator's
+     * processing time service, which its timer service manager takes when its state is
+     * initialized, is a {@link ManualProcessingTime} the processing-time events advance (the
+     * driver checks that the operator's timer services use it); else it is the task's.
      */
     static final class Driver extends AbstractStreamOperator<RowData>
             implements OneInputStreamOperator<Long, RowData> {
@@ -691,7 +784,9 @@ final class TwoInputVectors {
         private final Feed feed;
         private final KeySelector<RowData, RowData> left;
         private final KeySelector<RowData, RowData> right;
+        private final boolean manual;
         private transient Stamp stamp;
+        private transient ManualProcessingTime clock;
 
         @SuppressWarnings("unchecked")
         Driver(Planned p) {
@@ -701,6 +796,7 @@ final class TwoInputVectors {
             KeySelector<RowData, RowData>[] selectors = selectors(p);
             this.left = selectors[LEFT];
             this.right = selectors[RIGHT];
+            this.manual = p.manualProcessingTime();
         }
 
         @Override
@@ -708,8 +804,13 @@ final class TwoInputVectors {
                 Output<StreamRecord<RowData>> output) {
             super.setup(containingTask, config, output);
             stamp = new Stamp(output);
+            ProcessingTimeService time = getProcessingTimeService();
+            if (manual) {
+                clock = new ManualProcessingTime();
+                time = clock;
+            }
             invoke("setProcessingTimeService", new Class<?>[] {ProcessingTimeService.class},
-                    getProcessingTimeService());
+                    time);
             invoke("setup", new Class<?>[] {StreamTask.class, StreamConfig.class, Output.class},
                     containingTask, config, stamp);
         }
@@ -731,6 +832,30 @@ final class TwoInputVectors {
             join.initializeState(getContainingTask().createStreamTaskStateInitializer(
                     new SubTaskInitializationMetricsBuilder(0L)));
             join.open();
+            if (manual) {
+                checkTimerServices();
+            }
+        }
+
+        /**
+         * Fails unless the operator's timer services (at least one) take their processing time
+         * and register their timers with {@link #clock}.
+         */
+        private void checkTimerServices() {
+            Object manager = JoinVectors.field(join, "timeServiceManager");
+            Map<?, ?> services = (Map<?, ?>) JoinVectors.field(manager, "timerServices");
+            if (JoinVectors.field(manager, "processingTimeService") != clock
+                    || services.isEmpty()) {
+                throw new IllegalStateException("the join's timer service manager "
+                        + manager.getClass().getName() + " does not use the manual processing"
+                        + " time (or has no timer service)");
+            }
+            for (Object service : services.values()) {
+                if (JoinVectors.field(service, "processingTimeService") != clock) {
+                    throw new IllegalStateException("the join's timer service " + service
+                            + " does not use the manual processing time");
+                }
+            }
         }
 
         @Override
@@ -738,6 +863,13 @@ final class TwoInputVectors {
             int i = (int) (long) event.getValue();
             stamp.event = i;
             int side = feed.side(i);
+            if (side == PROCESSING_TIME) {
+                if (!manual) {
+                    throw new IllegalStateException("a processing time for the task's clock");
+                }
+                clock.advance(feed.watermark(i));
+                return;
+            }
             if (side < 0) {
                 Watermark w = new Watermark(feed.watermark(i));
                 two.processWatermark1(w);
@@ -766,6 +898,161 @@ final class TwoInputVectors {
         public void close() throws Exception {
             join.close();
             super.close();
+        }
+    }
+
+    /**
+     * A task's processing time service whose clock the scenario sets: {@link #advance} sets the
+     * time and fires, in the order of their timestamps (of one timestamp, in the order they were
+     * registered), the callbacks registered for that time or before, each with its own
+     * timestamp, including those they register; as the task's service would when its clock
+     * jumped to that time. A callback registered for the current time or before outside {@link
+     * #advance} fails the program (the task would fire it after the current event); so does a
+     * time going backwards, and a time read before the first is set.
+     */
+    static final class ManualProcessingTime implements ProcessingTimeService {
+        private final PriorityQueue<Pending> pending = new PriorityQueue<>();
+        private long now;
+        private boolean started;
+        private boolean advancing;
+        private long registered;
+
+        /** Sets the time to {@code ms} and fires the callbacks due. */
+        void advance(long ms) throws Exception {
+            if (started && ms < now) {
+                throw new IllegalStateException("processing time " + ms + " after " + now);
+            }
+            now = ms;
+            started = true;
+            advancing = true;
+            try {
+                Pending next;
+                while ((next = pending.peek()) != null && next.timestamp <= ms) {
+                    pending.poll();
+                    if (!next.cancelled) {
+                        next.done = true;
+                        next.callback.onProcessingTime(next.timestamp);
+                    }
+                }
+            } finally {
+                advancing = false;
+            }
+        }
+
+        @Override
+        public long getCurrentProcessingTime() {
+            if (!started) {
+                throw new IllegalStateException("the processing time is read before it is set");
+            }
+            return now;
+        }
+
+        @Override
+        public Clock getClock() {
+            return new Clock() {
+                @Override
+                public long absoluteTimeMillis() {
+                    return getCurrentProcessingTime();
+                }
+
+                @Override
+                public long relativeTimeMillis() {
+                    return getCurrentProcessingTime();
+                }
+
+                @Override
+                public long relativeTimeNanos() {
+                    return getCurrentProcessingTime() * 1_000_000L;
+                }
+            };
+        }
+
+        @Override
+        public ScheduledFuture<?> registerTimer(long timestamp, ProcessingTimeCallback callback) {
+            if (!advancing && (!started || timestamp <= now)) {
+                throw new IllegalStateException("a timer for " + timestamp
+                        + " registered at processing time " + (started ? now : "unset"));
+            }
+            Pending p = new Pending(this, timestamp, registered++, callback);
+            pending.add(p);
+            return p;
+        }
+
+        @Override
+        public ScheduledFuture<?> scheduleAtFixedRate(ProcessingTimeCallback callback,
+                long initialDelay, long period) {
+            throw new UnsupportedOperationException("a periodic timer");
+        }
+
+        @Override
+        public ScheduledFuture<?> scheduleWithFixedDelay(ProcessingTimeCallback callback,
+                long initialDelay, long period) {
+            throw new UnsupportedOperationException("a periodic timer");
+        }
+
+        @Override
+        public CompletableFuture<Void> quiesce() {
+            pending.clear();
+            return CompletableFuture.completedFuture(null);
+        }
+    }
+
+    /** A callback {@link ManualProcessingTime} holds, its future. */
+    private static final class Pending implements ScheduledFuture<Object> {
+        private final ManualProcessingTime service;
+        final long timestamp;
+        private final long order;
+        final ProcessingTimeService.ProcessingTimeCallback callback;
+        boolean cancelled;
+        boolean done;
+
+        Pending(ManualProcessingTime service, long timestamp, long order,
+                ProcessingTimeService.ProcessingTimeCallback callback) {
+            this.service = service;
+            this.timestamp = timestamp;
+            this.order = order;
+            this.callback = callback;
+        }
+
+        @Override
+        public long getDelay(TimeUnit unit) {
+            return unit.convert(timestamp - service.now, TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public int compareTo(Delayed o) {
+            Pending p = (Pending) o;
+            return timestamp != p.timestamp ? Long.compare(timestamp, p.timestamp)
+                    : Long.compare(order, p.order);
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            if (done || cancelled) {
+                return false;
+            }
+            cancelled = true;
+            return true;
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return cancelled;
+        }
+
+        @Override
+        public boolean isDone() {
+            return done || cancelled;
+        }
+
+        @Override
+        public Object get() {
+            return null;
+        }
+
+        @Override
+        public Object get(long timeout, TimeUnit unit) {
+            return null;
         }
     }
 
@@ -859,6 +1146,25 @@ final class TwoInputVectors {
 
 
     /**
+     * Runs {@code planned}, each on its state backend ({@code backend}), one job per backend of
+     * {@code backends} in their order ({@link #run}).
+     */
+    static <P extends Planned> void runBackends(List<P> planned, String[] backends,
+            Function<P, String> backend, String what) throws Exception {
+        for (String b : backends) {
+            List<P> group = new ArrayList<>();
+            for (P p : planned) {
+                if (backend.apply(p).equals(b)) {
+                    group.add(p);
+                }
+            }
+            if (!group.isEmpty()) {
+                run(b, group, what);
+            }
+        }
+    }
+
+    /**
      * Fails unless every scenario and its {@code _rocksdb} twin have the same outputs for every
      * event, as multisets; reports how many events' outputs came in another order.
      */
@@ -882,13 +1188,43 @@ final class TwoInputVectors {
 
     // ---------------------------------------------------------------- writing
 
+    /**
+     * Writes the file at {@code path} (UTF-8, LF): line 1 names Flink, the project's seed,
+     * the {@code generator} and the {@code format}; then each scenario's lines ({@code
+     * write}).
+     */
+    static <P extends Planned> void writeFile(String path, String generator, String format,
+            List<P> planned, BiConsumer<P, StringBuilder> write) throws IOException {
+        StringBuilder out = new StringBuilder(1 << 20);
+        out.append("{\"flink\":\"2.3.0\",\"seed\":\"0x")
+                .append(Long.toHexString(GroupAggVectors.SEED)).append("\",\"generator\":");
+        Json.string(out, generator);
+        out.append(",\"format\":");
+        Json.string(out, format);
+        out.append("}\n");
+        int total = 0;
+        for (P p : planned) {
+            write.accept(p, out);
+            total += rowsOut(p);
+        }
+        Path file = Path.of(path);
+        if (file.getParent() != null) {
+            Files.createDirectories(file.getParent());
+        }
+        Files.write(file, out.toString().getBytes(StandardCharsets.UTF_8));
+        System.err.printf("wrote %d scenarios (%d output rows) to %s%n", planned.size(), total,
+                file);
+    }
+
     /** The lines of {@code p}'s events, each followed by the lines of its outputs. */
     static void writeEvents(Planned p, StringBuilder out) {
         String[][] types = {JoinVectors.baseTypes(p.inputs[LEFT]),
             JoinVectors.baseTypes(p.inputs[RIGHT])};
         for (int i = 0; i < p.feed.size(); i++) {
             int side = p.feed.side(i);
-            if (side < 0) {
+            if (side == PROCESSING_TIME) {
+                out.append("{\"processing_time\":").append(p.feed.watermark(i)).append("}\n");
+            } else if (side < 0) {
                 out.append("{\"watermark\":").append(p.feed.watermark(i)).append("}\n");
             } else {
                 Row r = external(p, side, p.feed.rows[i]);

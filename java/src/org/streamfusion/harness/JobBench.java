@@ -176,6 +176,17 @@ public final class JobBench {
                             + " AND L.ts BETWEEN R.ts - INTERVAL '1' SECOND"
                             + " AND R.ts + INTERVAL '1' SECOND",
                     new String[] {"IntervalJoin"}),
+            new Job("join_interval_proctime",
+                    "Interval join in processing time: psrc rows with an even id joined to the"
+                            + " row of the next odd id (id / 2) within an hour either side of"
+                            + " their processing time (one match a row; every row stays cached,"
+                            + " no cleanup timer fires during the job)",
+                    "SELECT L.jk, L.id, R.id, L.v + R.v FROM"
+                            + " (SELECT *, id / 2 AS jk FROM psrc WHERE MOD(id, 2) = 0) L"
+                            + " JOIN (SELECT *, id / 2 AS jk FROM psrc WHERE MOD(id, 2) = 1) R"
+                            + " ON L.jk = R.jk AND L.pt BETWEEN R.pt - INTERVAL '1' HOUR"
+                            + " AND R.pt + INTERVAL '1' HOUR",
+                    new String[] {"IntervalJoin"}),
             new Job("join_temporal",
                     "Temporal join: wsrc rows with an even id joined FOR SYSTEM_TIME AS OF their"
                             + " time to the versioned view of rows with an odd id on"

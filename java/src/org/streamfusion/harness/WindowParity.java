@@ -58,7 +58,8 @@ import java.util.Map;
  * <p>Window Top-N ({@code ROW_NUMBER() OVER (PARTITION BY window_start, window_end, ..)}) and
  * deduplication queries read the window TVF's rows (or a window aggregate's, chained); their
  * windows' nodes count as window nodes below, and so do the window joins and the event-time
- * interval joins ({@code L JOIN R ON .. AND L.ts BETWEEN R.ts - .. AND R.ts + ..}) and temporal
+ * interval joins ({@code L JOIN R ON .. AND L.ts BETWEEN R.ts - .. AND R.ts + ..}, and in
+ * processing time over {@code pt}) and temporal
  * joins ({@code L [LEFT] JOIN V FOR SYSTEM_TIME AS OF L.ts ON ..} over a versioned view).
  *
  * <p>Window outputs are insert-only: outputs must be equal as multisets of rows, row kinds
@@ -475,6 +476,21 @@ public final class WindowParity {
         q("interval_join_full_null_keys", Reach.EVERYWHERE,
                 "SELECT L.k, R.k, L.n, R.g, L.id, R.id FROM " + il + " FULL JOIN " + ir
                         + " ON L.k = R.k AND L.g = R.g" + second);
+        // Processing-time interval joins over view t's pt: bounds of an hour, so every row is
+        // cached and probes, and every pair of a key meets whatever the order the rows are
+        // processed in; their cleanup timers (an hour on) never fire in the job and, as in
+        // Flink, not at the end of input, so no outer row is padded: the same rows in every
+        // run. tests/golden/flink-2.3.0-proctime-interval-join.jsonl covers expiry and timers.
+        String pl = "(SELECT * FROM t WHERE i IS NULL OR MOD(i, 3) <> 0) L";
+        String pr = "(SELECT * FROM t WHERE l IS NULL OR MOD(l, 2) = 0) R";
+        q("interval_join_proctime_inner", Reach.EVERYWHERE,
+                "SELECT L.k, L.id, R.id, L.s, R.d FROM " + pl + ", " + pr
+                        + " WHERE L.k = R.k AND L.pt BETWEEN R.pt - INTERVAL '1' HOUR"
+                        + " AND R.pt + INTERVAL '1' HOUR");
+        q("interval_join_proctime_left_condition", Reach.EVERYWHERE,
+                "SELECT L.k, L.id, R.id, L.i, R.i FROM " + pl + " LEFT JOIN " + pr
+                        + " ON L.k = R.k AND L.pt BETWEEN R.pt - INTERVAL '2' HOUR"
+                        + " AND R.pt + INTERVAL '1' HOUR AND L.i > R.i");
         // Temporal joins (TemporalJoin) of tj's rows against the versioned view tjv (each k2's
         // latest row with an id divisible by 3, by event time: a rowtime keep-last
         // deduplication), INNER and LEFT, with a non-equi condition and NULL keys. No row of

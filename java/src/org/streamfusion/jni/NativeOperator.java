@@ -56,6 +56,9 @@ package org.streamfusion.jni;
  * panic (which never crashes the JVM) or a JNI failure.
  */
 public final class NativeOperator implements AutoCloseable {
+    /** What {@link #nextProcessingTimer} returns for an operator without a timer. */
+    public static final long NO_TIMER = Long.MIN_VALUE;
+
     /** System property naming the library file to {@code System.load}. */
     public static final String LIBRARY_PATH_PROPERTY = "streamfusion.jni.path";
 
@@ -144,6 +147,18 @@ public final class NativeOperator implements AutoCloseable {
 
     /** Moves the watermark forward (a lower one is ignored); returns what it emitted. */
     public static native Object[] advanceWatermark(long handle, long watermark);
+
+    /**
+     * Processing time reached {@code time}: fires the operator's processing-time timers at or
+     * before it; returns what they emitted.
+     */
+    public static native Object[] onProcessingTime(long handle, long time);
+
+    /**
+     * When the operator's earliest processing-time timer is due, {@link #NO_TIMER} without
+     * any: the time to call {@link #onProcessingTime} at.
+     */
+    public static native long nextProcessingTimer(long handle);
 
     /** Applies and emits whatever is buffered (at end of input too). */
     public static native Object[] flush(long handle);
@@ -273,6 +288,16 @@ public final class NativeOperator implements AutoCloseable {
     /** Moves the watermark forward and returns what it emitted. */
     public Rows advanceWatermark(long watermark) {
         return Rows.of(advanceWatermark(handle, watermark));
+    }
+
+    /** Fires the processing-time timers at or before {@code time}; returns what they emitted. */
+    public Rows onProcessingTime(long time) {
+        return Rows.of(onProcessingTime(handle, time));
+    }
+
+    /** When the earliest processing-time timer is due, {@link #NO_TIMER} without any. */
+    public long nextProcessingTimer() {
+        return nextProcessingTimer(handle);
     }
 
     /** Applies and emits whatever is buffered. */
