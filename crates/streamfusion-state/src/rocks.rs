@@ -28,8 +28,8 @@ use super::budget::{MemoryBudget, Reservation};
 use super::point_buffer::{Kind, Lookup, PointBuffer, entry_bytes};
 use super::ttl::{Clock, SystemClock, TTL_TABLE_PREFIX, is_expired};
 use super::{
-    BackendKind, BulkLoader, ScanRange, StateBackend, TableAccess, TableId, ValueVisitor,
-    WriteBatch,
+    BackendKind, BulkLoader, PrefixVisitor, ScanRange, StateBackend, TableAccess, TableId,
+    ValueVisitor, WriteBatch,
 };
 use crate::error::{Error, Result};
 use std::sync::Arc;
@@ -732,6 +732,66 @@ impl StateBackend for RocksBackend {
         }
         self.flush_before_scan(table)?;
         scan_cf(&self.db, self.cf(table)?, range, false, visit)
+    }
+
+    /// One iterator for every prefix, bounded above by the last prefix's end: an iterator
+    /// costs RocksDB a superversion reference and a merging iterator over every memtable
+    /// and level, a seek only a descent. Where the iterator already stands at or past the
+    /// next prefix (the first live key after the previous prefix's entries), there is
+    /// nothing before it to seek to.
+    fn scan_prefixes(
+        &self,
+        table: TableId,
+        prefixes: &[&[u8]],
+        visit: &mut PrefixVisitor<'_>,
+    ) -> Result<()> {
+        let Some(last) = prefixes.iter().max() else {
+            return Ok(());
+        };
+        if prefixes.len() == 1 || self.buffer.borrow().is_queue(table.0) {
+            for (i, prefix) in prefixes.iter().enumerate() {
+                let mut go = true;
+                self.scan(table, ScanRange::Prefix(prefix), &mut |k, v| {
+                    go = visit(i, k, v);
+                    go
+                })?;
+                if !go {
+                    break;
+                }
+            }
+            return Ok(());
+        }
+        self.flush_before_scan(table)?;
+        let mut read = ReadOptions::default();
+        if let Some(end) = super::layout::prefix_successor(last) {
+            read.set_iterate_upper_bound(end);
+        }
+        let mut it = self.db.raw_iterator_cf_opt(self.cf(table)?, read);
+        let mut previous: Option<&[u8]> = None;
+        for (i, &prefix) in prefixes.iter().enumerate() {
+            // Whether every key under this prefix sorts after every key under the previous.
+            let after = previous.is_some_and(|p| p < prefix && !prefix.starts_with(p));
+            if after && !it.valid() {
+                // Nothing is left after the previous prefix's entries (or the walk failed).
+                it.status().rocks()?;
+                return Ok(());
+            }
+            if !(after && it.key().is_some_and(|k| k >= prefix)) {
+                it.seek(prefix);
+            }
+            previous = Some(prefix);
+            while let (Some(k), Some(v)) = (it.key(), it.value()) {
+                if !k.starts_with(prefix) {
+                    break;
+                }
+                if !visit(i, k, v) {
+                    return Ok(());
+                }
+                it.next();
+            }
+            it.status().rocks()?;
+        }
+        Ok(())
     }
 
     fn scan_rev(

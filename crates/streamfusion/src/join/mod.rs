@@ -85,7 +85,7 @@ use crate::ops::partition_cache::{CAPACITY_BYTES, PartitionCache};
 use crate::ops::{Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::state::checkpoint::Checkpoint;
 use crate::state::rows::Groups;
-use crate::state::{ScanRange, TableAccess, TableId, WriteBatch};
+use crate::state::{TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 use bundle::{Folded, JoinBundle};
 use emit::JoinEmissions;
@@ -648,7 +648,7 @@ impl Join {
     }
 
     /// Every record of `input` under each group's key: taken from the cache with one
-    /// lookup, or read by one prefix scan per missing key, in `order`.
+    /// lookup, or read by one walk over the missing keys' prefixes, in `order`.
     fn read_whole(
         &mut self,
         input: usize,
@@ -657,30 +657,32 @@ impl Join {
     ) -> Result<Vec<(Side, bool)>> {
         let layout = self.layouts[input];
         let mut sides = self.take_cached(input, groups);
-        let store = self.keyed.store();
+        let missing: Vec<u32> = order
+            .iter()
+            .copied()
+            .filter(|&g| !sides[g as usize].1)
+            .collect();
+        let prefixes: Vec<&[u8]> = missing.iter().map(|&g| groups.key(g as usize)).collect();
         let mut failed = None;
-        for &g in order {
-            let (side, whole) = &mut sides[g as usize];
-            if *whole {
-                continue;
-            }
-            let prefix = groups.key(g as usize);
-            let scanned = store.scan(
-                self.tables[input],
-                ScanRange::Prefix(prefix),
-                &mut |k, v| match side.push_stored(layout, &k[prefix.len()..], v) {
-                    Ok(()) => true,
-                    Err(e) => {
-                        failed = Some(e);
-                        false
+        let scanned =
+            self.keyed
+                .store()
+                .scan_prefixes(self.tables[input], &prefixes, &mut |i, k, v| {
+                    let side = &mut sides[missing[i] as usize].0;
+                    match side.push_stored(layout, &k[prefixes[i].len()..], v) {
+                        Ok(()) => true,
+                        Err(e) => {
+                            failed = Some(e);
+                            false
+                        }
                     }
-                },
-            );
-            if let Some(e) = scanned.err().or_else(|| failed.take()) {
-                self.return_whole(input, groups, sides);
-                return Err(e);
-            }
-            *whole = true;
+                });
+        if let Some(e) = scanned.err().or(failed) {
+            self.return_whole(input, groups, sides);
+            return Err(e);
+        }
+        for &g in &missing {
+            sides[g as usize].1 = true;
         }
         Ok(sides)
     }

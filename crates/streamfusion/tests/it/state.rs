@@ -117,6 +117,66 @@ fn check_backend(store: &mut dyn StateBackend) {
     assert!(scanned.keys().all(|(_, k)| k.starts_with(&prefix)));
     assert_eq!(scanned, in_groups(&model, &(7..=7)));
 
+    // Many prefixes at once: each prefix's slice of the model, in order, whatever the
+    // prefixes' order (ascending, shuffled, repeated, one inside another, with no entries).
+    // Half are the key group and id of a stored key (namespace cut off), half random.
+    let stored: Vec<&Vec<u8>> = model
+        .keys()
+        .filter(|(t, _)| t == "values")
+        .map(|(_, k)| k)
+        .collect();
+    let mut prefixes: Vec<Vec<u8>> = (0..60)
+        .map(|i| {
+            if i % 2 == 0 {
+                let k = stored[(rng.next() % stored.len() as u64) as usize];
+                k[..k.len() - 1].to_vec()
+            } else {
+                let id = rng.next() % 520;
+                state_key((rng.next() % 128) as u16, &id.to_be_bytes(), &[], &[])
+            }
+        })
+        .collect();
+    prefixes.sort();
+    prefixes.dedup();
+    let ascending = prefixes.clone();
+    let mut mixed = prefixes.clone();
+    mixed.reverse();
+    mixed.push(ascending[3].clone());
+    mixed.push(ascending[3][..2].to_vec());
+    let mut nested = vec![ascending[5][..2].to_vec(), ascending[5].clone()];
+    nested.extend(ascending.iter().skip(6).cloned());
+    for list in [&ascending, &mixed, &nested] {
+        let refs: Vec<&[u8]> = list.iter().map(Vec::as_slice).collect();
+        let mut got: Vec<(usize, Vec<u8>, Vec<u8>)> = Vec::new();
+        store
+            .scan_prefixes(values, &refs, &mut |i, k, v| {
+                got.push((i, k.to_vec(), v.to_vec()));
+                true
+            })
+            .unwrap();
+        let want: Vec<(usize, Vec<u8>, Vec<u8>)> = list
+            .iter()
+            .enumerate()
+            .flat_map(|(i, p)| {
+                model
+                    .iter()
+                    .filter(move |((t, k), _)| t == "values" && k.starts_with(p))
+                    .map(move |((_, k), v)| (i, k.clone(), v.clone()))
+            })
+            .collect();
+        assert!(want.len() > 10, "{}", want.len());
+        assert_eq!(got, want);
+        // Stopping ends the walk.
+        let mut seen = 0;
+        store
+            .scan_prefixes(values, &refs, &mut |_, _, _| {
+                seen += 1;
+                seen < 5
+            })
+            .unwrap();
+        assert_eq!(seen, 5);
+    }
+
     // Descending scans visit the same slices backwards, and stop when told to.
     for range in [
         ScanRange::All,
