@@ -202,6 +202,26 @@ pub enum TableAccess {
     Queue,
 }
 
+/// [`StateBackend::scan_prefixes`] as one [`StateBackend::scan`] per prefix.
+pub fn scan_each_prefix<S: StateBackend + ?Sized>(
+    store: &S,
+    table: TableId,
+    prefixes: &[&[u8]],
+    visit: &mut PrefixVisitor<'_>,
+) -> Result<()> {
+    for (i, prefix) in prefixes.iter().enumerate() {
+        let mut go = true;
+        store.scan(table, ScanRange::Prefix(prefix), &mut |k, v| {
+            go = visit(i, k, v);
+            go
+        })?;
+        if !go {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// What [`StateBackend::scan_prefixes`] calls with each entry: the index of its prefix,
 /// the key and the value; `false` ends the walk.
 pub type PrefixVisitor<'a> = dyn FnMut(usize, &[u8], &[u8]) -> bool + 'a;
@@ -287,17 +307,7 @@ pub trait StateBackend: Send {
         prefixes: &[&[u8]],
         visit: &mut PrefixVisitor<'_>,
     ) -> Result<()> {
-        for (i, prefix) in prefixes.iter().enumerate() {
-            let mut go = true;
-            self.scan(table, ScanRange::Prefix(prefix), &mut |k, v| {
-                go = visit(i, k, v);
-                go
-            })?;
-            if !go {
-                break;
-            }
-        }
-        Ok(())
+        scan_each_prefix(self, table, prefixes, visit)
     }
 
     /// Visits the keys of `range` in descending order until `visit` returns `false`: how

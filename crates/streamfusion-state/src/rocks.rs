@@ -749,17 +749,7 @@ impl StateBackend for RocksBackend {
             return Ok(());
         };
         if prefixes.len() == 1 || self.buffer.borrow().is_queue(table.0) {
-            for (i, prefix) in prefixes.iter().enumerate() {
-                let mut go = true;
-                self.scan(table, ScanRange::Prefix(prefix), &mut |k, v| {
-                    go = visit(i, k, v);
-                    go
-                })?;
-                if !go {
-                    break;
-                }
-            }
-            return Ok(());
+            return super::scan_each_prefix(self, table, prefixes, visit);
         }
         self.flush_before_scan(table)?;
         let mut read = ReadOptions::default();

@@ -106,28 +106,11 @@ impl Timers {
             return Ok(due);
         }
         for key_group in key_groups.clone() {
-            let start = state_key(
-                key_group,
-                &timestamp_bytes(from.unwrap_or(i64::MIN)),
-                &[],
-                &[],
-            );
-            // Every timer of the key group at or before `time` sorts before
-            // `[kg][time + 1]`; at the end of time, before the next key group (key groups
-            // stay below 32,768, so the successor exists).
-            let end = match time.checked_add(1) {
-                Some(next) => state_key(key_group, &timestamp_bytes(next), &[], &[]),
-                None => prefix_successor(&key_group.to_be_bytes()).unwrap_or_else(|| vec![0xff; 3]),
-            };
-            store.scan(self.table, ScanRange::Between(&start, &end), &mut |k, _| {
-                let timestamp = timestamp_of(&k[2..10]);
-                if timestamp > time {
-                    return false;
-                }
+            self.scan_key_group(store, key_group, from, time, &mut |timestamp, rest| {
                 due.push(Timer {
                     timestamp,
                     key_group,
-                    key_and_namespace: k[10..].to_vec(),
+                    key_and_namespace: rest.to_vec(),
                 });
                 true
             })?;
@@ -145,20 +128,41 @@ impl Timers {
     ) -> Result<Option<i64>> {
         let mut earliest: Option<i64> = None;
         for key_group in key_groups.clone() {
-            let start = state_key(
-                key_group,
-                &timestamp_bytes(from.unwrap_or(i64::MIN)),
-                &[],
-                &[],
-            );
-            let end = prefix_successor(&key_group.to_be_bytes()).unwrap_or_else(|| vec![0xff; 3]);
-            store.scan(self.table, ScanRange::Between(&start, &end), &mut |k, _| {
-                let timestamp = timestamp_of(&k[2..10]);
+            self.scan_key_group(store, key_group, from, i64::MAX, &mut |timestamp, _| {
                 earliest = Some(earliest.map_or(timestamp, |e| e.min(timestamp)));
                 false
             })?;
         }
         Ok(earliest)
+    }
+
+    /// Visits `key_group`'s timers from `from` (its start without) to `time`, in time order,
+    /// each as its timestamp and its key and namespace, until `visit` returns `false`.
+    fn scan_key_group(
+        &self,
+        store: &dyn StateBackend,
+        key_group: u16,
+        from: Option<i64>,
+        time: i64,
+        visit: &mut dyn FnMut(i64, &[u8]) -> bool,
+    ) -> Result<()> {
+        let start = state_key(
+            key_group,
+            &timestamp_bytes(from.unwrap_or(i64::MIN)),
+            &[],
+            &[],
+        );
+        // Every timer of the key group at or before `time` sorts before `[kg][time + 1]`; at
+        // the end of time, before the next key group (key groups stay below 32,768, so the
+        // successor exists).
+        let end = match time.checked_add(1) {
+            Some(next) => state_key(key_group, &timestamp_bytes(next), &[], &[]),
+            None => prefix_successor(&key_group.to_be_bytes()).unwrap_or_else(|| vec![0xff; 3]),
+        };
+        store.scan(self.table, ScanRange::Between(&start, &end), &mut |k, _| {
+            let timestamp = timestamp_of(&k[2..10]);
+            timestamp <= time && visit(timestamp, &k[10..])
+        })
     }
 
     /// Removes and returns every timer of `key_groups` at or before `time` (none lies before
