@@ -13,6 +13,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.AbstractUdfStreamOperator;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Table;
@@ -34,13 +35,13 @@ import org.apache.flink.types.Row;
 import org.streamfusion.flink.StreamFusionPlanner;
 import org.streamfusion.golden.TwoInputVectors.Event;
 import org.streamfusion.golden.TwoInputVectors.RowMaker;
-import org.streamfusion.jni.NativeOperator;
 
 import static org.streamfusion.golden.TwoInputVectors.END_OF_INPUT;
 import static org.streamfusion.golden.TwoInputVectors.LEFT;
 import static org.streamfusion.golden.TwoInputVectors.NO_WATERMARK;
 import static org.streamfusion.golden.TwoInputVectors.RIGHT;
 import static org.streamfusion.golden.TwoInputVectors.SEPARATOR;
+import static org.streamfusion.golden.TwoInputVectors.WATERMARK;
 import static org.streamfusion.golden.TwoInputVectors.columns;
 import static org.streamfusion.golden.TwoInputVectors.plain;
 
@@ -163,26 +164,219 @@ public final class IntervalJoinVectors {
     static final Bounds ON_RIGHT = new Bounds("R.ts BETWEEN L.ts - INTERVAL '2' SECOND AND"
             + " L.ts + INTERVAL '0.5' SECOND", -500, 2000);
 
-    /** A scenario: the two tables, the query, and the events. */
-    static final class Scenario {
+    /**
+     * What the scenarios of both interval joins share ({@link ProcTimeIntervalJoinVectors}'s
+     * too): the two tables, the query ({@code lhs L} joined with {@code rhs R} on keys, bounds
+     * and more conditions) and its options, and the events. {@code S} is the scenario's own
+     * class, which the setters return.
+     */
+    abstract static class IntervalScenario<S extends IntervalScenario<S>> {
         final String name;
         final String description;
         final SplittableRandom rnd;
         String backend = "hashmap";
         String zone = "UTC";
-        boolean ltz;
         /** INNER, LEFT, RIGHT or FULL. */
         String joinType = "INNER";
         /** An INNER join as {@code FROM lhs L, rhs R WHERE ..}. */
         boolean comma;
         /** The key condition (may be empty). */
         String keys = "L.k = R.k";
-        Bounds bounds = SYMMETRIC;
+        Bounds bounds;
         /** More conditions (may be empty). */
         String extra = "";
         /** The outer select list, or null for every column of the joined sides. */
         String select;
         long minCleanupMs;
+        /** The table columns before those {@link #table} adds. */
+        final List<JoinVectors.Column> left = new ArrayList<>();
+        final List<JoinVectors.Column> right = new ArrayList<>();
+        final List<Event> events = new ArrayList<>();
+        /** The last watermark, epoch ms. */
+        long lastWatermark = NO_WATERMARK;
+
+        /** A scenario of the join within {@code bounds} (unless {@link #bounds(Bounds)} says). */
+        IntervalScenario(String name, String description, Bounds bounds) {
+            this.name = name;
+            this.description = description;
+            this.bounds = bounds;
+            this.rnd = TwoInputVectors.twinRandom(name);
+        }
+
+        @SuppressWarnings("unchecked")
+        S self() {
+            return (S) this;
+        }
+
+        S backend(String backend) {
+            this.backend = backend;
+            return self();
+        }
+
+        S join(String joinType) {
+            this.joinType = joinType;
+            return self();
+        }
+
+        S comma() {
+            this.comma = true;
+            return self();
+        }
+
+        S keys(String keys) {
+            this.keys = keys;
+            return self();
+        }
+
+        S bounds(Bounds bounds) {
+            this.bounds = bounds;
+            return self();
+        }
+
+        S extra(String extra) {
+            this.extra = extra;
+            return self();
+        }
+
+        S select(String select) {
+            this.select = select;
+            return self();
+        }
+
+        S cleanup(long ms) {
+            this.minCleanupMs = ms;
+            return self();
+        }
+
+        S left(String name, DataType type) {
+            left.add(new JoinVectors.Column(name, type));
+            return self();
+        }
+
+        S right(String name, DataType type) {
+            right.add(new JoinVectors.Column(name, type));
+            return self();
+        }
+
+        /** Both tables: the columns (k INT, v BIGINT). */
+        S kv() {
+            return left("k", DataTypes.INT()).left("v", DataTypes.BIGINT())
+                    .right("k", DataTypes.INT()).right("v", DataTypes.BIGINT());
+        }
+
+        /**
+         * Both tables: the columns (k INT, s STRING, v BIGINT) on the left, (s STRING, k INT, v
+         * BIGINT) on the right, joined on both keys ({@link IntervalJoinVectors#TWO_KEYS} makes
+         * their rows).
+         */
+        S twoKeys() {
+            return left("k", DataTypes.INT()).left("s", DataTypes.STRING())
+                    .left("v", DataTypes.BIGINT())
+                    .right("s", DataTypes.STRING()).right("k", DataTypes.INT())
+                    .right("v", DataTypes.BIGINT())
+                    .keys("L.k = R.k AND L.s = R.s");
+        }
+
+        List<JoinVectors.Column> columns(int side) {
+            return side == LEFT ? left : right;
+        }
+
+        /**
+         * All columns of a side's table: its own ({@link #columns}), then {@code id} and the
+         * {@link #timeColumns}.
+         */
+        List<JoinVectors.Column> table(int side) {
+            List<JoinVectors.Column> all = new ArrayList<>(columns(side));
+            all.add(new JoinVectors.Column("id", DataTypes.INT().notNull()));
+            all.addAll(timeColumns());
+            return all;
+        }
+
+        /** The physical time columns of both tables, after {@code id}. */
+        abstract List<JoinVectors.Column> timeColumns();
+
+        /**
+         * A row of {@code side} as the next event: its values, then its id (the event's index)
+         * and {@code more} (the values of the {@link #timeColumns}).
+         */
+        S addRow(int side, Object[] values, Object... more) {
+            if (values.length != columns(side).size()) {
+                throw new IllegalArgumentException(name + ": a row of " + values.length
+                        + " values for " + columns(side).size() + " columns");
+            }
+            Object[] row = Arrays.copyOf(values, values.length + 1 + more.length);
+            row[values.length] = events.size();
+            System.arraycopy(more, 0, row, values.length + 1, more.length);
+            events.add(new Event(side, row, 0));
+            return self();
+        }
+
+        /** A watermark of both inputs, {@code at} ms after {@link NodeVectors#BASE}. */
+        S wm(long at) {
+            return wmEpoch(BASE_MS + at);
+        }
+
+        S wmEpoch(long ms) {
+            if (ms <= lastWatermark) {
+                throw new IllegalArgumentException(name + ": watermark " + ms
+                        + " does not exceed " + lastWatermark);
+            }
+            events.add(new Event(WATERMARK, null, ms));
+            lastWatermark = ms;
+            return self();
+        }
+
+        /**
+         * Every column of side {@code side} for the outer select list, the right's renamed with
+         * an {@code r} prefix; a rowtime {@code ts} cast to its type (a query's result may hold
+         * one rowtime attribute at most).
+         */
+        String all(int side) {
+            String alias = side == LEFT ? "L" : "R";
+            String prefix = side == LEFT ? "" : "r";
+            List<String> items = new ArrayList<>();
+            for (JoinVectors.Column c : table(side)) {
+                boolean rowtime = c.name().equals("ts");
+                String item = rowtime
+                        ? "CAST(" + alias + ".ts AS " + c.dataType().nullable() + ")"
+                        : alias + "." + c.name();
+                items.add(item + (prefix.isEmpty() && !rowtime ? "" : " AS " + prefix
+                        + c.name()));
+            }
+            return String.join(", ", items);
+        }
+
+        /** The join condition: keys, bounds and the rest. */
+        String condition() {
+            List<String> parts = new ArrayList<>();
+            for (String part : new String[] {keys, bounds.sql(), extra}) {
+                if (!part.isEmpty()) {
+                    parts.add(part);
+                }
+            }
+            return String.join(" AND ", parts);
+        }
+
+        String sql() {
+            String list = select != null ? select : all(LEFT) + ", " + all(RIGHT);
+            if (comma) {
+                if (!joinType.equals("INNER")) {
+                    throw new IllegalStateException(name + ": a comma join is INNER");
+                }
+                return "SELECT " + list + " FROM lhs L, rhs R WHERE " + condition();
+            }
+            return "SELECT " + list + " FROM lhs L "
+                    + (joinType.equals("FULL") ? "FULL OUTER" : joinType) + " JOIN rhs R ON "
+                    + condition();
+        }
+
+        /** The description: the query in words, then what the scenario's rows do. */
+        abstract String describe();
+    }
+
+    /** A scenario of the event-time join. */
+    static final class Scenario extends IntervalScenario<Scenario> {
+        boolean ltz;
         /** Whether the last event is the end-of-input watermark. */
         boolean endOfInput = true;
         /** Whether the backends may emit different multisets (rows across the epoch). */
@@ -196,64 +390,14 @@ public final class IntervalJoinVectors {
         boolean onTime;
         /** Random rows' times are multiples of this (ms), so that times repeat. */
         long grid = 1;
-        /** The table columns before {@code id} and {@code ts}. */
-        final List<JoinVectors.Column> left = new ArrayList<>();
-        final List<JoinVectors.Column> right = new ArrayList<>();
-        final List<Event> events = new ArrayList<>();
-        /** The last watermark, epoch ms. */
-        long lastWatermark = NO_WATERMARK;
 
         Scenario(String name, String description) {
-            this.name = name;
-            this.description = description;
-            // A scenario and its RocksDB twin draw the same rows.
-            this.rnd = new SplittableRandom(
-                    GroupAggVectors.SEED ^ name.replace("_rocksdb", "").hashCode());
-        }
-
-        Scenario backend(String backend) {
-            this.backend = backend;
-            return this;
+            super(name, description, SYMMETRIC);
         }
 
         Scenario ltz(String zone) {
             this.ltz = true;
             this.zone = zone;
-            return this;
-        }
-
-        Scenario join(String joinType) {
-            this.joinType = joinType;
-            return this;
-        }
-
-        Scenario comma() {
-            this.comma = true;
-            return this;
-        }
-
-        Scenario keys(String keys) {
-            this.keys = keys;
-            return this;
-        }
-
-        Scenario bounds(Bounds bounds) {
-            this.bounds = bounds;
-            return this;
-        }
-
-        Scenario extra(String extra) {
-            this.extra = extra;
-            return this;
-        }
-
-        Scenario select(String select) {
-            this.select = select;
-            return this;
-        }
-
-        Scenario cleanup(long ms) {
-            this.minCleanupMs = ms;
             return this;
         }
 
@@ -272,33 +416,11 @@ public final class IntervalJoinVectors {
             return this;
         }
 
-        Scenario left(String name, DataType type) {
-            left.add(new JoinVectors.Column(name, type));
-            return this;
-        }
-
-        Scenario right(String name, DataType type) {
-            right.add(new JoinVectors.Column(name, type));
-            return this;
-        }
-
-        /** Both tables: the columns (k INT, v BIGINT). */
-        Scenario kv() {
-            return left("k", DataTypes.INT()).left("v", DataTypes.BIGINT())
-                    .right("k", DataTypes.INT()).right("v", DataTypes.BIGINT());
-        }
-
-        List<JoinVectors.Column> columns(int side) {
-            return side == LEFT ? left : right;
-        }
-
-        /** All columns of a side's table: its own, then {@code id} and {@code ts}. */
-        List<JoinVectors.Column> table(int side) {
-            List<JoinVectors.Column> all = new ArrayList<>(columns(side));
-            all.add(new JoinVectors.Column("id", DataTypes.INT().notNull()));
-            all.add(new JoinVectors.Column("ts", ltz ? DataTypes.TIMESTAMP_LTZ(3).notNull()
-                    : DataTypes.TIMESTAMP(3).notNull()));
-            return all;
+        /** The rowtime {@code ts}. */
+        @Override
+        List<JoinVectors.Column> timeColumns() {
+            return List.of(new JoinVectors.Column("ts", ltz
+                    ? DataTypes.TIMESTAMP_LTZ(3).notNull() : DataTypes.TIMESTAMP(3).notNull()));
         }
 
         /**
@@ -310,31 +432,8 @@ public final class IntervalJoinVectors {
         }
 
         Scenario atEpoch(int side, long ms, Object... values) {
-            if (values.length != columns(side).size()) {
-                throw new IllegalArgumentException(name + ": a row of " + values.length
-                        + " values for " + columns(side).size() + " columns");
-            }
-            Object[] row = Arrays.copyOf(values, values.length + 2);
-            row[values.length] = events.size();
-            row[values.length + 1] = ltz ? Instant.ofEpochMilli(ms)
-                    : NodeVectors.epochTimestamp(ms);
-            events.add(new Event(side, row, 0));
-            return this;
-        }
-
-        /** A watermark of both inputs, {@code at} ms after {@link NodeVectors#BASE}. */
-        Scenario wm(long at) {
-            return wmEpoch(BASE_MS + at);
-        }
-
-        Scenario wmEpoch(long ms) {
-            if (ms <= lastWatermark) {
-                throw new IllegalArgumentException(name + ": watermark " + ms
-                        + " does not exceed " + lastWatermark);
-            }
-            events.add(new Event(-1, null, ms));
-            lastWatermark = ms;
-            return this;
+            return addRow(side, values, ltz ? Instant.ofEpochMilli(ms)
+                    : NodeVectors.epochTimestamp(ms));
         }
 
         /**
@@ -467,55 +566,9 @@ public final class IntervalJoinVectors {
             return Math.max(0, lastWatermark) - (bounds.upper() - bounds.lower());
         }
 
-        /** The time column's type in SQL. */
-        String timeType() {
-            return ltz ? "TIMESTAMP_LTZ(3)" : "TIMESTAMP(3)";
-        }
-
-        /**
-         * Every column of side {@code side} for the outer select list: {@code ts} cast (a query's
-         * result may hold one rowtime attribute at most), the right's renamed with an {@code r}
-         * prefix.
-         */
-        String all(int side) {
-            String alias = side == LEFT ? "L" : "R";
-            String prefix = side == LEFT ? "" : "r";
-            List<String> items = new ArrayList<>();
-            for (JoinVectors.Column c : table(side)) {
-                String item = c.name().equals("ts")
-                        ? "CAST(" + alias + ".ts AS " + timeType() + ")"
-                        : alias + "." + c.name();
-                items.add(item + (prefix.isEmpty() && !c.name().equals("ts") ? ""
-                        : " AS " + prefix + c.name()));
-            }
-            return String.join(", ", items);
-        }
-
-        /** The join condition: keys, bounds and the rest. */
-        String condition() {
-            List<String> parts = new ArrayList<>();
-            for (String part : new String[] {keys, bounds.sql(), extra}) {
-                if (!part.isEmpty()) {
-                    parts.add(part);
-                }
-            }
-            return String.join(" AND ", parts);
-        }
-
-        String sql() {
-            String list = select != null ? select : all(LEFT) + ", " + all(RIGHT);
-            if (comma) {
-                if (!joinType.equals("INNER")) {
-                    throw new IllegalStateException(name + ": a comma join is INNER");
-                }
-                return "SELECT " + list + " FROM lhs L, rhs R WHERE " + condition();
-            }
-            return "SELECT " + list + " FROM lhs L "
-                    + (joinType.equals("FULL") ? "FULL OUTER" : joinType) + " JOIN rhs R ON "
-                    + condition();
-        }
 
         /** The description: the query in words, then what the scenario's rows do. */
+        @Override
         String describe() {
             return joinType + " interval join" + (comma ? " (comma join)" : "") + " on "
                     + condition() + ", min-cleanup-interval " + minCleanupMs + " ms"
@@ -543,10 +596,12 @@ public final class IntervalJoinVectors {
     }
 
     /**
-     * An interval join planned (event or processing time, {@link ProcTimeIntervalJoinVectors}):
-     * the released function Flink built and what the file's header says of the node.
+     * An interval join's scenario planned (event or processing time, {@link
+     * ProcTimeIntervalJoinVectors}): the released function Flink built and what the file's
+     * header says of the node.
      */
-    abstract static class Joined extends TwoInputVectors.Planned {
+    abstract static class Joined<S extends IntervalScenario<S>> extends TwoInputVectors.Planned {
+        final S scenario;
         /**
          * The released function inside the operator: a {@code TimeIntervalJoin}, {@code
          * RowTimeIntervalJoin} or {@code ProcTimeIntervalJoin}.
@@ -558,18 +613,16 @@ public final class IntervalJoinVectors {
         long upper;
         long minCleanupMs;
 
-        Joined(String name, int tag) {
-            super(name, tag);
+        Joined(S scenario, int tag) {
+            super(scenario.name, tag);
+            this.scenario = scenario;
         }
     }
 
     /** A scenario planned: the interval join operator Flink built and what the file says. */
-    static final class Planned extends Joined {
-        final Scenario scenario;
-
+    static final class Planned extends Joined<Scenario> {
         Planned(Scenario scenario, int tag) {
-            super(scenario.name, tag);
-            this.scenario = scenario;
+            super(scenario, tag);
         }
 
         @Override
@@ -580,20 +633,12 @@ public final class IntervalJoinVectors {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 1) {
-            System.err.println("usage: IntervalJoinVectors <output path> [scenario..]");
-            System.exit(2);
-        }
-        List<String> only = Arrays.asList(args).subList(1, args.length);
-        // The planner describes the nodes; nothing may run natively: with no loadable native
-        // library every node is refused.
-        System.setProperty(NativeOperator.LIBRARY_PATH_PROPERTY,
-                "/nonexistent/streamfusion-golden-vectors-run-stock/libstreamfusion_jni.so");
-        List<Scenario> scenarios = JoinVectors.select(scenarios(), s -> s.name, only);
+        List<Scenario> scenarios = TwoInputVectors.selected(args, "IntervalJoinVectors",
+                IntervalJoinVectors::scenarios, s -> s.name);
         List<Planned> planned = TwoInputVectors.inputs(scenarios, IntervalJoinVectors::plan,
                 "interval-join-inputs");
         for (Planned p : planned) {
-            feed(p);
+            feed(p, p.scenario.endOfInput);
             if (p.scenario.onTime) {
                 checkOnTime(p);
             }
@@ -622,11 +667,42 @@ public final class IntervalJoinVectors {
 
     /**
      * Plans the scenario's query in {@code tEnv} and returns the interval join operator Flink
-     * built, checked against the node and the scenario.
+     * built, checked against the node and the scenario ({@link #planJoin}).
      */
     static Planned plan(StreamExecutionEnvironment env, StreamTableEnvironment tEnv, Scenario s,
             int tag) throws Exception {
-        Planned p = new Planned(s, tag);
+        return planJoin(tEnv, new Planned(s, tag),
+                (side, view) -> TwoInputVectors.view(env, tEnv, s.name, s.table(side), s.events,
+                        side, s.schedule(side), view),
+                KeyedCoProcessOperatorWithWatermarkDelay.class, RowTimeIntervalJoin.class, true,
+                IntervalJoinVectors::check);
+    }
+
+    /** Creates view {@code view} of side {@code side}'s table. */
+    interface View {
+        void create(int side, String view);
+    }
+
+    /**
+     * What one interval join checks of its node beyond {@link #checkJoin}: adds what differs
+     * to {@code problems}, may fill in more of what the file says.
+     */
+    interface Check<P> {
+        void check(P p, List<String> problems) throws Exception;
+    }
+
+    /**
+     * Plans {@code p}'s scenario in {@code tEnv} (its tables the views {@code lhs} and {@code
+     * rhs} that {@code view} creates, the session's options the scenario's) and returns {@code
+     * p}, its node's interval join operator Flink built: exactly an {@code operatorClass}
+     * around exactly a {@code functionClass}, over event time where {@code eventTime}, else
+     * processing time; checked against the node and the scenario by {@link #checkJoin} and
+     * {@code check}, which fill in what the file says.
+     */
+    static <P extends Joined<?>> P planJoin(StreamTableEnvironment tEnv, P p, View view,
+            Class<?> operatorClass, Class<?> functionClass, boolean eventTime, Check<P> check)
+            throws Exception {
+        IntervalScenario<?> s = p.scenario;
         StreamFusionPlanner.clearDecisions();
         ExecNodeContext.resetIdCounter();
         TableConfig config = tEnv.getConfig();
@@ -636,8 +712,7 @@ public final class IntervalJoinVectors {
         config.set("table.exec.async-state.enabled", "false");
         config.set(CLEANUP, s.minCleanupMs + " ms");
         for (int side = 0; side < 2; side++) {
-            TwoInputVectors.view(env, tEnv, s.name, s.table(side), s.events, side,
-                    s.schedule(side), side == LEFT ? "lhs" : "rhs");
+            view.create(side, side == LEFT ? "lhs" : "rhs");
         }
         p.sql = s.sql();
         Table result = tEnv.sqlQuery(p.sql);
@@ -646,19 +721,31 @@ public final class IntervalJoinVectors {
         p.plan = TwoInputVectors.plan(root);
         // Exactly the released operator and function.
         @SuppressWarnings("unchecked")
-        KeyedCoProcessOperatorWithWatermarkDelay<RowData, RowData, RowData, RowData> keyed =
-                TwoInputVectors.joinOperator(p, root, "IntervalJoin",
-                        KeyedCoProcessOperatorWithWatermarkDelay.class);
-        p.operator = keyed;
-        Object function = ((AbstractUdfStreamOperator<?, ?>) keyed).getUserFunction();
-        if (function.getClass() != RowTimeIntervalJoin.class) {
+        AbstractStreamOperator<RowData> operator = (AbstractStreamOperator<RowData>)
+                TwoInputVectors.joinOperator(p, root, "IntervalJoin", operatorClass);
+        p.operator = operator;
+        Object function = ((AbstractUdfStreamOperator<?, ?>) operator).getUserFunction();
+        if (function.getClass() != functionClass) {
             throw new IllegalStateException(s.name + ": the join function is "
                     + function.getClass().getName());
         }
-        p.function = (RowTimeIntervalJoin) function;
-
+        p.function = (KeyedCoProcessFunction<?, ?, ?, ?>) function;
         TwoInputVectors.decision(p, NODE_TYPE);
-        check(p);
+
+        JsonNode description = JoinVectors.JSON.readTree(p.description);
+        List<String> problems = new ArrayList<>();
+        checkJoin(p, description, eventTime, problems);
+        check.check(p, problems);
+        JsonNode summary = description.get("node").path("description");
+        if (!summary.asText().startsWith("IntervalJoin(")
+                || !summary.asText().contains("isRowTime=" + eventTime)) {
+            problems.add("not " + (eventTime ? "an event-time" : "a processing-time")
+                    + " interval join: " + summary);
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException(s.name + ": the interval join is not what the"
+                    + " scenario asks for: " + problems + " in " + p.description);
+        }
         System.err.printf("%s: %s [%d, %d] cleanup %d ms, keys %s/%s, filter nulls %s,"
                 + " times %s%n", s.name, s.joinType, p.lower, p.upper, p.minCleanupMs,
                 Arrays.toString(p.keys[LEFT]), Arrays.toString(p.keys[RIGHT]),
@@ -667,16 +754,10 @@ public final class IntervalJoinVectors {
     }
 
     /**
-     * Checks the node against the operator Flink built and the scenario (keys, NULL filters,
-     * time columns, bounds, minimum cleanup interval, join type, watermark delay, columns);
-     * fills in what the file says.
+     * Checks what only the event-time join has against the node ({@link #planJoin}): the time
+     * columns the function reads, its output watermark delay and the operator's.
      */
-    static void check(Planned p) throws Exception {
-        Scenario s = p.scenario;
-        JsonNode description = JoinVectors.JSON.readTree(p.description);
-        JsonNode node = description.get("node");
-        List<String> problems = new ArrayList<>();
-        checkJoin(p, description, s.joinType, true, s.bounds, s.minCleanupMs, s.zone, problems);
+    static void check(Planned p, List<String> problems) {
         RowTimeIntervalJoin function = (RowTimeIntervalJoin) p.function;
 
         // The time columns, as the function reads them.
@@ -702,28 +783,20 @@ public final class IntervalJoinVectors {
             problems.add("output adjustment " + adjustment.getClass().getName() + " for a delay"
                     + " of " + delay);
         }
-        if (!node.path("description").asText().startsWith("IntervalJoin(")
-                || !node.path("description").asText().contains("isRowTime=true")) {
-            problems.add("not an event-time interval join: " + node.path("description"));
-        }
-        if (!problems.isEmpty()) {
-            throw new IllegalStateException(s.name + ": the interval join is not what the"
-                    + " scenario asks for: " + problems + " in " + p.description);
-        }
     }
 
     /**
      * Checks what every interval join's node and released function ({@code TimeIntervalJoin})
-     * share against each other and against the scenario (node type, keys, NULL filters, input
-     * and output columns, join type, time columns: {@code ts} rowtime attributes where {@code
-     * eventTime}, else {@code pt} proctime ones, bounds {@code bounds}, relative sizes, no
-     * allowed lateness, minimum cleanup interval {@code minCleanupMs} as the operator and the
-     * options have it, time zone {@code zone}); fills in what the file's header says. Adds
-     * what differs to {@code problems}.
+     * share against each other and against {@code p}'s scenario (node type, keys, NULL
+     * filters, input and output columns, join type, time columns: {@code ts} rowtime
+     * attributes where {@code eventTime}, else {@code pt} proctime ones, bounds, relative
+     * sizes, no allowed lateness, minimum cleanup interval as the operator and the options
+     * have it, time zone); fills in what the file's header says. Adds what differs to {@code
+     * problems}.
      */
-    static void checkJoin(Joined p, JsonNode description, String joinType, boolean eventTime,
-            Bounds bounds, long minCleanupMs, String zone, List<String> problems)
-            throws Exception {
+    static void checkJoin(Joined<?> p, JsonNode description, boolean eventTime,
+            List<String> problems) throws Exception {
+        IntervalScenario<?> s = p.scenario;
         JsonNode node = description.get("node");
         NodeVectors.expect(problems, node, "type", NODE_TYPE);
         JsonNode spec = node.get("intervalJoinSpec");
@@ -736,8 +809,8 @@ public final class IntervalJoinVectors {
         TwoInputVectors.columns(p, description, problems);
 
         // The join type.
-        NodeVectors.expect(problems, joinSpec, "joinType", joinType);
-        if (!((Enum<?>) JoinVectors.field(function, "joinType")).name().equals(joinType)) {
+        NodeVectors.expect(problems, joinSpec, "joinType", s.joinType);
+        if (!((Enum<?>) JoinVectors.field(function, "joinType")).name().equals(s.joinType)) {
             problems.add("function join type " + JoinVectors.field(function, "joinType"));
         }
 
@@ -786,8 +859,9 @@ public final class IntervalJoinVectors {
         }
         p.lower = windowBounds.get("leftLowerBound").asLong();
         p.upper = windowBounds.get("leftUpperBound").asLong();
-        if (p.lower != bounds.lower() || p.upper != bounds.upper()) {
-            problems.add("bounds [" + p.lower + ", " + p.upper + "], the scenario's " + bounds);
+        if (p.lower != s.bounds.lower() || p.upper != s.bounds.upper()) {
+            problems.add("bounds [" + p.lower + ", " + p.upper + "], the scenario's "
+                    + s.bounds);
         }
         if ((long) JoinVectors.field(function, "leftRelativeSize") != -p.lower
                 || (long) JoinVectors.field(function, "rightRelativeSize") != p.upper
@@ -799,18 +873,21 @@ public final class IntervalJoinVectors {
 
         // The minimum cleanup interval: the operator's, and what the planner hands over.
         p.minCleanupMs = (long) JoinVectors.field(function, "minCleanUpInterval");
-        if (p.minCleanupMs != Math.max(0, minCleanupMs)) {
+        if (p.minCleanupMs != Math.max(0, s.minCleanupMs)) {
             problems.add("min cleanup interval " + p.minCleanupMs + ", the scenario's "
-                    + minCleanupMs);
+                    + s.minCleanupMs);
         }
         JsonNode options = JoinVectors.JSON.readTree(p.config);
         NodeVectors.expect(problems, options, CLEANUP, p.minCleanupMs + " ms");
-        NodeVectors.expect(problems, options, "table.local-time-zone", zone);
+        NodeVectors.expect(problems, options, "table.local-time-zone", s.zone);
     }
 
-    /** The scenario's events (each table row its one node row), the end of input if asked. */
-    static void feed(Planned p) throws Exception {
-        Scenario s = p.scenario;
+    /**
+     * Sets {@code p}'s events: its scenario's (each table row its one node row), then the end
+     * of input where {@code endOfInput}.
+     */
+    static void feed(Joined<?> p, boolean endOfInput) throws Exception {
+        IntervalScenario<?> s = p.scenario;
         List<Integer> sides = new ArrayList<>();
         List<byte[]> rows = new ArrayList<>();
         List<Long> watermarks = new ArrayList<>();
@@ -819,8 +896,8 @@ public final class IntervalJoinVectors {
             throw new IllegalStateException(s.name + ": " + s.events.size() + " events became "
                     + sides.size() + " (a table row is one node row)");
         }
-        if (s.endOfInput) {
-            sides.add(-1);
+        if (endOfInput) {
+            sides.add(WATERMARK);
             rows.add(null);
             watermarks.add(END_OF_INPUT);
         }
@@ -897,28 +974,28 @@ public final class IntervalJoinVectors {
 
     // ---------------------------------------------------------------- writing
 
-    static void write(Planned p, StringBuilder out) {
-        Scenario s = p.scenario;
-        header(p, s.describe(), s.joinType, s.zone, s.backend, out);
+    /** The lines of an interval join's scenario {@code p}: its header, then its events. */
+    static void write(Joined<?> p, StringBuilder out) {
+        header(p, out);
         TwoInputVectors.writeEvents(p, out);
     }
 
     /**
-     * The header line of an interval join's scenario {@code p}: its name, {@code description},
-     * {@code joinType}, session time {@code zone}, state {@code backend}, and what was planned.
+     * The header line of an interval join's scenario {@code p}: its name, description, join
+     * type, session time zone, state backend, and what was planned.
      */
-    static void header(Joined p, String description, String joinType, String zone,
-            String backend, StringBuilder out) {
+    static void header(Joined<?> p, StringBuilder out) {
+        IntervalScenario<?> s = p.scenario;
         out.append("{\"scenario\":");
         Json.string(out, p.name);
         out.append(",\"description\":");
-        Json.string(out, description);
+        Json.string(out, s.describe());
         out.append(",\"join_type\":");
-        Json.string(out, joinType);
+        Json.string(out, s.joinType);
         out.append(",\"zone\":");
-        Json.string(out, zone);
+        Json.string(out, s.zone);
         out.append(",\"backend\":");
-        Json.string(out, backend);
+        Json.string(out, s.backend);
         out.append(",\"operator\":");
         Json.string(out, p.function.getClass().getSimpleName());
         out.append(",\"left_keys\":").append(NodeVectors.list(p.keys[LEFT]))
@@ -973,6 +1050,23 @@ public final class IntervalJoinVectors {
     static RowMaker kv(Object[] keys) {
         return (r, n) -> new Object[] {NodeVectors.pick(r, keys), NodeVectors.pick(r, LONGS)};
     }
+
+    /** The STRING keys of {@link #TWO_KEYS}' rows. */
+    static final Object[] TWO_KEY_STRINGS = {"a", "b", null};
+    /**
+     * Random rows of the tables {@link IntervalScenario#twoKeys} makes, the left's and the
+     * right's: keys from {@link #KEYS} and {@link #TWO_KEY_STRINGS}, values from {@link #LONGS}.
+     */
+    static final RowMaker[] TWO_KEYS = {
+        (r, n) -> new Object[] {
+            NodeVectors.pick(r, KEYS), NodeVectors.pick(r, TWO_KEY_STRINGS),
+            NodeVectors.pick(r, LONGS)
+        },
+        (r, n) -> new Object[] {
+            NodeVectors.pick(r, TWO_KEY_STRINGS), NodeVectors.pick(r, KEYS),
+            NodeVectors.pick(r, LONGS)
+        }
+    };
 
     /** The (k, v) tables joined by {@code joinType} on {@code L.k = R.k} within {@code b}. */
     static Scenario kvScenario(String name, String description, String joinType, Bounds b,
@@ -1205,24 +1299,10 @@ public final class IntervalJoinVectors {
 
     /** Two key columns, an INT and a STRING, both with NULLs, in another order on the right. */
     static Scenario twoKeys(String name, String backend) {
-        Object[] strings = {"a", "b", null};
         return new Scenario(name, "INT and STRING keys with NULLs, in another column order on"
                 + " the right; " + RANDOM)
-                .left("k", DataTypes.INT()).left("s", DataTypes.STRING())
-                .left("v", DataTypes.BIGINT())
-                .right("s", DataTypes.STRING()).right("k", DataTypes.INT())
-                .right("v", DataTypes.BIGINT())
-                .join("RIGHT")
-                .bounds(ASYMMETRIC)
-                .backend(backend)
-                .keys("L.k = R.k AND L.s = R.s")
-                .random(120, (r, n) -> new Object[] {
-                    NodeVectors.pick(r, KEYS), NodeVectors.pick(r, strings),
-                    NodeVectors.pick(r, LONGS)
-                }, (r, n) -> new Object[] {
-                    NodeVectors.pick(r, strings), NodeVectors.pick(r, KEYS),
-                    NodeVectors.pick(r, LONGS)
-                });
+                .twoKeys().join("RIGHT").bounds(ASYMMETRIC).backend(backend)
+                .random(120, TWO_KEYS[LEFT], TWO_KEYS[RIGHT]);
     }
 
     /**

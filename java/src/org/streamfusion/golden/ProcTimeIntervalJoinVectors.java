@@ -3,41 +3,31 @@ package org.streamfusion.golden;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.SplittableRandom;
 
-import org.apache.flink.api.dag.Transformation;
-import org.apache.flink.core.memory.MemorySegmentFactory;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.operators.AbstractUdfStreamOperator;
 import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
-import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.api.Table;
-import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.binary.BinaryRowData;
-import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
 import org.apache.flink.table.runtime.operators.join.interval.ProcTimeIntervalJoin;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.types.Row;
 
-import org.streamfusion.flink.StreamFusionPlanner;
 import org.streamfusion.golden.IntervalJoinVectors.Bounds;
+import org.streamfusion.golden.IntervalJoinVectors.IntervalScenario;
+import org.streamfusion.golden.IntervalJoinVectors.Joined;
 import org.streamfusion.golden.TwoInputVectors.Event;
 import org.streamfusion.golden.TwoInputVectors.RowMaker;
-import org.streamfusion.jni.NativeOperator;
 
 import static org.streamfusion.golden.IntervalJoinVectors.BACKENDS;
-import static org.streamfusion.golden.IntervalJoinVectors.CLEANUP;
+import static org.streamfusion.golden.IntervalJoinVectors.FEW_KEYS;
 import static org.streamfusion.golden.IntervalJoinVectors.JOIN_TYPES;
-import static org.streamfusion.golden.IntervalJoinVectors.NODE_TYPE;
+import static org.streamfusion.golden.IntervalJoinVectors.KEYS;
+import static org.streamfusion.golden.IntervalJoinVectors.NULL_HEAVY_KEYS;
+import static org.streamfusion.golden.IntervalJoinVectors.TWO_KEYS;
+import static org.streamfusion.golden.IntervalJoinVectors.keysText;
+import static org.streamfusion.golden.IntervalJoinVectors.kv;
 import static org.streamfusion.golden.TwoInputVectors.LEFT;
-import static org.streamfusion.golden.TwoInputVectors.NO_WATERMARK;
 import static org.streamfusion.golden.TwoInputVectors.PROCESSING_TIME;
 import static org.streamfusion.golden.TwoInputVectors.RIGHT;
-import static org.streamfusion.golden.TwoInputVectors.WATERMARK;
 
 /**
  * Golden changelogs of Flink 2.3.0's processing-time interval join ({@code
@@ -49,7 +39,8 @@ import static org.streamfusion.golden.TwoInputVectors.WATERMARK;
  * processing-time interval join is tested against them ({@code
  * crates/streamfusion/tests/golden/flink-2.3.0-proctime-interval-join.jsonl}).
  *
- * <p>As {@link IntervalJoinVectors} (whose checks and header this shares) and {@link
+ * <p>As {@link IntervalJoinVectors} (whose scenarios' shape, {@link
+ * IntervalJoinVectors.IntervalScenario}, planning, checks and header this shares) and {@link
  * WindowJoinVectors} (whose procedure and machinery, {@link TwoInputVectors}, this shares):
  * each scenario's query is planned by Flink with {@code streamfusion.enabled} on and no
  * loadable native library, so StreamFusion's planner only describes the node (the description
@@ -180,94 +171,20 @@ public final class ProcTimeIntervalJoinVectors {
             + " R.pt < L.pt + INTERVAL '2' SECOND", -1999, 499);
 
     /** A scenario: the two tables, the query, and the events. */
-    static final class Scenario {
-        final String name;
-        final String description;
-        final SplittableRandom rnd;
-        String backend = "hashmap";
-        String zone = "UTC";
-        /** INNER, LEFT, RIGHT or FULL. */
-        String joinType = "INNER";
-        /** The key condition (may be empty). */
-        String keys = "L.k = R.k";
-        Bounds bounds = SYMMETRIC;
-        /** More conditions (may be empty). */
-        String extra = "";
-        long minCleanupMs;
+    static final class Scenario extends IntervalScenario<Scenario> {
         /** Whether the scenario ends with a jump past every cleanup timer ({@link #end}). */
         boolean emptied;
-        /** The table columns before {@code id}. */
-        final List<JoinVectors.Column> left = new ArrayList<>();
-        final List<JoinVectors.Column> right = new ArrayList<>();
-        final List<Event> events = new ArrayList<>();
         /** The processing time, epoch ms ({@link #NO_TIME} before the first). */
         long now = NO_TIME;
-        /** The last watermark, epoch ms. */
-        long lastWatermark = NO_WATERMARK;
 
         Scenario(String name, String description) {
-            this.name = name;
-            this.description = description;
-            // A scenario and its RocksDB twin draw the same rows.
-            this.rnd = new SplittableRandom(
-                    GroupAggVectors.SEED ^ name.replace("_rocksdb", "").hashCode());
+            super(name, description, SYMMETRIC);
         }
 
-        Scenario backend(String backend) {
-            this.backend = backend;
-            return this;
-        }
-
-        Scenario join(String joinType) {
-            this.joinType = joinType;
-            return this;
-        }
-
-        Scenario keys(String keys) {
-            this.keys = keys;
-            return this;
-        }
-
-        Scenario bounds(Bounds bounds) {
-            this.bounds = bounds;
-            return this;
-        }
-
-        Scenario extra(String extra) {
-            this.extra = extra;
-            return this;
-        }
-
-        Scenario cleanup(long ms) {
-            this.minCleanupMs = ms;
-            return this;
-        }
-
-        Scenario left(String name, org.apache.flink.table.types.DataType type) {
-            left.add(new JoinVectors.Column(name, type));
-            return this;
-        }
-
-        Scenario right(String name, org.apache.flink.table.types.DataType type) {
-            right.add(new JoinVectors.Column(name, type));
-            return this;
-        }
-
-        /** Both tables: the columns (k INT, v BIGINT). */
-        Scenario kv() {
-            return left("k", DataTypes.INT()).left("v", DataTypes.BIGINT())
-                    .right("k", DataTypes.INT()).right("v", DataTypes.BIGINT());
-        }
-
-        List<JoinVectors.Column> columns(int side) {
-            return side == LEFT ? left : right;
-        }
-
-        /** The physical columns of a side's table: its own, then {@code id}. */
-        List<JoinVectors.Column> table(int side) {
-            List<JoinVectors.Column> all = new ArrayList<>(columns(side));
-            all.add(new JoinVectors.Column("id", DataTypes.INT().notNull()));
-            return all;
+        /** None: the proctime {@code pt} is computed ({@link TwoInputVectors#procTimeView}). */
+        @Override
+        List<JoinVectors.Column> timeColumns() {
+            return List.of();
         }
 
         /** The processing time {@code at} ms after {@link NodeVectors#BASE}. */
@@ -297,29 +214,7 @@ public final class ProcTimeIntervalJoinVectors {
                 throw new IllegalArgumentException(name + ": a row before the first processing"
                         + " time");
             }
-            if (values.length != columns(side).size()) {
-                throw new IllegalArgumentException(name + ": a row of " + values.length
-                        + " values for " + columns(side).size() + " columns");
-            }
-            Object[] row = Arrays.copyOf(values, values.length + 1);
-            row[values.length] = events.size();
-            events.add(new Event(side, row, 0));
-            return this;
-        }
-
-        /** A watermark of both inputs, {@code at} ms after {@link NodeVectors#BASE}. */
-        Scenario wm(long at) {
-            return wmEpoch(BASE_MS + at);
-        }
-
-        Scenario wmEpoch(long ms) {
-            if (ms <= lastWatermark) {
-                throw new IllegalArgumentException(name + ": watermark " + ms
-                        + " does not exceed " + lastWatermark);
-            }
-            events.add(new Event(WATERMARK, null, ms));
-            lastWatermark = ms;
-            return this;
+            return addRow(side, values);
         }
 
         /**
@@ -377,39 +272,8 @@ public final class ProcTimeIntervalJoinVectors {
             return this;
         }
 
-        /**
-         * Every physical column of side {@code side} for the select list ({@code pt} not
-         * selected), the right's renamed with an {@code r} prefix.
-         */
-        String all(int side) {
-            String alias = side == LEFT ? "L" : "R";
-            String prefix = side == LEFT ? "" : "r";
-            List<String> items = new ArrayList<>();
-            for (JoinVectors.Column c : table(side)) {
-                items.add(alias + "." + c.name() + (prefix.isEmpty() ? "" : " AS " + prefix
-                        + c.name()));
-            }
-            return String.join(", ", items);
-        }
-
-        /** The join condition: keys, bounds and the rest. */
-        String condition() {
-            List<String> parts = new ArrayList<>();
-            for (String part : new String[] {keys, bounds.sql(), extra}) {
-                if (!part.isEmpty()) {
-                    parts.add(part);
-                }
-            }
-            return String.join(" AND ", parts);
-        }
-
-        String sql() {
-            return "SELECT " + all(LEFT) + ", " + all(RIGHT) + " FROM lhs L "
-                    + (joinType.equals("FULL") ? "FULL OUTER" : joinType) + " JOIN rhs R ON "
-                    + condition();
-        }
-
         /** The description: the query in words, then what the scenario's rows do. */
+        @Override
         String describe() {
             return joinType + " processing-time interval join on " + condition()
                     + ", min-cleanup-interval " + minCleanupMs + " ms: " + description
@@ -420,12 +284,9 @@ public final class ProcTimeIntervalJoinVectors {
     }
 
     /** A scenario planned: the interval join operator Flink built and what the file says. */
-    static final class Planned extends IntervalJoinVectors.Joined {
-        final Scenario scenario;
-
+    static final class Planned extends Joined<Scenario> {
         Planned(Scenario scenario, int tag) {
-            super(scenario.name, tag);
-            this.scenario = scenario;
+            super(scenario, tag);
         }
 
         /** No separators: the tables have no watermark ({@link #unseparated}). */
@@ -446,16 +307,8 @@ public final class ProcTimeIntervalJoinVectors {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 1) {
-            System.err.println("usage: ProcTimeIntervalJoinVectors <output path> [scenario..]");
-            System.exit(2);
-        }
-        List<String> only = Arrays.asList(args).subList(1, args.length);
-        // The planner describes the nodes; nothing may run natively: with no loadable native
-        // library every node is refused.
-        System.setProperty(NativeOperator.LIBRARY_PATH_PROPERTY,
-                "/nonexistent/streamfusion-golden-vectors-run-stock/libstreamfusion_jni.so");
-        List<Scenario> scenarios = JoinVectors.select(scenarios(), s -> s.name, only);
+        List<Scenario> scenarios = TwoInputVectors.selected(args, "ProcTimeIntervalJoinVectors",
+                ProcTimeIntervalJoinVectors::scenarios, s -> s.name);
         List<Planned> planned = TwoInputVectors.inputs(scenarios,
                 ProcTimeIntervalJoinVectors::plan, "proctime-interval-join-inputs");
         for (Planned p : planned) {
@@ -467,75 +320,30 @@ public final class ProcTimeIntervalJoinVectors {
         TwoInputVectors.writeFile(args[0], GENERATOR, IntervalJoinVectors.FORMAT_HEAD
                 + ", {\"processing_time\":ms} (the first event; timers due fire) or"
                 + " {\"watermark\":ms} (both inputs)" + IntervalJoinVectors.FORMAT_TAIL,
-                planned, (p, out) -> {
-                    Scenario s = p.scenario;
-                    IntervalJoinVectors.header(p, s.describe(), s.joinType, s.zone, s.backend,
-                            out);
-                    TwoInputVectors.writeEvents(p, out);
-                });
+                planned, IntervalJoinVectors::write);
     }
 
     // ---------------------------------------------------------------- planning
 
     /**
      * Plans the scenario's query in {@code tEnv} and returns the interval join operator Flink
-     * built, checked against the node and the scenario.
+     * built, checked against the node and the scenario ({@link IntervalJoinVectors#planJoin}).
      */
     static Planned plan(StreamExecutionEnvironment env, StreamTableEnvironment tEnv, Scenario s,
             int tag) throws Exception {
-        Planned p = new Planned(s, tag);
-        StreamFusionPlanner.clearDecisions();
-        ExecNodeContext.resetIdCounter();
-        TableConfig config = tEnv.getConfig();
-        config.set(StreamFusionPlanner.ENABLED, true);
-        config.set("table.local-time-zone", s.zone);
-        config.set("table.exec.mini-batch.enabled", "false");
-        config.set("table.exec.async-state.enabled", "false");
-        config.set(CLEANUP, s.minCleanupMs + " ms");
-        for (int side = 0; side < 2; side++) {
-            TwoInputVectors.procTimeView(env, tEnv, s.name, s.table(side), s.events, side,
-                    side == LEFT ? "lhs" : "rhs");
-        }
-        p.sql = s.sql();
-        Table result = tEnv.sqlQuery(p.sql);
-        DataStream<Row> changes = tEnv.toChangelogStream(result);
-        Transformation<?> root = changes.getTransformation();
-        p.plan = TwoInputVectors.plan(root);
-        // Exactly the released operator and function.
-        @SuppressWarnings("unchecked")
-        KeyedCoProcessOperator<RowData, RowData, RowData, RowData> keyed =
-                TwoInputVectors.joinOperator(p, root, "IntervalJoin",
-                        KeyedCoProcessOperator.class);
-        p.operator = keyed;
-        Object function = ((AbstractUdfStreamOperator<?, ?>) keyed).getUserFunction();
-        if (function.getClass() != ProcTimeIntervalJoin.class) {
-            throw new IllegalStateException(s.name + ": the join function is "
-                    + function.getClass().getName());
-        }
-        p.function = (ProcTimeIntervalJoin) function;
-
-        TwoInputVectors.decision(p, NODE_TYPE);
-        check(p);
-        System.err.printf("%s: %s [%d, %d] cleanup %d ms, keys %s/%s, filter nulls %s,"
-                + " times %s%n", s.name, s.joinType, p.lower, p.upper, p.minCleanupMs,
-                Arrays.toString(p.keys[LEFT]), Arrays.toString(p.keys[RIGHT]),
-                Arrays.toString(p.filterNulls), Arrays.toString(p.times));
-        return p;
+        return IntervalJoinVectors.planJoin(tEnv, new Planned(s, tag),
+                (side, view) -> TwoInputVectors.procTimeView(env, tEnv, s.name, s.table(side),
+                        s.events, side, view),
+                KeyedCoProcessOperator.class, ProcTimeIntervalJoin.class, false,
+                ProcTimeIntervalJoinVectors::check);
     }
 
     /**
-     * Checks the node against the operator Flink built and the scenario ({@link
-     * IntervalJoinVectors#checkJoin}: keys, NULL filters, proctime columns, bounds, minimum
-     * cleanup interval, join type, columns; no output adjustment, a processing-time node);
-     * fills in what the file says.
+     * Checks what only the processing-time join has against the node ({@link
+     * IntervalJoinVectors#planJoin}): {@code pt} output columns, no output adjustment; makes
+     * the proctime columns of the node's rows nullable.
      */
-    static void check(Planned p) throws Exception {
-        Scenario s = p.scenario;
-        JsonNode description = JoinVectors.JSON.readTree(p.description);
-        JsonNode node = description.get("node");
-        List<String> problems = new ArrayList<>();
-        IntervalJoinVectors.checkJoin(p, description, s.joinType, false, s.bounds,
-                s.minCleanupMs, s.zone, problems);
+    static void check(Planned p, List<String> problems) {
         // The proctime columns' types say NOT NULL, their values are NULL (checked by {@link
         // #feed}): read (and written) as nullable.
         int width = p.inputs[LEFT].getFieldCount();
@@ -550,14 +358,6 @@ public final class ProcTimeIntervalJoinVectors {
         Object adjustment = JoinVectors.field(p.operator, "outputAdjustment");
         if (adjustment.getClass().getSimpleName().equals("DelayedOutputAdjustment")) {
             problems.add("output adjustment " + adjustment.getClass().getName());
-        }
-        if (!node.path("description").asText().startsWith("IntervalJoin(")
-                || !node.path("description").asText().contains("isRowTime=false")) {
-            problems.add("not a processing-time interval join: " + node.path("description"));
-        }
-        if (!problems.isEmpty()) {
-            throw new IllegalStateException(s.name + ": the interval join is not what the"
-                    + " scenario asks for: " + problems + " in " + p.description);
         }
     }
 
@@ -576,72 +376,42 @@ public final class ProcTimeIntervalJoinVectors {
      * with a processing time.
      */
     static void feed(Planned p) throws Exception {
-        Scenario s = p.scenario;
-        List<Integer> sides = new ArrayList<>();
-        List<byte[]> rows = new ArrayList<>();
-        List<Long> times = new ArrayList<>();
-        TwoInputVectors.rowFeed(p, s.events, s::table, sides, rows, times);
-        if (sides.size() != s.events.size()) {
-            throw new IllegalStateException(s.name + ": " + s.events.size() + " events became "
-                    + sides.size() + " (a table row is one node row)");
-        }
-        if (sides.isEmpty() || sides.get(0) != PROCESSING_TIME) {
-            throw new IllegalStateException(s.name + ": the first event is not a processing"
+        IntervalJoinVectors.feed(p, false);
+        if (p.feed.size() == 0 || p.feed.side(0) != PROCESSING_TIME) {
+            throw new IllegalStateException(p.name + ": the first event is not a processing"
                     + " time");
         }
-        for (int i = 0; i < rows.size(); i++) {
-            int side = sides.get(i);
-            if (side < 0) {
-                continue;
-            }
-            byte[] bytes = rows.get(i);
-            BinaryRowData row = new BinaryRowData(p.inputs[side].getFieldCount());
-            row.pointTo(MemorySegmentFactory.wrap(bytes), 0, bytes.length);
-            if (!row.isNullAt(p.times[side])) {
-                throw new IllegalStateException(s.name + ": node row "
-                        + TwoInputVectors.external(p, side, bytes) + " holds "
+        for (int i = 0; i < p.feed.size(); i++) {
+            int side = p.feed.side(i);
+            RowData row = side < 0 ? null : p.feed.row(i);
+            if (row != null && !row.isNullAt(p.times[side])) {
+                throw new IllegalStateException(p.name + ": node row "
+                        + JoinVectors.converter(p.inputs[side]).toExternal(row) + " holds "
                         + row.getTimestamp(p.times[side], 3) + " in its proctime column");
             }
         }
-        TwoInputVectors.feed(p, sides, rows, times);
     }
 
     // ---------------------------------------------------------------- scenarios
 
-    static final Object[] KEYS = {1, 2, 3, null};
-    static final Object[] FEW_KEYS = {1, 2};
-    static final Object[] NULL_HEAVY_KEYS = {1, 2, null, null, null};
-    static final Object[] LONGS = {null, 0L, 1L, 5L, -7L, 42L};
     static final String RANDOM = "random rows: keys with NULL, values with NULL, rows of one"
             + " processing time, small steps, steps expiring cached rows, jumps firing cleanup"
             + " timers";
-
-    /** Random (k, v) rows: keys {@code keys}, values from {@link #LONGS}. */
-    static RowMaker kv(Object[] keys) {
-        return (r, n) -> new Object[] {NodeVectors.pick(r, keys), NodeVectors.pick(r, LONGS)};
-    }
-
-    /** The (k, v) tables joined by {@code joinType} on {@code L.k = R.k} within {@code b}. */
-    static Scenario kvScenario(String name, String description, String joinType, Bounds b,
-            String backend) {
-        return new Scenario(name, description).kv().join(joinType).bounds(b).backend(backend);
-    }
 
     static List<Scenario> scenarios() {
         List<Scenario> list = new ArrayList<>();
         for (String backend : BACKENDS) {
             String x = NodeVectors.suffix(backend);
             for (String type : JOIN_TYPES) {
-                String t = type.toLowerCase();
-                list.add(traced(t + "_symmetric" + x, type, backend).end());
-                list.add(random(t + "_asymmetric_cleanup" + x, type, ASYMMETRIC, backend)
-                        .cleanup(500));
+                list.add(traced(type.toLowerCase() + "_symmetric" + x, type, backend).end());
+                list.add(random(type.toLowerCase() + "_asymmetric_cleanup" + x, type, ASYMMETRIC,
+                        backend).cleanup(500));
             }
             list.add(cleanupTraced("full_cleanup_traced" + x, backend).end());
             list.add(random("inner_wide_cleanup" + x, "INNER", WIDE, backend).cleanup(2_000)
                     .end());
-            list.add(lowerZero("left_lower_zero" + x, "LEFT", backend).end());
-            list.add(upperZero("full_upper_zero" + x, "FULL", backend).end());
+            list.add(zeroBound("left_lower_zero" + x, "LEFT", LEFT, backend).end());
+            list.add(zeroBound("full_upper_zero" + x, "FULL", RIGHT, backend).end());
             list.add(random("full_zero" + x, "FULL", ZERO, backend).end());
             list.add(before("full_before" + x, backend).end());
             list.add(random("right_on_right" + x, "RIGHT", ON_RIGHT, backend).end());
@@ -655,6 +425,12 @@ public final class ProcTimeIntervalJoinVectors {
         return list;
     }
 
+    /** The (k, v) tables joined by {@code joinType} on {@code L.k = R.k} within {@code b}. */
+    static Scenario kvScenario(String name, String description, String joinType, Bounds b,
+            String backend) {
+        return new Scenario(name, description).kv().join(joinType).bounds(b).backend(backend);
+    }
+
     /** Random (k, v) rows over a few keys with NULL, duplicates likely. */
     static Scenario random(String name, String joinType, Bounds b, String backend) {
         return random(name, joinType, b, backend, KEYS);
@@ -665,10 +441,6 @@ public final class ProcTimeIntervalJoinVectors {
         return kvScenario(name, "120 " + RANDOM + ", keys " + keysText(keys), joinType, b,
                 backend)
                 .random(120, kv(keys), kv(keys), false);
-    }
-
-    static String keysText(Object[] keys) {
-        return Arrays.toString(keys).replace("[", "").replace("]", "");
     }
 
     /**
@@ -772,43 +544,31 @@ public final class ProcTimeIntervalJoinVectors {
     }
 
     /**
-     * Lower bound 0 ({@code L.pt BETWEEN R.pt AND R.pt + 2 s}): a left row is never cached
-     * (padded at once where it met nothing), it meets the right rows of its time and up to two
-     * seconds before; right rows meet nothing.
+     * A bound of 0 that keeps side {@code uncached}'s rows out of the cache: the lower bound
+     * for the left's ({@code L.pt BETWEEN R.pt AND R.pt + 2 s}), the upper for the right's
+     * ({@code L.pt BETWEEN R.pt - 2 s AND R.pt}). Such a row is padded at once where it met
+     * nothing; it meets the other side's rows of its time and up to two seconds before, and
+     * the other side's rows meet nothing.
      */
-    static Scenario lowerZero(String name, String joinType, String backend) {
-        Scenario s = kvScenario(name, "traced: lower bound 0, left rows never cached (a right"
-                + " row of the same time after a left one meets nothing); then 100 " + RANDOM
-                + ", keys 1, 2, NULL", joinType, LOWER_ZERO, backend);
+    static Scenario zeroBound(String name, String joinType, int uncached, String backend) {
+        boolean lower = uncached == LEFT;
+        String[] sides = {"left", "right"};
+        Scenario s = kvScenario(name, "traced: " + (lower ? "lower" : "upper") + " bound 0, "
+                + sides[uncached] + " rows never cached (a " + sides[1 - uncached] + " row of"
+                + " the same time after a " + sides[uncached] + " one meets nothing); then 100 "
+                + RANDOM + ", keys 1, 2, NULL", joinType, lower ? LOWER_ZERO : UPPER_ZERO,
+                backend);
+        // The left rows' values from 10 on, the right's from 20 on:
+        long first = lower ? 10 : 20;
         s.time(0)
-                .row(LEFT, 1, 10L)            // not cached: padded at once
-                .row(RIGHT, 1, 20L)           // cached, meets nothing (10 was not cached)
-                .row(LEFT, 1, 11L)            // the same time: meets 20
+                .row(uncached, 1, first)      // not cached: padded at once
+                .row(1 - uncached, 1, 30 - first) // cached, meets nothing (the row before
+                                                  // was not cached)
+                .row(uncached, 1, first + 1)  // the same time: meets the cached row
                 .time(2000)
-                .row(LEFT, 1, 12L)            // two seconds later: meets 20
+                .row(uncached, 1, first + 2)  // two seconds later: meets it
                 .time(2001)
-                .row(LEFT, 1, 13L);           // a millisecond more: 20 expired, meets nothing
-        return s.random(100, kv(new Object[] {1, 2, null}), kv(new Object[] {1, 2, null}),
-                false);
-    }
-
-    /**
-     * Upper bound 0 ({@code L.pt BETWEEN R.pt - 2 s AND R.pt}): a right row is never cached,
-     * it meets the left rows of its time and up to two seconds before; the mirror of {@link
-     * #lowerZero}.
-     */
-    static Scenario upperZero(String name, String joinType, String backend) {
-        Scenario s = kvScenario(name, "traced: upper bound 0, right rows never cached (a left"
-                + " row of the same time after a right one meets nothing); then 100 " + RANDOM
-                + ", keys 1, 2, NULL", joinType, UPPER_ZERO, backend);
-        s.time(0)
-                .row(RIGHT, 1, 20L)           // not cached: padded at once
-                .row(LEFT, 1, 10L)            // cached, meets nothing
-                .row(RIGHT, 1, 21L)           // the same time: meets 10
-                .time(2000)
-                .row(RIGHT, 1, 22L)           // two seconds later: meets 10
-                .time(2001)
-                .row(RIGHT, 1, 23L);          // a millisecond more: 10 expired
+                .row(uncached, 1, first + 3); // a millisecond more: it expired, meets nothing
         return s.random(100, kv(new Object[] {1, 2, null}), kv(new Object[] {1, 2, null}),
                 false);
     }
@@ -847,24 +607,10 @@ public final class ProcTimeIntervalJoinVectors {
 
     /** Two key columns, an INT and a STRING, both with NULLs, in another order on the right. */
     static Scenario twoKeys(String name, String backend) {
-        Object[] strings = {"a", "b", null};
         return new Scenario(name, "INT and STRING keys with NULLs, in another column order on"
                 + " the right; 120 " + RANDOM)
-                .left("k", DataTypes.INT()).left("s", DataTypes.STRING())
-                .left("v", DataTypes.BIGINT())
-                .right("s", DataTypes.STRING()).right("k", DataTypes.INT())
-                .right("v", DataTypes.BIGINT())
-                .join("RIGHT")
-                .bounds(ASYMMETRIC)
-                .backend(backend)
-                .keys("L.k = R.k AND L.s = R.s")
-                .random(120, (r, n) -> new Object[] {
-                    NodeVectors.pick(r, KEYS), NodeVectors.pick(r, strings),
-                    NodeVectors.pick(r, LONGS)
-                }, (r, n) -> new Object[] {
-                    NodeVectors.pick(r, strings), NodeVectors.pick(r, KEYS),
-                    NodeVectors.pick(r, LONGS)
-                }, false);
+                .twoKeys().join("RIGHT").bounds(ASYMMETRIC).backend(backend)
+                .random(120, TWO_KEYS[LEFT], TWO_KEYS[RIGHT], false);
     }
 
     /** Random rows with watermarks of both inputs between them, which change nothing. */

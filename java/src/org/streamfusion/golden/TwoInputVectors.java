@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkGeneratorSupplier;
@@ -80,6 +81,7 @@ import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.clock.Clock;
 
 import org.streamfusion.flink.StreamFusionPlanner;
+import org.streamfusion.jni.NativeOperator;
 import org.apache.flink.util.OutputTag;
 
 /**
@@ -130,6 +132,32 @@ final class TwoInputVectors {
     /** Makes the {@code n}-th random row's values (the columns before {@code id}, {@code ts}). */
     interface RowMaker {
         Object[] row(SplittableRandom rnd, int n);
+    }
+
+    /**
+     * The scenarios a generator's command line names after the output path ({@code args}; all
+     * of {@code all} when it names none, a scenario's name its {@code name}); without an output
+     * path, prints {@code generator}'s usage and exits. Makes the native library unloadable:
+     * the planner describes the nodes, and nothing may run natively (golden vectors come from
+     * stock Flink).
+     */
+    static <S> List<S> selected(String[] args, String generator, Supplier<List<S>> all,
+            Function<S, String> name) {
+        if (args.length < 1) {
+            System.err.println("usage: " + generator + " <output path> [scenario..]");
+            System.exit(2);
+        }
+        System.setProperty(NativeOperator.LIBRARY_PATH_PROPERTY,
+                "/nonexistent/streamfusion-golden-vectors-run-stock/libstreamfusion_jni.so");
+        return JoinVectors.select(all.get(), name, Arrays.asList(args).subList(1, args.length));
+    }
+
+    /**
+     * Scenario {@code name}'s random numbers, from the project's seed and its name without
+     * {@code _rocksdb}: a scenario and its RocksDB twin draw the same rows.
+     */
+    static SplittableRandom twinRandom(String name) {
+        return new SplittableRandom(GroupAggVectors.SEED ^ name.replace("_rocksdb", "").hashCode());
     }
 
 
