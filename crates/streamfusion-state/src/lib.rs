@@ -202,16 +202,16 @@ pub enum TableAccess {
     Queue,
 }
 
-/// [`StateBackend::scan_prefixes`] as one [`StateBackend::scan`] per prefix.
-pub fn scan_each_prefix<S: StateBackend + ?Sized>(
+/// [`StateBackend::scan_ranges`] as one [`StateBackend::scan`] per range.
+pub fn scan_each_range<S: StateBackend + ?Sized>(
     store: &S,
     table: TableId,
-    prefixes: &[&[u8]],
-    visit: &mut PrefixVisitor<'_>,
+    ranges: &[ScanRange<'_>],
+    visit: &mut RangeVisitor<'_>,
 ) -> Result<()> {
-    for (i, prefix) in prefixes.iter().enumerate() {
+    for (i, range) in ranges.iter().enumerate() {
         let mut go = true;
-        store.scan(table, ScanRange::Prefix(prefix), &mut |k, v| {
+        store.scan(table, *range, &mut |k, v| {
             go = visit(i, k, v);
             go
         })?;
@@ -222,9 +222,9 @@ pub fn scan_each_prefix<S: StateBackend + ?Sized>(
     Ok(())
 }
 
-/// What [`StateBackend::scan_prefixes`] calls with each entry: the index of its prefix,
-/// the key and the value; `false` ends the walk.
-pub type PrefixVisitor<'a> = dyn FnMut(usize, &[u8], &[u8]) -> bool + 'a;
+/// What [`StateBackend::scan_ranges`] calls with each entry: the index of its range, the
+/// key and the value; `false` ends the walk.
+pub type RangeVisitor<'a> = dyn FnMut(usize, &[u8], &[u8]) -> bool + 'a;
 
 /// Receives [`StateBackend::multi_get_each`]'s values: a key's index and its value (`None`
 /// where absent).
@@ -297,17 +297,18 @@ pub trait StateBackend: Send {
         visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<()>;
 
-    /// Visits the keys under each of `prefixes` in turn, passing the prefix's index, until
-    /// `visit` returns `false`: how a batch reads many keys' entries whole. Prefixes in
-    /// ascending order cost a backend least (RocksDB walks them with one iterator, where a
-    /// scan opens one each); by default, one [`StateBackend::scan`] per prefix.
-    fn scan_prefixes(
+    /// Visits the keys of each of `ranges` in turn, passing the range's index, until `visit`
+    /// returns `false`: how a batch reads many keys' entries (a prefix each, or from a
+    /// floor). Ranges in ascending order cost a backend least (RocksDB walks them with one
+    /// iterator, where a scan opens one each); by default, one [`StateBackend::scan`] per
+    /// range.
+    fn scan_ranges(
         &self,
         table: TableId,
-        prefixes: &[&[u8]],
-        visit: &mut PrefixVisitor<'_>,
+        ranges: &[ScanRange<'_>],
+        visit: &mut RangeVisitor<'_>,
     ) -> Result<()> {
-        scan_each_prefix(self, table, prefixes, visit)
+        scan_each_range(self, table, ranges, visit)
     }
 
     /// Visits the keys of `range` in descending order until `visit` returns `false`: how

@@ -28,7 +28,7 @@ use super::budget::{MemoryBudget, Reservation};
 use super::point_buffer::{Kind, Lookup, PointBuffer, entry_bytes};
 use super::ttl::{Clock, SystemClock, TTL_TABLE_PREFIX, is_expired};
 use super::{
-    BackendKind, BulkLoader, PrefixVisitor, ScanRange, StateBackend, TableAccess, TableId,
+    BackendKind, BulkLoader, RangeVisitor, ScanRange, StateBackend, TableAccess, TableId,
     ValueVisitor, WriteBatch,
 };
 use crate::error::{Error, Result};
@@ -734,44 +734,47 @@ impl StateBackend for RocksBackend {
         scan_cf(&self.db, self.cf(table)?, range, false, visit)
     }
 
-    /// One iterator for every prefix, bounded above by the last prefix's end: an iterator
+    /// One iterator for every range, bounded above by the last range's end: an iterator
     /// costs RocksDB a superversion reference and a merging iterator over every memtable
     /// and level, a seek only a descent. Where the iterator already stands at or past the
-    /// next prefix (the first live key after the previous prefix's entries), there is
-    /// nothing before it to seek to.
-    fn scan_prefixes(
+    /// next range's start (the first live key after the previous range, which ends at or
+    /// before that start), there is nothing before it to seek to.
+    fn scan_ranges(
         &self,
         table: TableId,
-        prefixes: &[&[u8]],
-        visit: &mut PrefixVisitor<'_>,
+        ranges: &[ScanRange<'_>],
+        visit: &mut RangeVisitor<'_>,
     ) -> Result<()> {
-        let Some(last) = prefixes.iter().max() else {
-            return Ok(());
+        let bounds: Vec<(Vec<u8>, Option<Vec<u8>>)> = ranges.iter().map(|r| r.bounds()).collect();
+        let upper = bounds.iter().map(|(_, end)| end.as_ref()).max();
+        let (Some(Some(upper)), false) = (upper, bounds.iter().any(|(_, end)| end.is_none()))
+        else {
+            // No range, or one running to the end of the table.
+            return super::scan_each_range(self, table, ranges, visit);
         };
-        if prefixes.len() == 1 || self.buffer.borrow().is_queue(table.0) {
-            return super::scan_each_prefix(self, table, prefixes, visit);
+        if ranges.len() == 1 || self.buffer.borrow().is_queue(table.0) {
+            return super::scan_each_range(self, table, ranges, visit);
         }
         self.flush_before_scan(table)?;
         let mut read = ReadOptions::default();
-        if let Some(end) = super::layout::prefix_successor(last) {
-            read.set_iterate_upper_bound(end);
-        }
+        read.set_iterate_upper_bound(upper.clone());
         let mut it = self.db.raw_iterator_cf_opt(self.cf(table)?, read);
-        let mut previous: Option<&[u8]> = None;
-        for (i, &prefix) in prefixes.iter().enumerate() {
-            // Whether every key under this prefix sorts after every key under the previous.
-            let after = previous.is_some_and(|p| p < prefix && !prefix.starts_with(p));
+        let mut previous_end: Option<&[u8]> = None;
+        for (i, (start, end)) in bounds.iter().enumerate() {
+            let end = end.as_deref().expect("every range is bounded");
+            // Whether every key of this range sorts after every key of the previous.
+            let after = previous_end.is_some_and(|e| e <= start.as_slice());
             if after && !it.valid() {
-                // Nothing is left after the previous prefix's entries (or the walk failed).
+                // Nothing is left after the previous range (or the walk failed).
                 it.status().rocks()?;
                 return Ok(());
             }
-            if !(after && it.key().is_some_and(|k| k >= prefix)) {
-                it.seek(prefix);
+            if !(after && it.key().is_some_and(|k| k >= start.as_slice())) {
+                it.seek(start);
             }
-            previous = Some(prefix);
+            previous_end = Some(end);
             while let (Some(k), Some(v)) = (it.key(), it.value()) {
-                if !k.starts_with(prefix) {
+                if k >= end {
                     break;
                 }
                 if !visit(i, k, v) {

@@ -366,20 +366,40 @@ impl IntervalJoin {
         side: Port,
         state_key: &[u8],
         floor: i64,
-        mut decoded: Option<&mut RowBuffer>,
+        decoded: Option<&mut RowBuffer>,
     ) -> Result<Vec<CachedTime>> {
-        let mut times = Vec::new();
+        let mut caches = self.read_caches(side, &[(state_key, floor)], decoded)?;
+        Ok(caches.pop().expect("one cache read"))
+    }
+
+    /// [`IntervalJoin::read_cache`] of several keys `(state key, floor)` with one walk of the
+    /// store (in ascending key order it seeks no more than it must).
+    fn read_caches(
+        &self,
+        side: Port,
+        keys: &[(&[u8], i64)],
+        mut decoded: Option<&mut RowBuffer>,
+    ) -> Result<Vec<Vec<CachedTime>>> {
+        let starts: Vec<Vec<u8>> = keys
+            .iter()
+            .map(|&(key, floor)| [key, &time_bytes(floor.max(0))].concat())
+            .collect();
+        let ends: Vec<Option<Vec<u8>>> =
+            keys.iter().map(|(key, _)| prefix_successor(key)).collect();
+        let ranges: Vec<ScanRange<'_>> = keys
+            .iter()
+            .zip(starts.iter().zip(&ends))
+            .map(|(&(key, _), (start, end))| match end {
+                Some(end) => ScanRange::Between(start, end),
+                None => ScanRange::Prefix(key),
+            })
+            .collect();
+        let mut caches: Vec<Vec<CachedTime>> = keys.iter().map(|_| Vec::new()).collect();
         let mut failed = None;
-        let start = [state_key, &time_bytes(floor.max(0))].concat();
-        let end = prefix_successor(state_key);
-        let range = match &end {
-            Some(end) => ScanRange::Between(&start, end),
-            None => ScanRange::Prefix(state_key),
-        };
         self.keyed
             .store()
-            .scan(self.rows[side], range, &mut |k, v| {
-                let entry = time_of(&k[state_key.len()..]).and_then(|time| {
+            .scan_ranges(self.rows[side], &ranges, &mut |i, k, v| {
+                let entry = time_of(&k[keys[i].0.len()..]).and_then(|time| {
                     let rows = decode_rows(v)?;
                     let mut first = 0;
                     if let Some(decoded) = decoded.as_deref_mut() {
@@ -398,7 +418,7 @@ impl IntervalJoin {
                 });
                 match entry {
                     Ok(entry) => {
-                        times.push(entry);
+                        caches[i].push(entry);
                         true
                     }
                     Err(e) => {
@@ -409,7 +429,7 @@ impl IntervalJoin {
             })?;
         match failed {
             Some(e) => Err(e),
-            None => Ok(times),
+            None => Ok(caches),
         }
     }
 
@@ -534,10 +554,18 @@ impl IntervalJoin {
                 probed.push(g);
             }
         }
+        // In key order: one walk of the store reads them all.
+        probed.sort_unstable_by(|&a, &b| groups.key(a).cmp(groups.key(b)));
         let floors = self.read_floors(other, probed.iter().map(|&g| groups.key(g)))?;
         let mut decoded = RowBuffer::new();
-        for (&g, &floor) in probed.iter().zip(&floors) {
-            caches[g] = Some(self.read_cache(other, groups.key(g), floor, Some(&mut decoded))?);
+        let keys: Vec<(&[u8], i64)> = probed
+            .iter()
+            .zip(&floors)
+            .map(|(&g, &floor)| (groups.key(g), floor))
+            .collect();
+        let read = self.read_caches(other, &keys, Some(&mut decoded))?;
+        for (&g, cache) in probed.iter().zip(read) {
+            caches[g] = Some(cache);
         }
         let decoded = self.io.readers[other].read(&decoded.data, &decoded.offsets)?;
         // The rows each probe meets in its range, in walking order (the cache as the batch

@@ -85,7 +85,7 @@ use crate::ops::partition_cache::{CAPACITY_BYTES, PartitionCache};
 use crate::ops::{Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::state::checkpoint::Checkpoint;
 use crate::state::rows::Groups;
-use crate::state::{TableAccess, TableId, WriteBatch};
+use crate::state::{ScanRange, TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 use bundle::{Folded, JoinBundle};
 use emit::JoinEmissions;
@@ -662,14 +662,18 @@ impl Join {
             .copied()
             .filter(|&g| !sides[g as usize].1)
             .collect();
-        let prefixes: Vec<&[u8]> = missing.iter().map(|&g| groups.key(g as usize)).collect();
+        let ranges: Vec<ScanRange<'_>> = missing
+            .iter()
+            .map(|&g| ScanRange::Prefix(groups.key(g as usize)))
+            .collect();
         let mut failed = None;
         let scanned =
             self.keyed
                 .store()
-                .scan_prefixes(self.tables[input], &prefixes, &mut |i, k, v| {
+                .scan_ranges(self.tables[input], &ranges, &mut |i, k, v| {
+                    let prefix = groups.key(missing[i] as usize);
                     let side = &mut sides[missing[i] as usize].0;
-                    match side.push_stored(layout, &k[prefixes[i].len()..], v) {
+                    match side.push_stored(layout, &k[prefix.len()..], v) {
                         Ok(()) => true,
                         Err(e) => {
                             failed = Some(e);

@@ -117,8 +117,8 @@ fn check_backend(store: &mut dyn StateBackend) {
     assert!(scanned.keys().all(|(_, k)| k.starts_with(&prefix)));
     assert_eq!(scanned, in_groups(&model, &(7..=7)));
 
-    // Many prefixes at once: each prefix's slice of the model, in order, whatever the
-    // prefixes' order (ascending, shuffled, repeated, one inside another, with no entries).
+    // Many ranges at once (prefixes here): each one's slice of the model, in order, whatever
+    // their order (ascending, shuffled, repeated, one inside another, with no entries).
     // Half are the key group and id of a stored key (namespace cut off), half random.
     let stored: Vec<&Vec<u8>> = model
         .keys()
@@ -145,22 +145,48 @@ fn check_backend(store: &mut dyn StateBackend) {
     mixed.push(ascending[3][..2].to_vec());
     let mut nested = vec![ascending[5][..2].to_vec(), ascending[5].clone()];
     nested.extend(ascending.iter().skip(6).cloned());
-    for list in [&ascending, &mixed, &nested] {
-        let refs: Vec<&[u8]> = list.iter().map(Vec::as_slice).collect();
+    // From a floor: each key's entries of namespace 1 and up.
+    let floors: Vec<(Vec<u8>, Vec<u8>)> = ascending
+        .iter()
+        .map(|p| {
+            let mut start = p.clone();
+            start.push(1);
+            (
+                start,
+                streamfusion::state::layout::prefix_successor(p).unwrap(),
+            )
+        })
+        .collect();
+    fn prefix_ranges(list: &[Vec<u8>]) -> Vec<ScanRange<'_>> {
+        list.iter().map(|p| ScanRange::Prefix(p)).collect()
+    }
+    let floor_ranges: Vec<ScanRange<'_>> = floors
+        .iter()
+        .map(|(start, end)| ScanRange::Between(start, end))
+        .collect();
+    for refs in [
+        prefix_ranges(&ascending),
+        prefix_ranges(&mixed),
+        prefix_ranges(&nested),
+        floor_ranges,
+    ] {
         let mut got: Vec<(usize, Vec<u8>, Vec<u8>)> = Vec::new();
         store
-            .scan_prefixes(values, &refs, &mut |i, k, v| {
+            .scan_ranges(values, &refs, &mut |i, k, v| {
                 got.push((i, k.to_vec(), v.to_vec()));
                 true
             })
             .unwrap();
-        let want: Vec<(usize, Vec<u8>, Vec<u8>)> = list
+        let want: Vec<(usize, Vec<u8>, Vec<u8>)> = refs
             .iter()
             .enumerate()
-            .flat_map(|(i, p)| {
+            .flat_map(|(i, range)| {
+                let (start, end) = range.bounds();
                 model
                     .iter()
-                    .filter(move |((t, k), _)| t == "values" && k.starts_with(p))
+                    .filter(move |((t, k), _)| {
+                        t == "values" && *k >= start && end.as_ref().is_none_or(|e| k < e)
+                    })
                     .map(move |((_, k), v)| (i, k.clone(), v.clone()))
             })
             .collect();
@@ -169,7 +195,7 @@ fn check_backend(store: &mut dyn StateBackend) {
         // Stopping ends the walk.
         let mut seen = 0;
         store
-            .scan_prefixes(values, &refs, &mut |_, _, _| {
+            .scan_ranges(values, &refs, &mut |_, _, _| {
                 seen += 1;
                 seen < 5
             })
