@@ -18,13 +18,23 @@
 //!   writes and the timers moved.
 //! - `fire/<backend>/<shape>`: the watermark at 2,000 ms: every key's timer, the scans of its
 //!   due rows and versions, the joined (or padded) rows, and the older versions removed.
+//! - `retained_left/<backend>/<shape>` (1,024 rows and more): `left` under a state retention
+//!   (`table.exec.state.ttl` of an hour): each key's cleanup timer renewed as well.
+//! - `cleanup/<backend>/<shape>` (1,024 rows and more): under that retention, processing time
+//!   past every key's cleanup timer (each key's rows and versions deleted), then the watermark
+//!   at 2,000 ms, whose timers (left behind, as Flink's are) find nothing.
+//! - `proctime_probe/<backend>/<shape>` (1,024 rows and more): the same join in processing
+//!   time ([`OperatorPlan::ProcTimeTemporalJoin`], Flink's `TemporalProcessTimeJoinOperator`)
+//!   holding the versions (each key's latest, the `+U`): the left batch joined as it arrives.
 //! - `checkpoint/...` and `restore/<backend>/{aligned,rebuilt}/...` (16,384 rows): a
 //!   checkpoint of both inputs' rows before any watermark, and opening it again (rebuilt:
 //!   key groups 0..=63 of 128 scanned into a fresh store).
 //!
 //! The oracle, checked before timing, is the generator's arithmetic: the watermark emits
 //! `(left id, id of its key's +U version)` for every left row of an even key and pads the
-//! left rows of odd keys (LEFT) or drops them (INNER); nothing is emitted before it. A
+//! left rows of odd keys (LEFT) or drops them (INNER); nothing is emitted before it, nor by
+//! the same watermark after a cleanup. The processing-time join emits the same rows for the
+//! left batch. A
 //! restore is checked to keep both inputs' rows and timers: the watermark after it emits
 //! exactly the owned keys' rows, once.
 
@@ -44,7 +54,9 @@ use streamfusion::bench::{Backend, OperatorLifecycle, OperatorStore};
 use streamfusion::changelog::{ChangelogBatch, RowKind};
 use streamfusion::join::JoinType;
 use streamfusion::join::TimedJoinInput;
+use streamfusion::join::retention::StateRetention;
 use streamfusion::join::temporal::TemporalJoinSpec;
+use streamfusion::join::temporal_proctime::{KeyedInput, ProcTimeTemporalJoinSpec};
 use streamfusion::ops::{OperatorPlan, Output};
 use streamfusion::types::LogicalType;
 
@@ -59,6 +71,9 @@ fn main() {
     for (backend, name) in [(Backend::Rocksdb, "rocksdb"), (Backend::Memory, "memory")] {
         for shape in Shape::all() {
             arrive_and_fire(&mut suite, backend, name, shape);
+            if shape.rows >= 1_024 {
+                retained_and_proctime(&mut suite, backend, name, shape);
+            }
             if shape.rows == 16_384 {
                 checkpoint_restore(&mut suite, backend, name, shape);
             }
@@ -163,7 +178,8 @@ fn input(shape: Shape, side: usize) -> ChangelogBatch {
         .slice(1, rows.len())
 }
 
-fn plan(outer: bool) -> OperatorPlan {
+/// The temporal join, LEFT when `outer`, under `state_retention`.
+fn plan(outer: bool, state_retention: Option<StateRetention>) -> OperatorPlan {
     let input = |prefix: &str| TimedJoinInput {
         names: ["k", "ts", "id", "s"]
             .iter()
@@ -188,6 +204,27 @@ fn plan(outer: bool) -> OperatorPlan {
         right: input("r_"),
         condition: None,
         max_parallelism: MAX_PARALLELISM,
+        state_retention,
+    })
+}
+
+/// The join in processing time, LEFT when `outer`: the same inputs, no time column read.
+fn proctime_plan(outer: bool) -> OperatorPlan {
+    let OperatorPlan::TemporalJoin(spec) = plan(outer, None) else {
+        unreachable!("an event-time temporal join plan")
+    };
+    let input = |i: TimedJoinInput| KeyedInput {
+        names: i.names,
+        types: i.types,
+        keys: i.keys,
+    };
+    OperatorPlan::ProcTimeTemporalJoin(ProcTimeTemporalJoinSpec {
+        join_type: spec.join_type,
+        left: input(spec.left),
+        right: input(spec.right),
+        condition: None,
+        max_parallelism: MAX_PARALLELISM,
+        state_retention: None,
     })
 }
 
@@ -245,9 +282,25 @@ impl ArrowBuffers for Fixture {
 
 impl Fixture {
     fn new(backend: Backend, shape: Shape) -> Self {
+        Self::with_retention(backend, shape, None)
+    }
+
+    /// The fixture's join in processing time.
+    fn proctime(backend: Backend, shape: Shape) -> Self {
+        let mut fixture = Self::new(backend, shape);
+        fixture.lifecycle.plan = proctime_plan(shape.outer);
+        fixture
+    }
+
+    /// The fixture under `table.exec.state.ttl` = 1 h.
+    fn retained(backend: Backend, shape: Shape) -> Self {
+        Self::with_retention(backend, shape, StateRetention::from_ttl(3_600_000))
+    }
+
+    fn with_retention(backend: Backend, shape: Shape, retention: Option<StateRetention>) -> Self {
         Self {
             lifecycle: OperatorLifecycle {
-                plan: plan(shape.outer),
+                plan: plan(shape.outer, retention),
                 backend,
             },
             shape,
@@ -297,6 +350,45 @@ fn arrive_and_fire(suite: &mut Suite, backend: Backend, name: &str, shape: Shape
         move || Fixture::new(backend, shape),
         |f| f.after(2),
         |store, f| f.lifecycle.fire(store, WATERMARK).expect("fire"),
+        |f, out| expect_eq("joined rows", &rows_of(out), &expected(f.shape, &all)),
+    );
+}
+
+fn retained_and_proctime(suite: &mut Suite, backend: Backend, name: &str, shape: Shape) {
+    suite.stateful(
+        &format!("retained_left/{name}/{}", shape.id()),
+        move || Fixture::retained(backend, shape),
+        |f| f.after(1),
+        |store, f| push(store, 0, &f.batches[0]),
+        |_, out| expect_eq("rows emitted by the left rows", &rows_of(out).len(), &0),
+    );
+    suite.stateful(
+        &format!("cleanup/{name}/{}", shape.id()),
+        move || Fixture::retained(backend, shape),
+        |f| f.after(2),
+        |store, f| {
+            let mut out = Output::new();
+            store
+                .operator
+                .on_processing_time(i64::MAX, &mut out)
+                .expect("cleanup");
+            let mut emitted = out.take();
+            emitted.extend(f.lifecycle.fire(store, WATERMARK).expect("fire"));
+            emitted
+        },
+        |_, out| {
+            expect_eq(
+                "rows emitted after every key's cleanup",
+                &rows_of(out),
+                &vec![],
+            )
+        },
+    );
+    suite.stateful(
+        &format!("proctime_probe/{name}/{}", shape.id()),
+        move || Fixture::proctime(backend, shape),
+        |f| f.after(1),
+        |store, f| push(store, 0, &f.batches[0]),
         |f, out| expect_eq("joined rows", &rows_of(out), &expected(f.shape, &all)),
     );
 }

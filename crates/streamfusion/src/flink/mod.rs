@@ -62,7 +62,8 @@
 //! - `stream-exec-interval-join_1` ([`interval_join`]): an event-time interval join (INNER,
 //!   LEFT, RIGHT, FULL) of a non-negative interval, as [`OperatorPlan::IntervalJoin`].
 //! - `stream-exec-temporal-join_1` ([`temporal_join`]): an event-time temporal join (INNER,
-//!   LEFT) without state TTL, as [`OperatorPlan::TemporalJoin`].
+//!   LEFT), under the session's state TTL too, as [`OperatorPlan::TemporalJoin`]; a temporal
+//!   table function's join in processing time as [`OperatorPlan::ProcTimeTemporalJoin`].
 //! - `stream-exec-join_1` ([`join`]): a regular join (INNER, LEFT, RIGHT, FULL, SEMI, ANTI)
 //!   on equi-keys with an optional non-equi condition, as [`OperatorPlan::Join`].
 

@@ -7,11 +7,14 @@
 //! processing-time join), and `isTemporalFunctionJoin`. Flink builds
 //! `TemporalRowTimeJoinOperator` from it when the right time is a row time, whatever the
 //! join's form (`FOR SYSTEM_TIME AS OF` or a temporal table function), with the non-equi
-//! condition alone (the key's `filterNulls` are not used). Processing-time temporal joins
-//! (`TemporalProcessTimeJoinOperator`) and a session state TTL (which Flink's operator
-//! enforces with processing-time timers: `table.exec.state.ttl`, handed over with the
-//! options) are refused and stay stock. The built operator's input and output types must
-//! equal Flink's.
+//! condition alone (the key's `filterNulls` are not used), and with the session's state TTL
+//! (`table.exec.state.ttl`, handed over with the options) as its state retention
+//! ([`StateRetention::from_ttl`]: Flink's `minRetentionTime` and 3/2 of it). When the right
+//! time is a processing time (index -1) and the node is a temporal table function's
+//! (`isTemporalFunctionJoin`), Flink builds `TemporalProcessTimeJoinOperator`: the plan is an
+//! [`OperatorPlan::ProcTimeTemporalJoin`] (no time column is read). Flink refuses a
+//! processing-time join against a table, and so does this planner. The built operator's
+//! input and output types must equal Flink's.
 
 use serde_json::Value;
 
@@ -19,7 +22,9 @@ use super::aggregate::{max_parallelism, parse_duration};
 use super::join::{JoinParts, checked_two_input, join_parts, output_names};
 use super::types::row_type;
 use super::{FlinkConfig, NodeFields, Result, Unsupported, option_text};
+use crate::join::retention::StateRetention;
 use crate::join::temporal::TemporalJoinSpec;
+use crate::join::temporal_proctime::{KeyedInput, ProcTimeTemporalJoinSpec};
 use crate::join::{JoinType, TimedJoinInput};
 use crate::ops::OperatorPlan;
 use crate::types::RowField;
@@ -50,16 +55,9 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
             ))),
         }
     };
-    let Some(right_time) = time_index("rightTimeAttributeIndex", right)? else {
-        return Err(Unsupported::Feature(
-            "a processing-time temporal join (TemporalProcessTimeJoinOperator)".into(),
-        ));
-    };
-    let Some(left_time) = time_index("leftTimeAttributeIndex", left)? else {
-        return Err(Unsupported::Malformed(
-            "an event-time temporal join without a left time attribute".into(),
-        ));
-    };
+    let right_time = time_index("rightTimeAttributeIndex", right)?;
+    let left_time = time_index("leftTimeAttributeIndex", left)?;
+    let function_join = fields.field("isTemporalFunctionJoin")?.as_bool() == Some(true);
     let JoinParts {
         join_type,
         left_keys,
@@ -75,15 +73,45 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
     let ttl = option_text(&config.options, STATE_TTL)?
         .map(|text| parse_duration(&text))
         .transpose()?
-        .filter(|ttl| ttl.as_millis() > 1);
-    if let Some(ttl) = ttl {
-        return Err(Unsupported::Feature(format!(
-            "{STATE_TTL} = {} ms on a temporal join (Flink clears a key's state on a \
-             processing-time timer; not native yet)",
-            ttl.as_millis()
-        )));
-    }
+        .map_or(0, |ttl| i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
+    let retention = StateRetention::from_ttl(ttl);
     let output = row_type(fields.field("outputType")?)?;
+    let Some(right_time) = right_time else {
+        // Flink runs a processing-time temporal join only for a temporal table function
+        // (`TemporalProcessTimeJoinOperator`); it refuses one against a table.
+        if !function_join {
+            return Err(Unsupported::Feature(
+                "a processing-time temporal join against a table, which Flink does not run \
+                 (only a temporal table function's)"
+                    .into(),
+            ));
+        }
+        let input = |input: &[RowField], keys: Vec<usize>| KeyedInput {
+            names: input.iter().map(|f| f.name.clone()).collect(),
+            types: input.iter().map(|f| f.ty.clone()).collect(),
+            keys,
+        };
+        let mut spec = ProcTimeTemporalJoinSpec {
+            join_type,
+            left: input(left, left_keys),
+            right: input(right, right_keys),
+            condition,
+            max_parallelism: max_parallelism(config)?,
+            state_retention: retention,
+        };
+        [spec.left.names, spec.right.names] = output_names(&output, spec.left.names.len());
+        return checked_two_input(
+            OperatorPlan::ProcTimeTemporalJoin(spec),
+            left,
+            right,
+            &output,
+        );
+    };
+    let Some(left_time) = left_time else {
+        return Err(Unsupported::Malformed(
+            "an event-time temporal join without a left time attribute".into(),
+        ));
+    };
     let input = |input: &[RowField], keys: Vec<usize>, time_column: usize| TimedJoinInput {
         names: input.iter().map(|f| f.name.clone()).collect(),
         types: input.iter().map(|f| f.ty.clone()).collect(),
@@ -96,6 +124,7 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
         right: input(right, right_keys, right_time),
         condition,
         max_parallelism: max_parallelism(config)?,
+        state_retention: retention,
     };
     [spec.left.names, spec.right.names] = output_names(&output, spec.left.names.len());
     checked_two_input(OperatorPlan::TemporalJoin(spec), left, right, &output)
@@ -155,13 +184,16 @@ mod tests {
     }
 
     #[test]
-    fn processing_time_joins_and_state_ttl_are_refused() {
+    fn processing_time_joins_against_a_table_are_refused_as_flink_refuses_them() {
+        // `FOR SYSTEM_TIME AS OF L.pt` over a table (not a temporal table function).
         let proctime = parse("proctime").unwrap_err().to_string();
-        assert!(
-            proctime.contains("TemporalProcessTimeJoinOperator"),
-            "{proctime}"
-        );
-        let ttl = parse("state_ttl").unwrap_err().to_string();
-        assert!(ttl.contains("table.exec.state.ttl = 3600000 ms"), "{ttl}");
+        assert!(proctime.contains("temporal table function"), "{proctime}");
+    }
+
+    #[test]
+    fn the_sessions_state_ttl_becomes_flinks_retention() {
+        // `table.exec.state.ttl` = 1 h: Flink's operator cleans between 1 h and 1.5 h.
+        let retention = spec("state_ttl").state_retention.expect("a retention");
+        assert_eq!((retention.min_ms, retention.max_ms), (3_600_000, 5_400_000));
     }
 }

@@ -16,9 +16,9 @@
 //!
 //! With `left_size = -lower` and `right_size = upper`, a left row at `t` matches the right
 //! rows at `[t - right_size, t + left_size]` and a right row at `t` the left rows at
-//! `[t - left_size, t + right_size]`, both bounds inclusive. A row first probes the other input's cached
-//! rows of its key, in ascending time, unless that input is known expired up to its upper
-//! bound: each cached row in its range that the pair condition accepts is joined (`+I[left,
+//! `[t - left_size, t + right_size]`, both bounds inclusive. A row first probes the other
+//! input's cached rows of its key, in ascending time, unless that input is known expired up
+//! to its upper bound: each cached row in its range that the pair condition accepts is joined (`+I[left,
 //! right]`, and an outer cached row remembers that it was), and each cached row at or before
 //! the other input's expiration time (`operator time - size - 1`) leaves the cache, padded
 //! with NULLs first when its input is outer and it never joined. Then the row is cached at
@@ -70,7 +70,7 @@ use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 use hashbrown::HashMap;
 
 use super::pairs::{RowBuffer, TimedJoinIo, filtered_null_key, joined_rows, verdicts};
-use super::{Condition, JoinColumns, JoinType, TimedJoinInput, check_join};
+use super::{Condition, JoinType, TimedJoinInput, check_join};
 use crate::aggregate::group::check_columns;
 use crate::calc::CalcProgram;
 use crate::changelog::ChangelogBatch;
@@ -992,17 +992,9 @@ fn check_spec(spec: &IntervalJoinSpec) -> Result<Option<Condition>> {
             }
         }
     }
-    fn columns(input: &TimedJoinInput) -> JoinColumns<'_> {
-        JoinColumns {
-            names: &input.names,
-            types: &input.types,
-            keys: &input.keys,
-            more: &[],
-        }
-    }
     check_join(
-        columns(left),
-        columns(right),
+        left.columns(),
+        right.columns(),
         &spec.filter_nulls,
         spec.condition.as_ref(),
     )

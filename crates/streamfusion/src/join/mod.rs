@@ -60,8 +60,10 @@ mod emit;
 pub mod interval;
 mod java_map;
 mod pairs;
+pub mod retention;
 pub mod side;
 pub mod temporal;
+pub mod temporal_proctime;
 pub mod window;
 
 use std::ops::Range;
@@ -1158,6 +1160,18 @@ pub struct TimedJoinInput {
     pub keys: Vec<usize>,
     /// The column of the row time attribute (TIMESTAMP(3) or TIMESTAMP_LTZ(3)).
     pub time_column: usize,
+}
+
+impl TimedJoinInput {
+    /// Its columns as every join checks them (the time column is checked apart).
+    fn columns(&self) -> JoinColumns<'_> {
+        JoinColumns {
+            names: &self.names,
+            types: &self.types,
+            keys: &self.keys,
+            more: &[],
+        }
+    }
 }
 
 type Condition = (CompiledCalc, SchemaRef);

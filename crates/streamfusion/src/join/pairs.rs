@@ -8,7 +8,7 @@ use arrow::array::{Array, AsArray, RecordBatch, RecordBatchOptions, UInt32Array}
 use arrow::compute::take;
 use arrow::datatypes::{Field, Schema, SchemaRef};
 
-use super::{Condition, MAX_PAIRS, TimedJoinInput};
+use super::{Condition, JoinColumns, MAX_PAIRS, TimedJoinInput};
 use crate::binary_row::{RowReader, RowWriter};
 use crate::changelog::ChangelogBatch;
 use crate::error::Result;
@@ -27,9 +27,14 @@ pub(super) struct TimedJoinIo {
 
 impl TimedJoinIo {
     pub(super) fn new(left: &TimedJoinInput, right: &TimedJoinInput) -> Self {
+        Self::of(left.columns(), right.columns())
+    }
+
+    /// The hasher of `left`'s key columns, both inputs' writers and readers, and the output.
+    pub(super) fn of(left: JoinColumns<'_>, right: JoinColumns<'_>) -> Self {
         let key_types = left.keys.iter().map(|&k| left.types[k].clone()).collect();
-        let output: Vec<(&String, &LogicalType)> = (left.names.iter().zip(&left.types))
-            .chain(right.names.iter().zip(&right.types))
+        let output: Vec<(&String, &LogicalType)> = (left.names.iter().zip(left.types))
+            .chain(right.names.iter().zip(right.types))
             .collect();
         let fields: Vec<Field> = output
             .iter()
@@ -38,12 +43,12 @@ impl TimedJoinIo {
         Self {
             hasher: KeyHasher::new(key_types),
             writers: [
-                RowWriter::new(left.types.clone()),
-                RowWriter::new(right.types.clone()),
+                RowWriter::new(left.types.to_vec()),
+                RowWriter::new(right.types.to_vec()),
             ],
             readers: [
-                RowReader::new(left.types.clone()),
-                RowReader::new(right.types.clone()),
+                RowReader::new(left.types.to_vec()),
+                RowReader::new(right.types.to_vec()),
             ],
             schema: Arc::new(Schema::new(fields)),
             output_types: output.into_iter().map(|(_, ty)| ty.clone()).collect(),

@@ -24,22 +24,33 @@
 //! `temporal_join.right`: `[key group][key row][time]` -> `[kind][BinaryRowData]`; times
 //! big-endian with the sign bit flipped, so that a scan walks them in ascending order, and the
 //! arrival a big-endian `u64`. `temporal_join.key`: `[key group][key row]` -> the registered
-//! timer, the next arrival number and the time of the earliest version, while the key has
-//! any. Flink keeps the left rows by arrival alone and reads them all at each timer; kept by
+//! timer, the next arrival number, the time of the earliest version and the cleanup timer,
+//! while the key has any. Flink keeps the left rows by arrival alone and reads them all at each timer; kept by
 //! time first, a timer reads only the rows it emits and the first one still waiting, and its
 //! scans start at the timer and the earliest version (decision 0049). Timers live in the
 //! keyed driver's timer table. Checkpointed and rescaled with its key groups.
 //!
-//! State TTL (Flink's cleanup of a key's whole state on a processing-time timer) is not
-//! supported: the planner refuses such plans, so Flink runs them.
+//! # State retention
+//!
+//! With [`TemporalJoinSpec::state_retention`] (`table.exec.state.ttl`) a key's whole state is
+//! cleared once it has been idle that long in processing time ([`super::retention`]): every
+//! row renews the key's cleanup timer, and so does a firing that leaves rows waiting or a
+//! version stored; a firing that leaves nothing deletes it. The timer's time is kept in the
+//! key's entry and the timer in the keyed driver's processing-time timers. A cleanup clears
+//! the key's rows, versions and entry, but not its event-time timer (Flink's `cleanupState`
+//! clears only the timer's value): that timer fires later and finds nothing to emit, but it
+//! renews the cleanup timer of rows that came since, as Flink's does.
 
 use std::path::Path;
+
+use hashbrown::HashSet;
 
 use arrow::array::{Array, AsArray, Int8Array, RecordBatch};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 
 use super::pairs::{RowBuffer, TimedJoinIo, joined_rows, verdicts};
-use super::{Condition, JoinColumns, JoinType, TimedJoinInput, check_join};
+use super::retention::StateRetention;
+use super::{Condition, JoinType, TimedJoinInput, check_join};
 use crate::aggregate::group::check_columns;
 use crate::calc::CalcProgram;
 use crate::changelog::{ChangelogBatch, RowKind};
@@ -48,11 +59,12 @@ use crate::keys::layout::prefix_successor;
 use crate::ops::keyed::{Keyed, KeyedOperator};
 use crate::ops::{Operator, OperatorKind, Output, PlanIdentity, Port};
 use crate::state::checkpoint::Checkpoint;
+use crate::state::timers::Timer;
 use crate::state::{ScanRange, TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 
 /// The version of the state layout described above.
-pub const STATE_VERSION: u32 = 1;
+pub const STATE_VERSION: u32 = 2;
 const ROWS: [&str; 2] = ["temporal_join.left", "temporal_join.right"];
 const KEYS: &str = "temporal_join.key";
 const KEY_GROUP_BYTES: usize = 2;
@@ -75,6 +87,10 @@ pub struct TemporalJoinSpec {
     pub condition: Option<CalcProgram>,
     /// The job's max parallelism (number of key groups).
     pub max_parallelism: u32,
+    /// Flink's state retention (`table.exec.state.ttl`): a key idle that long in processing
+    /// time is cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_retention: Option<StateRetention>,
 }
 
 impl TemporalJoinSpec {
@@ -130,8 +146,8 @@ fn split_row(value: &[u8]) -> Result<(RowKind, &[u8])> {
         })
 }
 
-/// A key's timer and arrival counter (Flink's `registeredTimer` and `nextLeftIndex`), and
-/// the time of its earliest version.
+/// A key's timer and arrival counter (Flink's `registeredTimer` and `nextLeftIndex`), the
+/// time of its earliest version, and its cleanup timer (Flink's `cleanup-timestamp`).
 ///
 /// Every left row of the key is at or after its timer (a row earlier than the timer moves
 /// it; a timer leaves only later rows), and no version lies before `versions_from`, so a
@@ -142,10 +158,11 @@ struct KeyEntry {
     timer: Option<i64>,
     next_arrival: u64,
     versions_from: Option<i64>,
+    cleanup: Option<i64>,
 }
 
 impl KeyEntry {
-    const BYTES: usize = 26;
+    const BYTES: usize = 35;
 
     fn decode(value: Option<Vec<u8>>) -> Result<Self> {
         let Some(value) = value else {
@@ -163,6 +180,7 @@ impl KeyEntry {
             timer: (value[0] != 0).then(|| i64::from_le_bytes(long(1))),
             next_arrival: u64::from_le_bytes(long(9)),
             versions_from: (value[17] != 0).then(|| i64::from_le_bytes(long(18))),
+            cleanup: (value[26] != 0).then(|| i64::from_le_bytes(long(27))),
         })
     }
 
@@ -172,8 +190,47 @@ impl KeyEntry {
         value[1..9].copy_from_slice(&self.timer.unwrap_or(0).to_le_bytes());
         value[9..17].copy_from_slice(&self.next_arrival.to_le_bytes());
         value[17] = u8::from(self.versions_from.is_some());
-        value[18..].copy_from_slice(&self.versions_from.unwrap_or(0).to_le_bytes());
+        value[18..26].copy_from_slice(&self.versions_from.unwrap_or(0).to_le_bytes());
+        value[26] = u8::from(self.cleanup.is_some());
+        value[27..].copy_from_slice(&self.cleanup.unwrap_or(0).to_le_bytes());
         value
+    }
+}
+
+/// A state key's key group and key row.
+fn split_state_key(state_key: &[u8]) -> (u16, &[u8]) {
+    let key_group = u16::from_be_bytes([state_key[0], state_key[1]]);
+    (key_group, &state_key[KEY_GROUP_BYTES..])
+}
+
+/// A timer as the keyed driver registers it: key group, time, key row, namespace.
+type KeyTimer<'k> = (u16, i64, &'k [u8], [u8; 0]);
+
+/// The cleanup timers a call deletes and registers.
+#[derive(Default)]
+struct TimerChanges<'k> {
+    deleted: Vec<KeyTimer<'k>>,
+    registered: Vec<KeyTimer<'k>>,
+}
+
+impl<'k> TimerChanges<'k> {
+    /// `state_key`'s cleanup timer moves from `before` to `after`.
+    fn change(&mut self, state_key: &'k [u8], before: Option<i64>, after: Option<i64>) {
+        if before == after {
+            return;
+        }
+        let (key_group, key) = split_state_key(state_key);
+        if let Some(t) = before {
+            self.deleted.push((key_group, t, key, NO_NAMESPACE));
+        }
+        if let Some(t) = after {
+            self.registered.push((key_group, t, key, NO_NAMESPACE));
+        }
+    }
+
+    fn apply(self, keyed: &mut Keyed) -> Result<()> {
+        keyed.delete_processing_timers(self.deleted)?;
+        keyed.register_processing_timers(self.registered)
     }
 }
 
@@ -291,6 +348,8 @@ impl TemporalJoin {
         let mut entries = self.read_entries((0..groups.len()).map(|g| groups.key(g)))?;
         let before = entries.clone();
         let rows = self.io.writers[port].write(batch.columns())?;
+        let retention = self.spec.state_retention;
+        let now = self.now();
         let mut write = WriteBatch::new();
         let mut key = Vec::new();
         let mut value = Vec::new();
@@ -315,8 +374,12 @@ impl TemporalJoin {
             if entry.timer.is_none_or(|t| t > times[r]) {
                 entry.timer = Some(times[r]);
             }
+            if let Some(at) = retention.and_then(|r| r.renewed(now, entry.cleanup)) {
+                entry.cleanup = Some(at);
+            }
         }
         let (mut deleted, mut registered) = (Vec::new(), Vec::new());
+        let mut cleanups = TimerChanges::default();
         for (g, (entry, before)) in entries.iter().zip(&before).enumerate() {
             if entry == before {
                 continue;
@@ -324,18 +387,59 @@ impl TemporalJoin {
             let state_key = groups.key(g);
             write.put(self.keys, state_key, entry.encode());
             if entry.timer != before.timer {
-                let key_group = u16::from_be_bytes([state_key[0], state_key[1]]);
-                let key = &state_key[KEY_GROUP_BYTES..];
+                let (key_group, key) = split_state_key(state_key);
                 if let Some(t) = before.timer {
                     deleted.push((key_group, t, key, NO_NAMESPACE));
                 }
                 registered.push((key_group, entry.timer.expect("just set"), key, NO_NAMESPACE));
             }
+            cleanups.change(state_key, before.cleanup, entry.cleanup);
         }
         self.keyed.store_mut().write(&write)?;
         self.keyed.delete_event_timers(deleted)?;
         self.keyed.register_event_timers(registered)?;
-        Ok(())
+        cleanups.apply(&mut self.keyed)
+    }
+
+    /// The processing time retention counts from, read once per call (0 without
+    /// retention, which reads none).
+    fn now(&self) -> i64 {
+        if self.spec.state_retention.is_some() {
+            self.keyed.clock().now_millis()
+        } else {
+            0
+        }
+    }
+
+    /// Clears the state of every key whose cleanup timer is among `due` (Flink's
+    /// `onProcessingTime` and `cleanupState`): its rows, versions and entry. Its event-time
+    /// timer stays registered, as Flink's does.
+    fn clean(&mut self, due: &[Timer]) -> Result<()> {
+        if due.is_empty() {
+            return Ok(());
+        }
+        let state_keys: Vec<Vec<u8>> = due.iter().map(Timer::state_key).collect();
+        let entries = self.read_entries(state_keys.iter().map(Vec::as_slice))?;
+        let mut write = WriteBatch::new();
+        for ((state_key, entry), timer) in state_keys.iter().zip(entries).zip(due) {
+            if entry.cleanup != Some(timer.timestamp) {
+                continue;
+            }
+            // Every left row is at or after the key's timer, and none without one; no
+            // version is before `versions_from`.
+            for (table, from) in [
+                (self.rows[0], entry.timer),
+                (self.rows[1], entry.versions_from),
+            ] {
+                let Some(from) = from else { continue };
+                self.scan_key(table, state_key, from, &mut |k, _| {
+                    write.delete(table, k);
+                    Ok(true)
+                })?;
+            }
+            write.delete(self.keys, state_key);
+        }
+        self.keyed.store_mut().write(&write)
     }
 
     /// The left rows of `state_key` (none before `from`) at or before `watermark`, in stored
@@ -434,8 +538,17 @@ impl TemporalJoin {
             .keyed
             .watermark()
             .ok_or_else(|| Error::State("temporal join timers fired without a watermark".into()))?;
-        let state_keys: Vec<Vec<u8>> = due_timers.iter().map(|t| t.state_key()).collect();
+        // A key fires once: a second timer of it at this watermark (one a cleanup left, see
+        // the module's docs) would find nothing left to emit.
+        let mut seen = HashSet::new();
+        let due_timers: Vec<Timer> = due_timers
+            .into_iter()
+            .filter(|t| seen.insert(t.state_key()))
+            .collect();
+        let state_keys: Vec<Vec<u8>> = due_timers.iter().map(Timer::state_key).collect();
         let entries = self.read_entries(state_keys.iter().map(Vec::as_slice))?;
+        let (retention, now) = (self.spec.state_retention, self.now());
+        let mut cleanups = TimerChanges::default();
         let mut decoded = [RowBuffer::new(), RowBuffer::new()];
         let mut write = WriteBatch::new();
         let mut removed = Vec::new();
@@ -479,6 +592,16 @@ impl TemporalJoin {
             // The timer moves to the first row still waiting. A key with none starts its
             // arrivals over (no left row is left to order), and keeps no entry once it has
             // no version either.
+            let versions_from = versions.get(keep).map(|v| v.time);
+            // With retention, a key left with rows waiting or a version renews its cleanup
+            // timer; one left with neither deletes it.
+            let cleanup = match retention {
+                Some(r) if waiting.is_some() || versions_from.is_some() => {
+                    r.renewed(now, entry.cleanup).or(entry.cleanup)
+                }
+                _ => None,
+            };
+            cleanups.change(state_key, entry.cleanup, cleanup);
             let entry = KeyEntry {
                 timer: waiting,
                 next_arrival: if waiting.is_some() {
@@ -486,7 +609,8 @@ impl TemporalJoin {
                 } else {
                     0
                 },
-                versions_from: versions.get(keep).map(|v| v.time),
+                versions_from,
+                cleanup,
             };
             if entry == KeyEntry::default() {
                 write.delete(self.keys, state_key);
@@ -494,8 +618,8 @@ impl TemporalJoin {
                 write.put(self.keys, state_key, entry.encode());
             }
             if let Some(t) = waiting {
-                let key_group = u16::from_be_bytes([state_key[0], state_key[1]]);
-                registered.push((key_group, t, &state_key[KEY_GROUP_BYTES..], NO_NAMESPACE));
+                let (key_group, key) = split_state_key(state_key);
+                registered.push((key_group, t, key, NO_NAMESPACE));
             }
         }
         for key in removed {
@@ -503,6 +627,7 @@ impl TemporalJoin {
         }
         self.keyed.store_mut().write(&write)?;
         self.keyed.register_event_timers(registered)?;
+        cleanups.apply(&mut self.keyed)?;
         if met.is_empty() {
             return Ok(self.empty());
         }
@@ -574,6 +699,9 @@ fn check_spec(spec: &TemporalJoinSpec) -> Result<Option<Condition>> {
             spec.join_type
         )));
     }
+    if let Some(retention) = &spec.state_retention {
+        retention.check()?;
+    }
     let (left, right) = (&spec.left, &spec.right);
     for (side, input) in [("left", left), ("right", right)] {
         match input.types.get(input.time_column) {
@@ -588,18 +716,10 @@ fn check_spec(spec: &TemporalJoinSpec) -> Result<Option<Condition>> {
             }
         }
     }
-    fn columns(input: &TimedJoinInput) -> JoinColumns<'_> {
-        JoinColumns {
-            names: &input.names,
-            types: &input.types,
-            keys: &input.keys,
-            more: &[],
-        }
-    }
     // No NULL filter: the key's rows meet by their bytes.
     check_join(
-        columns(left),
-        columns(right),
+        left.columns(),
+        right.columns(),
         &vec![false; left.keys.len()],
         spec.condition.as_ref(),
     )
@@ -644,6 +764,21 @@ impl Operator for TemporalJoin {
 
     fn watermark(&self) -> Option<i64> {
         self.keyed.watermark()
+    }
+
+    fn on_processing_time(&mut self, time: i64, _out: &mut Output) -> Result<()> {
+        if self.spec.state_retention.is_none() {
+            return Ok(());
+        }
+        let due = self.keyed.fire_processing_timers(time)?;
+        self.clean(&due)
+    }
+
+    fn next_processing_timer(&mut self) -> Result<Option<i64>> {
+        if self.spec.state_retention.is_none() {
+            return Ok(None);
+        }
+        self.keyed.next_processing_timer()
     }
 
     fn flush(&mut self, _out: &mut Output) -> Result<()> {
@@ -711,6 +846,7 @@ mod tests {
             right: input(),
             condition: None,
             max_parallelism: 128,
+            state_retention: None,
         }
     }
 
@@ -813,6 +949,57 @@ mod tests {
             assert_eq!(emitted(&mut out), vec![(I, 105, 12, None)]);
             op.advance_watermark(60, &mut out).unwrap();
             assert_eq!(emitted(&mut out), vec![(I, 104, 50, Some(3))]);
+        }
+    }
+
+    #[test]
+    fn under_retention_an_idle_key_is_cleared_and_its_left_event_timer_fires_harmlessly() {
+        use crate::state::ttl::ManualClock;
+        let clock = Arc::new(ManualClock::new(1_000));
+        for config in configs() {
+            let config = config.with_clock(clock.clone());
+            clock.set(1_000);
+            let mut spec = spec(JoinType::Left);
+            // `table.exec.state.ttl` = 100 ms: cleanup timers 150 ms after a renewal.
+            spec.state_retention = StateRetention::from_ttl(100);
+            let mut op = TemporalJoin::build(spec, &config, 0..=127).unwrap();
+            let mut out = Output::new();
+            // At 1,000: key 1's version (cleanup at 1,150) and key 2's left row at 100.
+            op.process(1, &rows(&[(I, 1, 10, 5)]), &mut out).unwrap();
+            op.process(0, &rows(&[(I, 2, 200, 100)]), &mut out).unwrap();
+            assert_eq!(op.next_processing_timer().unwrap(), Some(1_150));
+            // At 1,040 + 100 <= 1,150 a row does not move the timer, nor does the firing.
+            clock.set(1_040);
+            op.process(0, &rows(&[(I, 1, 1, 6)]), &mut out).unwrap();
+            op.advance_watermark(10, &mut out).unwrap();
+            assert_eq!(emitted(&mut out), vec![(I, 1, 6, Some(10))]);
+            // At 1,100 + 100 > 1,150 it does: key 1 is cleaned at 1,250, not 1,150.
+            clock.set(1_100);
+            op.process(0, &rows(&[(I, 1, 2, 7)]), &mut out).unwrap();
+            clock.set(1_150);
+            op.on_processing_time(1_150, &mut out).unwrap();
+            op.advance_watermark(20, &mut out).unwrap();
+            assert_eq!(emitted(&mut out), vec![(I, 2, 7, Some(10))]);
+            // Key 2 was cleared at 1,150 (its left row too, unemitted); at 1,250 key 1 is.
+            clock.set(1_250);
+            op.on_processing_time(1_250, &mut out).unwrap();
+            assert_eq!(op.next_processing_timer().unwrap(), None);
+            clock.set(1_260);
+            op.process(0, &rows(&[(I, 1, 3, 8)]), &mut out).unwrap();
+            op.process(1, &rows(&[(I, 2, 20, 50)]), &mut out).unwrap();
+            assert_eq!(op.next_processing_timer().unwrap(), Some(1_410));
+            // Key 1's row finds no version. Key 2's cleared row left its timer at 100,
+            // which fires with the new version's at 50, once, emitting nothing; key 1,
+            // left with nothing, deletes its cleanup timer, key 2 keeps its own.
+            op.advance_watermark(200, &mut out).unwrap();
+            assert_eq!(emitted(&mut out), vec![(I, 3, 8, None)]);
+            clock.set(1_410);
+            op.on_processing_time(1_410, &mut out).unwrap();
+            assert_eq!(op.next_processing_timer().unwrap(), None);
+            // Key 2's version is gone with it.
+            op.process(0, &rows(&[(I, 2, 201, 300)]), &mut out).unwrap();
+            op.advance_watermark(400, &mut out).unwrap();
+            assert_eq!(emitted(&mut out), vec![(I, 201, 300, None)]);
         }
     }
 

@@ -379,6 +379,16 @@ impl Keyed {
         self.write_timers(true, false, timers)
     }
 
+    /// Deletes processing-time timers, as [`Keyed::delete_event_timers`]. The earliest timer
+    /// kept for [`Keyed::next_processing_timer`] may then be one deleted: the host calls
+    /// back at it, and nothing fires.
+    pub fn delete_processing_timers<'k, N: AsRef<[u8]>>(
+        &mut self,
+        timers: impl IntoIterator<Item = (u16, i64, &'k [u8], N)>,
+    ) -> Result<()> {
+        self.write_timers(false, false, timers)
+    }
+
     /// Registers (or deletes) `event`- or processing-time timers with one write.
     fn write_timers<'k, N: AsRef<[u8]>>(
         &mut self,

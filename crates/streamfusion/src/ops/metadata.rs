@@ -74,6 +74,9 @@ pub enum OperatorKind {
     IntervalJoin,
     /// An event-time temporal join ([`crate::join::temporal::TemporalJoin`]).
     TemporalJoin,
+    /// A processing-time temporal join
+    /// ([`crate::join::temporal_proctime::ProcTimeTemporalJoin`]).
+    ProcTimeTemporalJoin,
 }
 
 impl std::fmt::Display for OperatorKind {
@@ -97,6 +100,7 @@ impl std::fmt::Display for OperatorKind {
             OperatorKind::WindowJoin => "window_join",
             OperatorKind::IntervalJoin => "interval_join",
             OperatorKind::TemporalJoin => "temporal_join",
+            OperatorKind::ProcTimeTemporalJoin => "proctime_temporal_join",
         };
         f.write_str(name)
     }

@@ -18,7 +18,8 @@
 //! a [`WindowRankSpec`]; `window_table_function` a [`WindowTableSpec`];
 //! `over_aggregate` an [`OverSpec`]; `temporal_sort` a [`TemporalSortSpec`]; `join` a
 //! [`JoinSpec`]; `window_join` a [`WindowJoinSpec`]; `interval_join` an
-//! [`IntervalJoinSpec`]; `temporal_join` a [`TemporalJoinSpec`]. A new operator
+//! [`IntervalJoinSpec`]; `temporal_join` a [`TemporalJoinSpec`];
+//! `proctime_temporal_join` a [`ProcTimeTemporalJoinSpec`]. A new operator
 //! adds its variant here and one arm in [`OperatorPlan::build`] and
 //! [`OperatorPlan::restore`].
 
@@ -40,6 +41,7 @@ use crate::deduplicate::{DedupSpec, Deduplicate};
 use crate::error::{Error, ErrorKind, Result};
 use crate::join::interval::{IntervalJoin, IntervalJoinSpec};
 use crate::join::temporal::{TemporalJoin, TemporalJoinSpec};
+use crate::join::temporal_proctime::{ProcTimeTemporalJoin, ProcTimeTemporalJoinSpec};
 use crate::join::window::{WindowJoin, WindowJoinSpec};
 use crate::join::{Join, JoinSpec};
 use crate::rank::window::{WindowRank, WindowRankSpec};
@@ -94,6 +96,9 @@ pub enum OperatorPlan {
     IntervalJoin(IntervalJoinSpec),
     /// An event-time temporal join (two inputs).
     TemporalJoin(TemporalJoinSpec),
+    /// A processing-time temporal join (two inputs).
+    #[serde(rename = "proctime_temporal_join")]
+    ProcTimeTemporalJoin(ProcTimeTemporalJoinSpec),
 }
 
 impl OperatorPlan {
@@ -128,6 +133,7 @@ impl OperatorPlan {
             OperatorPlan::WindowJoin(_) => OperatorKind::WindowJoin,
             OperatorPlan::IntervalJoin(_) => OperatorKind::IntervalJoin,
             OperatorPlan::TemporalJoin(_) => OperatorKind::TemporalJoin,
+            OperatorPlan::ProcTimeTemporalJoin(_) => OperatorKind::ProcTimeTemporalJoin,
         }
     }
 
@@ -156,6 +162,7 @@ impl OperatorPlan {
             OperatorPlan::WindowJoin(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::IntervalJoin(spec) => spec.max_parallelism = max_parallelism,
             OperatorPlan::TemporalJoin(spec) => spec.max_parallelism = max_parallelism,
+            OperatorPlan::ProcTimeTemporalJoin(spec) => spec.max_parallelism = max_parallelism,
         }
         self
     }
@@ -267,6 +274,10 @@ impl OperatorPlan {
             OperatorPlan::TemporalJoin(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(TemporalJoin::build(spec.clone(), config, range)?)
+            }
+            OperatorPlan::ProcTimeTemporalJoin(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(ProcTimeTemporalJoin::build(spec.clone(), config, range)?)
             }
         })
     }
@@ -404,6 +415,15 @@ impl OperatorPlan {
             OperatorPlan::TemporalJoin(spec) => {
                 let range = Self::owned(spec.max_parallelism, key_groups)?;
                 Box::new(TemporalJoin::restore(
+                    spec.clone(),
+                    config,
+                    range,
+                    checkpoints,
+                )?)
+            }
+            OperatorPlan::ProcTimeTemporalJoin(spec) => {
+                let range = Self::owned(spec.max_parallelism, key_groups)?;
+                Box::new(ProcTimeTemporalJoin::restore(
                     spec.clone(),
                     config,
                     range,

@@ -58,8 +58,8 @@ import java.util.stream.Stream;
  *
  * <p>A bundle holds rows of one input: a row of the other input pushes it first, so the native
  * operator sees both inputs' rows in the order the task processed them (as a regular join
- * must). A window, an interval and a temporal join keep one bundle per input (see {@link
- * #independentInputs}). A bundle is pushed when
+ * must). A window, an interval and an event-time temporal join keep one bundle per input
+ * (see {@link #independentInputs}). A bundle is pushed when
  * it is full (rows, or {@value #MAX_BUNDLE_BYTES} bytes), {@code
  * bundleLatencyMs} of processing time after its first row (a timer in the task's mailbox, so a
  * slow input is not held back), before a watermark (which is then handed to the native
@@ -68,8 +68,9 @@ import java.util.stream.Stream;
  * natively either), at {@link #endInput} and in {@link #finish}. Output records carry no
  * timestamp, as a stock Calc's and GROUP BY's; a rowtime column travels in the row.
  *
- * <p>An operator in processing time ({@code "processing_time": true}: the processing-time interval
- * join) reads the time natively from the system clock, Flink's {@code System.currentTimeMillis}
+ * <p>An operator with processing-time timers ({@code "processing_time": true}: the
+ * processing-time interval join; {@code "state_retention"}: a temporal join under a state TTL)
+ * reads the time natively from the system clock, Flink's {@code System.currentTimeMillis}
  * processing time, and keeps its timers in its native state (checkpointed with it). After every
  * call that may register one (and on open and restore), the operator asks for the earliest
  * ({@link NativeOperator#nextProcessingTimer}) and schedules it in the task's processing-time
@@ -132,7 +133,7 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
     private final int outputArity;
     private final int bundleRows;
     private final long bundleLatencyMs;
-    /** Whether the plan runs in processing time, with processing-time timers. */
+    /** Whether the plan has processing-time timers (in processing time, or under retention). */
     private final boolean processingTime;
 
     private transient NativeOperator operator;
@@ -182,7 +183,8 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
         this.outputArity = outputType.getFieldCount();
         this.bundleRows = bundleRows;
         this.bundleLatencyMs = bundleLatencyMs;
-        this.processingTime = field(plan, "processing_time").asBoolean(false);
+        this.processingTime = field(plan, "processing_time").asBoolean(false)
+                || !field(plan, "state_retention").isMissingNode();
     }
 
     /** Field {@code name} of the native {@code plan}. */
@@ -482,7 +484,8 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
      * every row on the same side of every watermark (decision 0048). Rows of the two inputs
      * alternating one by one would otherwise make a JNI call per row. A regular join keeps the
      * task's order: its updating inputs' retractions must meet the rows they retract as they
-     * did in Flink.
+     * did in Flink. So does a processing-time temporal join ({@code "proctime_temporal_join"}):
+     * a left row meets the right row its key holds when it arrives.
      */
     private boolean independentInputs() throws IOException {
         String operator = MAPPER.readTree(plan).path("operator").asText();

@@ -7,7 +7,6 @@ import java.util.List;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.operators.join.interval.ProcTimeIntervalJoin;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -26,6 +25,7 @@ import static org.streamfusion.golden.IntervalJoinVectors.TWO_KEYS;
 import static org.streamfusion.golden.IntervalJoinVectors.keysText;
 import static org.streamfusion.golden.IntervalJoinVectors.kv;
 import static org.streamfusion.golden.TwoInputVectors.LEFT;
+import static org.streamfusion.golden.TwoInputVectors.NO_TIME;
 import static org.streamfusion.golden.TwoInputVectors.PROCESSING_TIME;
 import static org.streamfusion.golden.TwoInputVectors.RIGHT;
 
@@ -145,7 +145,6 @@ public final class ProcTimeIntervalJoinVectors {
     static final long BASE_MS = NodeVectors.BASE_MS;
     /** The final jump that empties every cache, ms. */
     static final long FINAL_JUMP = 3_600_000;
-    static final long NO_TIME = Long.MIN_VALUE;
 
     private ProcTimeIntervalJoinVectors() {}
 
@@ -174,7 +173,9 @@ public final class ProcTimeIntervalJoinVectors {
     static final class Scenario extends IntervalScenario<Scenario> {
         /** Whether the scenario ends with a jump past every cleanup timer ({@link #end}). */
         boolean emptied;
-        /** The processing time, epoch ms ({@link #NO_TIME} before the first). */
+        /**
+         * The processing time, epoch ms ({@link TwoInputVectors#NO_TIME} before the first).
+         */
         long now = NO_TIME;
 
         Scenario(String name, String description) {
@@ -377,19 +378,7 @@ public final class ProcTimeIntervalJoinVectors {
      */
     static void feed(Planned p) throws Exception {
         IntervalJoinVectors.feed(p, false);
-        if (p.feed.size() == 0 || p.feed.side(0) != PROCESSING_TIME) {
-            throw new IllegalStateException(p.name + ": the first event is not a processing"
-                    + " time");
-        }
-        for (int i = 0; i < p.feed.size(); i++) {
-            int side = p.feed.side(i);
-            RowData row = side < 0 ? null : p.feed.row(i);
-            if (row != null && !row.isNullAt(p.times[side])) {
-                throw new IllegalStateException(p.name + ": node row "
-                        + JoinVectors.converter(p.inputs[side]).toExternal(row) + " holds "
-                        + row.getTimestamp(p.times[side], 3) + " in its proctime column");
-            }
-        }
+        TwoInputVectors.checkProcTimeFeed(p, p.times);
     }
 
     // ---------------------------------------------------------------- scenarios

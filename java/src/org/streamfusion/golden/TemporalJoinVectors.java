@@ -1,8 +1,5 @@
 package org.streamfusion.golden;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,8 +13,8 @@ import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -37,11 +34,12 @@ import org.apache.flink.types.RowKind;
 import org.streamfusion.flink.StreamFusionPlanner;
 import org.streamfusion.golden.TwoInputVectors.Event;
 import org.streamfusion.golden.TwoInputVectors.RowMaker;
-import org.streamfusion.jni.NativeOperator;
 
 import static org.streamfusion.golden.TwoInputVectors.END_OF_INPUT;
 import static org.streamfusion.golden.TwoInputVectors.LEFT;
+import static org.streamfusion.golden.TwoInputVectors.NO_TIME;
 import static org.streamfusion.golden.TwoInputVectors.NO_WATERMARK;
+import static org.streamfusion.golden.TwoInputVectors.PROCESSING_TIME;
 import static org.streamfusion.golden.TwoInputVectors.RIGHT;
 import static org.streamfusion.golden.TwoInputVectors.SEPARATOR;
 import static org.streamfusion.golden.TwoInputVectors.columns;
@@ -59,14 +57,15 @@ import static org.streamfusion.golden.TwoInputVectors.columns;
  * and no loadable native library, so StreamFusion's planner only describes the node (the
  * description and the options it would hand the native side are recorded); the program checks
  * the node against the operator Flink built (keys, time columns, join type, the non-equi
- * condition's presence, no state retention) and against the scenario; the rows reaching the
+ * condition's presence, state retention) and against the scenario; the rows reaching the
  * node's two inputs are read in a MiniCluster job (each table row becomes one node row, or
  * none where the planner drops {@code -U}; a separator watermark after each tells them apart);
  * and the planner's operator, set up as a task sets it up, is driven through the scenario's
  * events: a row calls {@code processElement1} (left, side 0) or {@code processElement2}
  * (right, side 1) with the key selector's key set, a watermark calls {@code
  * processWatermark1} and {@code processWatermark2} with the same value, so the operator's
- * combined watermark is the scenario's. The scenarios of one state backend run in one job.
+ * combined watermark is the scenario's; where the scenario has a state TTL, a processing time
+ * sets the operator's clock. The scenarios of one state backend run in one job.
  * Every scenario has a {@code _rocksdb} twin with the same events; the program checks that
  * each event's outputs are the same multiset on both backends (at one watermark the keys'
  * timers fire in the timer service's order, which for equal times is the backend's).
@@ -92,10 +91,24 @@ import static org.streamfusion.golden.TwoInputVectors.columns;
  * alone register none: a key's old versions are removed only when one of its timers fires). A
  * left row at or before the watermark when it arrives (late) is joined at the next watermark
  * advance, with the versions left then. The end-of-input watermark {@code Long.MAX_VALUE}
- * fires every timer. With {@code table.exec.state.ttl} above 1 ms the operator also registers
- * processing-time cleanup timers that clear a key's state; the scenarios have no state TTL
- * (the native side refuses one), but the program checks that with one StreamFusion's planner
- * hands it over ({@link #checkStateTtl}).
+ * fires every timer.
+ *
+ * <p>State TTL. With {@code table.exec.state.ttl} of {@code min} ms the operator's minimum
+ * retention time is {@code min} and its maximum {@code max = min * 3 / 2} (rounded down: 499
+ * for 333); it cleans state only where {@code min} exceeds 1 ms (a TTL of 1 ms cleans nothing).
+ * The scenarios with a TTL ({@code _ttl_}) set the processing time as {@link
+ * ProcTimeIntervalJoinVectors} does: the operator's processing time service is a {@link
+ * TwoInputVectors.ManualProcessingTime}, the first event sets it, a processing-time event moves
+ * it and fires, in time order, every processing-time timer due then, each with its own time (a
+ * cleanup emits nothing); rows and event timers read it. A key holds one cleanup timer, its
+ * time stored in the key's state: every row (after it is stored and the event timer moved) and
+ * every event timer that leaves a left row waiting or versions stored registers it at {@code
+ * now + max} (deleting the one before) unless the stored one is at or after {@code now + min};
+ * an event timer that leaves neither deletes it. When it fires (the stored time its own), the
+ * key's left rows, versions and stored event-timer time are cleared: waiting left rows are
+ * never emitted, later left rows meet no version (a LEFT join pads them), and the key's event
+ * timer stays registered, fires later and (the stored time cleared) may register its timer and
+ * the cleanup timer again. Outside these scenarios the clock is the task's and unused.
  *
  * <p>What the planner makes of the queries. The node's {@code joinSpec} holds the equi keys
  * ({@code leftKeys}, {@code rightKeys}; they must include the right's primary key and may
@@ -121,19 +134,22 @@ import static org.streamfusion.golden.TwoInputVectors.columns;
  *   <li>per scenario, a header {@code {"scenario":name,"description":..,"join_type":"INNER"|
  *       "LEFT","zone":..,"backend":"hashmap"|"rocksdb","operator":
  *       "TemporalRowTimeJoinOperator","left_keys":[..],"right_keys":[..],"filter_nulls":[..],
- *       "left_time":i,"right_time":j,"state_ttl_ms":0,"node":<description text>,"config":
- *       <options text>,"left":[{"name":..,"type":..}..],"right":[..],"output":[..],"sql":..,
- *       "plan":..,"events":n,"rows_out":m}}: {@code left} and {@code right} are the node's
- *       input rows, {@code output} the operator's (the left row then the right row), keys and
- *       times column indexes into a side's row ({@code left_time} and {@code right_time} the
- *       operator's {@code leftTimeAttribute} and {@code rightTimeAttribute}), {@code
- *       filter_nulls} the node's (which the operator does not apply), {@code state_ttl_ms} the
- *       operator's minimum retention time, {@code plan} the translated query's operators;
+ *       "left_time":i,"right_time":j,"state_ttl_ms":min,"max_retention_ms":max,"node":
+ *       <description text>,"config":<options text>,"left":[{"name":..,"type":..}..],"right":
+ *       [..],"output":[..],"sql":..,"plan":..,"events":n,"rows_out":m}}: {@code left} and
+ *       {@code right} are the node's input rows, {@code output} the operator's (the left row
+ *       then the right row), keys and times column indexes into a side's row ({@code
+ *       left_time} and {@code right_time} the operator's {@code leftTimeAttribute} and {@code
+ *       rightTimeAttribute}), {@code filter_nulls} the node's (which the operator does not
+ *       apply), {@code state_ttl_ms} and {@code max_retention_ms} the operator's minimum and
+ *       maximum retention times (0 without a TTL), {@code plan} the translated query's
+ *       operators;
  *   <li>then n events, each {@code {"in":"+I"|"-U"|"+U"|"-D","side":0|1,"row":[..]}} (side 0
- *       the left input) or {@code {"watermark":ms}} (both inputs), each immediately followed by
- *       the lines {@code {"out":kind,"row":[..]}} the operator emitted for it, in emission
- *       order ({@code m} in all). Some scenarios end with the watermark {@code Long.MAX_VALUE}
- *       (the end of input), others with rows still stored.
+ *       the left input), {@code {"watermark":ms}} (both inputs) or, in the scenarios with a
+ *       TTL (their first event), {@code {"processing_time":ms}} (epoch ms), each immediately
+ *       followed by the lines {@code {"out":kind,"row":[..]}} the operator emitted for it, in
+ *       emission order ({@code m} in all). Some scenarios end with the watermark {@code
+ *       Long.MAX_VALUE} (the end of input), others with rows still stored.
  * </ul>
  *
  * <p>Types and values as {@link JoinVectors} writes them (types without nullability and time
@@ -166,8 +182,11 @@ public final class TemporalJoinVectors {
         RETRACT
     }
 
-    /** A scenario: the two tables, the query, and the events. */
-    static final class Scenario {
+    /**
+     * A scenario: the two tables, the query, and the events ({@link
+     * ProcTimeTemporalJoinVectors.Scenario} makes it one of the processing-time join).
+     */
+    static class Scenario {
         final String name;
         final String description;
         final SplittableRandom rnd;
@@ -190,10 +209,14 @@ public final class TemporalJoinVectors {
         /** Whether the last event is the end-of-input watermark. */
         boolean endOfInput = true;
         /**
-         * {@code table.exec.state.ttl} in ms (only for {@link
-         * TemporalJoinVectors#checkStateTtl}).
+         * {@code table.exec.state.ttl} in ms: where above 0, the scenario sets the operator's
+         * processing time ({@link #time}) before its first row.
          */
         long stateTtlMs;
+        /**
+         * The processing time, epoch ms ({@link TwoInputVectors#NO_TIME} before the first).
+         */
+        long now = NO_TIME;
         /** The table columns before {@code id} and {@code ts}. */
         final List<JoinVectors.Column> left = new ArrayList<>();
         final List<JoinVectors.Column> right = new ArrayList<>();
@@ -273,6 +296,32 @@ public final class TemporalJoinVectors {
             return this;
         }
 
+        /** Whether the scenario sets the processing time: it has a state TTL. */
+        boolean clocked() {
+            return stateTtlMs > 0;
+        }
+
+        /** The operator's maximum retention time: Flink's 3/2 of the TTL, rounded down. */
+        long maxRetentionMs() {
+            return stateTtlMs * 3 / 2;
+        }
+
+        /** The processing time {@code at} ms after {@link NodeVectors#BASE}. */
+        Scenario time(long at) {
+            return timeEpoch(BASE_MS + at);
+        }
+
+        /** The processing time {@code ms} (epoch), after the last. */
+        Scenario timeEpoch(long ms) {
+            if (!clocked() || now != NO_TIME && ms <= now) {
+                throw new IllegalArgumentException(name + ": processing time " + ms
+                        + (clocked() ? " does not exceed " + now : " without a state TTL"));
+            }
+            events.add(new Event(PROCESSING_TIME, null, ms));
+            now = ms;
+            return this;
+        }
+
         Scenario left(String name, DataType type) {
             left.add(new JoinVectors.Column(name, type));
             return this;
@@ -334,11 +383,16 @@ public final class TemporalJoinVectors {
                 throw new IllegalArgumentException(name + ": a row of " + values.length
                         + " values for " + columns(side).size() + " columns");
             }
+            return emit(side, kind, tableRow(values, ms));
+        }
+
+        /** The table row of {@code values} at {@code ms}: then its id and its rowtime. */
+        Object[] tableRow(Object[] values, long ms) {
             Object[] row = Arrays.copyOf(values, values.length + 2);
             row[values.length] = events.size();
             row[values.length + 1] = ltz ? Instant.ofEpochMilli(ms)
                     : NodeVectors.epochTimestamp(ms);
-            return emit(side, kind, row);
+            return row;
         }
 
         /**
@@ -364,6 +418,10 @@ public final class TemporalJoinVectors {
                 throw new IllegalArgumentException(name + ": a " + kind + " row on insert-only"
                         + " side " + side);
             }
+            if (clocked() && now == NO_TIME) {
+                throw new IllegalArgumentException(name + ": a row before the first processing"
+                        + " time");
+            }
             events.add(new Event(side, kind, row, 0));
             boolean accumulate = kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER;
             if (side == LEFT && accumulate) {
@@ -384,6 +442,10 @@ public final class TemporalJoinVectors {
         }
 
         Scenario wmEpoch(long ms) {
+            if (clocked() && now == NO_TIME) {
+                throw new IllegalArgumentException(name + ": a watermark before the first"
+                        + " processing time");
+            }
             if (ms <= lastWatermark) {
                 throw new IllegalArgumentException(name + ": watermark " + ms
                         + " does not exceed " + lastWatermark);
@@ -448,13 +510,17 @@ public final class TemporalJoinVectors {
          * on, {@code step} ms apart on average: one in twelve behind the last watermark by up
          * to three times {@code jitter} (late), one in twelve exactly at it, one in twelve at
          * the previous row's time, the rest out of order by up to {@code jitter} ms; after
-         * about every fifth row a watermark {@code lag} ms behind the largest row time.
+         * about every fifth row a watermark {@code lag} ms behind the largest row time. Where
+         * the scenario sets the processing time, it moves before each row ({@link #tick}).
          */
         Scenario stream(int rows, long from, long step, long jitter, long lag, RowMaker lefts,
                 RowMaker rights) {
             long max = lastWatermark == NO_WATERMARK ? Long.MIN_VALUE : lastWatermark + lag;
             long previous = from;
             for (int n = 0; n < rows; n++) {
+                if (clocked()) {
+                    tick();
+                }
                 int side = rnd.nextInt(2);
                 Object[] values = (side == LEFT ? lefts : rights).row(rnd, n);
                 int dice = rnd.nextInt(12);
@@ -476,6 +542,36 @@ public final class TemporalJoinVectors {
                 }
             }
             return this;
+        }
+
+        /**
+         * A random step of the processing time (the first sets it), on the scale of the TTL
+         * (of a second where the TTL cleans nothing): in 7 of 20 none (rows of one time), in 7
+         * a step of up to a tenth of it (a key's cleanup timer mostly stays), in 5 one of up
+         * to half of it (it mostly moves), in one of 40 one of one to two TTLs, in one of 40 a
+         * jump past the maximum retention time (the cleanup timers of every key not touched
+         * since fire): rows mostly meet their versions, but not all.
+         */
+        void tick() {
+            long ttl = stateTtlMs > 1 ? stateTtlMs : 1_000;
+            int dice = rnd.nextInt(40);
+            long step;
+            if (dice < 14) {
+                step = 0;
+            } else if (dice < 28) {
+                step = 1 + rnd.nextLong(ttl / 10);
+            } else if (dice < 38) {
+                step = ttl / 10 + rnd.nextLong(ttl / 2 - ttl / 10 + 1);
+            } else if (dice < 39) {
+                step = ttl + rnd.nextLong(ttl + 1);
+            } else {
+                step = ttl * 3 / 2 + rnd.nextLong(ttl + 1);
+            }
+            if (now == NO_TIME) {
+                time(0);
+            } else if (step > 0) {
+                timeEpoch(now + step);
+            }
         }
 
         /**
@@ -543,9 +639,18 @@ public final class TemporalJoinVectors {
                     + versioned + ", the left " + (leftChangelog ? "a changelog" : "insert-only")
                     + (ltz ? ", a TIMESTAMP_LTZ(3) rowtime in " + zone
                             : zone.equals("UTC") ? "" : ", session time zone " + zone)
-                    + ": " + description
+                    + describeTtl() + ": " + description
                     + (endOfInput ? "; ends with the end-of-input watermark"
                             : "; no end-of-input watermark (rows stay stored)");
+        }
+
+        /** The state TTL in words, after a comma (empty without one). */
+        String describeTtl() {
+            return stateTtlMs > 1 ? ", state TTL " + stateTtlMs + " ms (a key's cleanup timer "
+                    + maxRetentionMs() + " ms after the processing time that sets it)"
+                    : stateTtlMs == 1 ? ", state TTL 1 ms (no cleanup: the operator cleans only"
+                            + " above 1 ms)"
+                    : "";
         }
 
         /** The separator watermark after each of side {@code side}'s rows. */
@@ -561,11 +666,13 @@ public final class TemporalJoinVectors {
     }
 
     /** A scenario planned: the temporal join operator Flink built and what the file says. */
-    static final class Planned extends TwoInputVectors.Planned {
+    static class Planned extends TwoInputVectors.Planned {
         final Scenario scenario;
         /** The time columns of the two sides. */
         int[] times;
+        /** The operator's minimum and maximum retention times. */
         long stateTtlMs;
+        long maxRetentionMs;
 
         Planned(Scenario scenario, int tag) {
             super(scenario.name, tag);
@@ -582,67 +689,79 @@ public final class TemporalJoinVectors {
         boolean updating() {
             return scenario.leftChangelog || scenario.versions != Versions.APPEND;
         }
+
+        @Override
+        boolean manualProcessingTime() {
+            return scenario.clocked();
+        }
+
+        /**
+         * Whether the join is the processing-time join of a temporal table function ({@link
+         * ProcTimeTemporalJoinVectors}), else the event-time join of a versioned table.
+         */
+        boolean procTime() {
+            return false;
+        }
+
+        /**
+         * Checks the node's time columns ({@link #times}): the operator's, rowtime attributes
+         * named {@code ts}.
+         */
+        void checkTimes(List<String> problems) {
+            String[] timeFields = {"leftTimeAttribute", "rightTimeAttribute"};
+            for (int side = 0; side < 2; side++) {
+                int at = (int) JoinVectors.field(operator, timeFields[side]);
+                if (at != times[side]) {
+                    problems.add(timeFields[side] + " " + at + ", the node's " + times[side]);
+                }
+                RowType type = inputType(side);
+                LogicalType time = type.getTypeAt(times[side]);
+                boolean rowtime = time instanceof TimestampType ts
+                        ? ts.getKind() == TimestampKind.ROWTIME && ts.getPrecision() == 3
+                        : time instanceof LocalZonedTimestampType ltz
+                                && ltz.getKind() == TimestampKind.ROWTIME
+                                && ltz.getPrecision() == 3;
+                if (!rowtime || !type.getFieldNames().get(times[side]).equals("ts")) {
+                    problems.add("time column " + times[side] + " of " + type);
+                }
+            }
+        }
+
+        /** The node's input {@code side}'s rows, time attributes as such. */
+        RowType inputType(int side) {
+            return ((InternalTypeInfo<?>) transformation.getInputs().get(side).getOutputType())
+                    .toRowType();
+        }
     }
 
+    /** The file's {@code format}: what its lines hold. */
+    static final String FORMAT = "per scenario: a header line (scenario, description, join_type,"
+            + " zone, backend, operator, left_keys, right_keys, filter_nulls (the node's, not"
+            + " applied by the operator), left_time and right_time (the operator's"
+            + " leftTimeAttribute and rightTimeAttribute), state_ttl_ms and max_retention_ms (the"
+            + " operator's minRetentionTime and maxRetentionTime; it cleans state where the"
+            + " first exceeds 1), node and config: the planner's texts for flink::plan_node,"
+            + " left, right and output columns, sql, plan, events, rows_out), then events lines"
+            + " {\"in\":kind,\"side\":0|1,\"row\":[..]}, {\"watermark\":ms} (both inputs) or,"
+            + " in scenarios with a state TTL (the first event), {\"processing_time\":ms}"
+            + " (cleanup timers due fire), each followed by the {\"out\":kind,\"row\":[..]}"
+            + " lines emitted for it; BIGINT, DOUBLE (Double.toString), DECIMAL (plain) and"
+            + " TIMESTAMP (epoch ms) values are strings";
+
     public static void main(String[] args) throws Exception {
-        if (args.length < 1) {
-            System.err.println("usage: TemporalJoinVectors <output path> [scenario..]");
-            System.exit(2);
-        }
-        List<String> only = Arrays.asList(args).subList(1, args.length);
-        // The planner describes the nodes; nothing may run natively: with no loadable native
-        // library every node is refused.
-        System.setProperty(NativeOperator.LIBRARY_PATH_PROPERTY,
-                "/nonexistent/streamfusion-golden-vectors-run-stock/libstreamfusion_jni.so");
-        checkStateTtl();
-        List<Scenario> scenarios = JoinVectors.select(scenarios(), s -> s.name, only);
+        List<Scenario> scenarios = TwoInputVectors.selected(args, "TemporalJoinVectors",
+                TemporalJoinVectors::scenarios, s -> s.name);
         List<Planned> planned = TwoInputVectors.inputs(scenarios, TemporalJoinVectors::plan,
                 "temporal-join-inputs");
         for (Planned p : planned) {
             checkKinds(p);
             feed(p);
         }
-        for (String backend : BACKENDS) {
-            List<Planned> group = new ArrayList<>();
-            for (Planned p : planned) {
-                if (p.scenario.backend.equals(backend)) {
-                    group.add(p);
-                }
-            }
-            if (!group.isEmpty()) {
-                TwoInputVectors.run(backend, group, "temporal join");
-            }
-        }
+        TwoInputVectors.runBackends(planned, BACKENDS, p -> p.scenario.backend,
+                "temporal join");
         TwoInputVectors.compareTwins(planned);
-
-        StringBuilder out = new StringBuilder(1 << 20);
-        out.append("{\"flink\":\"2.3.0\",\"seed\":\"0x")
-                .append(Long.toHexString(GroupAggVectors.SEED)).append("\",\"generator\":");
-        Json.string(out, GENERATOR);
-        out.append(",\"format\":");
-        Json.string(out, "per scenario: a header line (scenario, description, join_type, zone,"
-                + " backend, operator, left_keys, right_keys, filter_nulls (the node's, not"
-                + " applied by the operator), left_time and right_time (the operator's"
-                + " leftTimeAttribute and rightTimeAttribute), state_ttl_ms, node and config:"
-                + " the planner's texts for flink::plan_node, left, right and output columns,"
-                + " sql, plan, events, rows_out), then events lines {\"in\":kind,\"side\":0|1,"
-                + "\"row\":[..]} or {\"watermark\":ms} (both inputs), each followed by the"
-                + " {\"out\":kind,\"row\":[..]} lines emitted for it; BIGINT, DOUBLE"
-                + " (Double.toString), DECIMAL (plain) and TIMESTAMP (epoch ms) values are"
-                + " strings");
-        out.append("}\n");
-        int total = 0;
-        for (Planned p : planned) {
-            write(p, out);
-            total += TwoInputVectors.rowsOut(p);
-        }
-        Path path = Path.of(args[0]);
-        if (path.getParent() != null) {
-            Files.createDirectories(path.getParent());
-        }
-        Files.write(path, out.toString().getBytes(StandardCharsets.UTF_8));
-        System.err.printf("wrote %d scenarios (%d output rows) to %s%n", planned.size(), total,
-                path);
+        TwoInputVectors.writeFile(args[0], GENERATOR, FORMAT, planned,
+                TemporalJoinVectors::write);
     }
 
     // ---------------------------------------------------------------- planning
@@ -653,7 +772,17 @@ public final class TemporalJoinVectors {
      */
     static Planned plan(StreamExecutionEnvironment env, StreamTableEnvironment tEnv, Scenario s,
             int tag) throws Exception {
-        Planned p = new Planned(s, tag);
+        configure(tEnv, s);
+        TwoInputVectors.view(env, tEnv, s.name, s.table(LEFT), s.events, LEFT, s.schedule(LEFT),
+                "lhs", List.of(), s.leftChangelog);
+        TwoInputVectors.view(env, tEnv, s.name, s.table(RIGHT), s.events, RIGHT,
+                s.schedule(RIGHT), "rhs", s.primaryKey, s.versions != Versions.APPEND);
+        filteredView(tEnv, s);
+        return planJoin(tEnv, new Planned(s, tag), TemporalRowTimeJoinOperator.class);
+    }
+
+    /** Prepares {@code tEnv} for planning {@code s}: the options, no decisions, node ids anew. */
+    static void configure(StreamTableEnvironment tEnv, Scenario s) {
         StreamFusionPlanner.clearDecisions();
         ExecNodeContext.resetIdCounter();
         TableConfig config = tEnv.getConfig();
@@ -662,25 +791,34 @@ public final class TemporalJoinVectors {
         config.set("table.exec.mini-batch.enabled", "false");
         config.set("table.exec.async-state.enabled", "false");
         config.set(STATE_TTL, s.stateTtlMs + " ms");
-        TwoInputVectors.view(env, tEnv, s.name, s.table(LEFT), s.events, LEFT, s.schedule(LEFT),
-                "lhs", List.of(), s.leftChangelog);
-        TwoInputVectors.view(env, tEnv, s.name, s.table(RIGHT), s.events, RIGHT,
-                s.schedule(RIGHT), "rhs", s.primaryKey, s.versions != Versions.APPEND);
+    }
+
+    /**
+     * Where {@code s}'s versions are {@link Versions#RETRACT}, (re)creates their view {@code
+     * rhs_filtered} of {@code rhs}.
+     */
+    static void filteredView(StreamTableEnvironment tEnv, Scenario s) {
         if (s.versions == Versions.RETRACT) {
             tEnv.dropTemporaryView("rhs_filtered");
             tEnv.createTemporaryView("rhs_filtered",
                     tEnv.sqlQuery("SELECT * FROM rhs WHERE id >= 0"));
         }
+    }
+
+    /**
+     * Plans {@code p}'s query over the views (and functions) of {@code tEnv} and takes the
+     * join operator Flink built, exactly of class {@code operator} (the released one), checked
+     * against the node and the scenario ({@link #check}).
+     */
+    static <P extends Planned> P planJoin(StreamTableEnvironment tEnv, P p,
+            Class<? extends AbstractStreamOperator<RowData>> operator) throws Exception {
+        Scenario s = p.scenario;
         p.sql = s.sql();
         Table result = tEnv.sqlQuery(p.sql);
         DataStream<Row> changes = tEnv.toChangelogStream(result);
         Transformation<?> root = changes.getTransformation();
         p.plan = TwoInputVectors.plan(root);
-        // Exactly the released operator.
-        TemporalRowTimeJoinOperator operator = TwoInputVectors.joinOperator(p, root,
-                "TemporalJoin", TemporalRowTimeJoinOperator.class);
-        p.operator = operator;
-
+        p.operator = TwoInputVectors.joinOperator(p, root, "TemporalJoin", operator);
         TwoInputVectors.decision(p, NODE_TYPE);
         check(p);
         System.err.printf("%s: %s, keys %s/%s, times %s%n", s.name, s.joinType,
@@ -700,7 +838,8 @@ public final class TemporalJoinVectors {
         JsonNode node = description.get("node");
         List<String> problems = new ArrayList<>();
         NodeVectors.expect(problems, node, "type", NODE_TYPE);
-        NodeVectors.expect(problems, node, "isTemporalFunctionJoin", "false");
+        NodeVectors.expect(problems, node, "isTemporalFunctionJoin",
+                String.valueOf(p.procTime()));
         JsonNode joinSpec = node.get("joinSpec");
         Object operator = p.operator;
 
@@ -728,36 +867,19 @@ public final class TemporalJoinVectors {
                     + " conditions besides the keys: " + s.extra);
         }
 
-        // The time columns: the operator's, the node's, rowtime attributes named ts.
         p.times = new int[] {node.get("leftTimeAttributeIndex").asInt(),
             node.get("rightTimeAttributeIndex").asInt()};
-        String[] timeFields = {"leftTimeAttribute", "rightTimeAttribute"};
-        for (int side = 0; side < 2; side++) {
-            int at = (int) JoinVectors.field(operator, timeFields[side]);
-            if (at != p.times[side]) {
-                problems.add(timeFields[side] + " " + at + ", the node's " + p.times[side]);
-            }
-            RowType type = ((InternalTypeInfo<?>) p.transformation.getInputs().get(side)
-                    .getOutputType()).toRowType();
-            LogicalType time = type.getTypeAt(p.times[side]);
-            boolean rowtime = time instanceof TimestampType ts
-                    ? ts.getKind() == TimestampKind.ROWTIME && ts.getPrecision() == 3
-                    : time instanceof LocalZonedTimestampType ltz
-                            && ltz.getKind() == TimestampKind.ROWTIME
-                            && ltz.getPrecision() == 3;
-            if (!rowtime || !type.getFieldNames().get(p.times[side]).equals("ts")) {
-                problems.add("time column " + p.times[side] + " of " + type);
-            }
-        }
+        p.checkTimes(problems);
 
         // State retention: the operator's, and what the planner hands over.
         p.stateTtlMs = (long) JoinVectors.field(operator, "minRetentionTime");
-        if (p.stateTtlMs != s.stateTtlMs
+        p.maxRetentionMs = (long) JoinVectors.field(operator, "maxRetentionTime");
+        if (p.stateTtlMs != s.stateTtlMs || p.maxRetentionMs != s.maxRetentionMs()
                 || (boolean) JoinVectors.field(operator, "stateCleaningEnabled")
                         != (s.stateTtlMs > 1)) {
-            problems.add("min retention time " + p.stateTtlMs + " (cleaning "
-                    + JoinVectors.field(operator, "stateCleaningEnabled") + "), the scenario's "
-                    + s.stateTtlMs);
+            problems.add("retention times " + p.stateTtlMs + " to " + p.maxRetentionMs
+                    + " ms (cleaning " + JoinVectors.field(operator, "stateCleaningEnabled")
+                    + "), the scenario's TTL " + s.stateTtlMs + " ms");
         }
         JsonNode options = JoinVectors.JSON.readTree(p.config);
         NodeVectors.expect(problems, options, STATE_TTL, s.stateTtlMs + " ms");
@@ -773,23 +895,6 @@ public final class TemporalJoinVectors {
     }
 
     /**
-     * Fails unless StreamFusion's planner hands a temporal join's state TTL to the native side
-     * and Flink's operator was built with it: plans (without running) a query with {@code
-     * table.exec.state.ttl} of an hour in an environment of its own.
-     */
-    static void checkStateTtl() throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        StreamTableEnvironment tEnv =
-                StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
-        Scenario s = kvScenario("state_ttl", "a row on each side", "LEFT", "hashmap")
-                .stateTtl(3_600_000)
-                .at(LEFT, 0, 1, 1L)
-                .at(RIGHT, 0, 1, 2L);
-        Planned p = plan(env, tEnv, s, 0);
-        System.err.printf("state_ttl: the planner hands over %s%n", p.config);
-    }
-
-    /**
      * Fails unless every table row of {@code p} reached its node input as one row of its kind,
      * except the {@code -U} of a side whose {@code -U} the planner drops ({@link
      * Scenario#dropsBefore}), which reach it as none.
@@ -798,7 +903,7 @@ public final class TemporalJoinVectors {
         Scenario s = p.scenario;
         int[] seen = new int[2];
         for (Event e : s.events) {
-            if (e.isWatermark()) {
+            if (e.side() < 0) {
                 continue;
             }
             List<byte[]> rows = p.segments.get(e.side()).get(seen[e.side()]++);
@@ -814,7 +919,7 @@ public final class TemporalJoinVectors {
         }
     }
 
-    /** The scenario's node rows and watermarks, the end of input if asked. */
+    /** The scenario's node rows, watermarks and processing times, the end of input if asked. */
     static void feed(Planned p) throws Exception {
         Scenario s = p.scenario;
         List<Integer> sides = new ArrayList<>();
@@ -854,6 +959,7 @@ public final class TemporalJoinVectors {
         out.append("],\"left_time\":").append(p.times[LEFT])
                 .append(",\"right_time\":").append(p.times[RIGHT])
                 .append(",\"state_ttl_ms\":").append(p.stateTtlMs)
+                .append(",\"max_retention_ms\":").append(p.maxRetentionMs)
                 .append(",\"node\":");
         Json.string(out, p.description);
         out.append(",\"config\":");
@@ -927,6 +1033,22 @@ public final class TemporalJoinVectors {
             list.add(epoch("left_epoch" + x, backend));
             list.add(types("left_types" + x, backend));
             list.add(narrow("inner_narrow" + x, backend).endOfInput(false));
+            list.add(ttlTraced("inner_ttl_traced" + x, "INNER", backend));
+            list.add(ttlTraced("left_ttl_traced" + x, "LEFT", backend).endOfInput(false));
+            list.add(ttlStaleTimer("left_ttl_stale_timer" + x, backend));
+            list.add(ttlLastTimer("inner_ttl_last_timer" + x, backend).endOfInput(false));
+            list.add(ttlManyKeys("left_ttl_many_keys" + x, backend));
+            list.add(ttlRace("left_ttl_race" + x, backend).endOfInput(false));
+            list.add(ttlUpsertTraced("left_ttl_upsert_traced" + x, backend));
+            list.add(ttlLeftChangelog("left_ttl_changelog" + x, backend));
+            list.add(ttlRandom("left_ttl_random" + x, "LEFT", Versions.APPEND, 1_000, backend));
+            list.add(ttlRandom("inner_ttl_upsert_random" + x, "INNER", Versions.UPSERT, 2_000,
+                    backend).endOfInput(false));
+            list.add(ttlRandom("left_ttl_retract_random" + x, "LEFT", Versions.RETRACT, 333,
+                    backend));
+            list.add(ttlRandom("left_ttl_one_ms" + x, "LEFT", Versions.APPEND, 1, backend));
+            list.add(ttlRandom("left_ttl_nonequi" + x, "LEFT", Versions.UPSERT, 500, backend)
+                    .extra("L.v > R.v"));
         }
         return list;
     }
@@ -1211,5 +1333,309 @@ public final class TemporalJoinVectors {
                 + RANDOM, "INNER", backend)
                 .select("L.v, R.v AS rv")
                 .random(120, kv(LEFT_KEYS), kv(RIGHT_KEYS));
+    }
+
+    // ---------------------------------------------------------------- state TTL scenarios
+
+    static final String TICKS = "; the processing time moved before each row: not at all, by"
+            + " steps of up to a tenth of the TTL or half of it, rarely of one to two TTLs or"
+            + " past the maximum retention time";
+
+    /** The (k, v) tables joined by {@code joinType} with a state TTL of {@code ttl} ms. */
+    static Scenario ttlScenario(String name, String description, String joinType, long ttl,
+            String backend) {
+        return kvScenario(name, description, joinType, backend).stateTtl(ttl);
+    }
+
+    /** 120 {@link #RANDOM} (k, v) rows with a state TTL of {@code ttl} ms ({@link #TICKS}). */
+    static Scenario ttlRandom(String name, String joinType, Versions versions, long ttl,
+            String backend) {
+        return ttlScenario(name, "120 " + RANDOM + TICKS, joinType, ttl, backend)
+                .versions(versions)
+                .random(120, kv(LEFT_KEYS), kv(RIGHT_KEYS));
+    }
+
+    /**
+     * A state TTL of 1000 ms (cleanup timers 1500 ms after the processing time), traced: a row
+     * that leaves the key's cleanup timer where it is (the processing time plus the TTL not
+     * after it, at the boundary too) and one that moves it; two keys' timers firing in one
+     * jump, clearing a version and a waiting left row; left rows meeting no version then; a
+     * left-only key and an emptied key whose event timer deletes their cleanup timers; the
+     * stale event timer of a cleared key firing with nothing to do; the event timer moving the
+     * cleanup timer of a key keeping its versions. Then 60 random rows.
+     */
+    static Scenario ttlTraced(String name, String joinType, String backend) {
+        Scenario s = ttlScenario(name, "traced: rows leaving a key's cleanup timer where it is"
+                + " (at the boundary too) and moving it, two keys' timers in one jump clearing"
+                + " a version and a waiting left row, left rows meeting no version then, a"
+                + " left-only key and an emptied key deleting their cleanup timers when their"
+                + " event timers fire, a cleared key's stale event timer firing with nothing to"
+                + " do, an event timer moving a cleanup timer; then 60 " + RANDOM + TICKS,
+                joinType, 1_000, backend);
+        // Processing times (time) and row times both after BASE:
+        s.time(0)
+                .at(RIGHT, 1_000, 1, 10L)     // key 1: its cleanup timer at 1500
+                .at(LEFT, 1_500, 1, 1L)       // 0 + 1000 is not after 1500: it stays
+                .time(500)
+                .at(LEFT, 1_600, 1, 2L)       // 1500, not after 1500: it stays
+                .time(501)
+                .at(RIGHT, 500, 2, 20L)       // key 2: its timer at 2001
+                .at(LEFT, 2_000, 1, 3L)       // 1501: key 1's moves to 2001
+                .at(LEFT, 900, 3, 30L)        // key 3, left only: its timer at 2001
+                .wm(1_600)                    // joins 1 and 2 (10), 3 waits; pads 30, key 3
+                                              // is empty: its cleanup timer deleted; no
+                                              // cleanup timer moves (2101 is not after 2001)
+                .time(2_000)                  // nothing due
+                .time(2_001)                  // keys 1 and 2: cleared (3 and the versions);
+                                              // key 1's event timer (2000) stays
+                .at(LEFT, 2_200, 2, 4L)       // key 2: no version now; its timer at 3501
+                .wm(2_500)                    // key 1's stale event timer: nothing; pads 4,
+                                              // key 2 is empty: its cleanup timer deleted
+                .time(3_501)                  // nothing due
+                .at(RIGHT, 2_400, 1, 12L)     // key 1 again: its timer at 5001
+                .at(LEFT, 2_600, 1, 6L)
+                .at(LEFT, 2_800, 1, 7L)       // 4501 is not after 5001: it stays
+                .time(4_100)
+                .wm(2_600)                    // joins 6 (12); 7 waits: 5100 is after 5001,
+                                              // the timer moves to 5600
+                .time(5_001)                  // nothing due
+                .wm(2_800)                    // joins 7 (12); 6001: moved to 6501
+                .time(6_501)                  // key 1: 12 gone
+                .at(LEFT, 2_900, 1, 8L)       // no version: padded
+                .wm(2_900);
+        return s.random(60, kv(LEFT_KEYS), kv(RIGHT_KEYS));
+    }
+
+    /**
+     * A state TTL of 1000 ms, traced: the event timer a cleanup leaves (cleanup clears the
+     * registered timer's value, not the timer) fires beside the one registered after it,
+     * each time registering the waiting row's timer again and moving the cleanup timer; a
+     * later cleanup of the versions; a key emptied by its event timer deleting its cleanup
+     * timer. Then 60 random rows.
+     */
+    static Scenario ttlStaleTimer(String name, String backend) {
+        Scenario s = ttlScenario(name, "traced: the event timer a cleanup leaves firing beside"
+                + " the one registered after it, each moving the cleanup timer while a left row"
+                + " waits, a later cleanup of the versions, a key emptied by its event timer"
+                + " deleting its cleanup timer; then 60 " + RANDOM + TICKS, "LEFT", 1_000,
+                backend);
+        s.time(0)
+                .at(LEFT, 1_000, 1, 1L)       // key 1: event timer 1000, cleanup timer 1500
+                .at(RIGHT, 800, 1, 10L)       // the event timer moves to 800
+                .time(1_500)                  // the cleanup: 1 and 10 gone, the event timer
+                                              // (800) stays
+                .at(RIGHT, 900, 1, 11L)       // a second event timer (900); cleanup at 3000
+                .at(LEFT, 3_000, 1, 2L)       // 2500 is not after 3000: it stays
+                .time(2_200)
+                .wm(850)                      // the stale timer (800): nothing to emit, 2
+                                              // waits (timer 3000): the cleanup timer moves
+                                              // (3200 is after 3000) to 3700
+                .time(3_000)                  // nothing due
+                .wm(950)                      // the timer 900: the same, the cleanup timer
+                                              // moves to 4500
+                .time(3_700)                  // nothing due
+                .wm(3_000)                    // joins 2 (11); 11 stays: 4700 is after 4500,
+                                              // the timer moves to 5200
+                .time(5_200)                  // 11 gone
+                .at(LEFT, 3_100, 1, 3L)       // no version: padded; cleanup at 6700
+                .wm(3_100)                    // the key is empty: its cleanup timer deleted
+                .time(6_700);                 // nothing due
+        return s.random(60, kv(LEFT_KEYS), kv(RIGHT_KEYS));
+    }
+
+    /**
+     * A state TTL of 1000 ms, INNER, traced: keys emptied by their event timers delete their
+     * cleanup timers, so their next row registers a new one where the old one would have
+     * stayed (a version that outlives the old time); a key keeping its version, its cleanup
+     * timer moved by a row and kept by its event timer. Then 60 random rows.
+     */
+    static Scenario ttlLastTimer(String name, String backend) {
+        Scenario s = ttlScenario(name, "traced: keys emptied by their event timers deleting"
+                + " their cleanup timers, their next row registering a new one where the old"
+                + " one would have stayed, a key keeping its version, its cleanup timer moved"
+                + " by a row and kept by its event timer; then 60 " + RANDOM + TICKS, "INNER",
+                1_000, backend);
+        s.time(0)
+                .at(LEFT, 1_000, 1, 1L)       // key 1, left only: its cleanup timer at 1500
+                .at(LEFT, 1_000, 2, 2L)       // key 2: 1500
+                .at(RIGHT, 500, 2, 20L)
+                .time(400)
+                .wm(1_100)                    // 1 meets no version: key 1 is empty, its
+                                              // cleanup timer deleted; joins 2 (20), 20 stays:
+                                              // key 2's stays (1400)
+                .at(RIGHT, 1_200, 1, 10L)     // key 1: a new timer at 1900 (the old one
+                                              // would have stayed: 1400)
+                .time(1_500)                  // key 2: 20 gone
+                .at(LEFT, 1_300, 1, 3L)       // 2500: key 1's moves to 3000
+                .at(LEFT, 1_300, 2, 4L)       // key 2: no version now; 3000
+                .time(1_900)                  // nothing due
+                .wm(1_400)                    // joins 3 (10), which stays: 2900 is not after
+                                              // 3000; 4 meets none: key 2 is empty, its
+                                              // cleanup timer deleted
+                .time(3_000)                  // key 1: 10 gone
+                .at(LEFT, 1_500, 1, 5L)       // meets none; 4500
+                .wm(1_500)                    // key 1 is empty: its timer deleted
+                .time(5_000)                  // nothing due
+                .at(RIGHT, 1_600, 1, 11L)     // key 1: 6500
+                .at(LEFT, 1_600, 1, 6L)
+                .wm(1_600)                    // joins 6 (11); 6000 is not after 6500: stays
+                .time(6_499)
+                .at(LEFT, 1_700, 1, 7L)       // 7499: moved to 7999
+                .time(6_500)                  // nothing due
+                .wm(1_700)                    // joins 7 (11); 7500 is not after 7999: stays
+                .time(7_999)                  // key 1: 11 gone
+                .at(LEFT, 1_800, 1, 8L)       // meets none
+                .wm(1_800);
+        return s.random(60, kv(LEFT_KEYS), kv(RIGHT_KEYS));
+    }
+
+    /**
+     * A state TTL of 333 ms: the maximum retention time is 499 ms (3/2 rounded down). Several
+     * keys' cleanup timers fire in one jump (two of one time), a row 166 ms after the timer
+     * was set leaves it (499 is not after 499), one a millisecond later moves it to 666; an
+     * event timer moving none. Then 80 random rows on the scale of the TTL.
+     */
+    static Scenario ttlManyKeys(String name, String backend) {
+        Scenario s = ttlScenario(name, "traced: a TTL of 333 ms, cleanup timers 499 ms after"
+                + " the processing time (3/2 rounded down), a row 166 ms after a timer was set"
+                + " leaving it and one a millisecond later moving it, four keys' timers (two of"
+                + " one time, the NULL key's) in one jump; then 80 " + RANDOM + TICKS, "LEFT",
+                333, backend);
+        s.time(0)
+                .at(RIGHT, 100, 1, 10L)       // key 1: its cleanup timer at 499
+                .time(10)
+                .at(RIGHT, 100, 2, 20L)       // key 2: 509
+                .time(20)
+                .at(LEFT, 200, 3, 1L)         // key 3, left only: 519
+                .time(30)
+                .at(RIGHT, 100, 4, 40L)       // key 4: 529
+                .at(LEFT, 200, null, 2L)      // the NULL key: 529
+                .time(166)
+                .at(LEFT, 200, 1, 3L)         // 499 is not after 499: it stays
+                .time(167)
+                .at(LEFT, 200, 1, 4L)         // 500 is: moved to 666
+                .time(498)                    // nothing due
+                .time(529)                    // keys 2, 3, 4 and NULL: cleared (1 and 2 never
+                                              // emitted)
+                .at(LEFT, 300, 2, 5L)         // key 2: no version now; its timer at 1028
+                .at(LEFT, 300, 1, 6L)         // key 1: 862 is after 666: moved to 1028
+                .wm(300)                      // joins 3, 4 and 6 (10); pads 5, key 2 empty:
+                                              // its cleanup timer deleted; key 1's stays
+                .time(1_027)                  // nothing due
+                .time(1_028)                  // key 1: 10 gone
+                .at(LEFT, 400, 1, 7L)         // no version: padded
+                .wm(400);
+        return s.random(80, kv(LEFT_KEYS), kv(RIGHT_KEYS));
+    }
+
+    /**
+     * A state TTL of 1000 ms, traced: a cleanup due before the watermark that would emit a
+     * waiting left row (the row is never emitted, the event timer finds nothing), a watermark
+     * a millisecond before the cleanup time emitting the row and moving the cleanup timer
+     * (the jump fires nothing), a watermark emitting at a processing time that leaves the
+     * timer, which then clears the next waiting row. Then 60 random rows.
+     */
+    static Scenario ttlRace(String name, String backend) {
+        Scenario s = ttlScenario(name, "traced: a cleanup before the watermark that would emit"
+                + " a waiting left row (never emitted), a watermark a millisecond before the"
+                + " cleanup time emitting and moving the cleanup timer, a watermark leaving the"
+                + " timer, which clears the next waiting row; then 60 " + RANDOM + TICKS,
+                "LEFT", 1_000, backend);
+        s.time(0)
+                .at(RIGHT, 1_000, 1, 10L)     // key 1: its cleanup timer at 1500
+                .at(LEFT, 1_200, 1, 1L)
+                .wm(1_200)                    // joins 1 (10): 1000 is not after 1500
+                .at(LEFT, 1_300, 1, 2L)       // waits for 1300
+                .time(1_500)                  // the cleanup first: 2 and 10 gone
+                .wm(1_300)                    // the event timer finds nothing: 2 is lost
+                .at(RIGHT, 1_000, 2, 20L)     // key 2: 3000
+                .at(LEFT, 1_400, 2, 3L)
+                .time(2_999)
+                .wm(1_400)                    // the watermark first: joins 3 (20); 3999 is
+                                              // after 3000: moved to 4499
+                .time(3_000)                  // nothing due
+                .at(LEFT, 1_500, 2, 4L)
+                .wm(1_500)                    // joins 4 (20)
+                .time(3_100)
+                .at(RIGHT, 1_000, 3, 30L)     // key 3: 4600
+                .at(LEFT, 1_600, 3, 5L)
+                .time(3_600)
+                .wm(1_600)                    // joins 5 (30): 4600 is not after 4600, stays
+                .at(LEFT, 1_700, 3, 6L)
+                .time(4_600)                  // key 3: 6 and 30 gone (key 2's at 4499 too)
+                .wm(1_700);                   // nothing
+        return s.random(60, kv(LEFT_KEYS), kv(RIGHT_KEYS));
+    }
+
+    /**
+     * A state TTL of 1000 ms over a changelog versioned table (its {@code -U} dropped),
+     * traced: an update moving the cleanup timer, the cleanup clearing the versions, a
+     * deletion then stored as the only version, left rows meeting none, a cleanup dropping
+     * waiting left rows and a deletion and an insertion, an update of one time (the {@code +U}
+     * replacing the version) moving another key's timer. Then 80 random rows.
+     */
+    static Scenario ttlUpsertTraced(String name, String backend) {
+        Scenario s = ttlScenario(name, "traced: an update moving the cleanup timer, the cleanup"
+                + " clearing the versions, a deletion then the only version, left rows meeting"
+                + " none, a cleanup dropping a waiting left row and the versions, an update of"
+                + " one time moving another key's timer; then 80 " + RANDOM + TICKS, "LEFT",
+                1_000, backend)
+                .versions(Versions.UPSERT);
+        s.time(0)
+                .at(RIGHT, 1_000, 1, 10L)     // key 1: its cleanup timer at 1500
+                .at(LEFT, 1_500, 1, 1L)
+                .time(600)
+                .retract(RIGHT, RowKind.UPDATE_BEFORE, 1)          // dropped before the join
+                .change(RIGHT, RowKind.UPDATE_AFTER, 2_000, 1, 20L) // 1600: moved to 2100
+                .at(LEFT, 2_500, 1, 2L)
+                .wm(2_600)                    // joins 1 (10) and 2 (20); 20 stays
+                .time(2_100)                  // key 1: 20 gone
+                .at(LEFT, 2_700, 1, 3L)       // no version: padded; a timer at 3600
+                .change(RIGHT, RowKind.DELETE, 3_000, 1, 20L)      // stored: the only version
+                .at(LEFT, 3_500, 1, 4L)       // the latest version a deletion: padded
+                .at(RIGHT, 4_000, 1, 40L)
+                .at(LEFT, 4_500, 1, 5L)       // would join 40
+                .at(RIGHT, 5_000, 2, 50L)     // key 2: 3600
+                .wm(3_600)                    // pads 3 and 4, 5 waits
+                .time(3_599)
+                .retract(RIGHT, RowKind.UPDATE_BEFORE, 2)
+                .change(RIGHT, RowKind.UPDATE_AFTER, 5_000, 2, 51L) // the same time: replaces
+                                                                    // 50; moved to 5099
+                .time(3_600)                  // key 1: 5 and the versions gone
+                .at(LEFT, 5_000, 2, 6L)
+                .wm(5_000);                   // joins 6 (51)
+        return s.random(80, kv(LEFT_KEYS), kv(RIGHT_KEYS));
+    }
+
+    /**
+     * A state TTL of 1000 ms with a changelog left table, traced: left updates moving the
+     * cleanup timer (and joined), an event timer moving it, later updates cleared before
+     * their watermark (never emitted), a deletion of a left row meeting no version then
+     * (padded, a {@code -D} row). Then 100 random rows with left updates and deletions.
+     */
+    static Scenario ttlLeftChangelog(String name, String backend) {
+        Scenario s = ttlScenario(name, "traced: left updates moving the cleanup timer, an event"
+                + " timer moving it, later updates cleared before their watermark (never"
+                + " emitted), a left deletion meeting no version then (padded); then 100 "
+                + RANDOM + ", left updates and deletions" + TICKS, "LEFT", 1_000, backend)
+                .leftChangelog();
+        s.time(0)
+                .at(RIGHT, 500, 1, 10L)       // key 1: its cleanup timer at 1500
+                .at(LEFT, 1_000, 1, 1L)
+                .retract(LEFT, RowKind.UPDATE_BEFORE, 1)
+                .change(LEFT, RowKind.UPDATE_AFTER, 1_200, 1, 2L)
+                .wm(1_500)                    // +I, -U and +U joined with 10
+                .time(800)
+                .retract(LEFT, RowKind.UPDATE_BEFORE, 1)           // 1800: moved to 2300
+                .change(LEFT, RowKind.UPDATE_AFTER, 1_600, 1, 3L)
+                .time(1_500)                  // nothing due
+                .wm(1_600)                    // -U and +U joined with 10; 2500: moved to 3000
+                .time(1_600)
+                .retract(LEFT, RowKind.UPDATE_BEFORE, 1)           // 2600: it stays
+                .change(LEFT, RowKind.UPDATE_AFTER, 1_900, 1, 4L)
+                .time(3_000)                  // key 1: the -U, the +U and 10 gone
+                .retract(LEFT, RowKind.DELETE, 1)                  // no version: padded
+                .wm(2_000);
+        return s.random(100, kv(LEFT_KEYS), kv(RIGHT_KEYS));
     }
 }

@@ -86,8 +86,9 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * What the golden generators of Flink's two-input joins share ({@link WindowJoinVectors},
- * {@link IntervalJoinVectors}, {@link TemporalJoinVectors}, whose inputs may be changelogs,
- * and {@link ProcTimeIntervalJoinVectors}): each scenario's query is planned by Flink ({@link
+ * {@link IntervalJoinVectors}, {@link TemporalJoinVectors} and {@link
+ * ProcTimeTemporalJoinVectors}, whose inputs may be changelogs, and {@link
+ * ProcTimeIntervalJoinVectors}): each scenario's query is planned by Flink ({@link
  * Planner}), the rows reaching its join node's two inputs are read in one MiniCluster job
  * ({@link #inputs}), and the operator Flink built is driven by {@link Driver} through one fixed
  * order of events (rows of either side, watermarks of both inputs, and, where the scenario
@@ -103,6 +104,8 @@ final class TwoInputVectors {
     /** The side of a processing-time event ({@link ManualProcessingTime#advance}). */
     static final int PROCESSING_TIME = -2;
     static final long NO_WATERMARK = Long.MIN_VALUE;
+    /** The processing time of a scenario that has set none yet. */
+    static final long NO_TIME = Long.MIN_VALUE;
     /** The separator watermark after a side's j-th row is {@code SEPARATOR + j}. */
     static final long SEPARATOR = Long.MIN_VALUE / 2;
     static final long END_OF_INPUT = Long.MAX_VALUE;
@@ -362,11 +365,27 @@ final class TwoInputVectors {
     static void procTimeView(StreamExecutionEnvironment env, StreamTableEnvironment tEnv,
             String scenario, List<JoinVectors.Column> columns, List<Event> events, int side,
             String name) {
+        procTimeView(env, tEnv, scenario, columns, events, side, name, List.of(), false);
+    }
+
+    /**
+     * {@link #procTimeView} with primary key {@code primaryKey} (none when empty), as a
+     * changelog ({@code fromChangelogStream}, {@code ChangelogMode.all()}: the events' row
+     * kinds) where {@code changelog}.
+     */
+    static void procTimeView(StreamExecutionEnvironment env, StreamTableEnvironment tEnv,
+            String scenario, List<JoinVectors.Column> columns, List<Event> events, int side,
+            String name, List<String> primaryKey, boolean changelog) {
         Schema.Builder schema = schema(columns);
         schema.columnByExpression("pt", "PROCTIME()");
-        DataStream<Row> stream = stream(env, scenario, columns, events, side, null, false);
+        if (!primaryKey.isEmpty()) {
+            schema.primaryKey(primaryKey);
+        }
+        DataStream<Row> stream = stream(env, scenario, columns, events, side, null, changelog);
         tEnv.dropTemporaryView(name);
-        tEnv.createTemporaryView(name, tEnv.fromDataStream(stream, schema.build()));
+        tEnv.createTemporaryView(name, changelog
+                ? tEnv.fromChangelogStream(stream, schema.build(), ChangelogMode.all())
+                : tEnv.fromDataStream(stream, schema.build()));
     }
 
     /** A schema of the physical {@code columns}. */
@@ -682,6 +701,27 @@ final class TwoInputVectors {
             p.outputs.add(new ArrayList<>());
         }
         checkKeys(p);
+    }
+
+    /**
+     * Fails unless {@code p}'s first event is a processing time and every node row's proctime
+     * column ({@code times[side]}, none where negative) holds NULL (the placeholder of a
+     * proctime attribute no operator before the join reads).
+     */
+    static void checkProcTimeFeed(Planned p, int[] times) {
+        if (p.feed.size() == 0 || p.feed.side(0) != PROCESSING_TIME) {
+            throw new IllegalStateException(p.name + ": the first event is not a processing"
+                    + " time");
+        }
+        for (int i = 0; i < p.feed.size(); i++) {
+            int side = p.feed.side(i);
+            RowData row = side < 0 || times[side] < 0 ? null : p.feed.row(i);
+            if (row != null && !row.isNullAt(times[side])) {
+                throw new IllegalStateException(p.name + ": node row "
+                        + JoinVectors.converter(p.inputs[side]).toExternal(row) + " holds "
+                        + row.getTimestamp(times[side], 3) + " in its proctime column");
+            }
+        }
     }
 
     /** Node row {@code bytes} of {@code side} as an external row. */

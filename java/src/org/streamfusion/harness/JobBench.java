@@ -195,6 +195,15 @@ public final class JobBench {
                             + " (SELECT *, MOD(id / 2, 500) AS jk FROM wsrc WHERE MOD(id, 2) = 0) L"
                             + " JOIN versions FOR SYSTEM_TIME AS OF L.ts AS R ON L.jk = R.jk",
                     new String[] {"Deduplicate", "TemporalJoin"}),
+            new Job("join_temporal_ttl",
+                    "join_temporal under table.exec.state.ttl = 1 h: Flink's retention renews"
+                            + " each key's processing-time cleanup timer as its rows arrive"
+                            + " (no key idles that long in the job)",
+                    "SELECT L.jk, L.id, R.rid, L.v + R.rv FROM"
+                            + " (SELECT *, MOD(id / 2, 500) AS jk FROM wsrc WHERE MOD(id, 2) = 0) L"
+                            + " JOIN versions FOR SYSTEM_TIME AS OF L.ts AS R ON L.jk = R.jk",
+                    new String[] {"Deduplicate", "TemporalJoin"},
+                    "table.exec.state.ttl", "1 h"),
             new Job("dedup_keep_first",
                     "ROW_NUMBER() OVER (PARTITION BY k ORDER BY proctime) = 1: each key's first"
                             + " row, append-only output",

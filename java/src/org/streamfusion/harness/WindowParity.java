@@ -113,11 +113,19 @@ public final class WindowParity {
         CHAINED
     }
 
-    /** One query; {@code mayBeEmpty} for processing time (timers may not fire at the end). */
-    record Query(
-            String name, String sql, Reach reach, Expect expect, boolean mayBeEmpty, String zone) {
+    /**
+     * One query; {@code mayBeEmpty} for processing time (timers may not fire at the end),
+     * planned in session time zone {@code zone} with state TTL {@code stateTtl}.
+     */
+    record Query(String name, String sql, Reach reach, Expect expect, boolean mayBeEmpty,
+            String zone, String stateTtl) {
         Query(String name, String sql, Reach reach, Expect expect, boolean mayBeEmpty) {
             this(name, sql, reach, expect, mayBeEmpty, "UTC");
+        }
+
+        Query(String name, String sql, Reach reach, Expect expect, boolean mayBeEmpty,
+                String zone) {
+            this(name, sql, reach, expect, mayBeEmpty, zone, "0 ms");
         }
 
         boolean runsIn(Combo combo) {
@@ -142,6 +150,11 @@ public final class WindowParity {
     static String ranked(String columns, String over, String from, String where) {
         return "SELECT " + columns + " FROM (SELECT *, ROW_NUMBER() OVER (" + over + ") AS rn"
                 + from + ") WHERE " + where;
+    }
+
+    /** A query planned with {@code table.exec.state.ttl} = {@code ttl}. */
+    static void tq(String name, Reach reach, String ttl, String sql) {
+        QUERIES.add(new Query(name, sql, reach, Expect.NATIVE, false, "UTC", ttl));
     }
 
     /** A query planned in the session time zone {@code zone}. */
@@ -504,6 +517,11 @@ public final class WindowParity {
                 "SELECT L.k2, L.id, R.id, R.s, L.ts FROM " + tl
                         + " LEFT JOIN tjv FOR SYSTEM_TIME AS OF L.ts AS R ON L.k2 = R.k2"
                         + " AND L.id > R.id + 10");
+        // Under a state TTL of an hour (Flink's retention: processing-time cleanup timers an
+        // hour to an hour and a half after a key's last row), which no key reaches in the job.
+        tq("temporal_join_ttl_left", Reach.EVERYWHERE, "1 h",
+                "SELECT L.k2, L.id, R.id, R.amount, L.ts FROM " + tl
+                        + " LEFT JOIN tjv FOR SYSTEM_TIME AS OF L.ts AS R ON L.k2 = R.k2");
         // Windows of a TIMESTAMP_LTZ time attribute in America/Los_Angeles on its daylight
         // saving days: the TVF computes windows on local time; a window whose last local
         // millisecond occurs twice fires after its second occurrence, one past the gap as
@@ -829,6 +847,7 @@ public final class WindowParity {
             config.set("table.optimizer.agg-phase-strategy",
                     query.expect() == Expect.TWO_PHASE ? "AUTO" : "ONE_PHASE");
             config.set("table.local-time-zone", query.zone());
+            config.set("table.exec.state.ttl", query.stateTtl());
             Outcome outcome = new Outcome();
             try {
                 if (query.expect() == Expect.TWO_PHASE) {
