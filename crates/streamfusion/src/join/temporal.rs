@@ -420,23 +420,48 @@ impl TemporalJoin {
         }
         let state_keys: Vec<Vec<u8>> = due.iter().map(Timer::state_key).collect();
         let entries = self.read_entries(state_keys.iter().map(Vec::as_slice))?;
+        let mut cleaned: Vec<(&[u8], KeyEntry)> = state_keys
+            .iter()
+            .zip(entries)
+            .zip(due)
+            .filter(|((_, entry), timer)| entry.cleanup == Some(timer.timestamp))
+            .map(|((state_key, entry), _)| (state_key.as_slice(), entry))
+            .collect();
+        // In key order: one walk of each table reads them all (decision 0047).
+        cleaned.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let mut write = WriteBatch::new();
-        for ((state_key, entry), timer) in state_keys.iter().zip(entries).zip(due) {
-            if entry.cleanup != Some(timer.timestamp) {
-                continue;
-            }
-            // Every left row is at or after the key's timer, and none without one; no
-            // version is before `versions_from`.
-            for (table, from) in [
-                (self.rows[0], entry.timer),
-                (self.rows[1], entry.versions_from),
-            ] {
-                let Some(from) = from else { continue };
-                self.scan_key(table, state_key, from, &mut |k, _| {
+        // Every left row is at or after the key's timer, and none without one; no version
+        // is before `versions_from`.
+        for port in [0, 1] {
+            let table = self.rows[port];
+            let bounds: Vec<(Vec<u8>, Option<Vec<u8>>)> = cleaned
+                .iter()
+                .filter_map(|(state_key, entry)| {
+                    let from = if port == 0 {
+                        entry.timer
+                    } else {
+                        entry.versions_from
+                    };
+                    let start = [state_key, &time_bytes(from?)[..]].concat();
+                    Some((start, prefix_successor(state_key)))
+                })
+                .collect();
+            let ranges: Vec<ScanRange<'_>> = bounds
+                .iter()
+                .map(|(start, end)| match end {
+                    Some(end) => ScanRange::Between(start, end),
+                    // A key of only 0xff bytes has no successor: the scan is its prefix's.
+                    None => ScanRange::Prefix(&start[..start.len() - 8]),
+                })
+                .collect();
+            self.keyed
+                .store()
+                .scan_ranges(table, &ranges, &mut |_, k, _| {
                     write.delete(table, k);
-                    Ok(true)
+                    true
                 })?;
-            }
+        }
+        for (state_key, _) in &cleaned {
             write.delete(self.keys, state_key);
         }
         self.keyed.store_mut().write(&write)
