@@ -13,6 +13,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::ops::keyed::Keyed;
+
+const KEY_GROUP_BYTES: usize = 2;
 
 /// A join's state retention, in milliseconds of processing time: Flink's
 /// `minRetentionTime` (`table.exec.state.ttl`) and `maxRetentionTime` (3/2 of it).
@@ -52,6 +55,53 @@ impl StateRetention {
             Some(at) if now.saturating_add(self.min_ms) <= at => None,
             _ => Some(now.saturating_add(self.max_ms)),
         }
+    }
+}
+
+/// The processing time a call renews cleanup timers at: the state's clock, read once per
+/// call (decision 0051); 0 without retention, which reads none.
+pub(super) fn now(retention: Option<StateRetention>, keyed: &Keyed) -> i64 {
+    if retention.is_some() {
+        keyed.clock().now_millis()
+    } else {
+        0
+    }
+}
+
+/// A state key's key group and key row.
+pub(super) fn split_state_key(state_key: &[u8]) -> (u16, &[u8]) {
+    let key_group = u16::from_be_bytes([state_key[0], state_key[1]]);
+    (key_group, &state_key[KEY_GROUP_BYTES..])
+}
+
+/// A timer as the keyed driver registers it: key group, time, key row, namespace.
+type KeyTimer<'k> = (u16, i64, &'k [u8], [u8; 0]);
+
+/// The cleanup timers a call deletes and registers, applied together at its end.
+#[derive(Default)]
+pub(super) struct CleanupTimers<'k> {
+    deleted: Vec<KeyTimer<'k>>,
+    registered: Vec<KeyTimer<'k>>,
+}
+
+impl<'k> CleanupTimers<'k> {
+    /// `state_key`'s cleanup timer moves from `before` to `after`.
+    pub(super) fn change(&mut self, state_key: &'k [u8], before: Option<i64>, after: Option<i64>) {
+        if before == after {
+            return;
+        }
+        let (key_group, key) = split_state_key(state_key);
+        if let Some(t) = before {
+            self.deleted.push((key_group, t, key, []));
+        }
+        if let Some(t) = after {
+            self.registered.push((key_group, t, key, []));
+        }
+    }
+
+    pub(super) fn apply(self, keyed: &mut Keyed) -> Result<()> {
+        keyed.delete_processing_timers(self.deleted)?;
+        keyed.register_processing_timers(self.registered)
     }
 }
 

@@ -49,7 +49,7 @@ use arrow::array::{Array, AsArray, Int8Array, RecordBatch};
 use arrow::datatypes::{SchemaRef, TimestampMillisecondType};
 
 use super::pairs::{RowBuffer, TimedJoinIo, joined_rows, verdicts};
-use super::retention::StateRetention;
+use super::retention::{self, CleanupTimers, StateRetention, split_state_key};
 use super::{Condition, JoinType, TimedJoinInput, check_join};
 use crate::aggregate::group::check_columns;
 use crate::calc::CalcProgram;
@@ -67,7 +67,6 @@ use crate::types::LogicalType;
 pub const STATE_VERSION: u32 = 2;
 const ROWS: [&str; 2] = ["temporal_join.left", "temporal_join.right"];
 const KEYS: &str = "temporal_join.key";
-const KEY_GROUP_BYTES: usize = 2;
 const NO_NAMESPACE: [u8; 0] = [];
 
 /// A temporal join plan, as JSON: `{"join_type": "left", "left": {"names": ["k", "ts"],
@@ -197,43 +196,6 @@ impl KeyEntry {
     }
 }
 
-/// A state key's key group and key row.
-fn split_state_key(state_key: &[u8]) -> (u16, &[u8]) {
-    let key_group = u16::from_be_bytes([state_key[0], state_key[1]]);
-    (key_group, &state_key[KEY_GROUP_BYTES..])
-}
-
-/// A timer as the keyed driver registers it: key group, time, key row, namespace.
-type KeyTimer<'k> = (u16, i64, &'k [u8], [u8; 0]);
-
-/// The cleanup timers a call deletes and registers.
-#[derive(Default)]
-struct TimerChanges<'k> {
-    deleted: Vec<KeyTimer<'k>>,
-    registered: Vec<KeyTimer<'k>>,
-}
-
-impl<'k> TimerChanges<'k> {
-    /// `state_key`'s cleanup timer moves from `before` to `after`.
-    fn change(&mut self, state_key: &'k [u8], before: Option<i64>, after: Option<i64>) {
-        if before == after {
-            return;
-        }
-        let (key_group, key) = split_state_key(state_key);
-        if let Some(t) = before {
-            self.deleted.push((key_group, t, key, NO_NAMESPACE));
-        }
-        if let Some(t) = after {
-            self.registered.push((key_group, t, key, NO_NAMESPACE));
-        }
-    }
-
-    fn apply(self, keyed: &mut Keyed) -> Result<()> {
-        keyed.delete_processing_timers(self.deleted)?;
-        keyed.register_processing_timers(self.registered)
-    }
-}
-
 /// A right version of a key read at a timer.
 struct Version {
     time: i64,
@@ -349,7 +311,7 @@ impl TemporalJoin {
         let before = entries.clone();
         let rows = self.io.writers[port].write(batch.columns())?;
         let retention = self.spec.state_retention;
-        let now = self.now();
+        let now = retention::now(retention, &self.keyed);
         let mut write = WriteBatch::new();
         let mut key = Vec::new();
         let mut value = Vec::new();
@@ -379,7 +341,7 @@ impl TemporalJoin {
             }
         }
         let (mut deleted, mut registered) = (Vec::new(), Vec::new());
-        let mut cleanups = TimerChanges::default();
+        let mut cleanups = CleanupTimers::default();
         for (g, (entry, before)) in entries.iter().zip(&before).enumerate() {
             if entry == before {
                 continue;
@@ -399,16 +361,6 @@ impl TemporalJoin {
         self.keyed.delete_event_timers(deleted)?;
         self.keyed.register_event_timers(registered)?;
         cleanups.apply(&mut self.keyed)
-    }
-
-    /// The processing time retention counts from, read once per call (0 without
-    /// retention, which reads none).
-    fn now(&self) -> i64 {
-        if self.spec.state_retention.is_some() {
-            self.keyed.clock().now_millis()
-        } else {
-            0
-        }
     }
 
     /// Clears the state of every key whose cleanup timer is among `due` (Flink's
@@ -572,8 +524,9 @@ impl TemporalJoin {
             .collect();
         let state_keys: Vec<Vec<u8>> = due_timers.iter().map(Timer::state_key).collect();
         let entries = self.read_entries(state_keys.iter().map(Vec::as_slice))?;
-        let (retention, now) = (self.spec.state_retention, self.now());
-        let mut cleanups = TimerChanges::default();
+        let retention = self.spec.state_retention;
+        let now = retention::now(retention, &self.keyed);
+        let mut cleanups = CleanupTimers::default();
         let mut decoded = [RowBuffer::new(), RowBuffer::new()];
         let mut write = WriteBatch::new();
         let mut removed = Vec::new();

@@ -35,7 +35,7 @@ use arrow::datatypes::SchemaRef;
 use serde::{Deserialize, Serialize};
 
 use super::pairs::{RowBuffer, TimedJoinIo, joined_rows, verdicts};
-use super::retention::StateRetention;
+use super::retention::{self, CleanupTimers, StateRetention};
 use super::{Condition, JoinColumns, JoinType, check_join};
 use crate::aggregate::group::check_columns;
 use crate::calc::CalcProgram;
@@ -51,7 +51,6 @@ use crate::types::LogicalType;
 /// The version of the state layout described above.
 pub const STATE_VERSION: u32 = 1;
 const RIGHT: &str = "temporal_join_proctime.right";
-const KEY_GROUP_BYTES: usize = 2;
 /// The bytes of a stored value before the row: the cleanup timer's flag and time.
 const VALUE_HEADER: usize = 9;
 
@@ -222,16 +221,6 @@ impl ProcTimeTemporalJoin {
         Ok(stored)
     }
 
-    /// The processing time retention counts from, read once per call (0 without
-    /// retention, which reads none).
-    fn now(&self) -> i64 {
-        if self.spec.state_retention.is_some() {
-            self.keyed.clock().now_millis()
-        } else {
-            0
-        }
-    }
-
     /// Writes each key's right row where it changed (from `before` to `after`), and moves
     /// its cleanup timer with it.
     fn write(
@@ -241,7 +230,7 @@ impl ProcTimeTemporalJoin {
         after: &[Option<Stored>],
     ) -> Result<()> {
         let mut write = WriteBatch::new();
-        let (mut deleted, mut registered) = (Vec::new(), Vec::new());
+        let mut cleanups = CleanupTimers::default();
         for ((state_key, before), after) in state_keys.iter().zip(before).zip(after) {
             if before == after {
                 continue;
@@ -250,24 +239,11 @@ impl ProcTimeTemporalJoin {
                 Some(stored) => write.put(self.right, state_key, stored.encode()),
                 None => write.delete(self.right, state_key),
             }
-            let (was, is) = (
-                before.as_ref().and_then(|s| s.cleanup),
-                after.as_ref().and_then(|s| s.cleanup),
-            );
-            if was != is {
-                let key_group = u16::from_be_bytes([state_key[0], state_key[1]]);
-                let key = &state_key[KEY_GROUP_BYTES..];
-                if let Some(t) = was {
-                    deleted.push((key_group, t, key, [0u8; 0]));
-                }
-                if let Some(t) = is {
-                    registered.push((key_group, t, key, [0u8; 0]));
-                }
-            }
+            let cleanup = |s: &Option<Stored>| s.as_ref().and_then(|s| s.cleanup);
+            cleanups.change(state_key, cleanup(before), cleanup(after));
         }
         self.keyed.store_mut().write(&write)?;
-        self.keyed.delete_processing_timers(deleted)?;
-        self.keyed.register_processing_timers(registered)
+        cleanups.apply(&mut self.keyed)
     }
 
     /// A batch of the right input: each key's row replaced or cleared, in row order.
@@ -280,7 +256,8 @@ impl ProcTimeTemporalJoin {
         let before = self.read(&state_keys)?;
         let mut after = before.clone();
         let rows = self.io.writers[1].write(batch.columns())?;
-        let (retention, now) = (self.spec.state_retention, self.now());
+        let retention = self.spec.state_retention;
+        let now = retention::now(retention, &self.keyed);
         for (r, &g) in row_group.iter().enumerate() {
             let stored = &mut after[g as usize];
             if input.kind(r).is_accumulate() {
@@ -341,7 +318,7 @@ impl ProcTimeTemporalJoin {
         }
         // A left row that found a right row renews its key's cleanup timer.
         if let Some(retention) = self.spec.state_retention {
-            let now = self.now();
+            let now = retention::now(self.spec.state_retention, &self.keyed);
             let after: Vec<Option<Stored>> = before
                 .iter()
                 .map(|s| {
