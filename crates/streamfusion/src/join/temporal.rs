@@ -517,12 +517,21 @@ impl TemporalJoin {
             .ok_or_else(|| Error::State("temporal join timers fired without a watermark".into()))?;
         // A key fires once: a second timer of it at this watermark (one a cleanup left, see
         // the module's docs) would find nothing left to emit.
-        let mut seen = HashSet::new();
-        let due_timers: Vec<Timer> = due_timers
-            .into_iter()
-            .filter(|t| seen.insert(t.state_key()))
-            .collect();
-        let state_keys: Vec<Vec<u8>> = due_timers.iter().map(Timer::state_key).collect();
+        let mut state_keys: Vec<Vec<u8>> = Vec::with_capacity(due_timers.len());
+        let mut firing: Vec<Timer> = Vec::with_capacity(due_timers.len());
+        {
+            let keys: Vec<Vec<u8>> = due_timers.iter().map(Timer::state_key).collect();
+            let mut seen = HashSet::with_capacity(keys.len());
+            let first: Vec<bool> = keys.iter().map(|k| seen.insert(k.as_slice())).collect();
+            drop(seen);
+            for ((timer, key), first) in due_timers.into_iter().zip(keys).zip(first) {
+                if first {
+                    firing.push(timer);
+                    state_keys.push(key);
+                }
+            }
+        }
+        let due_timers = firing;
         let entries = self.read_entries(state_keys.iter().map(Vec::as_slice))?;
         let retention = self.spec.state_retention;
         let now = retention::now(retention, &self.keyed);

@@ -316,19 +316,23 @@ impl ProcTimeTemporalJoin {
                 kinds.push(input.kind(r).to_byte());
             }
         }
-        // A left row that found a right row renews its key's cleanup timer.
+        // A left row that found a right row renews its key's cleanup timer: only the keys
+        // whose timer moves are written.
         if let Some(retention) = self.spec.state_retention {
             let now = retention::now(self.spec.state_retention, &self.keyed);
-            let after: Vec<Option<Stored>> = before
-                .iter()
-                .map(|s| {
-                    s.as_ref().map(|s| Stored {
-                        cleanup: retention.renewed(now, s.cleanup).or(s.cleanup),
-                        row: s.row.clone(),
-                    })
-                })
-                .collect();
-            self.write(&state_keys, &before, &after)?;
+            let (mut keys, mut was, mut is) = (Vec::new(), Vec::new(), Vec::new());
+            for (&state_key, stored) in state_keys.iter().zip(&before) {
+                let Some(stored) = stored else { continue };
+                if let Some(at) = retention.renewed(now, stored.cleanup) {
+                    keys.push(state_key);
+                    was.push(Some(stored.clone()));
+                    is.push(Some(Stored {
+                        cleanup: Some(at),
+                        row: stored.row.clone(),
+                    }));
+                }
+            }
+            self.write(&keys, &was, &is)?;
         }
         if lefts.is_empty() {
             return Ok(self.empty());

@@ -48,14 +48,18 @@ const PROCTIME_GOLDEN: &str = concat!(
     "/tests/golden/flink-2.3.0-proctime-temporal-join.jsonl"
 );
 
-/// The scenario's node planned natively, checked against what Flink's operator was built with.
-fn plan(s: &Scenario) -> Result<OperatorPlan, String> {
+/// The scenario's node as the native planner plans it.
+fn planned(s: &Scenario) -> Result<OperatorPlan, String> {
     let node = str_of(&s.header["node"], "node");
     let config = str_of(&s.header["config"], "config");
-    let spec: TemporalJoinSpec = match streamfusion::flink::plan_node(node, Some(config)) {
-        Ok(OperatorPlan::TemporalJoin(spec)) => spec,
-        Ok(other) => return Err(format!("planned as {:?}", other.kind())),
-        Err(e) => return Err(format!("refused: {e}")),
+    streamfusion::flink::plan_node(node, Some(config)).map_err(|e| format!("refused: {e}"))
+}
+
+/// The scenario's node planned natively, checked against what Flink's operator was built with.
+fn plan(s: &Scenario) -> Result<OperatorPlan, String> {
+    let spec: TemporalJoinSpec = match planned(s)? {
+        OperatorPlan::TemporalJoin(spec) => spec,
+        other => return Err(format!("planned as {:?}", other.kind())),
     };
     let flink = (
         s.join_type.clone(),
@@ -95,12 +99,9 @@ fn flink_retention(s: &Scenario) -> Option<(i64, i64)> {
 /// A processing-time scenario's node planned natively, checked against what Flink's operator
 /// was built with.
 fn plan_proctime(s: &Scenario) -> Result<OperatorPlan, String> {
-    let node = str_of(&s.header["node"], "node");
-    let config = str_of(&s.header["config"], "config");
-    let spec: ProcTimeTemporalJoinSpec = match streamfusion::flink::plan_node(node, Some(config)) {
-        Ok(OperatorPlan::ProcTimeTemporalJoin(spec)) => spec,
-        Ok(other) => return Err(format!("planned as {:?}", other.kind())),
-        Err(e) => return Err(format!("refused: {e}")),
+    let spec: ProcTimeTemporalJoinSpec = match planned(s)? {
+        OperatorPlan::ProcTimeTemporalJoin(spec) => spec,
+        other => return Err(format!("planned as {:?}", other.kind())),
     };
     let flink = (
         s.join_type.clone(),
