@@ -24,6 +24,9 @@
 //!   from the store and decoded. In both lanes the emptied sides go back into the cache and
 //!   reach the store when they leave it or at the next checkpoint, neither of which is
 //!   timed. `updating/retract/rocksdb/*/rows=16384/...` is the target (under 100 ms).
+//!   On the memory backend the seed and the inserts, all `+I`, are kept as Arrow batches
+//!   (`join::columnar`, decision 0053): there the retraction batch also hands the kept rows
+//!   over to the row-state join, writing them to the store, and neither lane has a cache.
 //! - `updating/mini_batch_fold/<backend>/rows=<n>/keys=16384`: the same join under mini-batch
 //!   (`MiniBatchStreamingJoinOperator`, bundles of `2n` rows) holding the right seed; timed
 //!   are the `n` left inserts and their `n` retractions, one bundle, which Flink's folding

@@ -185,12 +185,117 @@ impl RowWriter {
         Ok(rows)
     }
 
-    fn write_columns(
-        &self,
-        columns: &[ArrayRef],
-        rows: usize,
-        prefix: usize,
-    ) -> Result<BinaryRows> {
+    /// Whether every field is fixed-width: no row has a variable part, so each is
+    /// [`RowWriter::fixed_len`] bytes.
+    pub fn is_fixed_width(&self) -> bool {
+        self.types.iter().all(|t| {
+            t.is_compact()
+                && !matches!(
+                    t,
+                    LogicalType::Char(_)
+                        | LogicalType::VarChar(_)
+                        | LogicalType::Binary(_)
+                        | LogicalType::VarBinary(_)
+                )
+        })
+    }
+
+    /// `rows` rows of `columns` as [`RowWriter::write`] writes them, back to back, each
+    /// [`RowWriter::fixed_len`] bytes: for fixed-width fields only
+    /// ([`RowWriter::is_fixed_width`]), without the boundaries a [`BinaryRows`] keeps.
+    pub fn write_fixed(&self, columns: &[ArrayRef], rows: usize) -> Result<Vec<u8>> {
+        if !self.is_fixed_width() {
+            return Err(Error::InvalidShape(format!(
+                "rows of {} have a variable part: they are not all one width",
+                self.types
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        let fields = self.fields(columns, rows)?;
+        let width = self.fixed_len();
+        let mut data = vec![0u8; width * rows];
+        for (index, field) in fields.iter().enumerate() {
+            let mut target = FixedTarget {
+                data: &mut data,
+                width,
+                null_byte: (index + 8) / 8,
+                null_mask: 1 << ((index + 8) % 8),
+                slot: self.null_bits + 8 * index,
+            };
+            field.write(&mut target, self.reserve_wide_nulls);
+        }
+        Ok(data)
+    }
+
+    /// The length of the row at the start of `bytes`, as this writer wrote it: its fixed
+    /// part, then as far as its variable part reaches (each value there 8-aligned, a NULL
+    /// wide DECIMAL or TIMESTAMP reserving its bytes in a top-level row). What a state key
+    /// needs to split its key row from what follows it. Bytes too short for the row, or a
+    /// slot pointing before the variable part, are an error.
+    pub fn row_len(&self, bytes: &[u8]) -> Result<usize> {
+        let fixed = self.fixed_len();
+        let short = |needed: usize| {
+            Error::InvalidShape(format!(
+                "a row of {} fields needs {needed} bytes, {} are left",
+                self.types.len(),
+                bytes.len()
+            ))
+        };
+        if bytes.len() < fixed {
+            return Err(short(fixed));
+        }
+        let mut end = fixed;
+        for (i, ty) in self.types.iter().enumerate() {
+            let null = bytes[(i + 8) / 8] & (1 << ((i + 8) % 8)) != 0;
+            let at = self.null_bits + 8 * i;
+            let mut word = [0; 8];
+            word.copy_from_slice(&bytes[at..at + 8]);
+            let slot = u64::from_le_bytes(word);
+            let (offset, size) = ((slot >> 32) as usize, (slot & 0xffff_ffff) as usize);
+            let reserved = match ty {
+                LogicalType::Char(_)
+                | LogicalType::VarChar(_)
+                | LogicalType::Binary(_)
+                | LogicalType::VarBinary(_)
+                    if !null && word[7] & 0x80 == 0 =>
+                {
+                    size.next_multiple_of(8)
+                }
+                LogicalType::Row(_) | LogicalType::Array(_) | LogicalType::Map(..) if !null => {
+                    size.next_multiple_of(8)
+                }
+                LogicalType::Decimal { .. }
+                | LogicalType::Timestamp(_)
+                | LogicalType::TimestampLtz(_)
+                    if !ty.is_compact() && (!null || self.reserve_wide_nulls) =>
+                {
+                    if matches!(ty, LogicalType::Decimal { .. }) {
+                        super::WIDE_DECIMAL_BYTES
+                    } else {
+                        8
+                    }
+                }
+                _ => continue,
+            };
+            if offset < fixed {
+                return Err(Error::InvalidShape(format!(
+                    "field {i} ({ty}) of a row points at byte {offset}, inside the row's \
+                     {fixed}-byte fixed part"
+                )));
+            }
+            end = end.max(offset + reserved);
+        }
+        if bytes.len() < end {
+            return Err(short(end));
+        }
+        Ok(end)
+    }
+
+    /// Each column as the field it fills, checked against the field types and `rows`.
+    fn fields<'c>(&self, columns: &'c [ArrayRef], rows: usize) -> Result<Vec<Field<'c>>> {
         if columns.len() != self.types.len() {
             return Err(Error::InvalidShape(format!(
                 "a row of {} fields got {} columns",
@@ -204,12 +309,21 @@ impl RowWriter {
                 c.len()
             )));
         }
-        let fields: Vec<Field<'_>> = columns
+        columns
             .iter()
             .zip(&self.types)
             .enumerate()
             .map(|(i, (c, t))| Field::try_new(i, c.as_ref(), t))
-            .collect::<Result<_>>()?;
+            .collect()
+    }
+
+    fn write_columns(
+        &self,
+        columns: &[ArrayRef],
+        rows: usize,
+        prefix: usize,
+    ) -> Result<BinaryRows> {
+        let fields = self.fields(columns, rows)?;
 
         // Pass 1: each row's length, so the buffer is allocated once.
         let fixed = self.fixed_len();
@@ -296,6 +410,32 @@ impl Target for RowTarget<'_> {
         self.data[at..at + bytes.len()].copy_from_slice(bytes);
         self.cursor[row] += reserve;
         offset
+    }
+}
+
+/// Where one field of rows of one width goes ([`RowWriter::write_fixed`]): no variable part.
+struct FixedTarget<'a> {
+    data: &'a mut [u8],
+    width: usize,
+    null_byte: usize,
+    null_mask: u8,
+    slot: usize,
+}
+
+impl Target for FixedTarget<'_> {
+    #[inline]
+    fn set_null(&mut self, row: usize) {
+        self.data[row * self.width + self.null_byte] |= self.null_mask;
+    }
+
+    #[inline]
+    fn put_slot(&mut self, row: usize, bytes: &[u8]) {
+        let at = row * self.width + self.slot;
+        self.data[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+
+    fn append(&mut self, _: usize, _: &[u8], _: usize) -> usize {
+        unreachable!("a fixed-width field has no variable part")
     }
 }
 

@@ -56,6 +56,7 @@
 //! operator in Flink and take no bundle size.
 
 mod bundle;
+mod columnar;
 mod emit;
 pub mod interval;
 mod java_map;
@@ -90,6 +91,7 @@ use crate::state::rows::Groups;
 use crate::state::{ScanRange, TableAccess, TableId, WriteBatch};
 use crate::types::LogicalType;
 use bundle::{Folded, JoinBundle};
+use columnar::Columnar;
 use emit::JoinEmissions;
 use side::{Layout, Side};
 
@@ -276,6 +278,9 @@ pub struct Join {
     output_types: Vec<LogicalType>,
     /// The rows of the mini-batch bundle being buffered (mini-batch plans).
     bundle: Option<JoinBundle>,
+    /// Both inputs' rows as Arrow batches, while an inner join on the memory backend has
+    /// seen only `+I` rows ([`columnar`]); `None` once the row-state join took over.
+    columnar: Option<Columnar>,
     /// Set when a batch failed after taking sides out of the caches (or a bundle failed
     /// after it was taken): the state is then inconsistent, and the operator refuses
     /// everything.
@@ -328,7 +333,7 @@ impl Join {
                 .store_mut()
                 .open_table_with(TABLES[1], TableAccess::Ordered)?,
         ];
-        let key_types = spec
+        let key_types: Vec<LogicalType> = spec
             .left
             .keys
             .iter()
@@ -347,7 +352,13 @@ impl Join {
             .zip(spec.output_types())
             .map(|(name, ty)| Field::new(name, ty.to_arrow(), true))
             .collect();
-        Ok(Self {
+        let columnar = columnar::applies(&spec, keyed.backend()).then(|| {
+            Columnar::new(
+                key_types.clone(),
+                [&spec.left, &spec.right].map(|i| RowReader::new(i.types.clone()).schema().clone()),
+            )
+        });
+        let mut join = Self {
             identity: Self::identity_of(&spec),
             hasher: KeyHasher::new(key_types),
             writers: [
@@ -370,10 +381,88 @@ impl Join {
             schema: Arc::new(Schema::new(fields)),
             output_types: spec.output_types(),
             bundle,
+            columnar,
             failed: None,
             keyed,
             spec,
-        })
+        };
+        if let Some(columnar) = &mut join.columnar {
+            columnar.load(
+                &join.keyed,
+                &join.tables,
+                &join.readers,
+                [&join.spec.left.keys, &join.spec.right.keys],
+            )?;
+            let bytes = columnar.bytes();
+            columnar.reserve(&mut join.keyed, bytes)?;
+        }
+        Ok(join)
+    }
+
+    /// Joins an insert-only batch in the columnar state, if the join keeps one; hands over
+    /// to the row-state join (writing the kept rows the store lacks) at the first batch
+    /// that is not insert-only. `None` when the row-state join is to take the batch.
+    fn join_columnar(
+        &mut self,
+        port: Port,
+        input: &ChangelogBatch,
+    ) -> Result<Option<ChangelogBatch>> {
+        if self.columnar.is_none() {
+            return Ok(None);
+        }
+        self.check_input(port, input)?;
+        let Some(columnar) = &mut self.columnar else {
+            return Ok(None);
+        };
+        let keys = [&self.spec.left.keys[..], &self.spec.right.keys[..]];
+        if input.is_insert_only() {
+            let plan = columnar::Plan {
+                keys,
+                filter_nulls: &self.spec.filter_nulls,
+                writers: &self.writers,
+                condition: self.condition.as_ref(),
+                schema: &self.schema,
+            };
+            // Reserved first, as if every row were a new key: a refused budget changes
+            // nothing. Afterwards the reservation is what the rows hold.
+            let held = columnar.bytes();
+            columnar.reserve(
+                &mut self.keyed,
+                held + columnar.estimate(port, input.batch()),
+            )?;
+            let joined = columnar.join(port, input, &plan);
+            let held = columnar.bytes();
+            let reserved = columnar.reserve(&mut self.keyed, held);
+            let joined = joined?;
+            if let Err(e) = reserved {
+                // The rows are kept, past what the budget holds for them.
+                self.failed = Some(e.to_string());
+                return Err(e);
+            }
+            return Ok(Some(joined));
+        }
+        self.write_columnar()?;
+        if let Some(mut columnar) = self.columnar.take() {
+            columnar.reserve(&mut self.keyed, 0)?;
+        }
+        Ok(None)
+    }
+
+    /// Writes the columnar state's rows the store lacks.
+    fn write_columnar(&mut self) -> Result<()> {
+        let Some(columnar) = &mut self.columnar else {
+            return Ok(());
+        };
+        let store = columnar::Store {
+            keyed: &mut self.keyed,
+            hasher: &self.hasher,
+            tables: &self.tables,
+        };
+        columnar.write(
+            store,
+            &self.writers,
+            [&self.spec.left.keys, &self.spec.right.keys],
+        )
     }
 
     /// The plan.
@@ -582,21 +671,11 @@ impl Join {
             }
             None => None,
         };
-        let filtered: Vec<&ArrayRef> = spec
-            .keys
-            .iter()
-            .zip(&self.spec.filter_nulls)
-            .filter(|(_, filter)| **filter)
-            .map(|(&k, _)| batch.column(k))
-            .filter(|c| c.null_count() > 0)
-            .collect();
-        let null_keys = (0..batch.num_rows())
-            .map(|r| filtered.iter().any(|c| c.is_null(r)))
-            .collect();
         Ok(Prepared {
             rows: self.writers[port].write(batch.columns())?,
             uniques,
-            null_keys,
+            null_keys: null_keys(&spec.keys, &self.spec.filter_nulls, batch)
+                .unwrap_or_else(|| vec![false; batch.num_rows()]),
         })
     }
 
@@ -1107,6 +1186,23 @@ impl Join {
     }
 }
 
+/// Whether each row's join key (columns `keys` of `batch`) has a NULL where NULLs are
+/// filtered (`filter_nulls`): such a row matches nothing. `None` when no row's has.
+fn null_keys(keys: &[usize], filter_nulls: &[bool], batch: &RecordBatch) -> Option<Vec<bool>> {
+    let filtered: Vec<&ArrayRef> = keys
+        .iter()
+        .zip(filter_nulls)
+        .filter(|(_, filter)| **filter)
+        .map(|(&k, _)| batch.column(k))
+        .filter(|c| c.null_count() > 0)
+        .collect();
+    (!filtered.is_empty()).then(|| {
+        (0..batch.num_rows())
+            .map(|r| filtered.iter().any(|c| c.is_null(r)))
+            .collect()
+    })
+}
+
 /// An input's state TTL in milliseconds; `None` when off.
 fn ttl_ms(input: &JoinInput) -> Option<i64> {
     input
@@ -1293,6 +1389,10 @@ impl Operator for Join {
         if self.bundle.is_some() {
             return self.buffer(port, input, out);
         }
+        if let Some(joined) = self.join_columnar(port, input)? {
+            out.emit(joined);
+            return Ok(());
+        }
         out.emit(self.apply(port, input, None)?);
         Ok(())
     }
@@ -1321,13 +1421,15 @@ impl Operator for Join {
             ));
         }
         self.write_cached()?;
+        self.write_columnar()?;
         self.keyed.checkpoint(target, &self.identity)
     }
 
     fn memory_bytes(&self) -> u64 {
         let cached: usize = self.caches.iter().map(PartitionCache::bytes).sum();
         let bundled = self.bundle.as_ref().map_or(0, JoinBundle::bytes);
-        self.keyed.memory_bytes() + (cached + bundled) as u64
+        let kept = self.columnar.as_ref().map_or(0, Columnar::bytes);
+        self.keyed.memory_bytes() + (cached + bundled + kept) as u64
     }
 }
 

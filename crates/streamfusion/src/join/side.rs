@@ -147,6 +147,25 @@ impl Record {
     }
 }
 
+/// The entry value of a counted (`NoUniqueKey`) row with `count` copies, no associations and
+/// no write time: what an inner input without a state TTL stores ([`super::columnar`]).
+pub(super) fn counted_value(count: u32) -> Vec<u8> {
+    let record = Record {
+        row: Vec::new(),
+        unique: Vec::new(),
+        count,
+        assoc: 0,
+        written: 0,
+        changed: false,
+    };
+    record.value(Layout::NoUniqueKey)
+}
+
+/// The copies of the counted row `row` its entry value `value` holds.
+pub(super) fn stored_count(row: &[u8], value: &[u8]) -> Result<u32> {
+    Ok(Record::stored(Layout::NoUniqueKey, row, value)?.count)
+}
+
 /// Up to this many records a lookup scans them: cheaper than building an index.
 const SCANNED: usize = 8;
 

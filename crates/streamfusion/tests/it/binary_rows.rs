@@ -1261,3 +1261,54 @@ fn mutated_nested_rows_decode_or_fail_but_never_panic() {
     }
     assert!(ok > 100 && failed > 100, "{ok} decoded, {failed} failed");
 }
+
+/// Every row of `data` (boundaries `offsets`) measures its own length from its bytes, with
+/// the rows after it still in the slice; cut short, it is an error.
+fn assert_lengths(writer: &RowWriter, data: &[u8], offsets: &[usize], what: &str) {
+    for (r, w) in offsets.windows(2).enumerate() {
+        let len = w[1] - w[0];
+        assert_eq!(
+            writer.row_len(&data[w[0]..]).unwrap(),
+            len,
+            "{what}: row {r}"
+        );
+        assert!(
+            writer.row_len(&data[w[0]..w[1] - 1]).is_err(),
+            "{what}: row {r} cut short"
+        );
+    }
+}
+
+#[test]
+fn a_row_measures_its_length_from_its_own_bytes() {
+    let (schemas, _) = golden();
+    for schema in &schemas {
+        let (data, offsets) = golden_rows(schema);
+        let writer = RowWriter::new(schema.types.clone());
+        assert_lengths(
+            &writer,
+            &data,
+            &offsets,
+            &format!("golden {:?}", names(&schema.types)),
+        );
+    }
+    let (types, columns) = fixture_columns(64);
+    let rows = RowWriter::new(types.clone()).write(&columns).unwrap();
+    let writer = RowWriter::new(types.clone());
+    assert_lengths(&writer, rows.data(), rows.offsets(), "fixture rows");
+    // Each column alone, as a key row of one field: NULL wide values reserve their bytes.
+    for (i, (ty, column)) in types.iter().zip(&columns).enumerate() {
+        let writer = RowWriter::new(vec![ty.clone()]);
+        let rows = writer.write(std::slice::from_ref(column)).unwrap();
+        assert_lengths(
+            &writer,
+            rows.data(),
+            rows.offsets(),
+            &format!("key column {i} {ty}"),
+        );
+    }
+    let types = nested_types();
+    let writer = RowWriter::new(types.clone());
+    let rows = writer.write(&nested_columns(NESTED_ROWS)).unwrap();
+    assert_lengths(&writer, rows.data(), rows.offsets(), "nested rows");
+}
