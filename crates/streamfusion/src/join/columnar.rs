@@ -705,8 +705,6 @@ mod tests {
 
     use super::super::{Join, JoinInput};
     use super::*;
-    use crate::calc::functions::comparison::GREATER_THAN;
-    use crate::calc::{CalcProgram, Expr};
     use crate::ops::keyed::KeyedOperator;
     use crate::ops::{Operator, Output, StateConfig};
     use crate::state::checkpoint::Checkpoint;
@@ -737,12 +735,7 @@ mod tests {
             left: input("l"),
             right: input("r"),
             filter_nulls: vec![true],
-            condition: condition.then(|| {
-                CalcProgram::project(vec![Expr::call(
-                    GREATER_THAN,
-                    vec![Expr::input(1), Expr::input(3)],
-                )])
-            }),
+            condition: condition.then(super::super::tests::left_v_above_right_v),
             max_parallelism: 128,
             mini_batch_rows: None,
         }

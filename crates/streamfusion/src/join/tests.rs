@@ -32,15 +32,18 @@ fn spec(join_type: JoinType, condition: bool) -> JoinSpec {
         left: input(InputState::NoUniqueKey),
         right: input(InputState::UniqueKey { columns: vec![1] }),
         filter_nulls: vec![true],
-        condition: condition.then(|| {
-            CalcProgram::project(vec![Expr::call(
-                GREATER_THAN,
-                vec![Expr::input(1), Expr::input(3)],
-            )])
-        }),
+        condition: condition.then(left_v_above_right_v),
         max_parallelism: 128,
         mini_batch_rows: None,
     }
+}
+
+/// `l.v > r.v` over joined rows `(l.k, l.v, r.k, r.v)`.
+pub(super) fn left_v_above_right_v() -> CalcProgram {
+    CalcProgram::project(vec![Expr::call(
+        GREATER_THAN,
+        vec![Expr::input(1), Expr::input(3)],
+    )])
 }
 
 /// Rows `(k, v)` of `kind`: `k = key(i)`, `v = i`.
