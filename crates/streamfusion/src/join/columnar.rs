@@ -150,7 +150,6 @@ fn same_row(a: &[u8], b: &[u8]) -> bool {
 struct Chain {
     head: u32,
     tail: u32,
-    len: u32,
 }
 
 /// The rows of some chains, each chain's in the order a probe walks them.
@@ -280,13 +279,11 @@ impl Rows {
                         self.chains.push(Chain {
                             head: *head,
                             tail: *head,
-                            len: 1,
                         });
                     }
                     let chain = &mut self.chains[*chain as usize];
                     self.next[chain.tail as usize] = entry;
                     chain.tail = entry;
-                    chain.len += 1;
                 }
                 Entry::Vacant(vacant) => {
                     vacant.insert((hash, entry, END));
@@ -489,7 +486,7 @@ impl Columnar {
                 continue;
             }
             let batch = readers[input].read(&data, &offsets)?.batch().clone();
-            let (key_rows, _) = self.key_rows(&batch, keys[input])?;
+            let (key_rows, hashes) = self.key_rows(&batch, keys[input])?;
             for (r, stored) in stored_keys.iter().enumerate() {
                 if key_rows.row(r) != stored.as_slice() {
                     return Err(Error::State(format!(
@@ -499,8 +496,8 @@ impl Columnar {
                 }
             }
             // Each copy of a counted row is a row of its own here.
-            let batch = if counts.iter().all(|&c| c == 1) {
-                batch
+            let (batch, key_rows, hashes) = if counts.iter().all(|&c| c == 1) {
+                (batch, key_rows, hashes)
             } else {
                 let copies: UInt32Array = counts
                     .iter()
@@ -512,9 +509,10 @@ impl Columnar {
                     .iter()
                     .map(|c| take(c.as_ref(), &copies, None))
                     .collect::<std::result::Result<Vec<_>, _>>()?;
-                RecordBatch::try_new(batch.schema(), columns)?
+                let batch = RecordBatch::try_new(batch.schema(), columns)?;
+                let (key_rows, hashes) = self.key_rows(&batch, keys[input])?;
+                (batch, key_rows, hashes)
             };
-            let (key_rows, hashes) = self.key_rows(&batch, keys[input])?;
             let side = &mut self.sides[input];
             side.keep(batch, key_rows, hashes)?;
             side.written = side.rows;
