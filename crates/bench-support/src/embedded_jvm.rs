@@ -29,7 +29,7 @@ use jni::signature::RuntimeMethodSignature;
 use jni::strings::JNIString;
 use jni::{Env, InitArgsBuilder, JNIVersion, JValue, JavaVM};
 
-use crate::jvm::{JvmUnavailable, released_classpath};
+use crate::jvm::{JvmUnavailable, planner_classpath, released_classpath};
 
 /// Set to `1` to start the embedded JVM with `-Xcheck:jni` (extra argument checking on every
 /// JNI call; for debugging, not for timed runs).
@@ -40,12 +40,37 @@ pub const INITIAL_HEAP: &str = "-Xms128m";
 /// Maximum heap of the embedded JVM.
 pub const MAX_HEAP: &str = "-Xmx512m";
 
-static JVM: OnceLock<Result<JavaVM, JvmUnavailable>> = OnceLock::new();
+static JVM: OnceLock<Result<Started, JvmUnavailable>> = OnceLock::new();
+
+/// The process's JVM and whether it runs on the planner classpath.
+struct Started {
+    vm: JavaVM,
+    planner: bool,
+}
 
 /// The process's embedded JVM, started on first call (never inside a timed region: call it in
 /// set-up). Every later call returns the same JVM, or the same reason it could not start.
 pub fn jvm() -> Result<&'static JavaVM, JvmUnavailable> {
-    JVM.get_or_init(start).as_ref().map_err(Clone::clone)
+    JVM.get_or_init(|| start(false))
+        .as_ref()
+        .map(|s| &s.vm)
+        .map_err(Clone::clone)
+}
+
+/// The process's embedded JVM on the planner classpath ([`crate::jvm::planner_classpath`]:
+/// Flink's planner classes themselves, so StreamFusion's planner extension can plan queries in
+/// it), started on first call. An error if the process started its JVM without the planner.
+pub fn planner_jvm() -> Result<&'static JavaVM, JvmUnavailable> {
+    let started = JVM
+        .get_or_init(|| start(true))
+        .as_ref()
+        .map_err(Clone::clone)?;
+    if !started.planner {
+        return Err(JvmUnavailable(
+            "this process started its JVM without the planner classpath".into(),
+        ));
+    }
+    Ok(&started.vm)
 }
 
 /// The JVM options [`jvm`] starts with, for classpath `classpath`.
@@ -63,8 +88,12 @@ pub fn jvm_options(classpath: &str) -> Vec<String> {
     options
 }
 
-fn start() -> Result<JavaVM, JvmUnavailable> {
-    let classpath = released_classpath()?;
+fn start(planner: bool) -> Result<Started, JvmUnavailable> {
+    let classpath = if planner {
+        planner_classpath()?
+    } else {
+        released_classpath()?
+    };
     let libjvm = libjvm_path()?;
     let mut args = InitArgsBuilder::new().version(JNIVersion::V1_8);
     for option in jvm_options(&classpath) {
@@ -73,12 +102,13 @@ fn start() -> Result<JavaVM, JvmUnavailable> {
     let args = args
         .build()
         .map_err(|e| JvmUnavailable(format!("invalid JVM options: {e}")))?;
-    JavaVM::with_libjvm(args, || Ok(libjvm.clone())).map_err(|e| {
+    let vm = JavaVM::with_libjvm(args, || Ok(libjvm.clone())).map_err(|e| {
         JvmUnavailable(format!(
             "cannot start the JVM from {}: {e}",
             libjvm.display()
         ))
-    })
+    })?;
+    Ok(Started { vm, planner })
 }
 
 /// The JVM shared library: under `$JAVA_HOME` if set, else under the home of the `java` on

@@ -14,6 +14,7 @@ use crate::error::{NativeError, Result};
 use crate::ffi::entry;
 use crate::handles;
 use crate::operator::{HostedOperator, Rows};
+use crate::upcalls::JvmUpcalls;
 
 /// `static native long create(String plan, String runtime)`: a new operator for a JSON plan
 /// under JSON runtime settings (`null` for the defaults).
@@ -68,6 +69,21 @@ pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_push<'local>(
         let data = rows_bytes_arg(env, &data, offsets.last().copied())?;
         let rows = handles::with_operator(handle, |op| op.push(port, &data, &offsets))?;
         rows_result(env, &rows)
+    })
+}
+
+/// `static native void bindUpcalls(long handle, Upcalls upcalls)`: `upcalls` evaluates the
+/// operator's upcalls from now on ([`crate::upcalls`]).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_streamfusion_jni_NativeOperator_bindUpcalls<'local>(
+    mut env: EnvUnowned<'local>,
+    class: JClass<'local>,
+    handle: jlong,
+    upcalls: JObject<'local>,
+) {
+    entry(&mut env, &class, |env| {
+        let host = JvmUpcalls::new(env, &upcalls)?;
+        handles::with_operator(handle, |op| op.bind_upcalls(host))
     })
 }
 
@@ -291,7 +307,11 @@ fn strings_arg(
 /// The bytes of `data` the rows use: up to the last offset, as a Java operator reuses one
 /// buffer larger than its bundle. A last offset outside the array takes the whole array, so
 /// the row reader reports the bad offset.
-fn rows_bytes_arg(env: &mut Env<'_>, array: &JByteArray<'_>, end: Option<i32>) -> Result<Vec<u8>> {
+pub(crate) fn rows_bytes_arg(
+    env: &mut Env<'_>,
+    array: &JByteArray<'_>,
+    end: Option<i32>,
+) -> Result<Vec<u8>> {
     if array.is_null() {
         return Err(NativeError::InvalidArgument("data is null".into()));
     }
@@ -326,7 +346,7 @@ fn slices<'a>(data: &'a [u8], offsets: &[i32]) -> Result<Vec<&'a [u8]>> {
         .collect()
 }
 
-fn ints_arg(env: &mut Env<'_>, array: &JIntArray<'_>, name: &str) -> Result<Vec<i32>> {
+pub(crate) fn ints_arg(env: &mut Env<'_>, array: &JIntArray<'_>, name: &str) -> Result<Vec<i32>> {
     if array.is_null() {
         return Err(NativeError::InvalidArgument(format!("{name} is null")));
     }
@@ -336,7 +356,7 @@ fn ints_arg(env: &mut Env<'_>, array: &JIntArray<'_>, name: &str) -> Result<Vec<
 }
 
 /// `rows` as a `byte[]` and an `int[]`.
-fn rows_arrays<'local>(
+pub(crate) fn rows_arrays<'local>(
     env: &mut Env<'local>,
     rows: &Rows,
 ) -> Result<(JByteArray<'local>, JIntArray<'local>)> {

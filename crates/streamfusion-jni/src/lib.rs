@@ -33,6 +33,7 @@
 //! | `Object[] prepareSnapshot(long handle)`                            | [`operator::HostedOperator::prepare_snapshot`] |
 //! | `void snapshot(long handle, String directory)`                     | [`operator::HostedOperator::snapshot`]         |
 //! | `long restore(String plan, String runtime, String[] checkpointDirectories)` | [`operator::HostedOperator::restore`] |
+//! | `void bindUpcalls(long handle, Upcalls upcalls)`                   | [`upcalls::JvmUpcalls`], bound to the operator |
 //! | `void close(long handle)`                                          | [`handles::remove`]                            |
 //! | `int liveOperators()`                                              | [`handles::live`]                              |
 //! | `void panicForTesting(String message)` (package-private)           | a panic, caught by [`ffi::entry`]              |
@@ -54,5 +55,6 @@ pub mod exports;
 pub mod ffi;
 pub mod handles;
 pub mod operator;
+pub mod upcalls;
 
 pub use error::{NativeError, Result};

@@ -76,7 +76,9 @@
 
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use streamfusion::calc::UpcallHost;
 use streamfusion::ops::restore::StateBudget;
 use streamfusion::ops::{Operator, OperatorPlan, Output, Port, StateConfig, sections};
 use streamfusion::state::BackendKind;
@@ -385,6 +387,12 @@ impl HostedOperator {
             self.operator.process(port, &input, &mut out)?;
         }
         self.encode(out)
+    }
+
+    /// Binds the host that evaluates the operator's upcalls (an operator without any ignores
+    /// it).
+    pub fn bind_upcalls(&mut self, host: Arc<dyn UpcallHost>) -> Result<()> {
+        Ok(self.operator.bind_upcalls(host)?)
     }
 
     /// Moves event time forward (a watermark at or below the current one is ignored); a

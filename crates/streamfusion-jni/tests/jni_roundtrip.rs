@@ -1153,3 +1153,79 @@ fn a_pushed_buffer_longer_than_its_rows_is_read_up_to_the_last_offset() {
         expected_plan_output(0..40)
     );
 }
+
+/// Fixture rows (BIGINT, VARCHAR, INT) -> (BIGINT) by upcall `index` of `f2`, in a Calc that
+/// keeps the rows whose f0 is not NULL.
+fn upcall_plan(index: usize) -> String {
+    format!(
+        r#"{{"operator": "calc", "input": ["BIGINT", "VARCHAR(2147483647)", "INT"],
+        "calc": {{"projection": [{{"upcall": {{"index": {index}, "args": [{{"input": 2}}],
+                                              "arguments": ["INT"], "type": "BIGINT"}}}}],
+                 "filter": {{"call": {{"op": 207, "args": [{{"input": 0}}]}}}},
+                 "upcalls": [{{"function": "SQUARE", "call": {{}}}},
+                             {{"function": "BOOM", "call": {{}}}}]}}}}"#
+    )
+}
+
+/// `NativeOperator.bindUpcalls(handle, RowsFixture.squares())`.
+fn bind_squares(env: &mut Env<'_>, handle: i64) -> Result<(), Thrown> {
+    let upcalls = call(
+        env,
+        FIXTURE,
+        "squares",
+        "()Lorg/streamfusion/jni/Upcalls;",
+        &[],
+    )?
+    .l()
+    .expect("object");
+    call(
+        env,
+        OPERATOR,
+        "bindUpcalls",
+        "(JLorg/streamfusion/jni/Upcalls;)V",
+        &[JValue::Long(handle), JValue::from(&upcalls)],
+    )?;
+    Ok(())
+}
+
+#[test]
+fn an_upcall_hands_its_batch_to_the_bound_java_object_and_a_java_exception_fails_only_it() {
+    let test =
+        "an_upcall_hands_its_batch_to_the_bound_java_object_and_a_java_exception_fails_only_it";
+    let Some(vm) = vm_or_skip(test) else {
+        return;
+    };
+    let (squared, again, boom, unbound) = vm
+        .attach_current_thread(
+            |env| -> bench_support::embedded_jvm::jni::errors::Result<_> {
+                let input = JavaRows::fixture(env, 200);
+                let square = create(env, &upcall_plan(0)).expect("create");
+                bind_squares(env, square).expect("bind");
+                let squared = push(env, square, &input).expect("push").to_rust(env);
+                let failing = create(env, &upcall_plan(1)).expect("create");
+                bind_squares(env, failing).expect("bind");
+                let boom = push(env, failing, &input).map(|_| ()).unwrap_err();
+                // The JVM and the other operator carry on.
+                let again = push(env, square, &input).expect("push").to_rust(env);
+                let lonely = create(env, &upcall_plan(0)).expect("create");
+                let unbound = push(env, lonely, &input).map(|_| ()).unwrap_err();
+                for handle in [square, failing, lonely] {
+                    close(env, handle).expect("close");
+                }
+                Ok((squared, again, boom, unbound))
+            },
+        )
+        .expect("attach");
+    let expected: Vec<String> = (0..200)
+        .filter(|&i| f0(i).is_some())
+        .map(|i| format!("{}|{}", kind(i), show(f2(i).map(|v| v * v))))
+        .collect();
+    assert!(expected.len() > 150, "the fixture keeps most rows");
+    assert_eq!(describe(&squared.0, &squared.1, &["BIGINT"]), expected);
+    assert_eq!(again, squared);
+    boom.assert_native(
+        DATA_EXCEPTION,
+        "BOOM (upcall): java.lang.ArithmeticException: boom at",
+    );
+    unbound.assert_native(DATA_EXCEPTION, "SQUARE has no host");
+}

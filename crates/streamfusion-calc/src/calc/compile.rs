@@ -21,6 +21,7 @@ use super::coercion::{common_type, is_approximate, is_string};
 use super::literal;
 use super::logic::LazyLogic;
 use super::program::{CalcProgram, Expr, FloatText};
+use super::upcall::{UpcallExpr, UpcallHost, UpcallSlot};
 
 /// Why Calc refuses what prints a FLOAT or DOUBLE for a JVM older than 19.
 pub(crate) const FLOATING_DECIMAL: &str = "the job's JVM (JDK 18 or older) prints FLOAT/DOUBLE with FloatingDecimal, whose digits \
@@ -36,6 +37,10 @@ pub struct CompiledCalc {
     projection: Vec<Arc<dyn PhysicalExpr>>,
     output: Vec<LogicalType>,
     output_schema: SchemaRef,
+    /// The host the program's upcalls call (shared by clones).
+    upcalls: Arc<UpcallSlot>,
+    /// Whether the program has upcalls.
+    has_upcalls: bool,
 }
 
 /// Validates `program` against rows of `input` types and builds its physical expressions.
@@ -58,6 +63,9 @@ pub fn compile(program: &CalcProgram, input: &[LogicalType]) -> Result<CompiledC
         config: Arc::new(ConfigOptions::default()),
         time_zone: &program.time_zone,
         float_text: program.float_text,
+        upcalls: &program.upcalls,
+        slot: Arc::new(UpcallSlot::default()),
+        has_upcalls: std::cell::Cell::new(false),
     };
     let filter = program
         .filter
@@ -101,6 +109,8 @@ pub fn compile(program: &CalcProgram, input: &[LogicalType]) -> Result<CompiledC
         projection,
         output,
         output_schema,
+        has_upcalls: compiler.has_upcalls.get(),
+        upcalls: compiler.slot,
     })
 }
 
@@ -118,6 +128,22 @@ impl CompiledCalc {
     /// The output schema (all fields nullable).
     pub fn output_schema(&self) -> &SchemaRef {
         &self.output_schema
+    }
+
+    /// Whether the program has upcalls, which need a host ([`CompiledCalc::bind_upcalls`]).
+    pub fn has_upcalls(&self) -> bool {
+        self.has_upcalls
+    }
+
+    /// Binds the host the program's upcalls call, once: an error if one is bound already.
+    pub fn bind_upcalls(&self, host: Arc<dyn UpcallHost>) -> Result<(), CalcError> {
+        if self.upcalls.bind(host) {
+            Ok(())
+        } else {
+            Err(CalcError::Decode(
+                "the program's upcalls are bound to a host already".into(),
+            ))
+        }
     }
 
     /// Filters and projects `input`: each output row keeps its input row's kind. The filter
@@ -208,6 +234,9 @@ struct Compiler<'a> {
     config: Arc<ConfigOptions>,
     time_zone: &'a str,
     float_text: FloatText,
+    upcalls: &'a [super::upcall::UpcallDef],
+    slot: Arc<UpcallSlot>,
+    has_upcalls: std::cell::Cell<bool>,
 }
 
 impl Compiler<'_> {
@@ -338,6 +367,43 @@ impl Compiler<'_> {
                 Ok(Typed {
                     expr: Arc::new(NotExpr::new(inner)),
                     ty: LogicalType::Boolean,
+                    literal: None,
+                })
+            }
+            Expr::Upcall(upcall) => {
+                let def = self.upcalls.get(upcall.index).ok_or_else(|| {
+                    CalcError::Decode(format!(
+                        "{path}: upcall {} is not among the program's {} upcalls",
+                        upcall.index,
+                        self.upcalls.len()
+                    ))
+                })?;
+                let args = self.args(&upcall.args, path)?;
+                let found: Vec<String> = args.iter().map(|a| a.ty.to_string()).collect();
+                let declared: Vec<String> =
+                    upcall.arguments.iter().map(ToString::to_string).collect();
+                if found != declared {
+                    return Err(CalcError::ArgumentTypes {
+                        path: path.into(),
+                        function: def.function.clone(),
+                        types: found,
+                        reason: format!(
+                            "the upcall declares its arguments as ({})",
+                            declared.join(", ")
+                        ),
+                    });
+                }
+                self.has_upcalls.set(true);
+                Ok(Typed {
+                    expr: Arc::new(UpcallExpr {
+                        index: upcall.index,
+                        function: def.function.clone(),
+                        args: args.into_iter().map(|a| a.expr).collect(),
+                        arg_types: upcall.arguments.clone(),
+                        ty: upcall.ty.clone(),
+                        slot: Arc::clone(&self.slot),
+                    }),
+                    ty: upcall.ty.clone(),
                     literal: None,
                 })
             }

@@ -8,6 +8,8 @@
 //!   batches, keeping row kinds.
 //! - [`registry`]: every scalar function by stable opcode, with Flink's coercion, result types
 //!   and semantics ([`functions`]).
+//! - [`upcall`]: calls without a kernel, evaluated by the host (Flink's generated code in the
+//!   JVM) once per batch.
 //! - [`range`]: the DATE, TIME and TIMESTAMP ranges Calc writes; a value outside them is an
 //!   out-of-range [`CalcError`] (decision 0023).
 //!
@@ -25,10 +27,12 @@ mod logic;
 pub mod program;
 pub mod range;
 pub mod registry;
+pub mod upcall;
 
 pub use compile::{CompiledCalc, compile};
 pub use functions::temporal_values::Zone;
-pub use program::{CalcProgram, Expr, FloatText, java_feature_version};
+pub use program::{CalcProgram, Expr, FloatText, Upcall, java_feature_version};
+pub use upcall::{UpcallDef, UpcallHost};
 
 pub use streamfusion_core::error::CalcError;
 

@@ -30,6 +30,7 @@
 //! | `{"if": {"condition": c, "then": a, "else": b}}` | `IF(c, a, b)` |
 //! | `{"coalesce": [e, ...]}` | `COALESCE(e, ...)` |
 //! | `{"and": [e, ...]}`, `{"or": [e, ...]}`, `{"not": e}` | three-valued logic |
+//! | `{"upcall": {"index": n, "args": [...], "arguments": [T, ...], "type": T}}` | `upcalls[n]` over `args` (of types `arguments`), evaluated by the host ([`super::upcall`]) |
 //!
 //! Types use Flink's SQL spelling (`INT`, `DECIMAL(10, 2)`, `VARCHAR(20)`, `STRING`,
 //! `TIMESTAMP(3)`). Literal text is what Flink prints for the value: `-12`, `1.50`, `1.5E10`,
@@ -48,6 +49,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::types::LogicalType;
 
 use super::CalcError;
+use super::upcall::UpcallDef;
 
 /// Projections and an optional filter over one input row type.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,6 +72,9 @@ pub struct CalcProgram {
     /// How the job's JVM prints a FLOAT or DOUBLE (see [`FloatText`]).
     #[serde(default, skip_serializing_if = "FloatText::is_shortest")]
     pub float_text: FloatText,
+    /// The calls the host evaluates, by [`Upcall::index`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub upcalls: Vec<UpcallDef>,
 }
 
 /// Which `Double.toString`/`Float.toString` the job's JVM has. CAST of a FLOAT or DOUBLE to a
@@ -128,6 +133,7 @@ impl CalcProgram {
             legacy_cast_behaviour: false,
             time_zone: utc(),
             float_text: FloatText::Shortest,
+            upcalls: Vec::new(),
         }
     }
 
@@ -174,6 +180,25 @@ pub enum Expr {
     Or(Vec<Expr>),
     /// Three-valued NOT.
     Not(Box<Expr>),
+    /// A call the host evaluates.
+    Upcall(Upcall),
+}
+
+/// A call evaluated by the host ([`super::upcall`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Upcall {
+    /// Its definition in [`CalcProgram::upcalls`].
+    pub index: usize,
+    /// Its arguments, evaluated natively.
+    #[serde(default)]
+    pub args: Vec<Expr>,
+    /// The arguments' types: what the host reads.
+    #[serde(default, with = "type_names")]
+    pub arguments: Vec<LogicalType>,
+    /// Its result type.
+    #[serde(rename = "type", with = "type_name")]
+    pub ty: LogicalType,
 }
 
 /// A typed literal.
@@ -305,6 +330,22 @@ mod type_name {
     }
 }
 
+/// Lists of Flink type names.
+mod type_names {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(types: &[LogicalType], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(types.iter().map(ToString::to_string))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<LogicalType>, D::Error> {
+        Vec::<String>::deserialize(d)?
+            .iter()
+            .map(|text| text.parse().map_err(serde::de::Error::custom))
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,6 +383,7 @@ mod tests {
             legacy_cast_behaviour: false,
             time_zone: "UTC".into(),
             float_text: FloatText::Shortest,
+            upcalls: Vec::new(),
         };
         assert_eq!(program, expected);
         assert_eq!(CalcProgram::from_json(&program.to_json()).unwrap(), program);

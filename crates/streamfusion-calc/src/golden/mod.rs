@@ -386,6 +386,7 @@ pub fn opcodes_in(e: &Expr, out: &mut BTreeSet<u16>) {
             args.iter().for_each(|a| opcodes_in(a, out));
         }
         Expr::Not(e) => opcodes_in(e, out),
+        Expr::Upcall(u) => u.args.iter().for_each(|a| opcodes_in(a, out)),
     }
 }
 

@@ -8,7 +8,9 @@
 //! A plan is returned only when the program compiles natively against the input types, the
 //! output types equal the node's `outputType`, and every call's native result type equals the
 //! type Flink declared for it (nullability aside): a call typed differently could compute
-//! differently (a DECIMAL scale, a string length), so it is refused rather than cast.
+//! differently (a DECIMAL scale, a string length), so it is refused rather than cast. Under
+//! `streamfusion.upcalls` such a call is not refused but evaluated by the JVM (an upcall, see
+//! [`RexReader::with_upcalls`]), and the rest of the program stays native.
 
 use serde_json::Value;
 
@@ -32,7 +34,16 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
         node.get("outputType")
             .ok_or_else(|| Unsupported::Malformed("a Calc without \"outputType\"".into()))?,
     )?;
+    let options = CalcProgram {
+        legacy_cast_behaviour: config.legacy_cast_behaviour,
+        time_zone: config.local_time_zone.clone(),
+        float_text: config.float_text,
+        ..CalcProgram::project(Vec::new())
+    };
     let mut reader = RexReader::for_jvm(config.java_version);
+    if config.upcalls {
+        reader = reader.with_upcalls(&input, &options);
+    }
     let projection = node
         .get("projection")
         .and_then(Value::as_array)
@@ -55,9 +66,8 @@ pub fn plan(node: &Value, inputs: &[Vec<RowField>], config: &FlinkConfig) -> Res
         projection,
         filter,
         names: output.iter().map(|f| f.name.clone()).collect(),
-        legacy_cast_behaviour: config.legacy_cast_behaviour,
-        time_zone: config.local_time_zone.clone(),
-        float_text: config.float_text,
+        upcalls: reader.upcalls().to_vec(),
+        ..options
     };
     let compiled = compile(&program, &input).map_err(|e| Unsupported::Compile(e.to_string()))?;
     check_calls(&reader, &program, &input)?;
@@ -91,6 +101,7 @@ pub(super) fn check_calls(
     check.legacy_cast_behaviour = program.legacy_cast_behaviour;
     check.time_zone = program.time_zone.clone();
     check.float_text = program.float_text;
+    check.upcalls = program.upcalls.clone();
     let compiled = compile(&check, input).map_err(|e| Unsupported::Compile(e.to_string()))?;
     for (probe, native) in probes.iter().zip(compiled.output_types()) {
         if native != &probe.flink {
@@ -308,5 +319,124 @@ mod tests {
         let err = plan_node(&json, None).unwrap_err();
         assert!(matches!(err, Unsupported::Compile(_)), "{err:?}");
         assert!(err.to_string().contains("UPPER"), "{err}");
+    }
+
+    const JDK17_UPCALLS: &str =
+        r#"{"java.specification.version": "17", "streamfusion.upcalls": "true"}"#;
+
+    #[test]
+    fn under_upcalls_a_cast_the_jdk_prints_differently_is_handed_to_the_jvm() {
+        let refused = plan_node(
+            &fixture("double_specials"),
+            Some(r#"{"java.specification.version": "17"}"#),
+        )
+        .unwrap_err();
+        assert!(refused.to_string().contains("FloatingDecimal"), "{refused}");
+        let (input, calc) = match plan_node(&fixture("double_specials"), Some(JDK17_UPCALLS)) {
+            Ok(OperatorPlan::Calc { input, calc }) => (input, calc),
+            other => panic!("{other:?}"),
+        };
+        // CAST((d / 0) AS VARCHAR): the cast is Flink's, over the native d / 0.
+        assert_eq!(calc.upcalls.len(), 1);
+        assert_eq!(calc.upcalls[0].function, "$CAST$1");
+        assert_eq!(
+            calc.upcalls[0].call["operands"],
+            serde_json::json!([{"kind": "INPUT_REF", "inputIndex": 0, "type": "DOUBLE"}])
+        );
+        let Expr::Upcall(upcall) = &calc.projection[3] else {
+            panic!("{:?}", calc.projection[3]);
+        };
+        assert_eq!(upcall.index, 0);
+        assert_eq!(upcall.args, [calc.projection[1].clone()]);
+        assert_eq!(upcall.arguments, [LogicalType::Double]);
+        assert_eq!(upcall.ty, LogicalType::VarChar(i32::MAX as u32));
+        // Every other projection is what the native reading gives.
+        let native = match plan_node(&fixture("double_specials"), None) {
+            Ok(OperatorPlan::Calc { calc, .. }) => calc,
+            other => panic!("{other:?}"),
+        };
+        for i in [0, 1, 2, 4] {
+            assert_eq!(calc.projection[i], native.projection[i], "projection {i}");
+        }
+        assert!(compile(&calc, &input).unwrap().has_upcalls());
+    }
+
+    /// A Calc over `(x INT, d DOUBLE)` projecting `projection` (RexNode JSON) as `output`.
+    fn node(projection: serde_json::Value, output: &str) -> String {
+        serde_json::json!({
+            "node": {
+                "id": 1,
+                "type": "stream-exec-calc_1",
+                "projection": projection,
+                "condition": null,
+                "outputType": output,
+            },
+            "inputs": ["ROW<`x` INT, `d` DOUBLE>"],
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn under_upcalls_literal_operands_stay_in_flinks_call_and_user_functions_are_upcalls() {
+        let d = serde_json::json!({"kind": "INPUT_REF", "inputIndex": 1, "type": "DOUBLE"});
+        let x = serde_json::json!({"kind": "INPUT_REF", "inputIndex": 0, "type": "INT"});
+        let two = serde_json::json!({"kind": "LITERAL", "value": 2, "type": "INT NOT NULL"});
+        let d_plus_two = serde_json::json!({"kind": "CALL", "syntax": "BINARY",
+            "internalName": "$+$1", "operands": [d, two], "type": "DOUBLE"});
+        let json = node(
+            serde_json::json!([
+                {"kind": "CALL", "internalName": "$SIN$1", "operands": [d_plus_two],
+                 "type": "DOUBLE"},
+                {"kind": "CALL", "internalName": "$POWER$1", "operands": [d, two],
+                 "type": "DOUBLE"},
+                {"kind": "CALL", "systemName": "SCRAMBLE", "operands": [x],
+                 "type": "VARCHAR(2147483647)"},
+            ]),
+            "ROW<`a` DOUBLE, `b` DOUBLE, `c` VARCHAR(2147483647)>",
+        );
+        let refused = plan_node(&json, None).unwrap_err();
+        assert!(refused.to_string().contains("$SIN$1"), "{refused}");
+        let calc = match plan_node(&json, Some(JDK17_UPCALLS)) {
+            Ok(OperatorPlan::Calc { calc, .. }) => calc,
+            other => panic!("{other:?}"),
+        };
+        let functions: Vec<&str> = calc.upcalls.iter().map(|u| u.function.as_str()).collect();
+        assert_eq!(functions, ["$SIN$1", "$POWER$1", "SCRAMBLE"]);
+        let arg0 = serde_json::json!({"kind": "INPUT_REF", "inputIndex": 0, "type": "DOUBLE"});
+        assert_eq!(
+            calc.upcalls[1].call["operands"],
+            serde_json::json!([arg0, two])
+        );
+        assert_eq!(calc.upcalls[2].call["systemName"], "SCRAMBLE");
+        let args: Vec<Vec<Expr>> = calc
+            .projection
+            .iter()
+            .map(|e| match e {
+                Expr::Upcall(u) => u.args.clone(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            args,
+            [
+                vec![Expr::call(
+                    arithmetic::PLUS,
+                    vec![Expr::input(1), Expr::lit(LogicalType::Int, "2")]
+                )],
+                vec![Expr::input(1)],
+                vec![Expr::input(0)],
+            ]
+        );
+    }
+
+    #[test]
+    fn under_upcalls_nondeterministic_functions_stay_refused() {
+        let json = node(
+            serde_json::json!([{"kind": "CALL", "internalName": "$RAND$1", "operands": [],
+                "type": "DOUBLE NOT NULL"}]),
+            "ROW<`r` DOUBLE NOT NULL>",
+        );
+        let err = plan_node(&json, Some(JDK17_UPCALLS)).unwrap_err();
+        assert!(err.to_string().contains("nondeterministic"), "{err}");
     }
 }

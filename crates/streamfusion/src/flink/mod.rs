@@ -23,7 +23,9 @@
 //! `table.local-time-zone` (a zone id, already resolved from `default`), and the planner's JVM's
 //! `java.specification.version` (JDK 18 and older print FLOAT/DOUBLE differently, see
 //! [`FloatText`]; absent means JDK 19 or later; the fdlibm functions are native only for a
-//! JDK known to run them as fdlibm, see [`rex`]); the aggregate nodes
+//! JDK known to run them as fdlibm, see [`rex`]); `streamfusion.upcalls` (`true`: a Calc
+//! call without a native equivalent becomes an upcall the JVM evaluates, see
+//! [`rex::RexReader::with_upcalls`]; absent means `false`); the aggregate nodes
 //! also read `table.exec.mini-batch.enabled`/`.size`, `pipeline.max-parallelism` and
 //! `parallelism.default` (see [`aggregate`]), the deduplicate node two options of its own
 //! (see [`deduplicate`]), the OVER node `table.exec.state.ttl` (see [`over`]); other keys
@@ -154,6 +156,9 @@ pub struct FlinkConfig {
     pub float_text: FloatText,
     /// The feature release of the job's JVM (`java.specification.version`), when given.
     pub java_version: Option<u32>,
+    /// `streamfusion.upcalls`: a Calc call without a native equivalent is evaluated by the
+    /// JVM ([`rex::RexReader::with_upcalls`]) instead of keeping the node stock.
+    pub upcalls: bool,
     /// Every option as given, by Flink key, for the nodes that read further ones.
     pub options: serde_json::Map<String, Value>,
 }
@@ -165,6 +170,7 @@ impl Default for FlinkConfig {
             local_time_zone: "UTC".into(),
             float_text: FloatText::Shortest,
             java_version: None,
+            upcalls: false,
             options: serde_json::Map::new(),
         }
     }
@@ -205,6 +211,17 @@ impl FlinkConfig {
                 || Unsupported::Malformed(format!("java.specification.version = {version}"));
             config.float_text = FloatText::of_java_version(&version).ok_or_else(malformed)?;
             config.java_version = Some(java_feature_version(&version).ok_or_else(malformed)?);
+        }
+        if let Some(upcalls) = option_text(options, "streamfusion.upcalls")? {
+            config.upcalls = match upcalls.to_ascii_lowercase().as_str() {
+                "true" => true,
+                "false" => false,
+                other => {
+                    return Err(Unsupported::Malformed(format!(
+                        "streamfusion.upcalls = {other}"
+                    )));
+                }
+            };
         }
         config.options = options.clone();
         Ok(config)

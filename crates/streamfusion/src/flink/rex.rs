@@ -45,16 +45,23 @@
 //!
 //! Every call's IR is recorded with the type Flink declared for it ([`RexReader::probes`]),
 //! so [`super::calc`] can require the native result types to be Flink's.
+//!
+//! Under `streamfusion.upcalls` ([`RexReader::with_upcalls`]) a call refused for any of these
+//! reasons, a user's function, or a call whose native result type or compilation fails, is
+//! read as an upcall instead: Flink's RexNode of the call with its non-literal operands
+//! replaced by input fields `0..n`, which the JVM generates Flink's own code for, over those
+//! operands read natively (each an upcall itself if need be). Nondeterministic functions, and
+//! the lazy forms (AND, OR, CASE, IF, COALESCE), are never upcalls.
 
 use serde_json::Value;
 
 use super::types::logical_type;
 use super::{Result, Unsupported};
-use crate::calc::Expr;
 use crate::calc::functions::{
     arithmetic, collection, comparison, hash, interval, json, json_string, math, string,
     string_codec, string_edit, string_regexp, string_search, string_similar, temporal, value,
 };
+use crate::calc::{CalcProgram, Expr, Upcall, UpcallDef, compile};
 use crate::types::LogicalType;
 
 /// Flink's names of the registry functions taken one to one (operands in Flink's order).
@@ -218,6 +225,10 @@ const FDLIBM: &[(&str, u32)] = &[
     ("TANH", 24),
 ];
 
+/// Calls whose generated code evaluates operands only for the rows that need them, so they are
+/// never upcalls (each operand can be one).
+const LAZY: &[&str] = &["AND", "OR", "CASE", "IF", "COALESCE", "IFNULL"];
+
 /// Functions whose time-unit symbol operands the registry takes as string literals.
 const TAKES_UNIT: &[&str] = &["EXTRACT", "TIMESTAMPADD", "TIMESTAMPDIFF"];
 
@@ -238,6 +249,16 @@ pub struct RexReader {
     probes: Vec<Probe>,
     /// The feature release of the job's JVM, when known (see [`FDLIBM`]).
     java_version: Option<u32>,
+    /// Where calls without a native equivalent become upcalls ([`RexReader::with_upcalls`]).
+    upcalls: Option<UpcallScope>,
+}
+
+/// What a call is compiled against to decide whether it runs natively: the program's input
+/// types and options, and the upcalls read so far.
+#[derive(Debug)]
+struct UpcallScope {
+    input: Vec<LogicalType>,
+    program: CalcProgram,
 }
 
 /// A literal operand: a value, or a symbol (a flag or time unit Calcite passes as an operand).
@@ -252,7 +273,31 @@ impl RexReader {
         Self {
             probes: Vec::new(),
             java_version,
+            upcalls: None,
         }
+    }
+
+    /// This reader, reading a call that has no native equivalent (no registry function, a
+    /// shape or type the native one does not take, a native result type other than Flink's,
+    /// a program that would not compile) as an [`Expr::Upcall`] instead of refusing it: the
+    /// host evaluates it with Flink's own code ([`crate::calc::upcall`]). Calls are compiled
+    /// one by one against `input` under the options of `options` (its expressions unused) to
+    /// tell. Nondeterministic functions stay refused.
+    pub fn with_upcalls(mut self, input: &[LogicalType], options: &CalcProgram) -> Self {
+        let mut program = CalcProgram::project(Vec::new());
+        program.legacy_cast_behaviour = options.legacy_cast_behaviour;
+        program.time_zone = options.time_zone.clone();
+        program.float_text = options.float_text;
+        self.upcalls = Some(UpcallScope {
+            input: input.to_vec(),
+            program,
+        });
+        self
+    }
+
+    /// The upcalls read so far, by [`Upcall::index`].
+    pub fn upcalls(&self) -> &[UpcallDef] {
+        self.upcalls.as_ref().map_or(&[], |s| &s.program.upcalls)
     }
 
     /// The calls read so far, innermost first.
@@ -284,6 +329,115 @@ impl RexReader {
     }
 
     fn call(&mut self, rex: &Value) -> Result<Expr> {
+        if self.upcalls.is_none() {
+            return self.native_call(rex);
+        }
+        let probes = self.probes.len();
+        let refusal = match self.native_call(rex) {
+            Err(e @ Unsupported::Malformed(_)) => return Err(e),
+            Ok(expr) => match self.native_as_flink(&expr, rex) {
+                Ok(()) => return Ok(expr),
+                Err(e) => e,
+            },
+            Err(e) => e,
+        };
+        // Its operands are read again as the upcall's arguments.
+        self.probes.truncate(probes);
+        self.upcall(rex, refusal)
+    }
+
+    /// Whether `expr`, read from the call `rex`, compiles natively with Flink's result type.
+    fn native_as_flink(&self, expr: &Expr, rex: &Value) -> Result<()> {
+        let scope = self.upcalls.as_ref().expect("only in upcall mode");
+        let flink = logical_type(
+            rex.get("type")
+                .ok_or_else(|| malformed("CALL without \"type\"", rex))?,
+        )?;
+        let mut program = scope.program.clone();
+        program.projection = vec![expr.clone()];
+        let compiled =
+            compile(&program, &scope.input).map_err(|e| Unsupported::Compile(e.to_string()))?;
+        let native = &compiled.output_types()[0];
+        if native != &flink {
+            return Err(Unsupported::ResultType {
+                function: rex
+                    .get("internalName")
+                    .and_then(Value::as_str)
+                    .unwrap_or("a call")
+                    .to_string(),
+                native: native.to_string(),
+                flink: flink.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The call `rex`, which natively is `refusal`, as an upcall: its literal operands stay in
+    /// Flink's call, the others become its arguments (read natively, or upcalls themselves).
+    fn upcall(&mut self, rex: &Value, refusal: Unsupported) -> Result<Expr> {
+        let function = upcall_name(rex);
+        let operands = rex
+            .get("operands")
+            .and_then(Value::as_array)
+            .ok_or_else(|| malformed("CALL without \"operands\"", rex))?;
+        if let Some((name, _)) = split_internal_name(&function) {
+            let clock = name != "UNIX_TIMESTAMP" || operands.is_empty();
+            // An upcall's arguments are evaluated for every row reaching it; these evaluate
+            // some operands only for some rows.
+            if clock && NONDETERMINISTIC.contains(&name) || LAZY.contains(&name) {
+                return Err(refusal);
+            }
+        }
+        let ty = logical_type(
+            rex.get("type")
+                .ok_or_else(|| malformed("CALL without \"type\"", rex))?,
+        )?;
+        let mut args = Vec::new();
+        let mut arguments = Vec::new();
+        let mut flink_operands = Vec::with_capacity(operands.len());
+        for operand in operands {
+            if kind(operand)? == "LITERAL" {
+                flink_operands.push(operand.clone());
+                continue;
+            }
+            let operand_type = operand
+                .get("type")
+                .ok_or_else(|| malformed("an operand without \"type\"", operand))?;
+            flink_operands.push(serde_json::json!({
+                "kind": "INPUT_REF",
+                "inputIndex": args.len(),
+                "type": operand_type,
+            }));
+            arguments.push(logical_type(operand_type)?);
+            args.push(self.expr(operand)?);
+        }
+        let mut call = rex.clone();
+        call["operands"] = Value::Array(flink_operands);
+        let scope = self.upcalls.as_mut().expect("only in upcall mode");
+        let expr = Expr::Upcall(Upcall {
+            index: scope.program.upcalls.len(),
+            args,
+            arguments,
+            ty,
+        });
+        scope.program.upcalls.push(UpcallDef {
+            function: function.clone(),
+            call,
+        });
+        // The arguments must be what Flink's code reads: each native argument of its type.
+        let mut program = scope.program.clone();
+        program.projection = vec![expr.clone()];
+        if let Err(e) = compile(&program, &scope.input) {
+            scope.program.upcalls.pop();
+            return Err(Unsupported::Call {
+                function,
+                why: format!("natively ({refusal}), nor as an upcall ({e})"),
+            });
+        }
+        Ok(expr)
+    }
+
+    fn native_call(&mut self, rex: &Value) -> Result<Expr> {
         let function = function_name(rex)?;
         let (name, version) = split_internal_name(&function)
             .ok_or_else(|| Unsupported::Function(function.clone()))?;
@@ -723,6 +877,21 @@ fn kind(rex: &Value) -> Result<&str> {
     rex.get("kind")
         .and_then(Value::as_str)
         .ok_or_else(|| malformed("a RexNode without \"kind\"", rex))
+}
+
+/// How an upcall names its function in errors: Flink's internal name, else a user function's
+/// system or catalog name.
+fn upcall_name(rex: &Value) -> String {
+    ["internalName", "systemName", "catalogName", "class"]
+        .iter()
+        .find_map(|field| rex.get(*field))
+        .map_or_else(
+            || "a call".to_string(),
+            |name| {
+                name.as_str()
+                    .map_or_else(|| name.to_string(), str::to_string)
+            },
+        )
 }
 
 /// How Flink named the call's function: its internal name, else what identifies a user's.

@@ -2,12 +2,13 @@
 //! no state; its checkpoint holds the watermark.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use arrow::datatypes::SchemaRef;
 use serde::Serialize;
 
 use super::{OperatorKind, Output, PlanIdentity, Port};
-use crate::calc::{CalcProgram, CompiledCalc, compile};
+use crate::calc::{CalcProgram, CompiledCalc, UpcallHost, compile};
 use crate::changelog::ChangelogBatch;
 use crate::error::Result;
 use crate::state::checkpoint::Checkpoint;
@@ -74,6 +75,14 @@ impl CalcOperator {
 impl super::Operator for CalcOperator {
     fn identity(&self) -> &PlanIdentity {
         &self.identity
+    }
+
+    fn has_upcalls(&self) -> bool {
+        self.compiled.has_upcalls()
+    }
+
+    fn bind_upcalls(&mut self, host: Arc<dyn UpcallHost>) -> Result<()> {
+        Ok(self.compiled.bind_upcalls(host)?)
     }
 
     fn input_types(&self, _port: Port) -> &[LogicalType] {

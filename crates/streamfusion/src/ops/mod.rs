@@ -41,9 +41,11 @@ pub mod restore;
 pub mod sections;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use arrow::datatypes::SchemaRef;
 
+use crate::calc::UpcallHost;
 use crate::changelog::{ChangelogBatch, RowKind};
 use crate::error::Result;
 use crate::state::checkpoint::{self, Checkpoint};
@@ -144,6 +146,19 @@ pub trait Operator: Send + std::fmt::Debug {
     /// same `System.currentTimeMillis` Flink's processing time is).
     fn next_processing_timer(&mut self) -> Result<Option<i64>> {
         Ok(None)
+    }
+
+    /// The calls the operator's plan hands to the host ([`crate::calc::upcall`]), if any: a
+    /// host must be bound to them ([`Operator::bind_upcalls`]) before the first batch.
+    fn has_upcalls(&self) -> bool {
+        false
+    }
+
+    /// Binds the host that evaluates the plan's upcalls; an operator without upcalls ignores
+    /// it.
+    fn bind_upcalls(&mut self, host: Arc<dyn UpcallHost>) -> Result<()> {
+        let _ = host;
+        Ok(())
     }
 
     /// Applies and emits whatever is buffered (a mini-batch bundle); at end of input too.

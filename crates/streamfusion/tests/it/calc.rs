@@ -597,3 +597,179 @@ fn calc_runs_as_an_operator_from_its_json_plan_keeping_row_kinds() {
     let err = bad.build(&StateConfig::memory(), None).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Plan, "{err}");
 }
+
+/// A model host: upcall 0 is `x * x` as BIGINT over an INT (NULL for NULL), upcall 1 fails
+/// with a message; records how many rows each call received.
+#[derive(Debug, Default)]
+struct SquareHost {
+    rows_seen: std::sync::Mutex<Vec<usize>>,
+}
+
+impl streamfusion::calc::UpcallHost for SquareHost {
+    fn evaluate(
+        &self,
+        index: usize,
+        args: &[ArrayRef],
+        arg_types: &[LogicalType],
+        ty: &LogicalType,
+        rows: usize,
+    ) -> Result<ArrayRef, String> {
+        assert_eq!(arg_types, [LogicalType::Int]);
+        assert_eq!(ty, &LogicalType::BigInt);
+        self.rows_seen.lock().unwrap().push(rows);
+        match index {
+            0 => Ok(Arc::new(
+                args[0]
+                    .as_primitive::<Int32Type>()
+                    .iter()
+                    .map(|x| x.map(|x| i64::from(x) * i64::from(x)))
+                    .collect::<Int64Array>(),
+            )),
+            1 => Err("java.lang.ArithmeticException: boom".into()),
+            _ => Ok(Arc::new(Int64Array::from(vec![0i64; rows + 1]))),
+        }
+    }
+}
+
+fn upcall(index: usize, arg: Expr) -> Expr {
+    Expr::Upcall(streamfusion::calc::Upcall {
+        index,
+        args: vec![arg],
+        arguments: vec![LogicalType::Int],
+        ty: LogicalType::BigInt,
+    })
+}
+
+fn upcall_program(projection: Vec<Expr>) -> CalcProgram {
+    let mut program = CalcProgram::project(projection);
+    program.upcalls = (0..3)
+        .map(|i| streamfusion::calc::UpcallDef {
+            function: format!("F{i}"),
+            call: serde_json::json!({"kind": "CALL"}),
+        })
+        .collect();
+    program
+}
+
+#[test]
+fn an_upcall_evaluates_its_native_arguments_in_the_host_for_the_rows_that_reach_it() {
+    let xs: Vec<Option<i32>> = (0..200).map(|i| (i % 7 != 0).then_some(i - 100)).collect();
+    // SELECT F0(x + 1), CASE WHEN x > 50 THEN F0(x) END FROM t WHERE x % 2 = 0
+    let program = upcall_program(vec![
+        upcall(0, Expr::call(ar::PLUS, vec![Expr::input(0), int(1)])),
+        Expr::case(
+            vec![(
+                Expr::call(cmp::GREATER_THAN, vec![Expr::input(0), int(50)]),
+                upcall(0, Expr::input(0)),
+            )],
+            None,
+        ),
+    ])
+    .with_filter(Expr::call(
+        cmp::EQUALS,
+        vec![Expr::call(ar::MOD, vec![Expr::input(0), int(2)]), int(0)],
+    ));
+    let compiled = compile(&program, &[LogicalType::Int]).unwrap();
+    assert!(compiled.has_upcalls());
+    let host = Arc::new(SquareHost::default());
+    compiled.bind_upcalls(host.clone()).unwrap();
+    let out = compiled
+        .evaluate(&ChangelogBatch::insert_only(batch(vec![Arc::new(
+            Int32Array::from(xs.clone()),
+        )])))
+        .unwrap();
+    // The model, row at a time: NULL x fails the filter (NULL is not TRUE).
+    let kept: Vec<i32> = xs
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|x| x % 2 == 0)
+        .collect();
+    let first: Vec<Option<i64>> = kept
+        .iter()
+        .map(|x| Some(i64::from(x + 1) * i64::from(x + 1)))
+        .collect();
+    let second: Vec<Option<i64>> = kept
+        .iter()
+        .map(|&x| (x > 50).then(|| i64::from(x) * i64::from(x)))
+        .collect();
+    let batch = out.batch();
+    assert_eq!(
+        batch
+            .column(0)
+            .as_primitive::<Int64Type>()
+            .iter()
+            .collect::<Vec<_>>(),
+        first
+    );
+    assert_eq!(
+        batch
+            .column(1)
+            .as_primitive::<Int64Type>()
+            .iter()
+            .collect::<Vec<_>>(),
+        second
+    );
+    // The host saw the filtered rows once, then only the rows the CASE branch takes.
+    let seen = host.rows_seen.lock().unwrap().clone();
+    assert_eq!(seen, [kept.len(), kept.iter().filter(|&&x| x > 50).count()]);
+}
+
+#[test]
+fn upcall_failures_name_the_function_and_the_hosts_message() {
+    let input = [LogicalType::Int];
+    let columns = || -> Vec<ArrayRef> { vec![Arc::new(Int32Array::from(vec![1, 2]))] };
+    let evaluate = |program: &CalcProgram, host: Option<SquareHost>| {
+        let compiled = compile(program, &input).unwrap();
+        if let Some(host) = host {
+            compiled.bind_upcalls(Arc::new(host)).unwrap();
+        }
+        compiled
+            .evaluate(&ChangelogBatch::insert_only(batch(columns())))
+            .unwrap_err()
+            .to_string()
+    };
+    let unbound = evaluate(&upcall_program(vec![upcall(0, Expr::input(0))]), None);
+    assert!(
+        unbound.contains("F0") && unbound.contains("no host"),
+        "{unbound}"
+    );
+    let thrown = evaluate(
+        &upcall_program(vec![upcall(1, Expr::input(0))]),
+        Some(SquareHost::default()),
+    );
+    assert!(
+        thrown.contains("F1") && thrown.contains("java.lang.ArithmeticException: boom"),
+        "{thrown}"
+    );
+    let short = evaluate(
+        &upcall_program(vec![upcall(2, Expr::input(0))]),
+        Some(SquareHost::default()),
+    );
+    assert!(
+        short.contains("3 values") && short.contains("not 2"),
+        "{short}"
+    );
+
+    // A host binds once; declared argument types must be the native ones; indices must exist.
+    let compiled = compile(&upcall_program(vec![upcall(0, Expr::input(0))]), &input).unwrap();
+    compiled
+        .bind_upcalls(Arc::new(SquareHost::default()))
+        .unwrap();
+    assert!(
+        compiled
+            .bind_upcalls(Arc::new(SquareHost::default()))
+            .is_err()
+    );
+    let bigint = upcall_program(vec![upcall(0, Expr::input(0))]);
+    let err = compile(&bigint, &[LogicalType::BigInt]).unwrap_err();
+    assert!(matches!(err, CalcError::ArgumentTypes { .. }), "{err:?}");
+    let err = compile(&upcall_program(vec![upcall(3, Expr::input(0))]), &input).unwrap_err();
+    assert!(err.to_string().contains("not among"), "{err}");
+    // Without upcalls a program has nothing to bind.
+    assert!(
+        !compile(&CalcProgram::project(vec![Expr::input(0)]), &input)
+            .unwrap()
+            .has_upcalls()
+    );
+}

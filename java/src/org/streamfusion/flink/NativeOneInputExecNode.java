@@ -37,11 +37,14 @@ public final class NativeOneInputExecNode extends ExecNodeBase<RowData>
     private final boolean keyed;
     private final int bundleRows;
     private final long bundleLatencyMs;
+    /** Flink's code for the plan's upcalls; null for a plan without. */
+    private final FlinkUpcalls upcalls;
 
     /**
      * The native form of {@code original}, running {@code plan} over rows of {@code
      * inputType}; a {@code keyed} node keeps keyed state natively. {@code type} names the
      * node kind, as Flink's {@code ExecNodeMetadata} names do ({@code streamfusion-calc_1}).
+     * {@code upcalls} evaluates the plan's upcalls (null for a plan without).
      */
     NativeOneInputExecNode(
             ExecNodeBase<RowData> original,
@@ -50,7 +53,8 @@ public final class NativeOneInputExecNode extends ExecNodeBase<RowData>
             String plan,
             boolean keyed,
             int bundleRows,
-            long bundleLatencyMs) {
+            long bundleLatencyMs,
+            FlinkUpcalls upcalls) {
         super(
                 original.getId(),
                 new ExecNodeContext(type).withId(original.getId()),
@@ -64,6 +68,7 @@ public final class NativeOneInputExecNode extends ExecNodeBase<RowData>
         this.keyed = keyed;
         this.bundleRows = bundleRows;
         this.bundleLatencyMs = bundleLatencyMs;
+        this.upcalls = upcalls;
     }
 
     /** The stock node this one replaces. */
@@ -100,7 +105,8 @@ public final class NativeOneInputExecNode extends ExecNodeBase<RowData>
                         inputType,
                         (RowType) getOutputType(),
                         bundleRows,
-                        bundleLatencyMs);
+                        bundleLatencyMs,
+                        upcalls);
         SimpleOperatorFactory<RowData> factory = SimpleOperatorFactory.of(operator);
         factory.setChainingStrategy(stock.getOperatorFactory().getChainingStrategy());
         OneInputTransformation<RowData, RowData> transformation =

@@ -17,16 +17,18 @@ public final class NativeOneInputOperator extends NativeStreamOperator
 
     /**
      * An operator for the native {@code plan}; {@code keyed} operators keep state and must run
-     * on a keyed stream. {@code name} names the node in errors.
+     * on a keyed stream. {@code name} names the node in errors; {@code upcalls} evaluates the
+     * plan's upcalls (null for a plan without).
      */
-    public NativeOneInputOperator(
+    NativeOneInputOperator(
             String plan,
             String name,
             boolean keyed,
             RowType inputType,
             RowType outputType,
             int bundleRows,
-            long bundleLatencyMs) {
+            long bundleLatencyMs,
+            FlinkUpcalls upcalls) {
         super(
                 plan,
                 name,
@@ -34,7 +36,8 @@ public final class NativeOneInputOperator extends NativeStreamOperator
                 new RowType[] {inputType},
                 outputType,
                 bundleRows,
-                bundleLatencyMs);
+                bundleLatencyMs,
+                upcalls);
     }
 
     // The key is computed natively: Flink's per-row key extraction is skipped.

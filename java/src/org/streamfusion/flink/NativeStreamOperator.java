@@ -135,6 +135,10 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
     private final long bundleLatencyMs;
     /** Whether the plan has processing-time timers (in processing time, or under retention). */
     private final boolean processingTime;
+    /** Flink's code for the plan's upcalls; null for a plan without. */
+    private final FlinkUpcalls upcalls;
+    /** The opened upcalls the native operator calls back, while it runs. */
+    private transient FlinkUpcalls.Runner upcallRunner;
 
     private transient NativeOperator operator;
     /** The native timer time a callback is scheduled for, {@link NativeOperator#NO_TIMER} if none. */
@@ -162,7 +166,7 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
     /**
      * An operator for the native {@code plan} over inputs of {@code inputTypes}; {@code keyed}
      * operators keep state and must run on a keyed stream. {@code name} names the node in
-     * errors.
+     * errors. {@code upcalls} evaluates the plan's upcalls (null for a plan without).
      */
     NativeStreamOperator(
             String plan,
@@ -171,7 +175,8 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
             RowType[] inputTypes,
             RowType outputType,
             int bundleRows,
-            long bundleLatencyMs) {
+            long bundleLatencyMs,
+            FlinkUpcalls upcalls) {
         super(null, outputAdjustment(plan));
         if (bundleRows < 1) {
             throw new IllegalArgumentException("bundleRows must be at least 1, got " + bundleRows);
@@ -183,6 +188,7 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
         this.outputArity = outputType.getFieldCount();
         this.bundleRows = bundleRows;
         this.bundleLatencyMs = bundleLatencyMs;
+        this.upcalls = upcalls;
         this.processingTime = field(plan, "processing_time").asBoolean(false)
                 || !field(plan, "state_retention").isMissingNode();
     }
@@ -441,6 +447,11 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
         }
         out = new StreamRecord<>(null);
         scheduledTimer = NativeOperator.NO_TIMER;
+        if (upcalls != null && upcalls.size() > 0) {
+            upcallRunner =
+                    upcalls.open(getRuntimeContext(), getRuntimeContext().getUserCodeClassLoader());
+            operator.bindUpcalls(upcallRunner);
+        }
         // A restored operator's timers are in its native state.
         scheduleProcessingTimer();
     }
@@ -652,6 +663,10 @@ public abstract class NativeStreamOperator extends AbstractStreamOperator<RowDat
             if (operator != null) {
                 operator.close();
                 operator = null;
+            }
+            if (upcallRunner != null) {
+                upcallRunner.close();
+                upcallRunner = null;
             }
             if (workingDir != null) {
                 deleteRecursively(workingDir);

@@ -43,7 +43,8 @@ public final class NativeTwoInputOperator extends NativeStreamOperator
                 new RowType[] {leftType, rightType},
                 outputType,
                 bundleRows,
-                bundleLatencyMs);
+                bundleLatencyMs,
+                null);
     }
 
     /** Whether the native operator is a mini-batch regular join. */

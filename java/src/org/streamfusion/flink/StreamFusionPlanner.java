@@ -90,6 +90,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * plus its input row type and the effective table options it depends on; the native side
  * answers with its plan or a reason. A rejected node stays stock with one log line naming node
  * and reason, or fails planning when {@link #FALLBACK} is off.
+ *
+ * <p>With {@link #UPCALLS} (the default), a Calc whose calls the native side has no kernel
+ * for (a user's {@code ScalarFunction}, a built-in not ported, a cast this JDK prints
+ * differently) stays native: the native plan lists those calls, {@link FlinkUpcalls} generates
+ * Flink's own code for each here, and the task evaluates them through JNI once per batch.
  */
 public class StreamFusionPlanner extends StreamPlanner {
     /** Turns the substitution on (off by default: the planner is then stock). */
@@ -139,6 +144,21 @@ public class StreamFusionPlanner extends StreamPlanner {
                                     + " store fails past it, RocksDB sizes its caches to it)."
                                     + " 0 leaves native state outside managed memory.");
 
+    /**
+     * Whether a Calc call the native side has no kernel for is evaluated by Flink's own code in
+     * the JVM, once per batch (an upcall), so the rest of the Calc stays native; false keeps
+     * such a Calc stock.
+     */
+    public static final ConfigOption<Boolean> UPCALLS =
+            ConfigOptions.key("streamfusion.upcalls")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Evaluate Calc calls without a native kernel (a user's functions"
+                                    + " too) with Flink's generated code, once per batch, and"
+                                    + " keep the rest of the Calc native; false keeps such a"
+                                    + " Calc stock.");
+
     private static final Logger LOG = LoggerFactory.getLogger(StreamFusionPlanner.class);
     private static final AtomicBoolean ANNOUNCED = new AtomicBoolean();
 
@@ -175,13 +195,26 @@ public class StreamFusionPlanner extends StreamPlanner {
         public final String plan;
         /** Why the node stays stock, or {@code null} when substituted. */
         public final String reason;
+        /** Flink's code for the native plan's upcalls, or {@code null} without any. */
+        public final FlinkUpcalls upcalls;
 
         Decision(String node, String description, String config, String plan, String reason) {
+            this(node, description, config, plan, reason, null);
+        }
+
+        Decision(
+                String node,
+                String description,
+                String config,
+                String plan,
+                String reason,
+                FlinkUpcalls upcalls) {
             this.node = node;
             this.description = description;
             this.config = config;
             this.plan = plan;
             this.reason = reason;
+            this.upcalls = upcalls;
         }
 
         /** Whether the node runs natively. */
@@ -457,8 +490,31 @@ public class StreamFusionPlanner extends StreamPlanner {
                 return reject(
                         node, name, description, config, "the native library is unavailable: " + e);
             }
-            record(new Decision(name, description, config, plan, null));
-            LOG.info("StreamFusion: node {} runs natively", name);
+            FlinkUpcalls upcalls;
+            try {
+                upcalls =
+                        FlinkUpcalls.generate(
+                                plan,
+                                createSerdeContext(),
+                                getTableConfig(),
+                                getFlinkContext().getClassLoader());
+            } catch (Exception e) {
+                return reject(
+                        node, name, description, config,
+                        "Flink cannot generate the code of an upcall: " + e);
+            }
+            record(
+                    new Decision(
+                            name,
+                            description,
+                            config,
+                            plan,
+                            null,
+                            upcalls.size() == 0 ? null : upcalls));
+            LOG.info(
+                    "StreamFusion: node {} runs natively{}",
+                    name,
+                    upcalls.size() == 0 ? "" : " with " + upcalls.size() + " upcall(s)");
             RowType input = (RowType) node.getInputEdges().get(0).getOutputType();
             ExecNodeBase<RowData> replacement =
                     node.getInputEdges().size() == 2
@@ -471,7 +527,14 @@ public class StreamFusionPlanner extends StreamPlanner {
                                     bundleRows,
                                     bundleLatencyMs)
                             : new NativeOneInputExecNode(
-                                    node, type, input, plan, keyed, bundleRows, bundleLatencyMs);
+                                    node,
+                                    type,
+                                    input,
+                                    plan,
+                                    keyed,
+                                    bundleRows,
+                                    bundleLatencyMs,
+                                    upcalls.size() == 0 ? null : upcalls);
             List<ExecEdge> edges = new ArrayList<>();
             for (ExecEdge edge : node.getInputEdges()) {
                 edges.add(ExecEdge.builder().from(edge).target(replacement).build());
@@ -527,6 +590,7 @@ public class StreamFusionPlanner extends StreamPlanner {
                     ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR.key(),
                     table.get(ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR).name());
             options.put("table.local-time-zone", table.getLocalTimeZone().getId());
+            options.put(UPCALLS.key(), String.valueOf(table.get(UPCALLS)));
             // The JVM's Float/Double.toString (FloatingDecimal before JDK 19) shapes casts.
             options.put("java.specification.version",
                     System.getProperty("java.specification.version"));

@@ -9,11 +9,14 @@ import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.table.runtime.typeutils.ExternalTypeInfo;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.streamfusion.flink.StreamFusionPlanner;
 import org.streamfusion.flink.NativeOneInputOperator;
@@ -49,17 +52,28 @@ import java.util.List;
 public final class CalcParity {
     private static final int ROWS = 300;
     private static final int BUNDLE_ROWS = 64;
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    /** One query; {@code fallback} names why it must stay stock, or is null. */
+    /**
+     * One query; {@code fallback} names why it must stay stock (planned with {@code
+     * streamfusion.upcalls} off), or is null; {@code upcalls} is how many calls its native
+     * Calc must hand to the JVM.
+     */
     static final class Query {
         final String name;
         final String sql;
         final String fallback;
+        final int upcalls;
 
         Query(String name, String sql, String fallback) {
+            this(name, sql, fallback, 0);
+        }
+
+        Query(String name, String sql, String fallback, int upcalls) {
             this.name = name;
             this.sql = sql;
             this.fallback = fallback;
+            this.upcalls = upcalls;
         }
     }
 
@@ -145,19 +159,37 @@ public final class CalcParity {
         q("changelog_filter", "SELECT k, v * 10, name FROM c WHERE v > 1");
         q("changelog_project", "SELECT k, UPPER(name), v IS NULL FROM c");
         // A DOUBLE printed (CAST to STRING or DECIMAL, ROUND, TRUNCATE) follows the JVM's
-        // Double.toString: native on JDK 19+, stock before (decision 0037).
+        // Double.toString: native on JDK 19+, upcalls before (decision 0037).
         QUERIES.add(new Query("double_text",
                 "SELECT id, ROUND(d, 1), CAST(d / 0 AS STRING), CAST(d AS STRING),"
                         + " CAST(d AS DECIMAL(10, 3)), TRUNCATE(d, 1) FROM t",
-                Runtime.version().feature() < 19 ? "FloatingDecimal" : null));
+                null, Runtime.version().feature() < 19 ? 5 : 0));
         q("string_functions_more",
                 "SELECT id, REPEAT(s, 2), LEFT(s, 3), RIGHT(s2, 2), LOCATE('a', s),"
                         + " TO_BASE64(s2), SPLIT(s, ' '), REGEXP_COUNT(s, '[a-z]') FROM t");
+        // Without upcalls a Calc with a call the native side lacks stays stock, naming it.
         QUERIES.add(new Query("fallback_parse_url", "SELECT id, PARSE_URL(s, 'HOST') FROM t",
                 "$PARSE_URL$1"));
         // Java's Math intrinsics and the native libm differ in the last bit (SIN(2.5)).
         QUERIES.add(new Query("fallback_transcendental", "SELECT id, SIN(d), POWER(d, 2) FROM t",
                 "$SIN$1"));
+        // With upcalls (the default) the same calls run as Flink's code inside a native Calc:
+        // nested in native expressions, under a CASE (only the rows the branch takes), in the
+        // condition (TAN twice: Flink's condition calls it twice), and a user's function
+        // registered by name.
+        QUERIES.add(new Query("upcall_transcendental",
+                "SELECT id, SIN(d), POWER(d, 2) + i, EXP(d) * 2,"
+                        + " CASE WHEN d > 0 THEN LN(d) ELSE -1 END, COS(d) FROM t"
+                        + " WHERE TAN(d) IS NULL OR TAN(d) <> 0.5",
+                null, 7));
+        QUERIES.add(new Query("upcall_parse_url",
+                "SELECT id, PARSE_URL(CONCAT('http://', s2, '.example/p?q=', s), 'HOST'),"
+                        + " UPPER(PARSE_URL(CONCAT('http://h/p?q=', s), 'QUERY', 'q')) FROM t",
+                null, 2));
+        QUERIES.add(new Query("upcall_user_function",
+                "SELECT id, SCRAMBLE(s, i), CHAR_LENGTH(SCRAMBLE(s2, 3)) * 2 FROM t"
+                        + " WHERE SCRAMBLE(s, id) IS NOT NULL",
+                null, 3));
     }
 
     public static void main(String[] args) throws Exception {
@@ -197,6 +229,10 @@ public final class CalcParity {
             if (query.fallback == null) {
                 if (outcome.nativeNodes == 0 || outcome.stockNodes > 0) {
                     problems.add("expected every Calc native: " + outcome.decisions);
+                }
+                if (outcome.upcalls != query.upcalls) {
+                    problems.add("expected " + query.upcalls + " upcalls, the native plans have "
+                            + outcome.upcalls);
                 }
                 if (!outcome.explainShowsNative) {
                     problems.add("EXPLAIN does not show a StreamFusion node");
@@ -290,6 +326,7 @@ public final class CalcParity {
         String decisions = "";
         boolean explainShowsNative;
         String strictError;
+        int upcalls;
     }
 
     static final List<Outcome> OUTCOMES = new ArrayList<>();
@@ -316,10 +353,12 @@ public final class CalcParity {
         tEnv.getConfig().set("table.local-time-zone", "UTC");
         tEnv.createTemporaryView("t", tEnv.fromDataStream(table(env)));
         tEnv.createTemporaryView("c", tEnv.fromChangelogStream(changelog(env)));
+        tEnv.createTemporarySystemFunction("SCRAMBLE", Scramble.class);
         DataStream<String> all = null;
         for (int n = 0; n < QUERIES.size(); n++) {
             Query query = QUERIES.get(n);
             StreamFusionPlanner.clearDecisions();
+            tEnv.getConfig().set(StreamFusionPlanner.UPCALLS, query.fallback == null);
             Table result = tEnv.sqlQuery(query.sql);
             DataStream<String> tagged = tEnv.toChangelogStream(result).map(new Tag(String.valueOf(n)));
             all = all == null ? tagged : all.union(tagged);
@@ -353,6 +392,8 @@ public final class CalcParity {
             decisions.add(d.toString());
             if (d.isNative()) {
                 outcome.nativeNodes++;
+                outcome.upcalls +=
+                        MAPPER.readTree(d.plan).path("calc").path("upcalls").size();
             } else {
                 outcome.stockNodes++;
             }
@@ -389,6 +430,29 @@ public final class CalcParity {
             }
         }
         return "(none)";
+    }
+
+    /**
+     * A user's function: {@code s} rotated left by {@code n} code points, its case swapped;
+     * NULL for a NULL string, unrotated for a NULL {@code n}.
+     */
+    public static final class Scramble extends ScalarFunction {
+        private static final long serialVersionUID = 1L;
+
+        public String eval(String s, Long n) {
+            if (s == null) {
+                return null;
+            }
+            int[] cps = s.codePoints().toArray();
+            StringBuilder b = new StringBuilder();
+            for (int k = 0; k < cps.length; k++) {
+                int cp = cps[(int) ((k + (n == null ? 0 : Math.floorMod(n, Math.max(1, cps.length))))
+                        % cps.length)];
+                b.appendCodePoint(Character.isUpperCase(cp) ? Character.toLowerCase(cp)
+                        : Character.toUpperCase(cp));
+            }
+            return b.toString();
+        }
     }
 
     /** Tags a result row (its kind and fields as text) with its query's name or index. */

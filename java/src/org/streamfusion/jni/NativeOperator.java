@@ -192,6 +192,12 @@ public final class NativeOperator implements AutoCloseable {
     public static native long restoreKeyGroups(
             String plan, String runtime, byte[] data, int[] offsets);
 
+    /**
+     * Binds {@code upcalls} as the evaluator of the operator's upcalls (the calls of a native
+     * Calc that Flink's own code evaluates); an operator without upcalls ignores it.
+     */
+    public static native void bindUpcalls(long handle, Upcalls upcalls);
+
     /** Releases the operator; the handle is rejected afterwards. */
     public static native void close(long handle);
 
@@ -313,6 +319,11 @@ public final class NativeOperator implements AutoCloseable {
     /** Publishes the operator's checkpoint to {@code directory}. */
     public void snapshot(String directory) {
         snapshot(handle, directory);
+    }
+
+    /** Binds the evaluator of the operator's upcalls. */
+    public void bindUpcalls(Upcalls upcalls) {
+        bindUpcalls(handle, upcalls);
     }
 
     /** Releases the native operator (idempotent). */

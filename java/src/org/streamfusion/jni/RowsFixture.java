@@ -92,6 +92,38 @@ public final class RowsFixture {
         return new Object[] {data, offsets};
     }
 
+    /**
+     * Upcalls for the JNI tests, written with released Flink's {@link BinaryRowWriter}: upcall 0
+     * squares its INT argument into a BIGINT (NULL for NULL); upcall 1 throws {@code
+     * ArithmeticException("boom at <v>")} at the first non-NULL argument {@code v}.
+     */
+    public static Upcalls squares() {
+        return (index, data, offsets) -> {
+            BinaryRowData argument = new BinaryRowData(1);
+            BinaryRowData result = new BinaryRowData(1);
+            BinaryRowWriter writer = new BinaryRowWriter(result);
+            org.apache.flink.core.memory.MemorySegment segment =
+                    org.apache.flink.core.memory.MemorySegmentFactory.wrap(data);
+            byte[][] rows = new byte[offsets.length - 1][];
+            for (int i = 0; i < rows.length; i++) {
+                argument.pointTo(segment, offsets[i], offsets[i + 1] - offsets[i]);
+                writer.reset();
+                if (argument.isNullAt(0)) {
+                    writer.setNullAt(0);
+                } else if (index == 1) {
+                    throw new ArithmeticException("boom at " + argument.getInt(0));
+                } else {
+                    long v = argument.getInt(0);
+                    writer.writeLong(0, v * v);
+                }
+                writer.complete();
+                rows[i] = BinarySegmentUtils.copyToBytes(
+                        result.getSegments(), result.getOffset(), result.getSizeInBytes());
+            }
+            return pack(rows);
+        };
+    }
+
     /** Calls the test-only native panic (package-private in {@link NativeOperator}). */
     public static void nativePanic(String message) {
         NativeOperator.panicForTesting(message);
