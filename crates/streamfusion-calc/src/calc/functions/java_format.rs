@@ -5,21 +5,79 @@
 /// The decimal digits (no leading zeros, at least one) and exponent of a finite, non-zero
 /// `|v|` as Java's `toString` chooses them: `v = d1.d2...dn × 10^exp`.
 ///
-/// Java picks the shortest decimal that rounds back to `v`; when that has one digit it
-/// takes the closest among those of one or two digits (so `4.9E-324`, not `5E-324`).
-fn java_digits(shortest: String, two: String, roundtrips: impl Fn(&str) -> bool) -> (String, i32) {
-    let split = |s: &str| -> (String, i32) {
-        let (m, e) = s.split_once('e').unwrap_or((s, "0"));
-        (m.replace('.', ""), e.parse().unwrap_or(0))
-    };
-    let (digits, exp) = split(&shortest);
+/// Java picks the shortest decimal that rounds back to `v` (Rust's `{:e}`); when that has one
+/// digit it takes the closest among those of one or two digits (`{:.1e}`, when it rounds
+/// back), so `4.9E-324`, not `5E-324`. Nothing is allocated: every text is on the stack.
+fn java_digits(
+    shortest: Text,
+    two: impl FnOnce() -> Text,
+    roundtrips: impl Fn(&str) -> bool,
+) -> (Text, i32) {
+    let (digits, exp) = scientific(shortest.as_str());
     if digits.len() == 1 {
-        let (d2, e2) = split(&two);
-        if !d2.ends_with('0') && roundtrips(&two) {
+        let two = two();
+        let (d2, e2) = scientific(two.as_str());
+        if !d2.as_str().ends_with('0') && roundtrips(two.as_str()) {
             return (d2, e2);
         }
     }
     (digits, exp)
+}
+
+/// Short text on the stack: a float's formatting, or its digits.
+struct Text {
+    bytes: [u8; 64],
+    len: usize,
+}
+
+impl Text {
+    fn new() -> Self {
+        Self {
+            bytes: [0; 64],
+            len: 0,
+        }
+    }
+
+    /// `args` formatted: a float's `{:e}` (at most 24 bytes), or an i128 with an exponent.
+    fn of(args: std::fmt::Arguments<'_>) -> Self {
+        let mut text = Self::new();
+        // Only a text past 64 bytes fails, which neither reaches.
+        let _ = std::fmt::write(&mut text, args);
+        text
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
+impl std::fmt::Write for Text {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        self.bytes
+            .get_mut(self.len..end)
+            .ok_or(std::fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// `d.ddde±x` as its digits (the point dropped) and exponent.
+fn scientific(s: &str) -> (Text, i32) {
+    let (mantissa, exp) = s.split_once('e').unwrap_or((s, "0"));
+    let mut digits = Text::new();
+    for b in mantissa.bytes().filter(|&b| b != b'.') {
+        if let Some(slot) = digits.bytes.get_mut(digits.len) {
+            *slot = b;
+            digits.len += 1;
+        }
+    }
+    (digits, exp.parse().unwrap_or(0))
 }
 
 fn layout(negative: bool, digits: &str, exp: i32) -> String {
@@ -68,10 +126,12 @@ pub fn double_to_string(v: f64) -> String {
         return if v.is_sign_negative() { "-0.0" } else { "0.0" }.into();
     }
     let a = v.abs();
-    let (digits, exp) = java_digits(format!("{a:e}"), format!("{a:.1e}"), |s| {
-        s.parse::<f64>() == Ok(a)
-    });
-    layout(v < 0.0, &digits, exp)
+    let (digits, exp) = java_digits(
+        Text::of(format_args!("{a:e}")),
+        || Text::of(format_args!("{a:.1e}")),
+        |s| s.parse::<f64>() == Ok(a),
+    );
+    layout(v < 0.0, digits.as_str(), exp)
 }
 
 /// Java's `Float.toString(v)`.
@@ -86,10 +146,12 @@ pub fn float_to_string(v: f32) -> String {
         return if v.is_sign_negative() { "-0.0" } else { "0.0" }.into();
     }
     let a = v.abs();
-    let (digits, exp) = java_digits(format!("{a:e}"), format!("{a:.1e}"), |s| {
-        s.parse::<f32>() == Ok(a)
-    });
-    layout(v < 0.0, &digits, exp)
+    let (digits, exp) = java_digits(
+        Text::of(format_args!("{a:e}")),
+        || Text::of(format_args!("{a:.1e}")),
+        |s| s.parse::<f32>() == Ok(a),
+    );
+    layout(v < 0.0, digits.as_str(), exp)
 }
 
 /// `BigDecimal.valueOf(v)` (the exact value of `Double.toString(v)`) as `(unscaled digits,
@@ -107,13 +169,23 @@ pub fn double_decimal(v: f64) -> Result<(i128, i32), String> {
         return Ok((0, 0));
     }
     let a = v.abs();
-    let (digits, exp) = java_digits(format!("{a:e}"), format!("{a:.1e}"), |s| {
-        s.parse::<f64>() == Ok(a)
-    });
+    let (digits, exp) = java_digits(
+        Text::of(format_args!("{a:e}")),
+        || Text::of(format_args!("{a:.1e}")),
+        |s| s.parse::<f64>() == Ok(a),
+    );
     // At most 17 digits: fits an i128.
-    let unscaled: i128 = digits.parse().unwrap_or(0);
+    let unscaled: i128 = digits.as_str().parse().unwrap_or(0);
     let unscaled = if v < 0.0 { -unscaled } else { unscaled };
     Ok((unscaled, exp - (digits.len() as i32 - 1)))
+}
+
+/// `unscaled × 10^exp` as the nearest double, parsed from its text on the stack.
+pub fn parse_decimal(unscaled: i128, exp: i64) -> f64 {
+    Text::of(format_args!("{unscaled}e{exp}"))
+        .as_str()
+        .parse()
+        .unwrap_or(f64::NAN)
 }
 
 /// Java's `Double.parseDouble` (after Flink's trim), or its `NumberFormatException` message.
@@ -304,6 +376,64 @@ mod tests {
                 .unwrap_err()
                 .contains("Character I")
         );
+    }
+
+    /// Java's digits by the specification's own steps, on heap strings: the shortest decimal
+    /// that reads back (`{:e}`); one digit gives way to the closest of two when that reads
+    /// back and does not end in 0. The model [`java_digits`] must equal.
+    fn model_digits(shortest: String, two: String, roundtrips: bool) -> (String, i32) {
+        let split = |s: &str| -> (String, i32) {
+            let (m, e) = s.split_once('e').unwrap_or((s, "0"));
+            (m.replace('.', ""), e.parse().unwrap())
+        };
+        let (digits, exp) = split(&shortest);
+        if digits.len() == 1 {
+            let (d2, e2) = split(&two);
+            if !d2.ends_with('0') && roundtrips {
+                return (d2, e2);
+            }
+        }
+        (digits, exp)
+    }
+
+    #[test]
+    fn stack_digits_equal_the_models_on_random_and_edge_values() {
+        // SplitMix64 bit patterns, plus the values a one-digit shortest form is common for.
+        let mut state = 0x5EED_u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        let mut doubles: Vec<f64> = (0..200_000).map(|_| f64::from_bits(next())).collect();
+        doubles.extend((1..2_000).map(|k| f64::from(k) / 64.0));
+        doubles.extend((-330..310).map(|e| 10f64.powi(e)));
+        doubles.extend([f64::MIN_POSITIVE, 5e-324, 1e23, 2e23, f64::MAX, 0.5]);
+        for v in doubles.into_iter().filter(|v| v.is_finite() && *v != 0.0) {
+            let a = v.abs();
+            let two = format!("{a:.1e}");
+            let (digits, exp) =
+                model_digits(format!("{a:e}"), two.clone(), two.parse::<f64>() == Ok(a));
+            let (got, got_exp) = java_digits(
+                Text::of(format_args!("{a:e}")),
+                || Text::of(format_args!("{a:.1e}")),
+                |s| s.parse::<f64>() == Ok(a),
+            );
+            assert_eq!((got.as_str(), got_exp), (digits.as_str(), exp), "{v:e}");
+            let unscaled: i128 = digits.parse().unwrap();
+            let unscaled = if v < 0.0 { -unscaled } else { unscaled };
+            let scale = exp - (digits.len() as i32 - 1);
+            assert_eq!(double_decimal(v), Ok((unscaled, scale)), "{v:e}");
+            assert_eq!(double_to_string(v).parse::<f64>(), Ok(v), "{v:e}");
+        }
+        for bits in (0..100_000).map(|_| next() as u32) {
+            let v = f32::from_bits(bits);
+            if v.is_finite() && v != 0.0 {
+                assert_eq!(float_to_string(v).parse::<f32>(), Ok(v), "{v:e}");
+            }
+        }
     }
 
     #[test]

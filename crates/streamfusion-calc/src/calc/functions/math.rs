@@ -389,10 +389,35 @@ fn round_decimal_type(p: u8, s: u8, n: i32) -> LogicalType {
 fn round_exact(unscaled: i128, exp: i32, n: i64, mode: Mode) -> f64 {
     // Digits already at or above 10^-n need no rounding.
     if i64::from(exp) >= -n {
-        return format!("{unscaled}e{exp}").parse().unwrap_or(f64::NAN);
+        return decimal_to_double(unscaled, i64::from(exp));
     }
     let r = shift(unscaled, i64::from(exp) + n, mode).unwrap_or(0);
-    format!("{r}e{}", -n).parse().unwrap_or(f64::NAN)
+    decimal_to_double(r, -n)
+}
+
+/// The powers of ten a double holds exactly.
+const EXACT_POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// `unscaled × 10^exp` rounded to the nearest double (`BigDecimal.doubleValue`). With both
+/// factors exact in a double (`|unscaled| <= 2^53`, `|exp| <= 22`), one IEEE multiplication
+/// or division rounds the exact value once, correctly (Clinger's fast path); otherwise the
+/// decimal is parsed.
+fn decimal_to_double(unscaled: i128, exp: i64) -> f64 {
+    if unscaled.unsigned_abs() <= 1 << 53 {
+        let m = unscaled as f64;
+        match usize::try_from(exp.unsigned_abs())
+            .ok()
+            .and_then(|e| EXACT_POW10.get(e))
+        {
+            Some(p) if exp >= 0 => return m * p,
+            Some(p) => return m / p,
+            None => {}
+        }
+    }
+    java_format::parse_decimal(unscaled, exp)
 }
 
 fn bind_round(args: &Args<'_>, mode: Mode) -> Result<Bound, String> {
@@ -1101,6 +1126,38 @@ mod tests {
                 vec![decimal(&[v], p, s), Arc::new(Int32Array::from(vec![n]))],
             );
             assert_eq!(dec_text(&out, 0).as_deref(), Some(text), "{v} {n}");
+        }
+    }
+
+    #[test]
+    fn decimals_become_the_nearest_double_on_the_fast_path_too() {
+        // The model: the decimal's text parsed (correctly rounded by Rust's parser).
+        let model = |u: i128, e: i64| format!("{u}e{e}").parse::<f64>().unwrap();
+        let mut state = 7u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            state >> 11
+        };
+        for _ in 0..200_000 {
+            let digits = next() % 19;
+            let u = (next() % 10u64.pow(digits as u32 + 1)) as i128;
+            let u = if next() % 2 == 0 { -u } else { u };
+            let e = (next() % 61) as i64 - 30;
+            assert_eq!(
+                decimal_to_double(u, e).to_bits(),
+                model(u, e).to_bits(),
+                "{u}e{e}"
+            );
+        }
+        for (u, e) in [
+            (1i128 << 53, -22),
+            ((1 << 53) + 1, 3),
+            (i128::MAX, -5),
+            (-1, 22),
+        ] {
+            assert_eq!(decimal_to_double(u, e).to_bits(), model(u, e).to_bits());
         }
     }
 

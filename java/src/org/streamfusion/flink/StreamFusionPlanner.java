@@ -474,7 +474,8 @@ public class StreamFusionPlanner extends StreamPlanner {
                             node instanceof StreamExecOverAggregate
                                     || node instanceof StreamExecTemporalJoin,
                             node instanceof StreamExecGroupWindowAggregate,
-                            node instanceof StreamExecIntervalJoin);
+                            node instanceof StreamExecIntervalJoin,
+                            node instanceof StreamExecCalc);
             String description;
             try {
                 description = describe(node);
@@ -576,9 +577,11 @@ public class StreamFusionPlanner extends StreamPlanner {
          * {@code stateTtl}, {@code table.exec.state.ttl} too, with {@code groupWindow} the
          * legacy group windows' emit options, and with {@code intervalJoin} the interval join's
          * {@code table.exec.interval-join.min-cleanup-interval} (which Flink's node reads from
-         * the planner's configuration when it translates, not from its own).
+         * the planner's configuration when it translates, not from its own), and with {@code
+         * calc} whether its calls may be upcalls ({@link #UPCALLS}, which only a Calc reads).
          */
-        private String config(boolean stateTtl, boolean groupWindow, boolean intervalJoin) {
+        private String config(
+                boolean stateTtl, boolean groupWindow, boolean intervalJoin, boolean calc) {
             TableConfig table = getTableConfig();
             Map<String, String> options = new TreeMap<>();
             if (stateTtl) {
@@ -590,7 +593,6 @@ public class StreamFusionPlanner extends StreamPlanner {
                     ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR.key(),
                     table.get(ExecutionConfigOptions.TABLE_EXEC_LEGACY_CAST_BEHAVIOUR).name());
             options.put("table.local-time-zone", table.getLocalTimeZone().getId());
-            options.put(UPCALLS.key(), String.valueOf(table.get(UPCALLS)));
             // The JVM's Float/Double.toString (FloatingDecimal before JDK 19) shapes casts.
             options.put("java.specification.version",
                     System.getProperty("java.specification.version"));
@@ -615,6 +617,9 @@ public class StreamFusionPlanner extends StreamPlanner {
                 options.put(EARLY_FIRE.key(), String.valueOf(table.get(EARLY_FIRE)));
                 options.put(LATE_FIRE.key(), String.valueOf(table.get(LATE_FIRE)));
                 options.put(ALLOW_LATENESS.key(), table.get(ALLOW_LATENESS).toMillis() + " ms");
+            }
+            if (calc) {
+                options.put(UPCALLS.key(), String.valueOf(table.get(UPCALLS)));
             }
             if (intervalJoin) {
                 ConfigOption<java.time.Duration> cleanup =
