@@ -17,10 +17,11 @@
 //! count). A mismatch, or a value where Flink fails (`stock_only_error`), is a silent wrong
 //! value; an error only natively (`native_only_error`) is not, but is reported. The driver
 //! prints each expression that did not match, the refusals by reason and a summary; this
-//! test requires no mismatch, no stock-only error and no invalid expression. The driver's
-//! `KNOWN` list names the wrong values issue 25 still lists (JDK 17's `Float.toString`, which
-//! is not the shortest form): those are counted apart, and one that starts matching fails the
-//! run until it is taken off the list.
+//! test requires no mismatch, no stock-only error and no invalid expression. Calls without a
+//! native kernel run as upcalls to Flink's own code (`streamfusion.upcalls`, decision 0054), so
+//! nothing is refused for want of one. The driver's `KNOWN` list names wrong values a class of
+//! issue 25 still has (empty now): those are counted apart, and one that starts matching fails
+//! the run until it is taken off the list.
 //! Without a JDK or the planner classpath it reports itself skipped by name.
 //! `SF_JVM_CHECK_JNI=1` adds `-Xcheck:jni`.
 

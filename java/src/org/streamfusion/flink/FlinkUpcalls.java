@@ -192,7 +192,8 @@ public final class FlinkUpcalls implements Serializable {
                 used += size;
                 outOffsets[i + 1] = used;
             }
-            return new Object[] {Arrays.copyOf(out, used), outOffsets};
+            // The buffer is reused: native code reads it up to the last offset, then returns.
+            return new Object[] {out, outOffsets};
         }
 
         @Override

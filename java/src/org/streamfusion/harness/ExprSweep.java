@@ -61,8 +61,10 @@ import java.util.stream.Stream;
  * expressions of their own (in {@code t} they would fail every native expression).
  *
  * <p>Every expression {@code e} is planned once as {@code SELECT id, e FROM t} with {@code
- * streamfusion.enabled = true}: it is <b>native</b> if its Calc was substituted, else
- * <b>refused</b> (with the reason), or <b>invalid</b> when stock Flink cannot plan it either.
+ * streamfusion.enabled = true}: it is <b>native</b> if its Calc was substituted (with {@code
+ * streamfusion.upcalls}, the default, a call without a native kernel runs there as Flink's
+ * own code, decision 0054), else <b>refused</b> (with the reason), or <b>invalid</b> when
+ * stock Flink cannot plan it either.
  * The native ones then run in chunks (many expressions in one {@code SELECT}, one job per
  * chunk and side) on one shared MiniCluster, stock and native; a chunk whose job fails is
  * split down to single expressions, so each gets its own outcome: {@code matched} (every
@@ -360,7 +362,8 @@ public final class ExprSweep {
         }
     }
 
-    // Empty: on JDK 17 the FLOAT/DOUBLE text casts (FloatingDecimal) are refused, not wrong.
+    // Empty: on JDK 17 the FLOAT/DOUBLE text casts (FloatingDecimal) are upcalls to Flink's own
+    // code (decision 0054), not native text.
 
     static String knownKey(Expr x) {
         return x.sql + (x.tz.equals(UTC) ? "" : " @" + x.tz);
@@ -824,7 +827,7 @@ public final class ExprSweep {
                 "MAP_VALUES(MAP[i, s])", "MAP_ENTRIES(MAP[s, dc])",
                 "MAP_UNION(MAP[s, i], MAP['a', 1])", "MAP_FROM_ARRAYS(ARRAY[s], ARRAY[l])",
                 "CARDINALITY(SPLIT(sn, ','))");
-        // JSON text and predicates (a FLOAT/DOUBLE's text is refused on JDK 18 and older).
+        // JSON text and predicates (a FLOAT/DOUBLE's text is an upcall on JDK 18 and older).
         e("json",
                 "JSON_STRING(s)", "JSON_STRING(sn)", "JSON_STRING(st)", "JSON_STRING(i)",
                 "JSON_STRING(l)", "JSON_STRING(si)", "JSON_STRING(ti)", "JSON_STRING(dc)",

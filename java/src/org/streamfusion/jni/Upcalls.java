@@ -10,7 +10,9 @@ public interface Upcalls {
      * Upcall {@code index} over a batch: argument row {@code i} is the {@code BinaryRowData}
      * {@code data[offsets[i]..offsets[i + 1])}, one field per argument. Returns one
      * single-field {@code BinaryRowData} row per argument row, shaped as {@code Object[]
-     * {byte[] data, int[] offsets}}. An exception fails the batch with its text.
+     * {byte[] data, int[] offsets}} ({@code data} may run past the last offset: native code
+     * reads it up to there before the call returns, so a reused buffer serves). An exception
+     * fails the batch with its text.
      */
     Object[] evaluate(int index, byte[] data, int[] offsets) throws Exception;
 }
