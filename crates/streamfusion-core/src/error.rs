@@ -384,6 +384,9 @@ pub enum CalcError {
     /// The program's JSON does not decode.
     #[error("Calc program: {0}")]
     Decode(String),
+    /// A host was bound to a program's upcalls that has one already.
+    #[error("the program's upcalls are bound to a host already")]
+    UpcallsBound,
     /// A call's opcode is not in the registry.
     #[error("{path}: unknown function opcode {opcode}")]
     UnknownOpcode {

@@ -140,9 +140,7 @@ impl CompiledCalc {
         if self.upcalls.bind(host) {
             Ok(())
         } else {
-            Err(CalcError::Decode(
-                "the program's upcalls are bound to a host already".into(),
-            ))
+            Err(CalcError::UpcallsBound)
         }
     }
 

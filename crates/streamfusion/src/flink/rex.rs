@@ -882,9 +882,9 @@ fn kind(rex: &Value) -> Result<&str> {
 /// How an upcall names its function in errors: Flink's internal name, else a user function's
 /// system or catalog name.
 fn upcall_name(rex: &Value) -> String {
-    ["internalName", "systemName", "catalogName", "class"]
-        .iter()
-        .find_map(|field| rex.get(*field))
+    std::iter::once("internalName")
+        .chain(USER_FUNCTION_FIELDS.iter().map(|(field, _)| *field))
+        .find_map(|field| rex.get(field))
         .map_or_else(
             || "a call".to_string(),
             |name| {
@@ -894,17 +894,20 @@ fn upcall_name(rex: &Value) -> String {
         )
 }
 
+/// The fields that name a call's function when it has no internal name, with what they are.
+const USER_FUNCTION_FIELDS: [(&str, &str); 4] = [
+    ("systemName", "system function"),
+    ("catalogName", "catalog function"),
+    ("class", "inline function"),
+    ("sqlKind", "operator of kind"),
+];
+
 /// How Flink named the call's function: its internal name, else what identifies a user's.
 fn function_name(rex: &Value) -> Result<String> {
     if let Some(name) = rex.get("internalName").and_then(Value::as_str) {
         return Ok(name.to_string());
     }
-    for (field, what) in [
-        ("systemName", "system function"),
-        ("catalogName", "catalog function"),
-        ("class", "inline function"),
-        ("sqlKind", "operator of kind"),
-    ] {
+    for (field, what) in USER_FUNCTION_FIELDS {
         if let Some(name) = rex.get(field) {
             let name = name
                 .as_str()

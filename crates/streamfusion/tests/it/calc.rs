@@ -756,11 +756,10 @@ fn upcall_failures_name_the_function_and_the_hosts_message() {
     compiled
         .bind_upcalls(Arc::new(SquareHost::default()))
         .unwrap();
-    assert!(
-        compiled
-            .bind_upcalls(Arc::new(SquareHost::default()))
-            .is_err()
-    );
+    assert!(matches!(
+        compiled.bind_upcalls(Arc::new(SquareHost::default())),
+        Err(CalcError::UpcallsBound)
+    ));
     let bigint = upcall_program(vec![upcall(0, Expr::input(0))]);
     let err = compile(&bigint, &[LogicalType::BigInt]).unwrap_err();
     assert!(matches!(err, CalcError::ArgumentTypes { .. }), "{err:?}");
