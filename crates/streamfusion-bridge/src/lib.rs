@@ -10,6 +10,12 @@
 //!   keys that sort exactly as Flink sorts; the engine's, re-exported here) and [`partition`]
 //!   (splitting one batch across destinations: contiguous runs stay shared slices, scattered
 //!   rows are gathered).
+//! - [`coalesce`]: after an exchange, many small changelog batches validated, their row-kind
+//!   sidecars normalized, and cut into batches of a target size (shared where one batch
+//!   covers an output, concatenated otherwise).
+//! - [`orc_normalize`]: Arrow batches as an ORC decoder leaves them, normalized to what Flink's
+//!   ORC format hands the job (CHAR trimmed and truncated, VARCHAR truncated, STRING shared,
+//!   timestamps read as `java.sql.Timestamp` labels over the full year range).
 //!
 //! - [`transpose`]: Flink `BinaryRowData` rows (with row kinds) to and from changelog
 //!   batches, over the engine's encoder and decoder.
@@ -22,10 +28,12 @@
 
 #[cfg(feature = "bench")]
 pub mod bench;
+pub mod coalesce;
 pub mod error;
 mod export_align;
 mod ffi_check;
 pub mod handoff;
+pub mod orc_normalize;
 pub mod partition;
 pub mod timestamps;
 pub mod transpose;
