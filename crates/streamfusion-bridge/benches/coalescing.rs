@@ -13,7 +13,9 @@
 //! of `width` bytes and `d DECIMAL(38, 9)`, both nullable (NULL every 13th row, staggered).
 //! Orders: `append` (no sidecar), `updating` (every batch carries `-U`/`+U`/`-D`/`+I`),
 //! `mixed_append_first` and `mixed_update_first` (the two alternate, starting with one or
-//! the other).
+//! the other). The 16-row streams come twice more with `/source=sliced`: the batches are
+//! adjacent slices of one batch, as a producer or a local exchange that sliced one batch
+//! passes them on; the string payload must then be shared, not copied.
 //!
 //! Oracle: the generated source columns, row by row: every output row equals the source row
 //! in arrival order (values, NULLs, kind), every output but the last has 1,024 rows, and an
@@ -24,8 +26,9 @@ use std::sync::Arc;
 
 use arrow::array::{
     Array, ArrayData, ArrayRef, AsArray, Decimal128Array, Int8Array, Int64Array, RecordBatch,
-    StringArray,
+    StringArray, UInt32Array,
 };
+use arrow::compute::take_record_batch;
 use arrow::datatypes::{DataType, Decimal128Type, Field, Int64Type, Schema, SchemaRef};
 use bench_support::buffers::{ArrowBuffers, buffer_report};
 use bench_support::fixtures::{self, NullPattern};
@@ -84,11 +87,23 @@ fn main() {
     for order in Order::ALL {
         for rows in ROWS {
             for width in WIDTHS {
-                case(&mut suite, order, rows, width);
+                case(&mut suite, order, rows, width, Source::Decoded);
+                if rows < TARGET_ROWS {
+                    case(&mut suite, order, rows, width, Source::Sliced);
+                }
             }
         }
     }
     suite.finish();
+}
+
+/// Where the stream's batches live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// Each in buffers of its own, as a decoder leaves them.
+    Decoded,
+    /// Adjacent slices of one batch.
+    Sliced,
 }
 
 /// The kind of source row `row` in an updating batch: `-U`, `+U`, `-D`, `+I` in turn.
@@ -129,7 +144,7 @@ impl ArrowBuffers for Outputs {
     }
 }
 
-fn stream(order: Order, rows: usize, width: usize) -> Stream {
+fn stream(order: Order, rows: usize, width: usize, source_kind: Source) -> Stream {
     let count = (TARGET_ROWS / rows).max(4);
     let total = rows * count;
     let schema = Arc::new(Schema::new(vec![
@@ -147,14 +162,15 @@ fn stream(order: Order, rows: usize, width: usize) -> Stream {
     let batches = (0..count)
         .map(|index| {
             let first = index * rows;
-            // A deep copy: a decoder leaves each batch in buffers of its own.
-            let columns = source
-                .slice(first, rows)
-                .columns()
-                .iter()
-                .map(|column| arrow::compute::concat(&[column.as_ref()]).expect("copy"))
-                .collect();
-            let batch = RecordBatch::try_new(Arc::clone(&schema), columns).expect("batch");
+            let slice = source.slice(first, rows);
+            let batch = match source_kind {
+                Source::Sliced => slice,
+                Source::Decoded => {
+                    // A deep copy: a decoder leaves each batch in buffers of its own.
+                    let all = UInt32Array::from_iter_values(0..rows as u32);
+                    take_record_batch(&slice, &all).expect("copy")
+                }
+            };
             let batch_kinds = if order.updates(index) {
                 let bytes: Vec<i8> = (first..first + rows).map(update_kind).collect();
                 kinds.extend_from_slice(&bytes);
@@ -186,11 +202,14 @@ fn coalesce(stream: &Stream) -> Outputs {
     Outputs(std::iter::from_fn(|| coalescer.next_batch()).collect())
 }
 
-fn case(suite: &mut Suite, order: Order, rows: usize, width: usize) {
-    let id = format!("coalesce/{}/rows={rows}/width={width}", order.name());
+fn case(suite: &mut Suite, order: Order, rows: usize, width: usize, source: Source) {
+    let mut id = format!("coalesce/{}/rows={rows}/width={width}", order.name());
+    if source == Source::Sliced {
+        id.push_str("/source=sliced");
+    }
     suite.stateless(
         &id,
-        || stream(order, rows, width),
+        || stream(order, rows, width, source),
         coalesce,
         |stream, outputs| {
             check(stream, &outputs.0)?;
@@ -200,6 +219,18 @@ fn case(suite: &mut Suite, order: Order, rows: usize, width: usize) {
                     "new output bytes of pass-through and split outputs",
                     &report.new_bytes,
                     &0,
+                )?;
+            }
+            if source == Source::Sliced {
+                let payload = |b: &RecordBatch| b.column(1).as_string::<i32>().values().as_ptr();
+                let shared = outputs
+                    .0
+                    .iter()
+                    .all(|out| payload(out.batch()) == payload(&stream.source));
+                expect_eq(
+                    "string payload shared with the sliced batch",
+                    &shared,
+                    &true,
                 )?;
             }
             Ok(())

@@ -18,16 +18,24 @@
 //!
 //! Nothing that can be shared. An output made of one input's rows (a batch that arrives
 //! with nothing buffered and is at least `target_rows` long, cut into target-sized pieces)
-//! is a zero-copy slice of it. Only an output assembled from several batches is
-//! concatenated ([`concat`], arrow's `concat` per column: each buffer allocated once at its
-//! final size). Arrow's own `BatchCoalescer` copies every row into in-progress builders,
+//! is a zero-copy slice of it. An output assembled from several batches is concatenated
+//! ([`concat`], arrow's `concat` per column: each buffer allocated once at its final size),
+//! except the payload of string and binary columns whose parts are adjacent slices of one
+//! array (a producer or a local exchange that sliced one batch): those keep the shared
+//! payload buffer, and only offsets and validity are new. Arrow's own `BatchCoalescer` copies every row into in-progress builders,
 //! whole batches included, and knows no row kinds; hence this type.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, Int8Array, RecordBatch, RecordBatchOptions};
-use arrow::datatypes::SchemaRef;
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanBufferBuilder, GenericByteArray, Int8Array, RecordBatch,
+    RecordBatchOptions,
+};
+use arrow::buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow::datatypes::{
+    BinaryType, ByteArrayType, DataType, LargeBinaryType, LargeUtf8Type, SchemaRef, Utf8Type,
+};
 use streamfusion_core::changelog::{ChangelogBatch, RowKind};
 
 use crate::error::{BridgeError, Result};
@@ -209,7 +217,17 @@ pub fn concat(schema: &SchemaRef, parts: &[ChangelogBatch]) -> Result<ChangelogB
                 .iter()
                 .map(|part| part.batch().column(i).as_ref())
                 .collect();
-            Ok(arrow::compute::concat(&arrays)?)
+            let joined = match arrays[0].data_type() {
+                DataType::Utf8 => join_adjacent::<Utf8Type>(&arrays),
+                DataType::LargeUtf8 => join_adjacent::<LargeUtf8Type>(&arrays),
+                DataType::Binary => join_adjacent::<BinaryType>(&arrays),
+                DataType::LargeBinary => join_adjacent::<LargeBinaryType>(&arrays),
+                _ => None,
+            };
+            match joined {
+                Some(array) => Ok(array),
+                None => Ok(arrow::compute::concat(&arrays)?),
+            }
         })
         .collect::<Result<Vec<ArrayRef>>>()?;
     let batch = with_schema(schema, columns, rows)?;
@@ -226,6 +244,50 @@ pub fn concat(schema: &SchemaRef, parts: &[ChangelogBatch]) -> Result<ChangelogB
         Some(Int8Array::from(kinds))
     };
     Ok(normalize_kinds(ChangelogBatch::try_new(batch, kinds)?))
+}
+
+/// Joins byte arrays that are adjacent slices of one array (a producer that sliced one batch,
+/// a local exchange passing slices on) without copying their payload: the parts share one
+/// values buffer and each starts where the previous ends, so the joined array is that buffer
+/// with the parts' offsets laid end to end. `None` when the parts are not such slices (then
+/// they are concatenated).
+fn join_adjacent<T: ByteArrayType>(arrays: &[&dyn Array]) -> Option<ArrayRef> {
+    let parts = arrays
+        .iter()
+        .map(|array| array.as_bytes_opt::<T>())
+        .collect::<Option<Vec<_>>>()?;
+    let values = parts.first()?.values();
+    let rows = parts.iter().map(|part| part.len()).sum::<usize>();
+    let mut offsets = Vec::with_capacity(rows + 1);
+    offsets.push(parts[0].value_offsets()[0]);
+    for part in &parts {
+        let part_offsets = part.value_offsets();
+        if !part.values().ptr_eq(values) || Some(&part_offsets[0]) != offsets.last() {
+            return None;
+        }
+        offsets.extend_from_slice(&part_offsets[1..]);
+    }
+    let nulls = if parts.iter().any(|part| part.nulls().is_some()) {
+        let mut validity = BooleanBufferBuilder::new(rows);
+        for part in &parts {
+            match part.nulls() {
+                Some(nulls) => validity.append_buffer(nulls.inner()),
+                None => validity.append_n(part.len(), true),
+            }
+        }
+        Some(NullBuffer::new(validity.finish()))
+    } else {
+        None
+    };
+    // The offsets are non-decreasing: within each part they are the part's own, and at each
+    // boundary the next part starts where the last one ended.
+    let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
+    // SAFETY: every value of the joined array is, byte for byte, a value of one of the parts
+    // (same buffer, same bounds), and each part is a valid array over that buffer: the
+    // offsets lie inside it, and for UTF-8 each value is valid UTF-8. The validity has one
+    // bit per row.
+    let joined = unsafe { GenericByteArray::<T>::new_unchecked(offsets, values.clone(), nulls) };
+    Some(Arc::new(joined))
 }
 
 /// A batch of `columns` with `schema`; the row count is explicit so that a batch without
@@ -371,6 +433,37 @@ mod tests {
             input_values,
             "a lone remainder is shared too"
         );
+    }
+
+    #[test]
+    fn adjacent_slices_of_one_batch_share_their_string_payload() {
+        let parent = batch(0, 12);
+        let parent_values = parent.column(1).as_string::<i32>().values().as_ptr();
+        let payload = |b: &ChangelogBatch| b.batch().column(1).as_string::<i32>().values().as_ptr();
+        let mut coalescer = Coalescer::try_new(schema(), 12).unwrap();
+        for first in (0..12).step_by(3) {
+            coalescer.push(parent.slice(first, 3), None).unwrap();
+        }
+        let out = coalescer.next_batch().unwrap();
+        assert_eq!(rows(&out), model(0, 12, None));
+        assert_eq!(payload(&out), parent_values, "payload shared");
+        assert_eq!(out.batch().column(1).null_count(), 4);
+
+        // A gap of payload between slices (row 4, "r4", skipped), or slices of different
+        // batches: copied.
+        let mut coalescer = Coalescer::try_new(schema(), 5).unwrap();
+        coalescer.push(parent.slice(0, 4), None).unwrap();
+        coalescer.push(parent.slice(5, 1), None).unwrap();
+        let out = coalescer.next_batch().unwrap();
+        let mut expected = model(0, 4, None);
+        expected.extend(model(5, 1, None));
+        assert_eq!(rows(&out), expected);
+        assert_ne!(payload(&out), parent_values);
+        let mut coalescer = Coalescer::try_new(schema(), 6).unwrap();
+        coalescer.push(batch(0, 3), None).unwrap();
+        coalescer.push(batch(3, 3), None).unwrap();
+        let out = coalescer.next_batch().unwrap();
+        assert_eq!(rows(&out), model(0, 6, None));
     }
 
     #[test]
