@@ -139,20 +139,16 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, GenericListArray, PrimitiveArray, RecordBatch, StringArray,
-    StructArray,
+    Array, ArrayRef, AsArray, GenericListArray, RecordBatch, StringArray, StructArray,
 };
 use arrow::buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
-use arrow::datatypes::{
-    DataType, Field, Int32Type, Int64Type, Schema, TimeUnit, TimestampMicrosecondType,
-    TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType,
-};
+use arrow::datatypes::{DataType, Field, Int32Type, Int64Type, Schema, TimeUnit};
 use streamfusion_core::types::{
     LogicalType, MAP_ENTRIES_FIELD, array_item_field, map_entry_fields, row_arrow_fields,
 };
 
 use crate::error::{BridgeError, Result};
-use crate::timestamps::convert_timestamp_unit;
+use crate::timestamps::{build, convert_timestamp_unit, timestamp_values};
 
 /// The calendar an ORC file's TIMESTAMP values were written in: the footer's `calendar`
 /// field, hybrid when the file has none (ORC's `orc.proleptic.gregorian.default`).
@@ -413,15 +409,35 @@ pub fn normalize_timestamp(
 
 /// `StringExpr.truncate(bytes, 0, bytes.length, max_chars)`: the byte length of the first
 /// `max_chars` characters, counting bytes that are not UTF-8 continuation bytes.
+#[inline]
 fn truncated_len(bytes: &[u8], max_chars: usize) -> usize {
     if bytes.len() <= max_chars {
         return bytes.len();
     }
-    let mut chars = 0;
-    for (at, &b) in bytes.iter().enumerate() {
+    truncated_long_len(bytes, max_chars)
+}
+
+/// [`truncated_len`] of a value with more bytes than `max_chars`.
+fn truncated_long_len(bytes: &[u8], max_chars: usize) -> usize {
+    // Whole 8-byte words first, while every character starting in them is kept: a byte
+    // starts a character unless it is a continuation byte (`0b10xx_xxxx`: bit 7 set, bit 6
+    // clear, which `w & !(w << 1)` finds in each byte's top bit).
+    let (words, _) = bytes.as_chunks::<8>();
+    let (mut chars, mut at) = (0, 0);
+    for word in words {
+        let w = u64::from_le_bytes(*word);
+        let continuations = (w & !(w << 1) & 0x8080_8080_8080_8080).count_ones() as usize;
+        let starts = 8 - continuations;
+        if chars + starts > max_chars {
+            break;
+        }
+        chars += starts;
+        at += 8;
+    }
+    for (i, &b) in bytes[at..].iter().enumerate() {
         if b & 0xC0 != 0x80 {
             if chars == max_chars {
-                return at;
+                return at + i;
             }
             chars += 1;
         }
@@ -430,8 +446,15 @@ fn truncated_len(bytes: &[u8], max_chars: usize) -> usize {
 }
 
 /// `StringExpr.rightTrimAndTruncate`: truncated, then without trailing `0x20` bytes.
+#[inline]
 fn char_len(bytes: &[u8], max_chars: usize) -> usize {
-    let kept = &bytes[..truncated_len(bytes, max_chars)];
+    let mut kept = &bytes[..truncated_len(bytes, max_chars)];
+    // Writer padding is long: drop whole words of spaces first.
+    while let Some((rest, word)) = kept.split_last_chunk::<8>()
+        && *word == [b' '; 8]
+    {
+        kept = rest;
+    }
     kept.iter()
         .rposition(|&b| b != b' ')
         .map_or(0, |last| last + 1)
@@ -570,21 +593,7 @@ impl<'a> Target<'a> {
     /// A `Timestamp(unit, _)` input: shared (through [`convert_timestamp_unit`]) when every
     /// value is read unchanged and fits the carrier, converted row by row otherwise.
     fn convert_timestamps(&self, array: &dyn Array, unit: TimeUnit) -> Result<ArrayRef> {
-        let values = match unit {
-            TimeUnit::Second => array.as_primitive::<TimestampSecondType>().values().clone(),
-            TimeUnit::Millisecond => array
-                .as_primitive::<TimestampMillisecondType>()
-                .values()
-                .clone(),
-            TimeUnit::Microsecond => array
-                .as_primitive::<TimestampMicrosecondType>()
-                .values()
-                .clone(),
-            TimeUnit::Nanosecond => array
-                .as_primitive::<TimestampNanosecondType>()
-                .values()
-                .clone(),
-        };
+        let values = timestamp_values(array, unit);
         let nulls = array.nulls().filter(|n| n.null_count() > 0);
         let (lo, hi) = self.unchanged_bounds(unit);
         let unchanged = match nulls {
@@ -640,33 +649,12 @@ impl<'a> Target<'a> {
         if *timezone == self.timezone {
             return array;
         }
-        let tz = self.timezone.clone();
-        match unit {
-            TimeUnit::Second => Arc::new(
-                array
-                    .as_primitive::<TimestampSecondType>()
-                    .clone()
-                    .with_timezone_opt(tz),
-            ),
-            TimeUnit::Millisecond => Arc::new(
-                array
-                    .as_primitive::<TimestampMillisecondType>()
-                    .clone()
-                    .with_timezone_opt(tz),
-            ),
-            TimeUnit::Microsecond => Arc::new(
-                array
-                    .as_primitive::<TimestampMicrosecondType>()
-                    .clone()
-                    .with_timezone_opt(tz),
-            ),
-            TimeUnit::Nanosecond => Arc::new(
-                array
-                    .as_primitive::<TimestampNanosecondType>()
-                    .clone()
-                    .with_timezone_opt(tz),
-            ),
-        }
+        build(
+            *unit,
+            self.timezone.clone(),
+            timestamp_values(&array, *unit),
+            array.nulls().cloned(),
+        )
     }
 
     /// Converts every non-NULL row from its `(seconds, nanos of second)` as decoded, which
@@ -695,25 +683,12 @@ impl<'a> Target<'a> {
             };
             out.push(value);
         }
-        let values = ScalarBuffer::from(out);
-        let nulls = nulls.cloned();
-        let tz = self.timezone.clone();
-        Ok(match self.unit {
-            TimeUnit::Second => Arc::new(
-                PrimitiveArray::<TimestampSecondType>::new(values, nulls).with_timezone_opt(tz),
-            ),
-            TimeUnit::Millisecond => Arc::new(
-                PrimitiveArray::<TimestampMillisecondType>::new(values, nulls)
-                    .with_timezone_opt(tz),
-            ),
-            TimeUnit::Microsecond => Arc::new(
-                PrimitiveArray::<TimestampMicrosecondType>::new(values, nulls)
-                    .with_timezone_opt(tz),
-            ),
-            TimeUnit::Nanosecond => Arc::new(
-                PrimitiveArray::<TimestampNanosecondType>::new(values, nulls).with_timezone_opt(tz),
-            ),
-        })
+        Ok(build(
+            self.unit,
+            self.timezone.clone(),
+            ScalarBuffer::from(out),
+            nulls.cloned(),
+        ))
     }
 
     /// One row: read as Flink reads it, range-checked, floored into the carrier's unit.
@@ -937,6 +912,9 @@ mod tests {
         TimestampMillisecondArray, TimestampNanosecondArray, TimestampSecondArray,
     };
     use arrow::datatypes::Fields;
+    use arrow::datatypes::{
+        TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    };
     use bench_support::fixtures::mix;
 
     const HYBRID: OrcCalendar = OrcCalendar::JulianGregorian;
@@ -966,6 +944,34 @@ mod tests {
             .iter()
             .map(|v| v.map(str::to_string))
             .collect()
+    }
+
+    #[test]
+    fn word_at_a_time_truncation_and_trimming_agree_with_the_model_at_every_cut() {
+        // Every cut of values long enough for whole words, with characters of every UTF-8
+        // width landing on and across word boundaries, and runs of padding of every length.
+        let pieces = ["a", "é", "€", "😀", " ", "  ", "        ", "x "];
+        for seed in 0..400_usize {
+            let mut value = String::new();
+            let mut state = seed;
+            for _ in 0..(seed % 23) {
+                state = state.wrapping_mul(2_654_435_761).wrapping_add(1) % 1_000_003;
+                value.push_str(pieces[state % pieces.len()]);
+            }
+            for n in 0..=value.chars().count() + 2 {
+                let bytes = value.as_bytes();
+                assert_eq!(
+                    &value[..truncated_len(bytes, n)],
+                    model(&value, n, false),
+                    "{value:?} to {n}"
+                );
+                assert_eq!(
+                    &value[..char_len(bytes, n)],
+                    model(&value, n, true),
+                    "{value:?} to {n}"
+                );
+            }
+        }
     }
 
     #[test]

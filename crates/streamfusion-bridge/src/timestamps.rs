@@ -44,7 +44,20 @@ fn timestamps(array: &dyn Array) -> Result<Timestamps> {
             array.data_type()
         )));
     };
-    let values = match unit {
+    Ok(Timestamps {
+        unit: *unit,
+        timezone: timezone.clone(),
+        values: timestamp_values(array, *unit),
+        nulls: array.logical_nulls(),
+    })
+}
+
+/// The values of a TIMESTAMP column in `unit` (shared, not copied).
+///
+/// # Panics
+/// If `array` is not a `Timestamp(unit, _)` array.
+pub(crate) fn timestamp_values(array: &dyn Array, unit: TimeUnit) -> ScalarBuffer<i64> {
+    match unit {
         TimeUnit::Second => array.as_primitive::<TimestampSecondType>().values().clone(),
         TimeUnit::Millisecond => array
             .as_primitive::<TimestampMillisecondType>()
@@ -58,16 +71,11 @@ fn timestamps(array: &dyn Array) -> Result<Timestamps> {
             .as_primitive::<TimestampNanosecondType>()
             .values()
             .clone(),
-    };
-    Ok(Timestamps {
-        unit: *unit,
-        timezone: timezone.clone(),
-        values,
-        nulls: array.logical_nulls(),
-    })
+    }
 }
 
-fn build(
+/// A TIMESTAMP column of `values` in `unit` with `timezone` (buffers shared, not copied).
+pub(crate) fn build(
     unit: TimeUnit,
     timezone: Option<Arc<str>>,
     values: ScalarBuffer<i64>,

@@ -1,26 +1,28 @@
 //! The 32-bit Murmur3 hashes Fluss buckets with.
 //!
-//! - [`fluss_hash_bytes`]: Flink's/Fluss's variant (`MurmurHashUtils.hashUnsafeBytes`, seed
-//!   42): 4-byte little-endian blocks as in Murmur3, but each tail byte is mixed in as a
-//!   block of its own, **sign-extended** (Java reads it as a `byte` into an `int`), where
-//!   standard Murmur3 packs the tail into one word.
+//! - [`fluss_hash_bytes`]: Fluss's `MurmurHashUtils.hashUnsafeBytes` (seed 42): 4-byte
+//!   little-endian blocks as in Murmur3, but each tail byte is mixed in as a block of its
+//!   own, **sign-extended** (Java reads it as a `byte` into an `int`), where standard Murmur3
+//!   packs the tail into one word.
 //! - [`fluss_hash_i32`]: Fluss's `MathUtils.murmurHash(int)`: one block, then made
 //!   non-negative (`i32::MIN` becomes 0).
 //! - [`murmur3_32`]: standard Murmur3 x86 32-bit with seed 0, what Iceberg's bucket
 //!   transform uses.
 //!
-//! Ported from Apache Fluss's Rust client `fluss-rs` 1.0.0, `src/util/murmur_hash.rs`
-//! (Apache License 2.0; itself based on Apache Flink's `MurmurHashUtil`), with one
-//! correction from Fluss's Java `org.apache.fluss.utils.MurmurHashUtils`: fluss-rs 1.0.0
-//! zero-extends tail bytes (`*byte as u32`), Java's `int halfWord = UNSAFE.getByte(..)`
-//! sign-extends them, so the two disagree on every key whose length is not a multiple of 4
-//! and whose tail holds a byte `>= 0x80` (a compacted BIGINT 200 is `[0xC8, 0x01]`). Fluss's
-//! Java writer decides where rows live, so this follows Java; the fluss-rs vectors (whose
-//! tails are all ASCII) hold either way. `tests/java/FlussMurmur.java` reproduces the Java
-//! values the tests use.
+//! Fluss copied the first two from Apache Flink (`MurmurHashUtils.hashBytes`,
+//! `MathUtils.murmurHash`), which the engine already computes for Flink's key groups; they are
+//! `streamfusion_core::keys::murmur`'s, under Fluss's names here. Fluss's Rust client
+//! `fluss-rs` 1.0.0 (`src/util/murmur_hash.rs`) differs from Java: it zero-extends tail bytes
+//! (`*byte as u32`) where Java's `int halfWord = UNSAFE.getByte(..)` sign-extends them, so the
+//! two disagree on every key whose length is not a multiple of 4 and whose tail holds a byte
+//! `>= 0x80` (a compacted BIGINT 200 is `[0xC8, 0x01]`). Fluss's Java writer decides where
+//! rows live, so this follows Java; the fluss-rs vectors (whose tails are all ASCII) hold
+//! either way. `tests/java/FlussMurmur.java` reproduces the Java values the tests use.
+//! [`murmur3_32`] is ported from that file (Apache License 2.0).
 
-/// The seed of Fluss's byte hash.
-pub const FLUSS_SEED: i32 = 42;
+pub use streamfusion_core::keys::murmur::{
+    hash_bytes as fluss_hash_bytes, murmur_hash as fluss_hash_i32,
+};
 
 const C1: u32 = 0xCC9E_2D51;
 const C2: u32 = 0x1B87_3593;
@@ -29,39 +31,6 @@ const R2: u32 = 13;
 const M: u32 = 5;
 const N: u32 = 0xE654_6B64;
 const BLOCK: usize = 4;
-
-/// Fluss's hash of a byte string (seed [`FLUSS_SEED`]).
-#[inline]
-pub fn fluss_hash_bytes(data: &[u8]) -> i32 {
-    fluss_hash_bytes_with_seed(data, FLUSS_SEED)
-}
-
-/// Fluss's hash of a byte string with an explicit seed.
-#[inline]
-pub fn fluss_hash_bytes_with_seed(data: &[u8], seed: i32) -> i32 {
-    let blocks = data.chunks_exact(BLOCK);
-    let tail = blocks.remainder();
-    let mut h1 = hash_blocks(blocks, seed as u32);
-    for &byte in tail {
-        // Java: `int halfWord = getByte(..)`, a sign-extended byte.
-        h1 = mix_h1(h1, mix_k1(i32::from(byte as i8) as u32));
-    }
-    fmix(h1, data.len()) as i32
-}
-
-/// Fluss's hash of an `int`, made non-negative: `MathUtils.murmurHash`.
-#[inline]
-pub fn fluss_hash_i32(input: i32) -> i32 {
-    let h1 = mix_h1(0, mix_k1(input as u32)) ^ BLOCK as u32;
-    let output = bit_mix(h1) as i32;
-    if output >= 0 {
-        output
-    } else if output != i32::MIN {
-        -output
-    } else {
-        0
-    }
-}
 
 /// Standard Murmur3 x86 32-bit with seed 0.
 #[inline]
@@ -130,16 +99,11 @@ mod tests {
         assert_eq!(murmur3_32_with_seed(FOX, 0x9747_B28C), 0x2FA8_26CD);
     }
 
-    // Golden vectors: fluss-rs 1.0.0 `src/util/murmur_hash.rs`, `test_flink_murmur`.
+    // Golden vectors: fluss-rs 1.0.0 `src/util/murmur_hash.rs`, `test_flink_murmur` (those
+    // with Fluss's seed, 42).
     #[test]
     fn fluss_murmur_matches_fluss_vectors() {
-        assert_eq!(fluss_hash_bytes_with_seed(&[], 0), 0);
         assert_eq!(fluss_hash_bytes(&[]), 0x087F_CD5C);
-        assert_eq!(
-            fluss_hash_bytes_with_seed(&[], 0xFFFF_FFFFu32 as i32),
-            0x81F1_6F39u32 as i32
-        );
-        assert_eq!(fluss_hash_bytes_with_seed(FOX, 0), 0x5FD2_0A20);
         assert_eq!(fluss_hash_bytes(FOX), 0x1BC6_F880);
         assert_eq!(fluss_hash_i32(0), 0x2362_F9DE);
         assert_eq!(fluss_hash_i32(42), 0x43A4_6E1D);
@@ -171,14 +135,17 @@ mod tests {
     fn the_two_variants_differ_only_in_how_the_tail_is_mixed() {
         // Whole blocks: the same hash.
         assert_eq!(
-            fluss_hash_bytes_with_seed(b"abcdefgh", 0) as u32,
-            murmur3_32(b"abcdefgh")
+            fluss_hash_bytes(b"abcdefgh") as u32,
+            murmur3_32_with_seed(b"abcdefgh", 42)
         );
         // Any tail: Fluss runs each byte through the full block mix, Murmur3 only xors.
-        assert_ne!(fluss_hash_bytes_with_seed(b"a", 0) as u32, murmur3_32(b"a"));
         assert_ne!(
-            fluss_hash_bytes_with_seed(b"abcde", 0) as u32,
-            murmur3_32(b"abcde")
+            fluss_hash_bytes(b"a") as u32,
+            murmur3_32_with_seed(b"a", 42)
+        );
+        assert_ne!(
+            fluss_hash_bytes(b"abcde") as u32,
+            murmur3_32_with_seed(b"abcde", 42)
         );
     }
 
