@@ -10,20 +10,8 @@ use arrow::datatypes::{
     DataType, Date32Type, Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type,
     Int64Type, Time32MillisecondType, TimeUnit, TimestampMicrosecondType,
 };
+use bench_support::oracles::java_double_compare;
 use streamfusion_fluss::{Bounds, ColumnStatistics, Scalar};
-
-/// Java's `Double.compare`: NaN above everything and equal to itself, -0.0 below 0.0.
-fn java_compare(a: f64, b: f64) -> Ordering {
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Greater,
-        (false, true) => Ordering::Less,
-        _ if a < b => Ordering::Less,
-        _ if a > b => Ordering::Greater,
-        // Equal as numbers: only the zeros' signs can differ.
-        _ => b.is_sign_negative().cmp(&a.is_sign_negative()),
-    }
-}
 
 fn scalar_cmp(a: &Scalar, b: &Scalar) -> Ordering {
     match (a, b) {
@@ -36,8 +24,10 @@ fn scalar_cmp(a: &Scalar, b: &Scalar) -> Ordering {
         (Scalar::Time32(a), Scalar::Time32(b)) => a.cmp(b),
         (Scalar::Timestamp(a), Scalar::Timestamp(b)) => a.cmp(b),
         (Scalar::Decimal128(a), Scalar::Decimal128(b)) => a.cmp(b),
-        (Scalar::Float32(a), Scalar::Float32(b)) => java_compare(f64::from(*a), f64::from(*b)),
-        (Scalar::Float64(a), Scalar::Float64(b)) => java_compare(*a, *b),
+        (Scalar::Float32(a), Scalar::Float32(b)) => {
+            java_double_compare(f64::from(*a), f64::from(*b))
+        }
+        (Scalar::Float64(a), Scalar::Float64(b)) => java_double_compare(*a, *b),
         (Scalar::Utf8(a), Scalar::Utf8(b)) => a.as_bytes().cmp(b.as_bytes()),
         _ => panic!("mixed scalars {a:?} {b:?}"),
     }
