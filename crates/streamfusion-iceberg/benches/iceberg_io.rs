@@ -25,6 +25,22 @@
 //!   decode, projection, adaptation, collecting every batch, teardown. Oracle: the batches,
 //!   concatenated, equal the projected input columns, values and NULLs; no batch is larger
 //!   than the batch size.
+//! - `scalar/write/rows=R` and `scalar/read/rows=R`: a scalar table (FLOAT/DOUBLE with NaN,
+//!   infinities and signed zeros, DECIMAL(38, 10) over its range, TIME, TIMESTAMP and
+//!   TIMESTAMP_LTZ) written from Flink's representations (milliseconds, `UTC` label: the
+//!   writer converts) and read back into them (`read_adapt::to_flink`: TIME in milliseconds,
+//!   timestamps as Flink's components). Oracle: hand conversions of the input (x1,000 for
+//!   micros, bit-equal floats, equal decimals).
+//! - `filter/rows=R`: the scalar file read with `d IN (0.0, NaN)` applied after the read with
+//!   Flink 2.3.0's semantics. Oracle: exactly the rows whose value is +0.0 or any NaN.
+//! - `task/rows=R/width=W/kind=predicate_away|partition_constant|legacy_renamed`: a filter on a
+//!   column not projected (`v > 0`, only `name` read); an identity-partition column absent
+//!   from the file; a legacy file without field IDs whose columns were renamed, read through a
+//!   name mapping. Fixture files are written before timing. Oracle: the input rows and
+//!   columns the task selects, computed row by row.
+//! - `split/rows=R/width=W`: the second half (row groups 2 and 3, by their real file offsets)
+//!   of a four-row-group file with bloom filters after each row group. Timed: footer, range
+//!   translation, decode. Oracle: exactly the second half of the input rows.
 
 use std::sync::Arc;
 
@@ -34,15 +50,25 @@ use bench_support::buffers::ArrowBuffers;
 use bench_support::fixtures;
 use bench_support::{Suite, Verdict, expect_eq};
 use bytes::Bytes;
+use iceberg::expr::Reference;
 use iceberg::io::FileIO;
 use iceberg::spec::Schema;
+use iceberg::spec::{
+    Datum, Literal, MappedField, NameMapping, NestedField, PartitionSpec, PrimitiveType, Struct,
+    Transform, Type,
+};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::file::properties::{BloomFilterPosition, WriterProperties};
 use streamfusion_bridge::partition::SplitKind;
-use streamfusion_iceberg::bench::{Routed, Selection, Spread, Written, table_batch};
+use streamfusion_iceberg::bench::{
+    Routed, Selection, Spread, Written, scalar_batch, scalar_table, table_batch,
+};
 use streamfusion_iceberg::data_file_writer::{
     DataFileWriter, PartitionValue, Sink, default_properties,
 };
+use streamfusion_iceberg::float_filter::FloatFilter;
+use streamfusion_iceberg::read_adapt::{FlinkBatch, to_flink};
 use streamfusion_iceberg::routing;
 use streamfusion_iceberg::task_reader::TaskReader;
 
@@ -163,7 +189,494 @@ fn main() {
             }
         }
     }
+    for rows in fixtures::ROW_COUNTS {
+        suite.stateless(
+            &format!("scalar/write/rows={rows}"),
+            || scalar_input(rows),
+            |input| write_scalar(input, &input.file_io),
+            check_scalar_write,
+        );
+        suite.stateless(
+            &format!("scalar/read/rows={rows}"),
+            || written_scalar_input(rows),
+            |input| read_scalar(input, None),
+            check_scalar_read,
+        );
+        suite.stateless(
+            &format!("filter/rows={rows}"),
+            || written_scalar_input(rows),
+            |input| read_scalar(input, Some(FloatFilter::In(vec![0.0, f64::NAN]))),
+            |input, out| check_filter(input, out),
+        );
+    }
+    for rows in fixtures::ROW_COUNTS {
+        for width in fixtures::STRING_WIDTHS {
+            for kind in [
+                Task::PredicateAway,
+                Task::PartitionConstant,
+                Task::LegacyRenamed,
+            ] {
+                suite.stateless(
+                    &format!("task/rows={rows}/width={width}/kind={}", kind.name()),
+                    || task_input(rows, width, kind),
+                    read_task,
+                    |input, out| check_task(input, out),
+                );
+            }
+            suite.stateless(
+                &format!("split/rows={rows}/width={width}"),
+                || split_input(rows, width),
+                read_split,
+                |input, out| check_split(input, out),
+            );
+        }
+    }
     suite.finish();
+}
+
+struct ScalarInput {
+    file_io: FileIO,
+    schema: Arc<Schema>,
+    batch: RecordBatch,
+    /// The size of the file at [`LOCATION`], once written.
+    size: u64,
+}
+
+impl ArrowBuffers for ScalarInput {
+    fn collect_arrays(&self, out: &mut Vec<arrow::array::ArrayData>) {
+        self.batch.collect_arrays(out);
+    }
+}
+
+fn scalar_input(rows: usize) -> ScalarInput {
+    ScalarInput {
+        file_io: FileIO::new_with_memory(),
+        schema: scalar_table(),
+        batch: scalar_batch(rows),
+        size: 0,
+    }
+}
+
+/// The scalar input with its file written (outside timing).
+fn written_scalar_input(rows: usize) -> ScalarInput {
+    let mut input = scalar_input(rows);
+    let file = write_scalar(&input, &input.file_io).file.expect("a file");
+    input.size = file.file_size_in_bytes();
+    input
+}
+
+fn write_scalar(input: &ScalarInput, file_io: &FileIO) -> Written {
+    let mut writer = DataFileWriter::try_new(
+        file_io,
+        LOCATION,
+        Arc::clone(&input.schema),
+        PartitionValue::unpartitioned(),
+        default_properties(),
+        Sink::Buffered,
+    )
+    .expect("writer");
+    writer.write(&input.batch).expect("write");
+    let retained_bytes = writer.retained_bytes();
+    Written {
+        file: writer.close().expect("close"),
+        retained_bytes,
+    }
+}
+
+fn read_scalar(input: &ScalarInput, filter: Option<FloatFilter>) -> Vec<FlinkBatch> {
+    let ids = (1..=7).collect();
+    let mut reader = TaskReader::new(
+        input.file_io.clone(),
+        Arc::clone(&input.schema),
+        LOCATION,
+        input.size,
+        ids,
+    );
+    if let Some(filter) = filter {
+        reader = reader.with_float_filter(3, filter);
+    }
+    reader
+        .read()
+        .expect("read")
+        .map(|batch| to_flink(&batch.expect("batch")).expect("to Flink"))
+        .collect()
+}
+
+/// Milliseconds to microseconds, by hand (the oracle of the writer's unit conversion).
+fn millis_to_micros(column: &dyn Array) -> Vec<Option<i64>> {
+    match column.data_type() {
+        arrow::datatypes::DataType::Time32(_) => column
+            .as_primitive::<arrow::datatypes::Time32MillisecondType>()
+            .iter()
+            .map(|v| v.map(|v| i64::from(v) * 1_000))
+            .collect(),
+        _ => column
+            .as_primitive::<arrow::datatypes::TimestampMillisecondType>()
+            .iter()
+            .map(|v| v.map(|v| v * 1_000))
+            .collect(),
+    }
+}
+
+fn check_scalar_write(input: &ScalarInput, out: &Written) -> Verdict {
+    let file = out.file.as_ref().ok_or("no file")?;
+    let bytes = futures::executor::block_on(async {
+        input.file_io.new_input(file.file_path())?.read().await
+    })
+    .map_err(|e| e.to_string())?;
+    let back = read_back(bytes)?;
+    // id, f, d and dec are written as they are (floats bit for bit).
+    same_values(
+        &back.project(&[0, 1, 2, 3]).map_err(|e| e.to_string())?,
+        &input
+            .batch
+            .project(&[0, 1, 2, 3])
+            .map_err(|e| e.to_string())?,
+    )?;
+    for c in 4..7 {
+        let micros: Vec<Option<i64>> = match back.column(c).data_type() {
+            arrow::datatypes::DataType::Time64(_) => back
+                .column(c)
+                .as_primitive::<arrow::datatypes::Time64MicrosecondType>()
+                .iter()
+                .collect(),
+            _ => back
+                .column(c)
+                .as_primitive::<arrow::datatypes::TimestampMicrosecondType>()
+                .iter()
+                .collect(),
+        };
+        expect_eq(
+            &format!("column {c} in micros"),
+            &micros,
+            &millis_to_micros(input.batch.column(c)),
+        )?;
+    }
+    expect_eq(
+        "LTZ zone",
+        back.schema().field(6).data_type(),
+        &arrow::datatypes::DataType::Timestamp(
+            arrow::datatypes::TimeUnit::Microsecond,
+            Some("+00:00".into()),
+        ),
+    )
+}
+
+fn check_scalar_read(input: &ScalarInput, out: &Vec<FlinkBatch>) -> Verdict {
+    let batches: Vec<RecordBatch> = out.iter().map(|b| b.batch.clone()).collect();
+    let schema = batches.first().map(|b| b.schema()).ok_or("no batches")?;
+    let all = arrow::compute::concat_batches(&schema, &batches).map_err(|e| e.to_string())?;
+    same_values(
+        &all.project(&[0, 1, 2, 3, 4]).map_err(|e| e.to_string())?,
+        &input
+            .batch
+            .project(&[0, 1, 2, 3, 4])
+            .map_err(|e| e.to_string())?,
+    )?;
+    // Timestamps: Flink's components of a millisecond input are the milliseconds and zero.
+    for c in [5, 6] {
+        let mut millis = Vec::new();
+        let mut nanos = Vec::new();
+        for batch in out {
+            let (_, components) = batch
+                .timestamps
+                .iter()
+                .find(|(i, _)| *i == c)
+                .ok_or_else(|| format!("column {c} has no components"))?;
+            millis.extend(components.millis.iter());
+            nanos.extend(components.nanos_of_milli.iter());
+        }
+        let input_millis: Vec<Option<i64>> = input
+            .batch
+            .column(c)
+            .as_primitive::<arrow::datatypes::TimestampMillisecondType>()
+            .iter()
+            .collect();
+        expect_eq(&format!("column {c} milliseconds"), &millis, &input_millis)?;
+        let zeros: Vec<Option<i32>> = input_millis.iter().map(|v| v.map(|_| 0)).collect();
+        expect_eq(&format!("column {c} nanoseconds"), &nanos, &zeros)?;
+    }
+    Ok(())
+}
+
+fn check_filter(input: &ScalarInput, out: &[FlinkBatch]) -> Verdict {
+    let ids: Vec<i64> = out
+        .iter()
+        .flat_map(|b| {
+            b.batch
+                .column(0)
+                .as_primitive::<Int64Type>()
+                .values()
+                .to_vec()
+        })
+        .collect();
+    let d = input
+        .batch
+        .column(2)
+        .as_primitive::<arrow::datatypes::Float64Type>();
+    let want: Vec<i64> = (0..d.len())
+        .filter(|&r| d.is_valid(r) && (d.value(r).is_nan() || d.value(r).to_bits() == 0))
+        .map(|r| r as i64)
+        .collect();
+    if want.is_empty() {
+        return Err("the fixture has no +0.0 or NaN".into());
+    }
+    expect_eq("rows kept", &ids, &want)
+}
+
+#[derive(Clone, Copy)]
+enum Task {
+    PredicateAway,
+    PartitionConstant,
+    LegacyRenamed,
+}
+
+impl Task {
+    fn name(self) -> &'static str {
+        match self {
+            Task::PredicateAway => "predicate_away",
+            Task::PartitionConstant => "partition_constant",
+            Task::LegacyRenamed => "legacy_renamed",
+        }
+    }
+}
+
+struct TaskInput {
+    kind: Task,
+    reader: TaskReader,
+    batch: RecordBatch,
+}
+
+impl ArrowBuffers for TaskInput {
+    fn collect_arrays(&self, out: &mut Vec<arrow::array::ArrayData>) {
+        self.batch.collect_arrays(out);
+    }
+}
+
+/// The fixture's column IDs: id=1, v=2, amount=3, ts=4, name=5, payload=6.
+const NAME: i32 = 5;
+const REGION: i32 = 7;
+
+fn task_input(rows: usize, width: usize, kind: Task) -> TaskInput {
+    let (schema, batch) = table_batch(rows, width);
+    let file_io = FileIO::new_with_memory();
+    let reader = match kind {
+        Task::PredicateAway => {
+            let size = write_fixture(&file_io, &schema, &batch, default_properties());
+            TaskReader::new(file_io, schema, LOCATION, size, vec![NAME])
+                .with_predicate(Reference::new("v").greater_than(Datum::int(0)))
+        }
+        Task::PartitionConstant => {
+            let size = write_fixture(&file_io, &schema, &batch, default_properties());
+            let mut fields: Vec<_> = schema.as_struct().fields().to_vec();
+            fields.push(
+                NestedField::optional(REGION, "region", Type::Primitive(PrimitiveType::String))
+                    .into(),
+            );
+            let table = Arc::new(
+                Schema::builder()
+                    .with_fields(fields)
+                    .build()
+                    .expect("table"),
+            );
+            let spec = PartitionSpec::builder(Arc::clone(&table))
+                .with_spec_id(0)
+                .add_partition_field("region", "region", Transform::Identity)
+                .and_then(|b| b.build())
+                .expect("spec");
+            TaskReader::new(file_io, table, LOCATION, size, vec![1, NAME, REGION]).with_partition(
+                Arc::new(spec),
+                Struct::from_iter([Some(Literal::string("eu"))]),
+            )
+        }
+        Task::LegacyRenamed => {
+            // A file written before the table had IDs, with the old column names.
+            let legacy = arrow::datatypes::Schema::new(
+                batch
+                    .schema()
+                    .fields()
+                    .iter()
+                    .map(|f| {
+                        arrow::datatypes::Field::new(
+                            format!("old_{}", f.name()),
+                            f.data_type().clone(),
+                            f.is_nullable(),
+                        )
+                    })
+                    .collect::<Vec<_>>(),
+            );
+            let mut writer =
+                ArrowWriter::try_new(Vec::new(), Arc::new(legacy), None).expect("legacy writer");
+            writer.write(&batch).expect("legacy write");
+            let bytes = Bytes::from(writer.into_inner().expect("legacy close"));
+            let size = bytes.len() as u64;
+            futures::executor::block_on(file_io.new_output(LOCATION).expect("output").write(bytes))
+                .expect("publish");
+            let mapping = NameMapping::new(
+                schema
+                    .as_struct()
+                    .fields()
+                    .iter()
+                    .map(|f| MappedField::new(Some(f.id), vec![format!("old_{}", f.name)], vec![]))
+                    .collect(),
+            );
+            let ids = schema.as_struct().fields().iter().map(|f| f.id).collect();
+            TaskReader::new(file_io, schema, LOCATION, size, ids)
+                .with_name_mapping(Arc::new(mapping))
+        }
+    };
+    TaskInput {
+        kind,
+        reader,
+        batch,
+    }
+}
+
+fn write_fixture(
+    file_io: &FileIO,
+    schema: &Arc<Schema>,
+    batch: &RecordBatch,
+    props: WriterProperties,
+) -> u64 {
+    let mut writer = DataFileWriter::try_new(
+        file_io,
+        LOCATION,
+        Arc::clone(schema),
+        PartitionValue::unpartitioned(),
+        props,
+        Sink::Buffered,
+    )
+    .expect("fixture writer");
+    writer.write(batch).expect("fixture write");
+    writer
+        .close()
+        .expect("fixture close")
+        .expect("a fixture file")
+        .file_size_in_bytes()
+}
+
+fn read_task(input: &TaskInput) -> Vec<RecordBatch> {
+    input
+        .reader
+        .clone()
+        .read()
+        .expect("read")
+        .collect::<Result<_, _>>()
+        .expect("batches")
+}
+
+fn concat(out: &[RecordBatch], rows_expected: usize) -> Result<Option<RecordBatch>, String> {
+    match out.first() {
+        None if rows_expected == 0 => Ok(None),
+        None => Err("no batches".into()),
+        Some(first) => arrow::compute::concat_batches(&first.schema(), out)
+            .map(Some)
+            .map_err(|e| e.to_string()),
+    }
+}
+
+fn check_task(input: &TaskInput, out: &[RecordBatch]) -> Verdict {
+    let batch = &input.batch;
+    match input.kind {
+        Task::PredicateAway => {
+            let v = batch
+                .column(1)
+                .as_primitive::<arrow::datatypes::Int32Type>();
+            let rows = UInt32Array::from_iter_values(
+                (0..v.len())
+                    .filter(|&r| v.is_valid(r) && v.value(r) > 0)
+                    .map(|r| r as u32),
+            );
+            let expected = arrow::compute::take_record_batch(
+                &batch.project(&[4]).map_err(|e| e.to_string())?,
+                &rows,
+            )
+            .map_err(|e| e.to_string())?;
+            match concat(out, expected.num_rows())? {
+                Some(all) => same_values(&all, &expected),
+                None => Ok(()),
+            }
+        }
+        Task::PartitionConstant => {
+            let all = concat(out, batch.num_rows())?.ok_or("no rows")?;
+            same_values(
+                &all.project(&[0, 1]).map_err(|e| e.to_string())?,
+                &batch.project(&[0, 4]).map_err(|e| e.to_string())?,
+            )?;
+            let region = all.column(2).as_string::<i32>();
+            if region.null_count() > 0 || region.iter().any(|r| r != Some("eu")) {
+                return Err("the partition constant is not on every row".into());
+            }
+            Ok(())
+        }
+        Task::LegacyRenamed => {
+            let all = concat(out, batch.num_rows())?.ok_or("no rows")?;
+            same_values(&all, batch)
+        }
+    }
+}
+
+struct SplitInput {
+    reader: TaskReader,
+    batch: RecordBatch,
+}
+
+impl ArrowBuffers for SplitInput {
+    fn collect_arrays(&self, out: &mut Vec<arrow::array::ArrayData>) {
+        self.batch.collect_arrays(out);
+    }
+}
+
+fn split_input(rows: usize, width: usize) -> SplitInput {
+    let (schema, batch) = table_batch(rows, width);
+    let file_io = FileIO::new_with_memory();
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(rows / 4))
+        .set_bloom_filter_enabled(true)
+        .set_bloom_filter_ndv(rows as u64)
+        .set_bloom_filter_position(BloomFilterPosition::AfterRowGroup)
+        .set_statistics_truncate_length(None)
+        .build();
+    let mut writer = DataFileWriter::try_new(
+        &file_io,
+        LOCATION,
+        Arc::clone(&schema),
+        PartitionValue::unpartitioned(),
+        props,
+        Sink::Buffered,
+    )
+    .expect("fixture writer");
+    writer.write(&batch).expect("fixture write");
+    let file = writer
+        .close()
+        .expect("fixture close")
+        .expect("a fixture file");
+    let offsets = file.split_offsets().expect("split offsets").to_vec();
+    assert_eq!(offsets.len(), 4, "four row groups");
+    let start = offsets[2] as u64;
+    let size = file.file_size_in_bytes();
+    let ids = schema.as_struct().fields().iter().map(|f| f.id).collect();
+    SplitInput {
+        reader: TaskReader::new(file_io, schema, LOCATION, size, ids)
+            .with_split(start, size - start),
+        batch,
+    }
+}
+
+fn read_split(input: &SplitInput) -> Vec<RecordBatch> {
+    input
+        .reader
+        .clone()
+        .read()
+        .expect("read")
+        .collect::<Result<_, _>>()
+        .expect("batches")
+}
+
+fn check_split(input: &SplitInput, out: &[RecordBatch]) -> Verdict {
+    let rows = input.batch.num_rows();
+    let all = concat(out, rows / 2)?.ok_or("no rows")?;
+    same_values(&all, &input.batch.slice(rows / 2, rows - rows / 2))
 }
 
 const READ_BATCH_SIZES: [usize; 2] = [16, 1_024];

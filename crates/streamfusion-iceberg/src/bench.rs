@@ -97,3 +97,92 @@ pub struct Written {
 impl ArrowBuffers for Written {
     fn collect_arrays(&self, _out: &mut Vec<ArrayData>) {}
 }
+
+/// The scalar table: `id` long (required), `f` float, `d` double, `dec` decimal(38, 10), `t`
+/// time, `ts` timestamp, `tstz` timestamptz; field IDs 1..=7 in that order.
+pub fn scalar_table() -> Arc<Schema> {
+    use iceberg::spec::{NestedField, PrimitiveType, Type};
+    let column = |id, name: &str, ty| NestedField::optional(id, name, Type::Primitive(ty)).into();
+    Arc::new(
+        Schema::builder()
+            .with_fields(vec![
+                NestedField::required(1, "id", Type::Primitive(PrimitiveType::Long)).into(),
+                column(2, "f", PrimitiveType::Float),
+                column(3, "d", PrimitiveType::Double),
+                column(
+                    4,
+                    "dec",
+                    PrimitiveType::Decimal {
+                        precision: 38,
+                        scale: 10,
+                    },
+                ),
+                column(5, "t", PrimitiveType::Time),
+                column(6, "ts", PrimitiveType::Timestamp),
+                column(7, "tstz", PrimitiveType::Timestamptz),
+            ])
+            .build()
+            .expect("the scalar table schema"),
+    )
+}
+
+/// [`scalar_table`] rows as a Flink job hands them to the writer: FLOAT and DOUBLE with NaN,
+/// -NaN, signed zeros, infinities and subnormals (bench-support's float fixtures), DECIMAL(38,
+/// 10) over its whole range, TIME(3) as `Time32(ms)`, TIMESTAMP(3) and TIMESTAMP_LTZ(3) in
+/// milliseconds (the LTZ labelled `UTC`), value columns NULL in the catalogue's pattern.
+pub fn scalar_batch(rows: usize) -> RecordBatch {
+    use arrow::array::ArrayRef;
+    use arrow::datatypes::{Field, TimestampMillisecondType};
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("id", Arc::new(fixtures::row_ids(rows))),
+        ("f", Arc::new(fixtures::float32(rows, NULLS.for_column(1)))),
+        ("d", Arc::new(fixtures::float64(rows, NULLS.for_column(2)))),
+        (
+            "dec",
+            Arc::new(fixtures::decimal128(rows, 38, 10, NULLS.for_column(3))),
+        ),
+        ("t", Arc::new(fixtures::times(rows, NULLS.for_column(4)))),
+        (
+            "ts",
+            Arc::new(fixtures::timestamp_array::<TimestampMillisecondType>(
+                rows,
+                NULLS.for_column(5),
+            )),
+        ),
+        (
+            "tstz",
+            Arc::new(
+                fixtures::timestamp_array::<TimestampMillisecondType>(rows, NULLS.for_column(6))
+                    .with_timezone("UTC"),
+            ),
+        ),
+    ];
+    let fields: Vec<Field> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, (name, array))| {
+            Field::new(*name, array.data_type().clone(), i > 0).with_metadata(
+                [(
+                    crate::field_ids::FIELD_ID_KEY.to_string(),
+                    (i + 1).to_string(),
+                )]
+                .into(),
+            )
+        })
+        .collect();
+    RecordBatch::try_new(
+        Arc::new(arrow::datatypes::Schema::new(fields)),
+        columns.into_iter().map(|(_, a)| a).collect(),
+    )
+    .expect("the scalar fixture")
+}
+
+impl ArrowBuffers for crate::read_adapt::FlinkBatch {
+    fn collect_arrays(&self, out: &mut Vec<ArrayData>) {
+        self.batch.collect_arrays(out);
+        for (_, components) in &self.timestamps {
+            out.push(arrow::array::Array::to_data(&components.millis));
+            out.push(arrow::array::Array::to_data(&components.nanos_of_milli));
+        }
+    }
+}

@@ -7,10 +7,21 @@
 //! `iceberg::arrow::schema_to_arrow_schema` gives the table. [`flatten_constants`] expands the
 //! run-end-encoded columns into flat arrays of the table's type, so a consumer sees one Arrow
 //! type per table column whatever the file and partition.
+//!
+//! [`to_flink`] then brings a read batch to the representations Flink's row transposes take:
+//! TIME as milliseconds of the day (Flink's `TIME` is an `int` of milliseconds; Iceberg's
+//! microseconds are floored, as Flink's Iceberg reader divides them), and timestamps, with and
+//! without zone, split into `TimestampData`'s components by the bridge (the representation
+//! every transpose shares).
 
-use arrow::array::{Array, ArrayRef, RecordBatch, RecordBatchOptions};
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, RecordBatch, RecordBatchOptions, Time32MillisecondArray,
+};
 use arrow::compute::{CastOptions, cast_with_options};
-use arrow::datatypes::{DataType, SchemaRef};
+use arrow::datatypes::{DataType, Schema, SchemaRef, Time64MicrosecondType, TimeUnit};
+use streamfusion_bridge::timestamps::{FlinkTimestamps, to_flink_components};
 
 use crate::error::{IcebergError, Result};
 use crate::field_ids::FIELD_ID_KEY;
@@ -83,6 +94,62 @@ pub fn flatten_constants(batch: &RecordBatch, target: &SchemaRef) -> Result<Reco
         columns,
         &options,
     )?)
+}
+
+/// A read batch in Flink's representations: see the module documentation.
+#[derive(Debug, Clone)]
+pub struct FlinkBatch {
+    /// The batch, TIME columns as `Time32(Millisecond)`; timestamps are kept as read.
+    pub batch: RecordBatch,
+    /// Each timestamp column (by index) as Flink's components.
+    pub timestamps: Vec<(usize, FlinkTimestamps)>,
+}
+
+/// `batch` (as [`flatten_constants`] returns it) in Flink's representations.
+pub fn to_flink(batch: &RecordBatch) -> Result<FlinkBatch> {
+    let mut fields = Vec::with_capacity(batch.num_columns());
+    let mut columns = Vec::with_capacity(batch.num_columns());
+    let mut timestamps = Vec::new();
+    for (index, (field, column)) in batch
+        .schema()
+        .fields()
+        .iter()
+        .zip(batch.columns())
+        .enumerate()
+    {
+        match column.data_type() {
+            DataType::Time64(TimeUnit::Microsecond) => {
+                let micros = column.as_primitive::<Time64MicrosecondType>();
+                let millis: Time32MillisecondArray = micros.unary(|v| v.div_euclid(1_000) as i32);
+                fields.push(Arc::new(
+                    field
+                        .as_ref()
+                        .clone()
+                        .with_data_type(DataType::Time32(TimeUnit::Millisecond)),
+                ));
+                columns.push(Arc::new(millis) as ArrayRef);
+            }
+            data_type => {
+                if matches!(data_type, DataType::Timestamp(..)) {
+                    timestamps.push((index, to_flink_components(column.as_ref())?));
+                }
+                fields.push(Arc::clone(field));
+                columns.push(Arc::clone(column));
+            }
+        }
+    }
+    let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    Ok(FlinkBatch {
+        batch: RecordBatch::try_new_with_options(
+            Arc::new(Schema::new_with_metadata(
+                fields,
+                batch.schema().metadata().clone(),
+            )),
+            columns,
+            &options,
+        )?,
+        timestamps,
+    })
 }
 
 #[cfg(test)]
@@ -229,5 +296,40 @@ mod tests {
 
         let err = flatten_constants(&batch(vec![], 1), &fixed).unwrap_err();
         assert!(err.to_string().contains("0 columns"), "{err}");
+    }
+
+    #[test]
+    fn flink_times_are_floored_milliseconds_and_timestamps_components() {
+        let time: ArrayRef = Arc::new(Time64MicrosecondArray::from(vec![
+            Some(1_999),
+            None,
+            Some(86_399_999_999),
+        ]));
+        let ts: ArrayRef = Arc::new(
+            TimestampMicrosecondArray::from(vec![Some(-1), Some(1_500), None])
+                .with_timezone("+00:00"),
+        );
+        let out = to_flink(&batch(vec![time, ts], 3)).unwrap();
+        // Hand-worked: 1,999 µs is 1 ms; the last microsecond of the day is 86,399,999 ms.
+        let millis = out
+            .batch
+            .column(0)
+            .as_primitive::<arrow::datatypes::Time32MillisecondType>();
+        assert_eq!(
+            millis.iter().collect::<Vec<_>>(),
+            [Some(1), None, Some(86_399_999)]
+        );
+        assert_eq!(out.timestamps.len(), 1);
+        let (index, components) = &out.timestamps[0];
+        assert_eq!(*index, 1);
+        // -1 µs is millisecond -1 plus 999,000 ns; 1,500 µs is 1 ms plus 500,000 ns.
+        assert_eq!(
+            components.millis.iter().collect::<Vec<_>>(),
+            [Some(-1), Some(1), None]
+        );
+        assert_eq!(
+            components.nanos_of_milli.iter().collect::<Vec<_>>(),
+            [Some(999_000), Some(500_000), None]
+        );
     }
 }
