@@ -302,13 +302,23 @@ fn required_nulls(column: &ArrayRef, steps: &[usize]) -> usize {
 }
 
 fn timestamp(column: &ArrayRef, table: &DataType) -> Result<ArrayRef> {
-    let DataType::Timestamp(unit, zone) = table else {
-        unreachable!("timestamp fix-up planned for a non-timestamp table column")
+    let not_micros = || {
+        IcebergError::Invalid(format!(
+            "a timestamp fix-up of {} into {table}: Iceberg timestamps are microseconds",
+            column.data_type()
+        ))
     };
-    let converted =
-        streamfusion_bridge::timestamps::convert_timestamp_unit(column.as_ref(), *unit)?;
+    let DataType::Timestamp(TimeUnit::Microsecond, zone) = table else {
+        return Err(not_micros());
+    };
+    let converted = streamfusion_bridge::timestamps::convert_timestamp_unit(
+        column.as_ref(),
+        TimeUnit::Microsecond,
+    )?;
+    // Relabelled with the table's zone spelling: the same buffers.
     let micros = converted
-        .as_primitive::<arrow::datatypes::TimestampMicrosecondType>()
+        .as_primitive_opt::<arrow::datatypes::TimestampMicrosecondType>()
+        .ok_or_else(not_micros)?
         .clone();
     Ok(Arc::new(micros.with_timezone_opt(zone.clone())))
 }
