@@ -74,6 +74,26 @@ use streamfusion_iceberg::task_reader::TaskReader;
 
 bench_support::counting_allocator!();
 
+/// Each fixture's Arrow buffers are its input batch's.
+macro_rules! input_buffers {
+    ($($input:ty),*) => {
+        $(impl ArrowBuffers for $input {
+            fn collect_arrays(&self, out: &mut Vec<arrow::array::ArrayData>) {
+                self.batch.collect_arrays(out);
+            }
+        })*
+    };
+}
+
+input_buffers!(
+    WriteInput,
+    RouteInput,
+    ReadInput,
+    ScalarInput,
+    TaskInput,
+    SplitInput
+);
+
 const DESTINATIONS: [usize; 3] = [1, 4, 128];
 const LOCATION: &str = "memory:///bench/data.parquet";
 
@@ -84,22 +104,10 @@ struct WriteInput {
     rows: UInt32Array,
 }
 
-impl ArrowBuffers for WriteInput {
-    fn collect_arrays(&self, out: &mut Vec<arrow::array::ArrayData>) {
-        self.batch.collect_arrays(out);
-    }
-}
-
 struct RouteInput {
     batch: RecordBatch,
     destinations: UInt32Array,
     count: usize,
-}
-
-impl ArrowBuffers for RouteInput {
-    fn collect_arrays(&self, out: &mut Vec<arrow::array::ArrayData>) {
-        self.batch.collect_arrays(out);
-    }
 }
 
 struct ReadInput {
@@ -110,12 +118,6 @@ struct ReadInput {
     /// Top-level field IDs to read.
     projection: Vec<i32>,
     batch_size: usize,
-}
-
-impl ArrowBuffers for ReadInput {
-    fn collect_arrays(&self, out: &mut Vec<arrow::array::ArrayData>) {
-        self.batch.collect_arrays(out);
-    }
 }
 
 struct PeerOutput(Bytes);
@@ -240,12 +242,6 @@ struct ScalarInput {
     batch: RecordBatch,
     /// The size of the file at [`LOCATION`], once written.
     size: u64,
-}
-
-impl ArrowBuffers for ScalarInput {
-    fn collect_arrays(&self, out: &mut Vec<arrow::array::ArrayData>) {
-        self.batch.collect_arrays(out);
-    }
 }
 
 fn scalar_input(rows: usize) -> ScalarInput {
@@ -447,12 +443,6 @@ struct TaskInput {
     batch: RecordBatch,
 }
 
-impl ArrowBuffers for TaskInput {
-    fn collect_arrays(&self, out: &mut Vec<arrow::array::ArrayData>) {
-        self.batch.collect_arrays(out);
-    }
-}
-
 /// The fixture's column IDs: id=1, v=2, amount=3, ts=4, name=5, payload=6.
 const NAME: i32 = 5;
 const REGION: i32 = 7;
@@ -619,12 +609,6 @@ fn check_task(input: &TaskInput, out: &[RecordBatch]) -> Verdict {
 struct SplitInput {
     reader: TaskReader,
     batch: RecordBatch,
-}
-
-impl ArrowBuffers for SplitInput {
-    fn collect_arrays(&self, out: &mut Vec<arrow::array::ArrayData>) {
-        self.batch.collect_arrays(out);
-    }
 }
 
 fn split_input(rows: usize, width: usize) -> SplitInput {

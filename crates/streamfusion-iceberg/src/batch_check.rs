@@ -168,7 +168,6 @@ fn id_of(field: &Field) -> i32 {
 }
 
 fn top_level_fixup(table: &Field, batch: &Field) -> Result<Fixup> {
-    let mismatch = || type_mismatch(table.name(), table, batch);
     match (table.data_type(), batch.data_type()) {
         (DataType::Timestamp(TimeUnit::Microsecond, want), DataType::Timestamp(_, have))
             if want.is_some() == have.is_some() =>
@@ -184,11 +183,8 @@ fn top_level_fixup(table: &Field, batch: &Field) -> Result<Fixup> {
             DataType::Time32(TimeUnit::Second | TimeUnit::Millisecond),
         )
         | (DataType::Int32, DataType::Int8 | DataType::Int16) => Ok(Fixup::Cast),
-        (want, have) => {
-            check_nested(table.name(), want, have).map_err(|path| match path {
-                Some(path) => IcebergError::Invalid(path),
-                None => mismatch(),
-            })?;
+        _ => {
+            check_nested(table.name(), table, batch)?;
             Ok(Fixup::None)
         }
     }
@@ -203,38 +199,30 @@ fn type_mismatch(path: &str, table: &Field, batch: &Field) -> IcebergError {
     }
 }
 
-/// Whether `have` can be written as `want`: the same type up to names and metadata, string,
-/// binary and list encodings parquet-rs writes alike, and nested children lined up by ID.
-/// `Err(Some(message))` names a nested field; `Err(None)` is a mismatch of the type itself.
-fn check_nested(path: &str, want: &DataType, have: &DataType) -> Result<(), Option<String>> {
+/// Whether the batch field `have` can be written as the table field `want` at `path`: the
+/// same type up to names and metadata, string, binary and list encodings parquet-rs writes
+/// alike, and nested children lined up by ID. The error names the deepest field that differs.
+fn check_nested(path: &str, want: &Field, have: &Field) -> Result<()> {
     use DataType::*;
     let children = |want: &FieldRef, have: &FieldRef, name: &str| {
         let child_path = format!("{path}.{name}");
         if id_of(want) != id_of(have) {
-            return Err(Some(format!(
+            return Err(IcebergError::Invalid(format!(
                 "field `{child_path}` has field ID {}, but the table has ID {} there; nested \
                  fields must be in the table's order",
                 id_of(have),
                 id_of(want)
             )));
         }
-        check_nested(&child_path, want.data_type(), have.data_type()).map_err(|e| {
-            e.or_else(|| {
-                Some(type_mismatch(&child_path, want, have).to_string().replacen(
-                    "field",
-                    "nested field",
-                    1,
-                ))
-            })
-        })
+        check_nested(&child_path, want, have)
     };
-    match (want, have) {
+    match (want.data_type(), have.data_type()) {
         (Utf8 | LargeUtf8 | Utf8View, Utf8 | LargeUtf8 | Utf8View) => Ok(()),
         (Binary | LargeBinary | BinaryView, Binary | LargeBinary | BinaryView) => Ok(()),
         (List(w) | LargeList(w), List(h) | LargeList(h)) => children(w, h, "element"),
         (Struct(w), Struct(h)) => {
             if w.len() != h.len() {
-                return Err(Some(format!(
+                return Err(IcebergError::Invalid(format!(
                     "field `{path}` has {} nested fields, but the table has {}",
                     h.len(),
                     w.len()
@@ -249,10 +237,10 @@ fn check_nested(path: &str, want: &DataType, have: &DataType) -> Result<(), Opti
                 children(&wkv[0], &hkv[0], "key")?;
                 children(&wkv[1], &hkv[1], "value")
             }
-            _ => Err(None),
+            _ => Err(type_mismatch(path, want, have)),
         },
         (w, h) if w == h => Ok(()),
-        _ => Err(None),
+        _ => Err(type_mismatch(path, want, have)),
     }
 }
 

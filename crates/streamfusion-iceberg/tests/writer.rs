@@ -609,8 +609,9 @@ fn bad_batches_get_errors_that_name_the_field() {
         RecordBatch::try_new(Arc::new(arrow::datatypes::Schema::new(fields)), columns).unwrap();
     let err = writer.write(&bad).unwrap_err();
     assert!(
-        err.to_string()
-            .contains("nested field `attrs.value` is Int32, but table column `attrs.value` (ID 24) needs Int64"),
+        err.to_string().contains(
+            "field `attrs.value` is Int32, but table column `attrs.value` (ID 24) needs Int64"
+        ),
         "{err}"
     );
     // The writer is still usable after a rejected batch.
