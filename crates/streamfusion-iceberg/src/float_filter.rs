@@ -32,6 +32,8 @@ use arrow::array::{Array, AsArray, BooleanArray, RecordBatch};
 use arrow::buffer::BooleanBuffer;
 use arrow::datatypes::{DataType, Float32Type, Float64Type};
 
+use streamfusion_bridge::float_order::f64_order_key;
+
 use crate::error::{IcebergError, Result};
 
 /// A scalar filter on one FLOAT or DOUBLE column, with Flink 2.3.0's semantics.
@@ -44,29 +46,21 @@ pub enum FloatFilter {
     In(Vec<f64>),
 }
 
-/// `Double.doubleToLongBits`: the bit pattern, with every NaN canonical (Rust's `f64::NAN`
-/// is Java's canonical `0x7ff8000000000000`).
-fn java_bits(value: f64) -> u64 {
-    if value.is_nan() {
-        f64::NAN.to_bits()
-    } else {
-        value.to_bits()
-    }
-}
-
-/// The literal set of an `IN`, sorted for lookup.
+/// The literal set of an `IN`, sorted for lookup. Members are compared by the engine's
+/// `Double.doubleToLongBits`-based key (one canonical NaN, `-0.0` apart from `0.0`), the
+/// membership Flink's `DoubleHashSet` tests.
 struct BitSet(Vec<u64>);
 
 impl BitSet {
     fn new(literals: &[f64]) -> Self {
-        let mut bits: Vec<u64> = literals.iter().copied().map(java_bits).collect();
+        let mut bits: Vec<u64> = literals.iter().copied().map(f64_order_key).collect();
         bits.sort_unstable();
         bits.dedup();
         Self(bits)
     }
 
     fn contains(&self, value: f64) -> bool {
-        let bits = java_bits(value);
+        let bits = f64_order_key(value);
         // A linear scan beats a binary search on the short lists SQL `IN` usually has.
         if self.0.len() <= 8 {
             self.0.contains(&bits)
