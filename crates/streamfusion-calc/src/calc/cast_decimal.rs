@@ -226,7 +226,7 @@ fn java_big_decimal(s: &str) -> Option<(BigInt, i64)> {
 
 /// The value of a Unicode decimal digit (general category Nd), as `Character.digit(c, 10)`.
 /// Every Nd block is ten consecutive code points starting at its zero.
-fn unicode_digit(c: char) -> Option<u8> {
+pub fn unicode_digit(c: char) -> Option<u8> {
     const ZEROS: &[u32] = &[
         0x0030, 0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66,
         0x0CE6, 0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946,

@@ -18,7 +18,8 @@
 //! COALESCE, AND and OR evaluating an operand only for the rows that need it.
 
 mod cast;
-mod cast_decimal;
+/// CAST of strings to DECIMAL; its Unicode digit table is shared with the formats crate.
+pub mod cast_decimal;
 mod coercion;
 mod compile;
 pub mod functions;

@@ -9,7 +9,8 @@ mod decimal;
 pub mod hash;
 pub mod interval;
 mod java_chars;
-pub(crate) mod java_format;
+/// Java's number text (parse and print), shared with the formats crate.
+pub mod java_format;
 pub mod java_regex;
 pub mod json;
 pub mod json_string;
@@ -22,7 +23,9 @@ pub mod string_regexp;
 pub mod string_search;
 pub mod string_similar;
 pub mod temporal;
-pub(crate) mod temporal_calendar;
+/// Calendar arithmetic, Java's hybrid Julian/Gregorian calendar included (shared with the
+/// formats crate).
+pub mod temporal_calendar;
 mod temporal_format;
 pub(crate) mod temporal_values;
 mod util;

@@ -250,7 +250,7 @@ fn bind_to_base64(args: &Args<'_>) -> Result<Bound, String> {
 }
 
 /// `Base64.getEncoder().encodeToString`: RFC 4648's alphabet, padded.
-pub(super) fn to_base64(bytes: &[u8], out: &mut String) {
+pub fn to_base64(bytes: &[u8], out: &mut String) {
     let digit = |v: u32| char::from(BASE64[(v & 0x3F) as usize]);
     for chunk in bytes.chunks(3) {
         let v = chunk

@@ -425,7 +425,7 @@ pub(super) fn julian_calendar_day(year: i64, month: i64, day: i64) -> i64 {
 /// The day since 1970-01-01 that lenient `GregorianCalendar.computeTime` gives year, month
 /// 1..=12 and a day of the month that may roll over: the Gregorian reading when it falls on
 /// or after the reform (1582-10-15), else the Julian one (the ten removed days too).
-pub(super) fn hybrid_calendar_day(year: i32, month: i32, day: i64) -> i64 {
+pub fn hybrid_calendar_day(year: i32, month: i32, day: i64) -> i64 {
     let gregorian = i64::from(ymd_to_unix_date(year, month, 1)) + day - 1;
     if gregorian >= GREGORIAN_CUTOVER_DAY {
         gregorian
@@ -435,7 +435,7 @@ pub(super) fn hybrid_calendar_day(year: i32, month: i32, day: i64) -> i64 {
 }
 
 /// The Julian-calendar (year, month, day) of a day since 1970-01-01.
-pub(super) fn julian_calendar_fields(epoch_day: i64) -> (i64, i64, i64) {
+pub fn julian_calendar_fields(epoch_day: i64) -> (i64, i64, i64) {
     let c = epoch_day + 2_440_588 + 32082;
     let d = floor_div(4 * c + 3, 1461);
     let e = c - floor_div(1461 * d, 4);
@@ -450,7 +450,7 @@ pub(super) fn julian_calendar_fields(epoch_day: i64) -> (i64, i64, i64) {
 /// 1582-10-15, the first day of the Gregorian calendar, in days since 1970-01-01: before it
 /// `java.util.GregorianCalendar` (behind `java.util.Date` and `SimpleDateFormat`) reads
 /// Julian fields.
-pub(super) const GREGORIAN_CUTOVER_DAY: i64 = -141_427;
+pub const GREGORIAN_CUTOVER_DAY: i64 = -141_427;
 
 /// The proleptic Gregorian (year, month, day) of a day since 1970-01-01, in 64 bits (years
 /// far past 9999 included).
