@@ -289,3 +289,13 @@ fn float_text_of_old_jdks_is_refused_for_float_columns_only() {
         .is_ok()
     );
 }
+
+/// The golden file is what released Flink writes today (skipped without a JVM).
+#[test]
+fn golden_vectors_regenerate_identically_from_released_flink() {
+    bench_support::jvm::assert_golden_regenerates(
+        "golden_vectors_regenerate_identically_from_released_flink",
+        "org.streamfusion.golden.CsvFormatVectors",
+        std::path::Path::new(GOLDEN),
+    );
+}

@@ -29,10 +29,12 @@ use streamfusion_formats::json::{JsonDecoder, JsonEncoder, JsonOptions};
 use streamfusion_formats::options::FormatOptions;
 use streamfusion_formats::{Decoder, Encoder, FormatError};
 
+fn golden_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/flink-2.3.0-json.jsonl")
+}
+
 fn golden() -> Vec<Value> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/flink-2.3.0-json.jsonl");
-    let text = std::fs::read_to_string(path).expect("golden json vectors");
+    let text = std::fs::read_to_string(golden_path()).expect("golden json vectors");
     let mut lines = text.lines();
     let header: Value = serde_json::from_str(lines.next().expect("header")).unwrap();
     assert_eq!(header["flink"], "2.3.0");
@@ -512,5 +514,15 @@ fn a_float_field_is_refused_under_floating_decimal() {
     let fields = fields_of("ROW<a INT>");
     assert!(
         JsonEncoder::try_new(&fields, &JsonOptions::default(), FloatText::FloatingDecimal).is_ok()
+    );
+}
+
+/// The golden file is what released Flink writes today (skipped without a JVM).
+#[test]
+fn golden_vectors_regenerate_identically_from_released_flink() {
+    bench_support::jvm::assert_golden_regenerates(
+        "golden_vectors_regenerate_identically_from_released_flink",
+        "org.streamfusion.golden.JsonFormatVectors",
+        &golden_path(),
     );
 }

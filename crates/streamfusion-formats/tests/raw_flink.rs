@@ -159,3 +159,13 @@ fn schemas_and_options_are_refused_as_flink_refuses_them() {
         }
     }
 }
+
+/// The golden file is what released Flink writes today (skipped without a JVM).
+#[test]
+fn golden_vectors_regenerate_identically_from_released_flink() {
+    bench_support::jvm::assert_golden_regenerates(
+        "golden_vectors_regenerate_identically_from_released_flink",
+        "org.streamfusion.golden.RawFormatVectors",
+        std::path::Path::new(GOLDEN),
+    );
+}

@@ -205,8 +205,28 @@ fn int(out: &mut Vec<u8>, v: impl std::fmt::Display) {
     let _ = write!(out, "{v}");
 }
 
+/// A field's path (`r.x`), put together only when an error names it: every row would
+/// otherwise allocate one per field.
+#[derive(Debug, Clone, Copy)]
+enum Path<'a> {
+    Root,
+    Field(&'a Path<'a>, &'a str),
+}
+
+impl Path<'_> {
+    fn render(&self) -> String {
+        match self {
+            Path::Root => String::new(),
+            Path::Field(parent, name) => match parent.render() {
+                p if p.is_empty() => (*name).to_string(),
+                p => format!("{p}.{name}"),
+            },
+        }
+    }
+}
+
 impl Writer<'_> {
-    fn value(&self, c: &Col<'_>, i: usize, out: &mut Vec<u8>, path: &str) -> Result<()> {
+    fn value(&self, c: &Col<'_>, i: usize, out: &mut Vec<u8>, path: &Path<'_>) -> Result<()> {
         let iso = self.options.timestamp_format == TimestampFormat::Iso8601;
         let sep = if iso { b'T' } else { b' ' };
         macro_rules! null_or {
@@ -288,7 +308,7 @@ impl Writer<'_> {
                     return Err(FormatError::Unencodable {
                         format: "JSON",
                         index: self.row,
-                        field: path.to_string(),
+                        field: path.render(),
                         problem: format!(
                             "Invalid value for NanoOfDay (valid values 0 - 86399999999999): {}",
                             ms * 1_000_000
@@ -364,7 +384,7 @@ impl Writer<'_> {
                                 return Err(FormatError::Unencodable {
                                     format: "JSON",
                                     index: self.row,
-                                    field: path.to_string(),
+                                    field: path.render(),
                                     problem: NULL_KEY.into(),
                                 });
                             }
@@ -402,7 +422,7 @@ impl Writer<'_> {
         children: &[(&str, Col<'_>)],
         i: usize,
         out: &mut Vec<u8>,
-        path: &str,
+        path: &Path<'_>,
     ) -> Result<()> {
         out.push(b'{');
         let mut first = true;
@@ -416,12 +436,7 @@ impl Writer<'_> {
             first = false;
             write_json_string(name, out, true);
             out.push(b':');
-            let child_path = if path.is_empty() {
-                (*name).to_string()
-            } else {
-                format!("{path}.{name}")
-            };
-            self.value(c, i, out, &child_path)?;
+            self.value(c, i, out, &Path::Field(path, name))?;
         }
         out.push(b'}');
         Ok(())
@@ -478,7 +493,7 @@ impl Encoder for JsonEncoder {
                 options: &self.options,
                 row: i,
             };
-            writer.row(&columns, i, &mut out, "")?;
+            writer.row(&columns, i, &mut out, &Path::Root)?;
             builder.append_value(&out);
         }
         Ok(builder.finish())
