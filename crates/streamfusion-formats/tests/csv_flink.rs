@@ -7,15 +7,16 @@
 #[path = "support/format_values.rs"]
 mod format_values;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arrow::array::{Array, BinaryArray, RecordBatch};
 use arrow::datatypes::Schema;
-use format_values::{build, golden_lines, hex, normalize, repr, unrepresentable};
+use format_values::{
+    build, golden_lines, hex, normalize, option_map, repr, row_fields, unrepresentable,
+};
 use serde_json::Value;
 use streamfusion_calc::calc::FloatText;
-use streamfusion_core::types::{LogicalType, RowField, row_arrow_fields};
+use streamfusion_core::types::{LogicalType, row_arrow_fields};
 use streamfusion_formats::csv::{CsvDecoder, CsvEncoder, CsvOptions};
 use streamfusion_formats::options::FormatOptions;
 use streamfusion_formats::{Decoder, Encoder, FormatError};
@@ -25,22 +26,8 @@ const GOLDEN: &str = concat!(
     "/tests/golden/flink-2.3.0-csv.jsonl"
 );
 
-fn fields(schema: &str) -> Vec<RowField> {
-    match schema.parse::<LogicalType>().unwrap() {
-        LogicalType::Row(fields) => fields,
-        other => panic!("not a row: {other}"),
-    }
-}
-
 fn options(o: &Value) -> Result<CsvOptions, FormatError> {
-    let map: BTreeMap<String, String> = o
-        .as_object()
-        .unwrap()
-        .iter()
-        .filter(|(k, _)| k.as_str() != "direction")
-        .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
-        .collect();
-    CsvOptions::from_options(FormatOptions::new("csv", map)?)
+    CsvOptions::from_options(FormatOptions::new("csv", option_map(o))?)
 }
 
 /// Hex floats are read by Java but refused natively (a typed error).
@@ -57,7 +44,7 @@ fn decode_matches_flink() {
         .filter(|c| c["case"] == "decode")
     {
         let schema = case["schema"].as_str().unwrap();
-        let fields = fields(schema);
+        let fields = row_fields(schema);
         let opts = options(&case["options"]).unwrap();
         let mut decoder = CsvDecoder::try_new(&fields, &opts).unwrap();
         let message = case["message"].as_str();
@@ -131,7 +118,7 @@ fn decode_batches_agree_with_single_messages() {
         })
         .collect();
     assert!(cases.len() > 40);
-    let fields = fields("ROW<a INT, b STRING, c DOUBLE>");
+    let fields = row_fields("ROW<a INT, b STRING, c DOUBLE>");
     let opts = options(&cases[0]["options"]).unwrap();
     let mut decoder = CsvDecoder::try_new(&fields, &opts).unwrap();
     let messages = BinaryArray::from(
@@ -170,7 +157,7 @@ fn encode_matches_flink() {
         .filter(|c| c["case"] == "encode")
     {
         let schema = case["schema"].as_str().unwrap();
-        let fields = fields(schema);
+        let fields = row_fields(schema);
         let opts = options(&case["options"]).unwrap();
         let mut encoder = CsvEncoder::try_new(&fields, &opts, FloatText::Shortest).unwrap();
         let ty = LogicalType::Row(fields.clone());
@@ -247,7 +234,7 @@ fn options_and_schemas_are_refused_as_flink_refuses_them() {
             }
             continue;
         }
-        let fields = fields(schema);
+        let fields = row_fields(schema);
         let decode = case["options"]["direction"] == "decode";
         let ours = if decode {
             CsvDecoder::try_new(&fields, &CsvOptions::default()).map(|_| ())
@@ -274,7 +261,7 @@ fn float_text_of_old_jdks_is_refused_for_float_columns_only() {
     let opts = CsvOptions::default();
     assert!(matches!(
         CsvEncoder::try_new(
-            &fields("ROW<a INT, b ARRAY<DOUBLE>>"),
+            &row_fields("ROW<a INT, b ARRAY<DOUBLE>>"),
             &opts,
             FloatText::FloatingDecimal
         ),
@@ -282,7 +269,7 @@ fn float_text_of_old_jdks_is_refused_for_float_columns_only() {
     ));
     assert!(
         CsvEncoder::try_new(
-            &fields("ROW<a INT, b STRING>"),
+            &row_fields("ROW<a INT, b STRING>"),
             &opts,
             FloatText::FloatingDecimal
         )

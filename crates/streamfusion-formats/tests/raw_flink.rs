@@ -5,14 +5,13 @@
 #[path = "support/format_values.rs"]
 mod format_values;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arrow::array::{Array, BinaryArray, RecordBatch};
 use arrow::datatypes::Schema;
-use format_values::{build, golden_lines, hex, repr, unhex};
+use format_values::{build, golden_lines, hex, option_map, repr, row_fields, unhex};
 use serde_json::Value;
-use streamfusion_core::types::{LogicalType, RowField, row_arrow_fields};
+use streamfusion_core::types::{LogicalType, row_arrow_fields};
 use streamfusion_formats::options::FormatOptions;
 use streamfusion_formats::raw::{RawDecoder, RawEncoder, RawOptions};
 use streamfusion_formats::{Decoder, Encoder, FormatError};
@@ -22,21 +21,8 @@ const GOLDEN: &str = concat!(
     "/tests/golden/flink-2.3.0-raw.jsonl"
 );
 
-fn fields(schema: &str) -> Vec<RowField> {
-    match schema.parse::<LogicalType>().unwrap() {
-        LogicalType::Row(fields) => fields,
-        other => panic!("not a row: {other}"),
-    }
-}
-
 fn options(o: &Value) -> Result<RawOptions, FormatError> {
-    let map: BTreeMap<String, String> = o
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
-        .collect();
-    RawOptions::from_options(FormatOptions::new("raw", map)?)
+    RawOptions::from_options(FormatOptions::new("raw", option_map(o))?)
 }
 
 #[test]
@@ -47,7 +33,7 @@ fn decode_matches_flink() {
         .filter(|c| c["case"] == "decode")
     {
         let schema = case["schema"].as_str().unwrap();
-        let fields = fields(schema);
+        let fields = row_fields(schema);
         let opts = options(&case["options"]).unwrap();
         let mut decoder = RawDecoder::try_new(&fields[0], &opts).unwrap();
         let message = case["message"].as_str().map(unhex);
@@ -98,7 +84,7 @@ fn encode_matches_flink() {
         .filter(|c| c["case"] == "encode")
     {
         let schema = case["schema"].as_str().unwrap();
-        let fields = fields(schema);
+        let fields = row_fields(schema);
         let opts = options(&case["options"]).unwrap();
         let mut encoder = RawEncoder::try_new(&fields[0], &opts).unwrap();
         let column = build(&fields[0].ty, &[&case["row"][0]]);
@@ -128,7 +114,7 @@ fn schemas_and_options_are_refused_as_flink_refuses_them() {
         .filter(|c| c["case"] == "construct")
     {
         let schema = case["schema"].as_str().unwrap();
-        let fields = fields(schema);
+        let fields = row_fields(schema);
         let label = format!("{schema} {}", case["options"]);
         let ours = options(&case["options"]).and_then(|o| {
             if fields.len() != 1 {

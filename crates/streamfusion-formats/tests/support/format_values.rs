@@ -27,7 +27,25 @@ use arrow::datatypes::{
     TimestampNanosecondType,
 };
 use serde_json::Value;
-use streamfusion_core::types::{LogicalType, array_item_field, row_arrow_fields};
+use streamfusion_core::types::{LogicalType, RowField, array_item_field, row_arrow_fields};
+
+/// The fields of a golden case's `ROW<...>` schema.
+pub fn row_fields(schema: &str) -> Vec<RowField> {
+    match schema.parse::<LogicalType>().unwrap() {
+        LogicalType::Row(fields) => fields,
+        other => panic!("not a row: {other}"),
+    }
+}
+
+/// A golden case's DDL options (key -> value), without the generator's `direction` marker.
+pub fn option_map(o: &Value) -> std::collections::BTreeMap<String, String> {
+    o.as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| k.as_str() != "direction")
+        .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
+        .collect()
+}
 
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
