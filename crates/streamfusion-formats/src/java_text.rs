@@ -176,9 +176,13 @@ pub(crate) fn write_plain_decimal(unscaled: i128, scale: u8, out: &mut String) {
     if unscaled < 0 {
         out.push('-');
     }
-    let scale = usize::from(scale);
+    push_plain(&digits, usize::from(scale), out);
+}
+
+/// `digits × 10^-scale` without an exponent: `123`, `12.3`, `0.0123`.
+fn push_plain(digits: &str, scale: usize, out: &mut String) {
     if scale == 0 {
-        out.push_str(&digits);
+        out.push_str(digits);
     } else if digits.len() > scale {
         out.push_str(&digits[..digits.len() - scale]);
         out.push('.');
@@ -188,7 +192,7 @@ pub(crate) fn write_plain_decimal(unscaled: i128, scale: u8, out: &mut String) {
         for _ in digits.len()..scale {
             out.push('0');
         }
-        out.push_str(&digits);
+        out.push_str(digits);
     }
 }
 
@@ -211,20 +215,7 @@ pub(crate) fn write_scientific_decimal(unscaled: i128, scale: u8, out: &mut Stri
     }
     let adjusted = -scale + digits.len() as i64 - 1;
     if scale >= 0 && adjusted >= -6 {
-        let scale = scale as usize;
-        if scale == 0 {
-            out.push_str(&digits);
-        } else if digits.len() > scale {
-            out.push_str(&digits[..digits.len() - scale]);
-            out.push('.');
-            out.push_str(&digits[digits.len() - scale..]);
-        } else {
-            out.push_str("0.");
-            for _ in digits.len()..scale {
-                out.push('0');
-            }
-            out.push_str(&digits);
-        }
+        push_plain(&digits, scale as usize, out);
     } else {
         out.push_str(&digits[..1]);
         if digits.len() > 1 {
