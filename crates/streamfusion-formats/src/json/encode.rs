@@ -37,9 +37,9 @@ use arrow::datatypes::{
 };
 use streamfusion_calc::calc::FloatText;
 use streamfusion_calc::calc::functions::java_format::{double_to_string, float_to_string};
+use streamfusion_calc::calc::functions::string_codec::base64_bytes;
 use streamfusion_core::types::{LogicalType, RowField, row_arrow_fields};
 
-use super::numbers::base64_encode;
 use super::options::{JsonOptions, MapNullKeyMode, TimestampFormat};
 use super::timestamps::{write_date, write_time, write_timestamp};
 use super::write_json_string;
@@ -291,7 +291,7 @@ impl Writer<'_> {
             Col::Bin(a) => {
                 null_or!(a);
                 out.push(b'"');
-                base64_encode(a.value(i), out);
+                out.extend(base64_bytes(a.value(i)));
                 out.push(b'"');
             }
             Col::Date(a) => {

@@ -1,8 +1,7 @@
 //! Java's number texts as Flink's JSON trees meet them: `new BigDecimal(String)` kept whole
 //! (a JSON tree prints its numbers), `BigDecimal.toString`/`toPlainString`, and Jackson's
-//! Base64 as its JSON parser and generator read and write it (`getBinaryValue`,
-//! `writeBinary`; CSV reads `TextNode.binaryValue`, another Jackson path with other
-//! messages). The column conversions (integers, DECIMAL) are the crate's `java_text`.
+//! Base64 as its JSON parser reads it (`getBinaryValue`; CSV reads `TextNode.binaryValue`,
+//! another Jackson path with other messages; writing is Calc's `base64_bytes`). The column conversions (integers, DECIMAL) are the crate's `java_text`.
 
 /// Why a number text was refused.
 #[derive(Debug, PartialEq, Eq)]
@@ -167,8 +166,6 @@ fn plain(digits: &[u8], scale: i64, out: &mut Vec<u8>) {
     }
 }
 
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 fn b64_value(c: char) -> Option<u32> {
     match c {
         'A'..='Z' => Some(c as u32 - 'A' as u32),
@@ -228,27 +225,6 @@ pub(crate) fn jackson_base64_decode(text: &str, out: &mut Vec<u8>) -> Result<(),
         let b3 = b64_value(c3).ok_or_else(|| bad(c3, 3))?;
         let v = (b0 << 18) | (b1 << 12) | (b2 << 6) | b3;
         out.extend_from_slice(&[(v >> 16) as u8, (v >> 8) as u8, v as u8]);
-    }
-}
-
-/// Base64 with padding and no line feeds (Jackson's `writeBinary`).
-pub(crate) fn base64_encode(bytes: &[u8], out: &mut Vec<u8>) {
-    for chunk in bytes.chunks(3) {
-        let v = (chunk[0] as u32) << 16
-            | (*chunk.get(1).unwrap_or(&0) as u32) << 8
-            | *chunk.get(2).unwrap_or(&0) as u32;
-        out.push(B64[(v >> 18) as usize & 63]);
-        out.push(B64[(v >> 12) as usize & 63]);
-        out.push(if chunk.len() > 1 {
-            B64[(v >> 6) as usize & 63]
-        } else {
-            b'='
-        });
-        out.push(if chunk.len() > 2 {
-            B64[v as usize & 63]
-        } else {
-            b'='
-        });
     }
 }
 

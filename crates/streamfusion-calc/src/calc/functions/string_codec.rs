@@ -251,17 +251,25 @@ fn bind_to_base64(args: &Args<'_>) -> Result<Bound, String> {
 
 /// `Base64.getEncoder().encodeToString`: RFC 4648's alphabet, padded.
 pub fn to_base64(bytes: &[u8], out: &mut String) {
-    let digit = |v: u32| char::from(BASE64[(v & 0x3F) as usize]);
-    for chunk in bytes.chunks(3) {
+    out.extend(base64_bytes(bytes).map(char::from));
+}
+
+/// The ASCII bytes of `Base64.getEncoder()`'s text of `bytes` (also Jackson's default
+/// Base64 variant without line feeds).
+pub fn base64_bytes(bytes: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    let digit = |v: u32| BASE64[(v & 0x3F) as usize];
+    bytes.chunks(3).flat_map(move |chunk| {
         let v = chunk
             .iter()
             .enumerate()
             .fold(0u32, |v, (k, &b)| v | (u32::from(b) << (16 - 8 * k)));
-        out.push(digit(v >> 18));
-        out.push(digit(v >> 12));
-        out.push(if chunk.len() > 1 { digit(v >> 6) } else { '=' });
-        out.push(if chunk.len() > 2 { digit(v) } else { '=' });
-    }
+        [
+            digit(v >> 18),
+            digit(v >> 12),
+            if chunk.len() > 1 { digit(v >> 6) } else { b'=' },
+            if chunk.len() > 2 { digit(v) } else { b'=' },
+        ]
+    })
 }
 
 fn bind_from_base64(args: &Args<'_>) -> Result<Bound, String> {
